@@ -1,0 +1,1 @@
+"""executorch-device-explorer: where every tensor and arena of an ExecuTorch program lives."""

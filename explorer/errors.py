@@ -1,0 +1,32 @@
+"""The one exception bad bytes may raise.
+
+Every structural problem found while decoding a ``.pte`` becomes a :class:`PteFormatError` that
+says *where* (a byte offset and, when known, the schema path such as
+``execution_plan[0].values[12].val(Tensor).sizes``) and *what was expected*, so a user can tell a
+truncated download from a writer bug without reading a flatbuffers stack trace.
+"""
+
+from __future__ import annotations
+
+__all__ = ["PteFormatError"]
+
+
+class PteFormatError(ValueError):
+    """The bytes are not a structurally valid ExecuTorch program."""
+
+    def __init__(self, message: str, *, offset: int | None = None, path: str | None = None) -> None:
+        self.offset = offset  # byte offset into the file where the problem was found (optional)
+        self.path = path  # schema path of the table/field being decoded (optional)
+        self.reason = message  # what was expected, without the location
+        where = []
+        if path:
+            where.append(path)
+        if offset is not None:
+            where.append(f"at byte {offset}")
+        super().__init__(f"{' '.join(where)}: {message}" if where else message)
+
+    def within(self, path: str) -> "PteFormatError":
+        """The same error, located one level further out (``path`` is prefixed)."""
+        inner = self.path
+        full = path if not inner else (f"{path}{inner}" if inner.startswith(("[", ".")) else f"{path}.{inner}")
+        return PteFormatError(self.reason, offset=self.offset, path=full)
