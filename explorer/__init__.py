@@ -1,1 +1,27 @@
-"""executorch-device-explorer: where every tensor and arena of an ExecuTorch program lives."""
+"""executorch-device-explorer: where every tensor and arena of an ExecuTorch program lives.
+
+``load`` reads a ``.pte`` (no torch or executorch needed), ``check`` runs the placement checks, and
+``Explorer`` is the notebook widget. The widget is imported lazily so the reader and the CLI never
+pay for ipywidgets or plotly.
+"""
+
+from __future__ import annotations
+
+from .errors import PteFormatError
+from .format.reader import load
+from .model import CPU, Buffer, Delegate, Device, Instruction, Plan, Program, Tensor, Value
+
+__all__ = ["load", "check", "Explorer", "PteFormatError", "Program", "Plan", "Tensor", "Value", "Buffer",
+           "Instruction", "Delegate", "Device", "CPU", "__version__"]
+
+__version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    if name == "Explorer":
+        from .widget import Explorer
+        return Explorer
+    if name == "check":
+        from .analysis import check
+        return check
+    raise AttributeError(f"module 'explorer' has no attribute {name!r}")

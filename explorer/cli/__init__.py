@@ -1,0 +1,66 @@
+"""``device-explorer``: inspect, check and show ExecuTorch programs from the shell.
+
+Each subcommand lives in its own module exposing ``register(subparsers)`` (adds its parser and sets
+``func``) and a ``run(args, out) -> int``. ``main`` catches :class:`PteFormatError` once, prints one
+line and returns 2, so a bad file never gives a stack trace unless ``--traceback`` is asked for.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Sequence, TextIO
+
+from ..errors import PteFormatError
+
+__all__ = ["main"]
+
+_SUBCOMMANDS = ("inspect", "check", "show", "diff")
+
+
+def _parser() -> argparse.ArgumentParser:
+    import importlib
+
+    parser = argparse.ArgumentParser(
+        prog="device-explorer",
+        description="See where every tensor and memory-planned buffer of an ExecuTorch .pte lives.")
+    parser.add_argument("--traceback", action="store_true", help="show the Python traceback on errors")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in _SUBCOMMANDS:
+        try:
+            module = importlib.import_module(f".{name}", __name__)
+        except ModuleNotFoundError as exc:  # a subcommand not built yet in this checkout
+            if exc.name != f"{__name__}.{name}":
+                raise
+            continue
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int:
+    """Entry point of the ``device-explorer`` script; returns the exit status."""
+    out = stdout if stdout is not None else sys.stdout
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = _parser()
+    if not argv or argv[0] == "demo":
+        argv = ["show", *argv[1:]]  # no file: explore the bundled sample and write its report
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(out)
+        return 2
+    try:
+        return int(args.func(args, out))
+    except PteFormatError as exc:
+        if args.traceback:
+            raise
+        print(f"device-explorer: cannot read {getattr(args, 'file', '')}: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        if args.traceback:
+            raise
+        print(f"device-explorer: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,113 @@
+"""``device-explorer inspect FILE [--json] [--plan NAME]``: what the program is and where it lives."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from collections import defaultdict
+from typing import TextIO
+
+from ..format.reader import load
+from ..json_form import program_json
+from ..model import Plan, Program
+
+__all__ = ["register", "run", "summary_lines"]
+
+
+def register(sub) -> None:
+    p = sub.add_parser("inspect", help="summarise plans, arenas, devices and delegates (or --json)",
+                       description="Summarise a .pte: plans, values, instructions, arenas and their devices, "
+                                   "tensors and bytes per device, delegates and their target devices.")
+    p.add_argument("file", help="path to a .pte program")
+    p.add_argument("--json", action="store_true", help="print the device-explorer/1 JSON form")
+    p.add_argument("--plan", help="only this plan (method)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace, out: TextIO) -> int:
+    program = load(args.file)
+    if args.plan:
+        program.plan(args.plan)  # a clear KeyError-style message below if it doesn't exist
+    if args.json:
+        doc = program_json(program, os.path.basename(args.file))
+        if args.plan:
+            doc["plans"] = [p for p in doc["plans"] if p["name"] == args.plan]
+        json.dump(doc, out, indent=1)
+        out.write("\n")
+        return 0
+    for line in summary_lines(program, os.path.basename(args.file), only=args.plan):
+        print(line, file=out)
+    return 0
+
+
+def _bytes(n: int) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} B"
+
+
+def summary_lines(program: Program, name: str, only: str | None = None) -> list[str]:
+    """The human summary: container, then per plan its arenas, devices and delegates."""
+    lines = [f"{name}: {program.size:,} bytes, identifier {program.identifier}, schema version {program.version}"]
+    if program.header:
+        h = program.header
+        seg_bytes = sum(s.size for s in program.segments)
+        lines.append(f"  flatbuffer {h.program_size:,} B; {len(program.segments)} segment(s), {_bytes(seg_bytes)} "
+                     f"from byte {h.segment_base_offset:,} (not read)")
+    else:
+        lines.append(f"  no extended header; {len(program.segments)} segment(s)")
+    if program.named_data:
+        lines.append(f"  named data: {len(program.named_data)} blob(s)")
+    lines.append(f"  plans: {', '.join(program.plan_names) or '(none)'}")
+    for plan in program.plans:
+        if only and plan.name != only:
+            continue
+        lines.append("")
+        lines.extend(_plan_lines(plan))
+    return lines
+
+
+def _plan_lines(plan: Plan) -> list[str]:
+    tensors = plan.tensors
+    kinds: dict[str, int] = defaultdict(int)
+    for i in plan.instructions:
+        kinds[str(i.kind)] += 1
+    kind_text = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())) or "none"
+    lines = [f"plan {plan.name!r}: {len(plan.values)} values ({len(tensors)} tensors), "
+             f"{len(plan.instructions)} instructions ({kind_text}), {len(plan.operators)} operators, "
+             f"{len(plan.delegates)} delegates",
+             f"  inputs {_refs(plan.inputs)}   outputs {_refs(plan.outputs)}"]
+    buffers = plan.buffers
+    lines.append(f"  arenas ({len(buffers)}):" if buffers else "  arenas: none (nothing memory-planned)")
+    planned_in: dict[int, int] = defaultdict(int)
+    for t in tensors:
+        if t.memory_id is not None:
+            planned_in[t.memory_id] += 1
+    for b in buffers:
+        lines.append(f"    #{b.memory_id:<3} {_bytes(b.size):>10}  {str(b.device):<10} {planned_in[b.memory_id]} planned tensors")
+    by_device: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])  # count, planned B, constant B, other B
+    for t in tensors:
+        row = by_device[str(t.device)]
+        row[0] += 1
+        nbytes = t.nbytes or 0
+        row[1 if t.planned else 2 if t.storage == "constant" else 3] += nbytes
+    if by_device:
+        lines.append("  tensors by device:")
+        for dev, (count, planned, const, other) in sorted(by_device.items(), key=lambda kv: (kv[0] != "cpu", kv[0])):
+            lines.append(f"    {dev:<10} {count:>6} tensors  planned {_bytes(planned):>10}  constant {_bytes(const):>10}"
+                         f"  runtime/external {_bytes(other):>10}")
+    if plan.delegates:
+        lines.append("  delegates:")
+        for d in plan.delegates:
+            target = f" -> {d.target_device}" if d.target_device else ""
+            where = f"{d.location} #{d.data_index}" + (f", {_bytes(d.data_size)}" if d.data_size is not None else ", dangling")
+            calls = sum(1 for i in plan.instructions if i.delegate_index == d.index)
+            lines.append(f"    #{d.index} {d.id}{target}  ({where}; {calls} call(s))")
+    return lines
+
+
+def _refs(indices) -> str:
+    shown = " ".join(f"%{i}" for i in indices[:12])
+    return (shown + f" ... (+{len(indices) - 12})") if len(indices) > 12 else (shown or "-")

@@ -1,0 +1,74 @@
+"""``load``: a path or bytes in, a :class:`~explorer.model.Program` out, or a PteFormatError.
+
+Paths are memory-mapped read-only, so opening a program with gigabytes of weights touches only the
+pages of its flatbuffer; segment data is read later, and only through ``Program.segment_data``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import mmap
+import os
+from typing import Union
+
+from ..errors import PteFormatError
+from ..model import Program
+from .container import read_container
+from .decode import decode_program_fields
+from .flatbuf import FlatReader
+
+__all__ = ["load", "Source"]
+
+Source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview]
+
+
+def load(source: Source) -> Program:
+    """Decode a ``.pte`` from a path (memory-mapped, read-only) or from bytes.
+
+    Raises PteFormatError for anything structurally wrong; OSError only for a path that can't be opened.
+    """
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source) if not isinstance(source, bytes) else source
+        return _decode(data, len(data), None, lambda off, n: data[off:off + n])
+    path = os.fspath(source)
+    with open(path, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size == 0:
+            raise PteFormatError("file is empty: expected a flatbuffer with identifier 'ET12'", offset=0)
+        mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+
+    def read(offset: int, count: int) -> bytes:
+        with open(path, "rb") as seg:  # a fresh read, so the program holds no open mapping for segments
+            seg.seek(offset)
+            return seg.read(count)
+
+    try:
+        return _decode(mapped, size, str(path), read)
+    finally:
+        mapped.close()
+
+
+def _decode(buf, size: int, source: str | None, read) -> Program:
+    try:
+        container = read_container(buf, size)
+        reader = FlatReader(buf, container.flatbuffer_end)
+        base = container.header.segment_base_offset if container.header else None
+        fields = decode_program_fields(reader, container.root, base)
+    except RecursionError:  # defensive: decoding is iterative, but never let one escape
+        raise PteFormatError("structure nested too deeply") from None
+    plans = tuple(_with_delegate_sizes(p, fields["segments"], fields["delegate_data_sizes"]) for p in fields["plans"])
+    fields["plans"] = plans
+    return Program(**fields, header=container.header, identifier=container.identifier, size=size,
+                   source=source, _read=read)
+
+
+def _with_delegate_sizes(plan, segments, inline_sizes):
+    """Fill Delegate.data_size where its blob index resolves (a dangling one stays None)."""
+    if not plan.delegates:
+        return plan
+    delegates = []
+    for d in plan.delegates:
+        table = inline_sizes if d.location == "inline" else [s.size for s in segments] if d.location == "segment" else []
+        size = table[d.data_index] if 0 <= d.data_index < len(table) else None
+        delegates.append(dataclasses.replace(d, data_size=size))
+    return dataclasses.replace(plan, delegates=tuple(delegates))
