@@ -1,0 +1,168 @@
+"""Every structural way the bytes can be wrong gives a PteFormatError naming where and what.
+
+Each case corrupts a real export (or a program our writer built) at a located spot. The located
+spots are found by walking the flatbuffer with the same bounds-checked reader the decoder uses.
+"""
+
+import struct
+from pathlib import Path
+
+import pytest
+
+import explorer
+from explorer import PteFormatError
+from explorer.format import schema as S
+from explorer.format.container import read_container
+from explorer.format.flatbuf import FlatReader
+
+FIXTURE = Path(__file__).parent / "fixtures" / "device_add.pte"
+GOOD = FIXTURE.read_bytes()
+
+
+def _walk(data: bytes):
+    """Positions of interesting fields in a valid program."""
+    c = read_container(data, len(data))
+    r = FlatReader(data, c.flatbuffer_end)
+    root_vt = r.table(c.root)
+    plan = r.tables(r.ref(c.root, root_vt, S.PROGRAM_EXECUTION_PLAN))[0]
+    pvt = r.table(plan)
+    values_vec = r.ref(plan, pvt, S.PLAN_VALUES)
+    evalue = r.tables(values_vec)[0]
+    evt = r.table(evalue)
+    chain = r.tables(r.ref(plan, pvt, S.PLAN_CHAINS))[0]
+    cvt = r.table(chain)
+    instr = r.tables(r.ref(chain, cvt, S.CHAIN_INSTRUCTIONS))[0]
+    ivt = r.table(instr)
+    tensor = r.ref(evalue, evt, S.EVALUE_VAL)
+    tvt = r.table(tensor)
+    return {
+        "root": c.root, "plan": plan, "values_vec": values_vec, "evalue": evalue,
+        "evalue_tag": evalue + evt[S.EVALUE_VAL_TYPE], "instr_tag": instr + ivt[S.INSTRUCTION_ARGS_TYPE],
+        "sizes_ref": tensor + tvt[S.TENSOR_SIZES], "name_ref": plan + pvt[S.PLAN_NAME], "end": c.flatbuffer_end,
+    }
+
+
+POS = _walk(GOOD)
+
+
+def _patch(data: bytes, offset: int, fmt: str, value) -> bytes:
+    out = bytearray(data)
+    struct.pack_into(fmt, out, offset, value)
+    return bytes(out)
+
+
+def _fails(data: bytes, *needles: str) -> PteFormatError:
+    with pytest.raises(PteFormatError) as info:
+        explorer.load(data)
+    message = str(info.value)
+    for needle in needles:
+        assert needle in message, message
+    return info.value
+
+
+def test_empty_input():
+    _fails(b"", "too short")
+
+
+def test_empty_file(tmp_path):
+    path = tmp_path / "empty.pte"
+    path.write_bytes(b"")
+    _fails_path = pytest.raises(PteFormatError, match="empty")
+    with _fails_path:
+        explorer.load(path)
+
+
+def test_not_a_flatbuffer():
+    err = _fails(b"PK\x03\x04 this is a zip file, not a program", "identifier", "not an ExecuTorch program")
+    assert err.offset == 4
+
+
+def test_wrong_identifier():
+    _fails(GOOD[:4] + b"TFL3" + GOOD[8:], "'ET12'", "b'TFL3'")
+
+
+def test_root_offset_outside_buffer():
+    err = _fails(_patch(GOOD, 0, "<I", len(GOOD) + 100), "root table offset")
+    assert err.offset == 0
+
+
+@pytest.mark.parametrize("cut", [10, 40, 200, len(GOOD) // 2, POS["end"] - 1])
+def test_truncated(cut):
+    _fails(GOOD[:cut])
+
+
+def test_header_length_too_small():
+    _fails(_patch(GOOD, 12, "<I", 8), "extended_header.length", "shorter")
+
+
+def test_header_runs_past_file():
+    _fails(_patch(GOOD, 12, "<I", 1 << 20), "extended_header.length", "past the end")
+
+
+def test_header_program_size_larger_than_file():
+    _fails(_patch(GOOD, 16, "<Q", len(GOOD) * 10), "extended_header.program_size")
+
+
+def test_header_segment_base_past_file():
+    _fails(_patch(GOOD, 24, "<Q", len(GOOD) + 4096), "extended_header.segment_base_offset", "truncated")
+
+
+def test_header_segment_data_past_file():
+    _fails(_patch(GOOD, 32, "<Q", 1 << 40), "extended_header.segment_data_size")
+
+
+def test_vtable_offset_outside_buffer():
+    err = _fails(_patch(GOOD, POS["plan"], "<i", -(1 << 30)), "execution_plan[0]", "vtable")
+    assert err.offset == POS["plan"]
+
+
+def test_vtable_pointing_at_itself_is_rejected():
+    # soffset 0 makes the table its own vtable: vtable size = low half of the soffset = 0 < 4
+    _fails(_patch(GOOD, POS["evalue"], "<i", 0), "values[0]", "vtable size")
+
+
+def test_huge_vector_length():
+    data = _patch(GOOD, POS["values_vec"], "<I", 0x7FFFFFFF)
+    err = _fails(data, "execution_plan[0].values", "declares 2147483647 elements")
+    assert err.offset == POS["values_vec"]
+
+
+def test_evalue_union_tag_out_of_range():
+    err = _fails(_patch(GOOD, POS["evalue_tag"], "<B", 99), "execution_plan[0].values[0]", "union tag 99")
+    assert err.path == "execution_plan[0].values[0]"
+
+
+def test_instruction_union_tag_out_of_range():
+    _fails(_patch(GOOD, POS["instr_tag"], "<B", 9), "chains[0].instructions[0]", "union tag 9")
+
+
+def test_offset_field_pointing_past_the_end():
+    _fails(_patch(GOOD, POS["sizes_ref"], "<I", 1 << 30), "values[0].val(Tensor)", "past the end")
+
+
+def test_string_length_past_the_end():
+    name = POS["name_ref"] + struct.unpack_from("<I", GOOD, POS["name_ref"])[0]
+    _fails(_patch(GOOD, name, "<I", 1 << 20), "execution_plan[0]", "1048576 elements")
+
+
+def test_error_is_a_value_error_with_location_fields():
+    err = _fails(_patch(GOOD, POS["evalue_tag"], "<B", 42))
+    assert isinstance(err, ValueError) and err.offset is not None and "union tag" in err.reason
+
+
+def test_cli_reports_one_line_and_exit_2(tmp_path, capsys):
+    from explorer.cli import main
+    bad = tmp_path / "bad.pte"
+    bad.write_bytes(GOOD[:100])
+    assert main(["inspect", str(bad)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "cannot read" in err[0] and "bad.pte" in err[0]
+
+
+def test_every_truncation_gives_program_or_format_error():
+    """load raises nothing but PteFormatError, whatever prefix of a real file it gets."""
+    for cut in range(0, len(GOOD), 7):
+        try:
+            explorer.load(GOOD[:cut])
+        except PteFormatError:
+            pass
