@@ -16,7 +16,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Callable, Iterator, Union
+from typing import Callable, Iterator, Sequence, Union
 
 __all__ = [
     "DEVICE_TYPES", "DTYPES", "Device", "CPU", "Value", "Tensor", "Operator", "CompileSpec",
@@ -319,17 +319,18 @@ class Plan:
     """One method (``forward``, ``encode``...): its values, instructions, arenas and delegates."""
 
     name: str
-    values: tuple[AnyValue, ...]
+    values: Sequence[AnyValue]  # a tuple, or a lazy sequence whose items are made on first access
     inputs: tuple[int, ...]
     outputs: tuple[int, ...]
     chains: tuple[Chain, ...]
-    instructions: tuple[Instruction, ...]  # all chains, in run order
+    instructions: Sequence[Instruction]  # all chains, in run order (tuple or lazy sequence)
     operators: tuple[Operator, ...]
     delegates: tuple[Delegate, ...]
     buffer_sizes: tuple[int, ...]  # non_const_buffer_sizes as stored (index 0 reserved)
     buffer_devices: tuple[BufferDevice, ...] = ()  # non_const_buffer_device as stored (sparse)
     encoded_inputs: str | None = None  # container_meta_type.encoded_inp_str (optional)
     encoded_outputs: str | None = None  # container_meta_type.encoded_out_str (optional)
+    _columns: tuple | None = field(default=None, repr=False, compare=False)  # decoder's (ValueColumns, InstructionColumns); see columns.py
 
     @cached_property
     def tensors(self) -> tuple[Tensor, ...]:
