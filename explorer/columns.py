@@ -19,13 +19,14 @@ import numpy as np
 from .model import DTYPES, Instruction, Plan, Tensor
 
 __all__ = ["LazySeq", "ValueColumns", "InstructionColumns", "value_columns", "instruction_columns",
-           "STORAGE_CODES", "INSTRUCTION_CODES", "ITEMSIZE"]
+           "STORAGE_CODES", "INSTRUCTION_CODES", "ITEMSIZE", "OFFSET_SATURATED"]
 
 T = TypeVar("T")
 
 STORAGE_CODES = {"constant": 1, "planned": 2, "mutable": 3, "runtime": 4, "external": 5}  # 0: not a tensor
 INSTRUCTION_CODES = {"None": 0, "KernelCall": 1, "DelegateCall": 2, "MoveCall": 3, "JumpFalseCall": 4,
                      "FreeCall": 5}
+OFFSET_SATURATED = np.iinfo(np.int64).max  # offset column value for offsets an int64 can't hold (Tensor.offset is exact)
 ITEMSIZE = np.full(256, -1, dtype=np.int64)  # ScalarType byte (as uint8) -> bytes per element, -1 unknown
 for _code, (_name, _size) in DTYPES.items():
     ITEMSIZE[_code] = _size
@@ -85,7 +86,7 @@ class ValueColumns:
     device_type: np.ndarray  # int16
     device_index: np.ndarray  # int16
     memory_id: np.ndarray  # int64, -1 when not planned
-    offset: np.ndarray  # int64, -1 when not planned
+    offset: np.ndarray  # int64, -1 when not planned; OFFSET_SATURATED for a (hostile) uint64 offset >= 2**63
     nbytes: np.ndarray  # int64, -1 for non-tensors and unknown dtypes
     storage: np.ndarray  # uint8 STORAGE_CODES, 0 for non-tensors
     data_buffer_idx: np.ndarray  # int64
@@ -127,7 +128,7 @@ def value_columns(plan: Plan) -> ValueColumns:
         if isinstance(v, Tensor):
             st[i], dt[i], di[i] = v.scalar_type, v.device.type, v.device.index
             if v.memory_id is not None:
-                mem[i], off[i] = v.memory_id, v.offset if v.offset is not None else 0
+                mem[i], off[i] = v.memory_id, min(v.offset, OFFSET_SATURATED) if v.offset is not None else 0
             nb[i] = v.nbytes if v.nbytes is not None else -1
             storage[i], dbi[i] = STORAGE_CODES.get(v.storage, 0), v.data_buffer_idx
     return ValueColumns(kind, st, dt, di, mem, off, nb, storage, dbi)
@@ -148,7 +149,7 @@ def instruction_columns(plan: Plan) -> InstructionColumns:
             i.destination if i.kind == "JumpFalseCall" else None
         if t is not None:
             target[k] = t
-        vals = i.values
+        vals = [-1 if v is None else v for v in i.values]  # a hand-built call may leave an index unset
         flat.extend(vals)
         lengths[k + 1] = len(vals)
     return InstructionColumns(kind, target, np.cumsum(lengths), np.asarray(flat, dtype=np.int64))

@@ -7,7 +7,7 @@ over all chains) and ``Value.index`` / ``Tensor.index``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..model import Device
 
@@ -48,6 +48,7 @@ class Block:
     first: int | None  # lifetime; None when no instruction names the tensor
     last: int | None
     device: Device  # the tensor's own device (may differ from the arena's: device-mismatch)
+    alias_of: int | None = None  # a view sharing these bytes and this lifetime with another value (optional)
 
 
 @dataclass(frozen=True)
@@ -142,8 +143,9 @@ class PlanAnalysis:
 
     plan: str
     dataflow: Dataflow
-    lifetimes: dict[int, Lifetime]  # value index -> lifetime (values no instruction names are absent)
+    lifetimes: dict[int, Lifetime]  # value index -> lifetime (absent: unnamed, and no plan input/output)
     memory: MemoryMap
     transfers: tuple[Transfer, ...]
     transfer_totals: tuple[TransferTotals, ...]
     findings: tuple[Finding, ...]
+    aliases: dict[int, int] = field(default_factory=dict)  # view value -> base value whose bytes it shares

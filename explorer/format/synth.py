@@ -4,7 +4,9 @@ The shape imitates a device-partitioned export: a long chain of CPU kernels whos
 ``device_every``-th step is offloaded -- ``_h2d_copy``, a device-targeted delegate call on the
 device, ``_d2h_copy`` back -- with weights as constants in segment 0. Planned tensors are placed in
 per-device arenas by a ring of slots sized so that no two live tensors overlap, so every placement
-check stays silent on the result (tests rely on that: a finding here is a bug in the check).
+check stays silent on the result when ``device_every >= 2`` (tests rely on that: a finding there is a
+bug in a check). With ``device_every=1`` each device result is copied to the host only to go straight
+back to a device: a genuine ``round-trip`` warning.
 """
 
 from __future__ import annotations

@@ -1,0 +1,123 @@
+"""Human text: how values, instructions and findings read, and the per-device summary for ``inspect``.
+
+Everything a person reads about a program goes through here, so the CLI, the widget's details panel
+and the checks' messages name things the same way: a tensor is its fully-qualified name when the file
+has one, else ``%index``, followed by dtype and shape (``%12 (float32[2,2])``,
+``linear.weight (%3, float32[4,4])``); an instruction is its op or delegate and its run-order index
+(``aten::add.out (instruction 3)``).
+
+For ``device-explorer inspect`` the lead's CLI calls :func:`device_summary_lines`.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Mapping
+
+from ..model import Plan, Program, Tensor
+from .types import Finding, PlanAnalysis
+
+__all__ = ["value_text", "values_text", "instruction_text", "nbytes_text", "finding_lines",
+           "device_summary_lines", "SEVERITIES"]
+
+SEVERITIES = ("error", "warning", "info")  # display order
+
+
+def nbytes_text(n: int) -> str:
+    """``48 B``, ``1.5 KiB``, ``3.0 MiB``..."""
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} B"
+
+
+def value_text(plan: Plan, index: int) -> str:
+    """``%12 (float32[2,2])``, ``mod.w (%3, float32[4])``, ``%5 (Int)``; says so when it points nowhere."""
+    value = plan.value(index)
+    if value is None:
+        return f"%{index} (no such value)"
+    if isinstance(value, Tensor):
+        shape = f"{value.dtype}[{','.join(str(s) for s in value.sizes)}]"
+        return f"{value.name} (%{index}, {shape})" if value.name else f"%{index} ({shape})"
+    return f"%{index} ({value.type})"
+
+
+def values_text(plan: Plan, indices: Iterable[int], limit: int = 4) -> str:
+    """A short list of values: the first ``limit`` then ``and N more``."""
+    items = list(dict.fromkeys(indices))
+    shown = ", ".join(value_text(plan, v) for v in items[:limit])
+    return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def instruction_text(plan: Plan, index: int) -> str:
+    """``aten::add.out (instruction 3)``, ``delegate XnnpackBackend (instruction 0)``."""
+    if not 0 <= index < len(plan.instructions):
+        return f"instruction {index} (no such instruction)"
+    instr = plan.instructions[index]
+    if instr.kind == "DelegateCall":
+        target = None
+        if instr.delegate_index is not None and 0 <= instr.delegate_index < len(plan.delegates):
+            target = plan.delegates[instr.delegate_index].target_device
+        where = f" targeting {target}" if target else ""
+        return f"delegate {instr.label}{where} (instruction {index})"
+    return f"{instr.label} (instruction {index})"
+
+
+def finding_lines(findings: Iterable[Finding], *, file: str | None = None) -> list[str]:
+    """The human form of ``device-explorer check``: a headline, then findings grouped by severity.
+
+    Within a group, findings keep their order (plan, then check); each line starts with its code and
+    plan so it can be grepped.
+    """
+    items = list(findings)
+    counts = {s: sum(1 for f in items if f.severity == s) for s in SEVERITIES}
+    head = f"{file}: " if file else ""
+    summary = ", ".join(f"{counts[s]} {s}{'' if counts[s] == 1 else 's'}" for s in SEVERITIES)
+    if not items:
+        return [f"{head}no findings (0 errors, 0 warnings)"]
+    lines = [f"{head}{summary}"]
+    for severity in SEVERITIES:
+        group = [f for f in items if f.severity == severity]
+        if not group:
+            continue
+        lines.append("")
+        lines.append(f"{severity.upper()}S ({len(group)})")
+        for f in group:
+            where = f"plan {f.plan!r}" if f.plan else "program"
+            lines.append(f"  [{f.code}] {where}: {f.message}")
+    return lines
+
+
+def device_summary_lines(program: Program, analyses: Mapping[str, PlanAnalysis] | None = None,
+                         *, plan: str | None = None, indent: str = "  ") -> list[str]:
+    """Per plan, per device: tensors, arena/planned/constant bytes, peak live bytes, transfers in/out;
+    then transfers per device pair. Pass ``analyses`` from :func:`explorer.analysis.analyze_program`
+    to avoid recomputing; ``plan`` restricts the output to one plan."""
+    if analyses is None:
+        from . import analyze_program
+        analyses = analyze_program(program)
+    lines: list[str] = []
+    for p in program.plans:
+        if plan is not None and p.name != plan:
+            continue
+        result = analyses.get(p.name)
+        if result is None:
+            continue
+        lines.append(f"plan {p.name!r} per device:")
+        for d in result.memory.devices:
+            util = f" ({100 * d.peak_live_bytes / d.arena_bytes:.0f}% of arenas)" if d.arena_bytes else ""
+            moved = ""
+            if d.transfers_in or d.transfers_out:
+                moved = (f"  in {d.transfers_in} ({nbytes_text(d.bytes_in)})"
+                         f"  out {d.transfers_out} ({nbytes_text(d.bytes_out)})")
+            lines.append(f"{indent}{str(d.device):<10} {d.tensors:>6} tensors  arenas {nbytes_text(d.arena_bytes):>9}"
+                         f"  planned {nbytes_text(d.planned_bytes):>9}  constant {nbytes_text(d.constant_bytes):>9}"
+                         f"  peak live {nbytes_text(d.peak_live_bytes):>9}{util}{moved}")
+        crossing = [t for t in result.transfer_totals if t.src_device != t.dst_device]
+        same = [t for t in result.transfer_totals if t.src_device == t.dst_device]
+        if crossing or same:
+            parts = [f"{t.src_device}->{t.dst_device} {t.count} ({nbytes_text(t.nbytes)})" for t in crossing]
+            parts += [f"within {t.src_device} {t.count} ({nbytes_text(t.nbytes)})" for t in same]
+            lines.append(f"{indent}transfers: " + ", ".join(parts))
+        else:
+            lines.append(f"{indent}transfers: none")
+    return lines

@@ -1,0 +1,154 @@
+"""Lifetimes: from which instruction to which instruction each value must stay alive.
+
+DESIGN.md's definition: a value lives from the first to the last instruction (in run order) that names
+it; plan inputs live from the start (instruction 0), plan outputs to the end (the last instruction);
+moves, jumps and frees count as uses. Intervals are inclusive on both ends.
+
+Refinements, each needed to match what the runtime and executorch's memory planner
+(``exir/memory_planning.py``, ``update_tensor_lifetime``) actually do:
+
+* **Lists name their items.** An instruction naming a TensorList/OptionalTensorList touches the tensors
+  in it (``aten::cat`` reads its inputs through one), so the items are alive there too. This comes for
+  free from :mod:`.graph`, whose reads/writes already expand lists.
+* **Views share their base's bytes and lifetime.** A static view (``exir.memory.view``, e.g. an
+  unsqueeze) is emitted as a separate value with *the same* arena, offset, dtype and byte size as its
+  base and no instruction writing it; the planner's ``_ViewSpec`` shares ``lifetime``, ``mem_id`` and
+  ``mem_offset`` with the base. We recognise such a value as an *alias* of the tensor with the same
+  (arena, offset, nbytes, dtype) that was written last at or before the view's first use (or is a
+  plan input or mutable state), and extend the base's lifetime over the view's. The memory map and the
+  live-overlap check then count those bytes once, through the base (:func:`aliases`).
+* **Mutable state lives for the whole plan.** The planner never frees mutable buffers ("mutable buffers
+  are never freed"): their contents carry over from one call to the next. We recognise them as planned
+  tensors that are not plan inputs and either have initial state in the file (``storage == "mutable"``)
+  or are read before anything writes them and are no view (a buffer with a meaningless initial state,
+  as executorch exports ``self.count.add_(x)``). Both get ``[0, last]``.
+
+Not refined: a backward ``JumpFalseCall`` (a loop) makes a value used inside the loop live for the
+whole loop; we keep the definition above, which can only under-report overlaps in loops.
+
+A plan with no instructions still has one step (0), so inputs and outputs get ``[0, 0]``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..model import Plan
+from .facts import STORAGE, Facts
+from .graph import Edges, edges
+from .types import Lifetime
+
+__all__ = ["lifetimes", "lifetime_arrays", "state_values", "aliases", "first_uses"]
+
+
+def first_uses(f: Facts, e: Edges) -> tuple[np.ndarray, np.ndarray]:
+    """Per value: the first instruction writing it and the first reading it (``len(instructions)``
+    when none). Edges are in run order, so a value's first occurrence is its earliest."""
+    m = f.m
+    out = []
+    for mask in (e.write, ~e.write):
+        first = np.full(f.n, m, dtype=np.int64)
+        vals = e.value[mask]
+        if vals.size:
+            uniq, pos = np.unique(vals, return_index=True)
+            first[uniq] = e.instr[mask][pos]
+        out.append(first)
+    return out[0], out[1]
+
+
+def lifetime_arrays(plan: Plan, f: Facts | None = None, e: Edges | None = None,
+                    alias: dict[int, int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``(first, last)`` int64 arrays indexed by value; ``-1`` in both where the value has no lifetime.
+
+    This is the form the memory map and checks use (vectorised); :func:`lifetimes` turns it into records.
+    ``alias`` is :func:`aliases`' result (computed when not given).
+    """
+    f = f if f is not None else Facts(plan)
+    e = e if e is not None else edges(plan, f)
+    alias = aliases(plan, f, e) if alias is None else alias
+    n = f.n
+    end = max(f.m, 1) - 1
+    first = np.full(n, -1, dtype=np.int64)
+    last = np.full(n, -1, dtype=np.int64)
+    if e.value.size:
+        uniq, pos = np.unique(e.value, return_index=True)
+        first[uniq] = e.instr[pos]
+        uniq_r, pos_r = np.unique(e.value[::-1], return_index=True)
+        last[uniq_r] = e.instr[::-1][pos_r]
+    ins = np.flatnonzero(f.input_mask)
+    first[ins] = 0
+    last[ins] = np.maximum(last[ins], 0)
+    outs = np.asarray([i for i in plan.outputs if 0 <= i < n], dtype=np.int64)
+    if outs.size:
+        first[outs] = np.where(first[outs] < 0, end, first[outs])
+        last[outs] = end
+    state = state_values(plan, f, e, alias)
+    first[state] = 0
+    last[state] = end
+    for view, base in alias.items():  # the base's bytes stay alive while the view is used
+        first[base] = min(first[base], first[view]) if first[base] >= 0 else first[view]
+        last[base] = max(last[base], last[view])
+    return first, last
+
+
+def aliases(plan: Plan, f: Facts | None = None, e: Edges | None = None) -> dict[int, int]:
+    """View value -> base value, for the static views the emitter writes as separate values (module doc).
+
+    Candidates are planned, non-input, never-written tensors that something reads; each is matched to
+    a tensor with the same (memory_id, offset, nbytes, dtype) written last at or before the view's
+    first use. Vectorised except over the (few) candidates.
+    """
+    f = f if f is not None else Facts(plan)
+    e = e if e is not None else edges(plan, f)
+    first_write, first_read = first_uses(f, e)
+    m = f.m
+    views = np.flatnonzero((f.storage == STORAGE["planned"]) & ~f.input_mask & (first_write == m)
+                           & (first_read < m))
+    if not views.size:
+        return {}
+    key = np.stack([f.memory_id, f.offset, f.raw_nbytes, f.scalar_type.astype(np.int64)], axis=1)
+    wanted = {tuple(k) for k in key[views].tolist()}
+    planned = np.flatnonzero(f.planned)
+    groups: dict[tuple, list[int]] = {}
+    for v, k in zip(planned.tolist(), map(tuple, key[planned].tolist())):
+        if k in wanted:
+            groups.setdefault(k, []).append(v)
+    out: dict[int, int] = {}
+    for view, k in zip(views.tolist(), map(tuple, key[views].tolist())):
+        use = int(first_read[view])
+        best, best_time = None, -1
+        for t in groups[k]:
+            if t == view:
+                continue
+            if f.input_mask[t] or f.storage[t] == STORAGE["mutable"]:
+                time = 0
+            elif first_write[t] < m:
+                time = int(first_write[t])
+            else:
+                continue  # another view, or never written
+            if best_time < time <= use:
+                best, best_time = t, time
+        if best is not None:
+            out[view] = best
+    return out
+
+
+def state_values(plan: Plan, f: Facts | None = None, e: Edges | None = None,
+                 alias: dict[int, int] | None = None) -> np.ndarray:
+    """Planned non-input tensors that carry state between calls (see the module doc), as indices."""
+    f = f if f is not None else Facts(plan)
+    e = e if e is not None else edges(plan, f)
+    first_write, first_read = first_uses(f, e)
+    state = f.planned & ~f.input_mask & (
+        (f.storage == STORAGE["mutable"]) | ((first_read < f.m) & (first_read < first_write)))
+    if alias:
+        state[np.fromiter(alias, dtype=np.int64, count=len(alias))] = False
+    return np.flatnonzero(state)
+
+
+def lifetimes(plan: Plan, arrays: tuple[np.ndarray, np.ndarray] | None = None) -> dict[int, Lifetime]:
+    """Value index -> :class:`Lifetime` for every value with one (named by an instruction, a plan
+    input/output, or mutable state)."""
+    first, last = arrays if arrays is not None else lifetime_arrays(plan)
+    idx = np.flatnonzero(first >= 0)
+    return {v: Lifetime(v, f, l) for v, f, l in zip(idx.tolist(), first[idx].tolist(), last[idx].tolist())}
