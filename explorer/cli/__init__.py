@@ -55,6 +55,11 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int
             raise
         print(f"device-explorer: cannot read {getattr(args, 'file', '')}: {exc}", file=sys.stderr)
         return 2
+    except KeyError as exc:  # Program.plan(name) for a plan the file doesn't have
+        if args.traceback:
+            raise
+        print(f"device-explorer: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
     except OSError as exc:
         if args.traceback:
             raise

@@ -8,6 +8,8 @@ import os
 from collections import defaultdict
 from typing import TextIO
 
+from ..analysis import analyze_program
+from ..analysis.describe import device_summary_lines, nbytes_text
 from ..format.reader import load
 from ..json_form import program_json
 from ..model import Plan, Program
@@ -41,31 +43,28 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def _bytes(n: int) -> str:
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= scale:
-            return f"{n / scale:.1f} {unit}"
-    return f"{n} B"
-
-
 def summary_lines(program: Program, name: str, only: str | None = None) -> list[str]:
-    """The human summary: container, then per plan its arenas, devices and delegates."""
+    """The human summary: container, then per plan its arenas, delegates and per-device totals."""
     lines = [f"{name}: {program.size:,} bytes, identifier {program.identifier}, schema version {program.version}"]
     if program.header:
         h = program.header
         seg_bytes = sum(s.size for s in program.segments)
-        lines.append(f"  flatbuffer {h.program_size:,} B; {len(program.segments)} segment(s), {_bytes(seg_bytes)} "
+        lines.append(f"  flatbuffer {h.program_size:,} B; {len(program.segments)} segment(s), {nbytes_text(seg_bytes)} "
                      f"from byte {h.segment_base_offset:,} (not read)")
     else:
         lines.append(f"  no extended header; {len(program.segments)} segment(s)")
     if program.named_data:
         lines.append(f"  named data: {len(program.named_data)} blob(s)")
     lines.append(f"  plans: {', '.join(program.plan_names) or '(none)'}")
+    analyses = analyze_program(program)
     for plan in program.plans:
         if only and plan.name != only:
             continue
         lines.append("")
         lines.extend(_plan_lines(plan))
+        per_device = device_summary_lines(program, analyses, plan=plan.name, indent="    ")
+        lines.append("  per device (peak live = most planned bytes alive at one instruction):")
+        lines.extend(per_device[1:])  # the first line repeats the plan's name
     return lines
 
 
@@ -86,23 +85,12 @@ def _plan_lines(plan: Plan) -> list[str]:
         if t.memory_id is not None:
             planned_in[t.memory_id] += 1
     for b in buffers:
-        lines.append(f"    #{b.memory_id:<3} {_bytes(b.size):>10}  {str(b.device):<10} {planned_in[b.memory_id]} planned tensors")
-    by_device: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])  # count, planned B, constant B, other B
-    for t in tensors:
-        row = by_device[str(t.device)]
-        row[0] += 1
-        nbytes = t.nbytes or 0
-        row[1 if t.planned else 2 if t.storage == "constant" else 3] += nbytes
-    if by_device:
-        lines.append("  tensors by device:")
-        for dev, (count, planned, const, other) in sorted(by_device.items(), key=lambda kv: (kv[0] != "cpu", kv[0])):
-            lines.append(f"    {dev:<10} {count:>6} tensors  planned {_bytes(planned):>10}  constant {_bytes(const):>10}"
-                         f"  runtime/external {_bytes(other):>10}")
+        lines.append(f"    #{b.memory_id:<3} {nbytes_text(b.size):>10}  {str(b.device):<10} {planned_in[b.memory_id]} planned tensors")
     if plan.delegates:
         lines.append("  delegates:")
         for d in plan.delegates:
             target = f" -> {d.target_device}" if d.target_device else ""
-            where = f"{d.location} #{d.data_index}" + (f", {_bytes(d.data_size)}" if d.data_size is not None else ", dangling")
+            where = f"{d.location} #{d.data_index}" + (f", {nbytes_text(d.data_size)}" if d.data_size is not None else ", dangling")
             calls = sum(1 for i in plan.instructions if i.delegate_index == d.index)
             lines.append(f"    #{d.index} {d.id}{target}  ({where}; {calls} call(s))")
     return lines

@@ -1,0 +1,70 @@
+"""`device-explorer inspect` (human and --json) on real fixtures, and the CLI's error contract."""
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from explorer.cli import main
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _run(*argv) -> tuple[int, str]:
+    out = io.StringIO()
+    code = main(list(argv), stdout=out)
+    return code, out.getvalue()
+
+
+def test_inspect_human_summary_names_arenas_devices_and_totals():
+    code, text = _run("inspect", str(FIXTURES / "device_mlp.pte"))
+    assert code == 0
+    assert "plan 'forward': 30 values (25 tensors), 20 instructions (4 DelegateCall, 16 KernelCall)" in text
+    assert "#1        160 B  cpu" in text and "#2        128 B  cuda:0" in text
+    assert "BackendWithCompilerDemo -> cuda:0" in text
+    assert "transfers: cpu->cuda:0 7 (224 B), cuda:0->cpu 4 (128 B)" in text
+    cuda = next(line for line in text.splitlines() if line.strip().startswith("cuda:0") and "tensors" in line)
+    assert "11 tensors" in cuda and "peak live      96 B (75% of arenas)" in cuda
+
+
+def test_inspect_plan_filter_and_two_methods():
+    code, text = _run("inspect", str(FIXTURES / "two_methods.pte"), "--plan", "encode")
+    assert code == 0 and "plan 'encode'" in text and "plan 'forward'" not in text
+
+
+def test_inspect_json_follows_the_contract():
+    code, text = _run("inspect", str(FIXTURES / "device_add.pte"), "--json")
+    doc = json.loads(text)
+    assert code == 0 and doc["format"] == "device-explorer/1" and doc["file"] == "device_add.pte"
+    assert doc["size"] == (FIXTURES / "device_add.pte").stat().st_size
+    plan = doc["plans"][0]
+    assert plan["buffers"] == [{"memory_id": 1, "size": 32, "device": "cpu"},
+                               {"memory_id": 2, "size": 48, "device": "cuda:0"}]
+    tensor = plan["values"][plan["instructions"][0]["args"][1]]
+    assert {k: tensor[k] for k in ("type", "dtype", "device", "memory_id", "storage")} == \
+        {"type": "Tensor", "dtype": "float32", "device": "cuda:0", "memory_id": 2, "storage": "planned"}
+    assert tensor["nbytes"] == 4 * (tensor["sizes"][0] * tensor["sizes"][1])
+    assert plan["instructions"][0]["op"] == "et_copy::_h2d_copy.out"
+    assert plan["instructions"][2] | {} == {"index": 2, "kind": "DelegateCall", "delegate": "BackendWithCompilerDemo",
+                                            "delegate_index": 0, "args": plan["instructions"][2]["args"]}
+    assert plan["delegates"][0]["compile_specs"] == {"max_value": "04", "target_device": "cuda:0"}
+
+
+def test_inspect_json_scalars_and_names():
+    _, text = _run("inspect", str(FIXTURES / "mutable_state.pte"), "--json")
+    values = json.loads(text)["plans"][0]["values"]
+    assert any(v["type"] == "Int" and isinstance(v["value"], int) for v in values)
+    named = {v["name"]: v["storage"] for v in values if "name" in v}
+    assert named == {"state": "mutable", "cache": "planned"}
+
+
+def test_unknown_plan_is_a_clear_error(capsys):
+    code, _ = _run("inspect", str(FIXTURES / "mlp.pte"), "--plan", "nope")
+    err = capsys.readouterr().err
+    assert code == 2 and "no plan named 'nope'" in err and "'forward'" in err and "Traceback" not in err
+
+
+def test_missing_file_exit_2(capsys):
+    code, _ = _run("inspect", str(FIXTURES / "does_not_exist.pte"))
+    assert code == 2 and "No such file" in capsys.readouterr().err
