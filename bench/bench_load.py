@@ -5,7 +5,7 @@
 Synthetic programs (explorer.format.synth: long kernel chains, CPU + cuda:0 + cuda:1 arenas, h2d/d2h
 copies, one device-targeted delegate call per offloaded step) are written to a temp folder. Every
 measurement runs in its own child process (imports excluded from the timing; peak RSS is that child's
-growth over its baseline after imports), repeated, and the median is reported with its ratio to ours.
+growth from just before the first run), repeated, and the median is reported with its ratio to ours.
 These machines are noisy: read ratios, not absolute times.
 """
 
@@ -32,23 +32,27 @@ def _rss_mb() -> float:
 
 
 def _child(kind: str, path: str, repeat: int, queue) -> None:
+    """Time ``repeat`` runs of one reader; RSS growth is measured from just before the first run
+    (after the reader's imports; for executorch the file's bytes, which it needs in memory, count)."""
     try:
-        data = Path(path).read_bytes()
         if kind in ("load", "load+check"):
             import explorer
             from explorer.analysis import check
             run = (lambda: explorer.load(path)) if kind == "load" else (lambda: check(explorer.load(path)))
+            base = _rss_mb()
         elif kind == "executorch":
             from executorch.exir._serialize._program import deserialize_pte_binary
+            base = _rss_mb()
+            data = Path(path).read_bytes()
             run = lambda: deserialize_pte_binary(data)  # noqa: E731
         elif kind == "flatc":
             out = tempfile.mkdtemp()
             fbs = str(ROOT / "schema" / "program.fbs")
             cmd = ["flatc", "--json", "--strict-json", "--raw-binary", "-o", out, fbs, "--", path]
             run = lambda: subprocess.run(cmd, check=True, capture_output=True)  # noqa: E731
+            base = _rss_mb()  # flatc's own memory is in another process: not seen here
         else:
             raise ValueError(kind)
-        base = _rss_mb()
         times = []
         for _ in range(repeat):
             t0 = time.perf_counter()
