@@ -44,6 +44,8 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int
     parser = _parser()
     if not argv or argv[0] == "demo":
         argv = ["show", *argv[1:]]  # no file: explore the bundled sample and write its report
+    elif argv[0] in ("-o", "--output", "--plan"):
+        argv = ["show", *argv]  # `device-explorer -o report.html`: the demo with options
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help(out)

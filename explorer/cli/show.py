@@ -1,0 +1,58 @@
+"""``device-explorer show [FILE] [-o report.html] [--plan NAME]``: write the offline HTML report.
+
+With no FILE it explores the device-annotated sample bundled with the package, so
+``device-explorer`` alone (or ``device-explorer demo``) is a complete first run. The report is one
+self-contained file — plotly.js inlined, no network — with the widget's panels: the dataflow graph
+coloured by device, the memory map, per-device totals, details on click and the findings list.
+Exit status 0 when the report was written (findings don't change it: ``check`` is for gating), 2 when
+the file can't be read or the plan doesn't exist.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import TextIO
+
+from ..analysis import check
+from ..analysis.describe import nbytes_text
+
+__all__ = ["register", "run", "DEFAULT_OUTPUT"]
+
+DEFAULT_OUTPUT = "device-explorer-report.html"
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "show", help="write a self-contained HTML report: graph by device, memory map, findings",
+        description="Write one offline HTML file showing where every tensor and memory-planned arena "
+                    "lives. Without FILE, uses the bundled device-annotated sample.")
+    p.add_argument("file", nargs="?", help="path to a .pte program (default: the bundled sample)")
+    p.add_argument("-o", "--output", default=DEFAULT_OUTPUT, help=f"where to write the report (default {DEFAULT_OUTPUT})")
+    p.add_argument("--plan", help="the plan (method) shown first (default: forward, else the first)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace, out: TextIO) -> int:
+    from ..views.prepare import open_program, plan_view, program_summary, sample_path  # plotly: only when showing
+    from ..views.report import write_report
+
+    source = args.file or sample_path()
+    program = open_program(source)
+    if args.plan and args.plan not in program.plan_names:
+        names = ", ".join(program.plan_names) or "none"
+        print(f"device-explorer: no plan named {args.plan!r} in {os.path.basename(str(source))} (it has: {names})",
+              file=sys.stderr)
+        return 2
+    findings = list(check(program))
+    views = {plan.name: plan_view(plan, program) for plan in program.plans}
+    written = write_report(program, args.output, findings=findings, plan=args.plan, views=views)
+    name = os.path.basename(str(source)) + (" (the bundled sample)" if not args.file else "")
+    print(f"wrote {written.resolve()} ({nbytes_text(written.stat().st_size)}; self-contained, works offline)", file=out)
+    for plan in program.plans:
+        view = views[plan.name]
+        arenas = ", ".join(f"#{a.memory_id} {nbytes_text(a.size)} {a.device}" for a in view.analysis.memory.arenas)
+        line = program_summary(view, [f for f in findings if f.plan == plan.name])
+        print(f"{name}: {line}" + (f" [arenas {arenas}]" if arenas else ""), file=out)
+    return 0

@@ -1,0 +1,152 @@
+"""Memory-map panel: one lane per arena, each planned tensor a rectangle over lifetime × bytes.
+
+Every lane is a subplot row with its own byte axis (arenas differ by orders of magnitude), sharing
+the instruction axis. A lane's rectangles are one ``go.Bar`` trace — ``x`` the middle of the
+lifetime, ``width`` its length, ``base`` the offset, ``y`` the byte count — so each rectangle hovers
+and clicks on its own without thousands of layout shapes. Trace order: lane ``k`` is trace ``2k``
+(blocks) and ``2k + 1`` (selection outline), then legend-only entries.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ..analysis.types import ArenaMap, PlanAnalysis
+from ..model import Plan, Tensor
+from .escape import plotly_text
+from .palette import BLOCK_OPACITY, ERROR, FONT, INK, MUTED, SELECT, device_style, ordered_devices
+from .text import fmt_bytes, tensor_hover
+
+__all__ = ["build_memory_figure", "memory_highlight", "block_opacity", "lane_title", "LANE_HEIGHT"]
+
+LANE_HEIGHT = 150  # pixels per arena lane
+_NO_LIFETIME = "/"  # hatch for a planned tensor no instruction names (drawn over the whole plan)
+
+
+def lane_title(arena: ArenaMap) -> tuple[str, str]:
+    """Plain text (head, stats): ``arena 2 · cuda:0``, ``1.5 KiB · peak 1.2 KiB (80%) at #7 · ...``."""
+    peak = f"peak live {fmt_bytes(arena.peak_live_bytes)} ({arena.utilisation:.0%})"
+    if arena.peak_at is not None:
+        peak += f" at #{arena.peak_at}"
+    return (f"arena {arena.memory_id} · {arena.device}",
+            f"{fmt_bytes(arena.size)} · {peak} · high water {fmt_bytes(arena.high_water)}")
+
+
+def _block_geometry(arena: ArenaMap, n_instructions: int):
+    """Bar arrays for the blocks of one arena (x centre, width, base, height, hatch, value)."""
+    span = max(n_instructions, 1)
+    first = np.array([b.first if b.first is not None else 0 for b in arena.blocks], dtype=float)
+    last = np.array([b.last if b.last is not None else span - 1 for b in arena.blocks], dtype=float)
+    return {"x": (first + last) / 2, "width": last - first + 1,
+            "base": np.array([b.offset for b in arena.blocks], dtype=float),
+            "y": np.array([b.nbytes for b in arena.blocks], dtype=float),
+            "customdata": np.array([b.value for b in arena.blocks], dtype=np.int64)}
+
+
+def memory_highlight(analysis: PlanAnalysis, n_instructions: int, values=(), instructions=()):
+    """Selection overlay: per-lane Bar updates (selected blocks, outlined) and vertical shapes."""
+    chosen = set(values)
+    lanes = []
+    for arena in analysis.memory.arenas:
+        geom = _block_geometry(arena, n_instructions)
+        keep = np.array([b.value in chosen for b in arena.blocks], dtype=bool)
+        lanes.append({k: v[keep] if len(keep) else v for k, v in geom.items()})
+    shapes = [{"type": "line", "xref": "x", "yref": "paper", "x0": i, "x1": i, "y0": 0, "y1": 1,
+               "line": {"color": SELECT, "width": 2}, "name": "selected instruction"}
+              for i in instructions if 0 <= i < n_instructions]
+    return lanes, shapes
+
+
+def build_memory_figure(plan: Plan, analysis: PlanAnalysis, *, hidden_devices=frozenset(),
+                        values=(), instructions=()) -> go.Figure:
+    """The memory-map panel as a figure (see the module docstring for its trace order)."""
+    arenas = analysis.memory.arenas
+    n = len(plan.instructions)
+    base = {"plot_bgcolor": "white", "paper_bgcolor": "white", "font": {"family": FONT, "size": 12, "color": INK}}
+    if not arenas:
+        return go.Figure(layout={
+            **base, "height": 120, "xaxis": {"visible": False}, "yaxis": {"visible": False},
+            "margin": {"l": 8, "r": 8, "t": 8, "b": 8},
+            "annotations": [{"text": "this plan has no memory-planned arenas", "showarrow": False, "x": 0.5, "y": 0.5,
+                             "xref": "paper", "yref": "paper", "font": {"size": 14, "color": MUTED}}]})
+    rows = len(arenas)
+    gap = min(0.12, 70 / (LANE_HEIGHT * rows + 60))
+    lane = (1 - gap * (rows - 1)) / rows
+    hidden = {str(d) for d in hidden_devices}
+    hl_lanes, hl_shapes = memory_highlight(analysis, n, values, instructions)
+    errors = {v for f in analysis.findings if f.severity == "error" for v in f.values}
+    layout = {**base, "annotations": [], "shapes": []}
+    traces = []
+    for k, (arena, hl) in enumerate(zip(arenas, hl_lanes)):
+        x, y = ("x", "y") if k == 0 else (f"x{k + 1}", f"y{k + 1}")
+        traces.append(_blocks(plan, arena, n, hidden, errors) | {"xaxis": x, "yaxis": y})
+        traces.append({"type": "bar", **hl, "orientation": "v", "name": "selected", "hoverinfo": "skip",
+                       "showlegend": False, "xaxis": x, "yaxis": y,
+                       "marker": {"color": "rgba(0,0,0,0)", "line": {"color": SELECT, "width": 3}}})
+        top = 1 - k * (lane + gap)
+        style = device_style(arena.device)
+        layout[x.replace("x", "xaxis")] = {
+            "anchor": y, "range": [-0.6, max(n, 1) - 0.4], "showgrid": False, "zeroline": False, "tickformat": "d",
+            "tick0": 0, "dtick": max(1, -(-n // 16)), "tickfont": {"size": 10, "color": MUTED},
+            "showticklabels": k == rows - 1, **({"matches": "x"} if k else {}),
+            **({"title": {"text": "instruction (run order) →", "font": {"size": 11, "color": MUTED}}}
+               if k == rows - 1 else {})}
+        layout[y.replace("y", "yaxis")] = {
+            "anchor": x, "domain": [max(0.0, top - lane), top], "range": [0, max(arena.size, arena.high_water, 1) * 1.04],
+            "tickvals": [0, arena.size // 2, arena.size],
+            "ticktext": ["0", fmt_bytes(arena.size // 2), fmt_bytes(arena.size)], "showgrid": True,
+            "gridcolor": "#EEF1F4", "zeroline": False, "fixedrange": True, "linecolor": style.color, "linewidth": 4,
+            "showline": True, "tickfont": {"size": 10, "color": MUTED}}
+        head, stats = lane_title(arena)
+        layout["annotations"].append({
+            "text": f"<span style='color:{style.color}'>■</span> <b>{plotly_text(head)}</b> · {plotly_text(stats)}",
+            "xref": "paper", "yref": "paper", "x": 0, "y": top, "xanchor": "left", "yanchor": "bottom",
+            "showarrow": False, "font": {"size": 12, "color": INK}, "align": "left"})
+        if arena.peak_at is not None:
+            layout["shapes"].append({"type": "line", "xref": x, "yref": f"{y} domain", "x0": arena.peak_at,
+                                     "x1": arena.peak_at, "y0": 0, "y1": 1, "name": "peak",
+                                     "line": {"color": MUTED, "width": 1, "dash": "dot"}})
+        if arena.high_water > arena.size:  # out of bounds: show where the arena really ends
+            layout["shapes"].append({"type": "line", "xref": f"{x} domain", "yref": y, "x0": 0, "x1": 1,
+                                     "y0": arena.size, "y1": arena.size, "name": "arena end",
+                                     "line": {"color": ERROR, "width": 2}})
+    layout["shapes"].extend(hl_shapes)
+    for device in ordered_devices(b.device for a in arenas for b in a.blocks):
+        style = device_style(device)
+        traces.append({"type": "bar", "x": [None], "y": [None], "name": plotly_text(style.label), "showlegend": True,
+                       "marker": {"color": style.color, **({"pattern": {"shape": style.pattern}} if style.pattern else {})}})
+    layout.update(
+        height=LANE_HEIGHT * rows + 110, barmode="overlay", bargap=0,
+        margin={"l": 64, "r": 12, "t": 58, "b": 44}, hovermode="closest", clickmode="event", dragmode="pan",
+        modebar={"remove": ["select2d", "lasso2d", "autoScale2d"]}, uirevision="memory",
+        hoverlabel={"bgcolor": "white", "bordercolor": "#D0D7DE", "font": {"size": 12, "color": INK}, "align": "left"},
+        legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1.0, "yanchor": "top", "yref": "container",
+                "itemclick": False, "itemdoubleclick": False, "font": {"size": 11},
+                "title": {"text": "tensor device", "font": {"size": 11, "color": MUTED}, "side": "left"}})
+    return go.Figure(data=traces, layout=layout, _validate=False)
+
+
+def block_opacity(arena: ArenaMap, hidden) -> list[float]:
+    """Per block: near-opaque, or faded when its tensor's device (as a string) is in ``hidden``."""
+    shown, faded = BLOCK_OPACITY
+    return [faded if str(b.device) in hidden else shown for b in arena.blocks]
+
+
+def _blocks(plan: Plan, arena: ArenaMap, n: int, hidden: set[str], errors: set[int]) -> dict:
+    """The Bar trace of one lane: a rectangle per planned tensor, in its device's colour."""
+    styles = [device_style(b.device) for b in arena.blocks]
+    hatches = [_NO_LIFETIME if b.first is None else s.pattern for b, s in zip(arena.blocks, styles)]
+    marker = {"color": [s.color for s in styles],
+              "opacity": block_opacity(arena, hidden),
+              "line": {"color": [ERROR if b.value in errors else "white" for b in arena.blocks],
+                       "width": [2.5 if b.value in errors else 0.6 for b in arena.blocks]}}
+    if any(hatches):  # only then: plotly warns about pattern + per-bar colours (harmlessly)
+        marker["pattern"] = {"shape": hatches, "fgcolor": "white", "size": 6, "solidity": 0.25}
+    hover = []
+    for b in arena.blocks:
+        tensor = plan.value(b.value)
+        lifetime = (b.first, b.last) if b.first is not None else None
+        hover.append(tensor_hover(tensor, lifetime) if isinstance(tensor, Tensor) else f"%{b.value}")
+    return {"type": "bar", **_block_geometry(arena, n), "orientation": "v", "name": f"arena {arena.memory_id}",
+            "hovertext": hover, "hoverinfo": "text", "showlegend": False, "marker": marker}

@@ -1,0 +1,178 @@
+"""JupyterLab and headless Chromium for the browser tests, as TESTING.md says to run them here.
+
+* Chromium is Debian's (``/usr/bin/chromium``), driven by Python Playwright; never ``playwright install``.
+* JupyterLab runs on a free loopback port with its own root, workspace and settings folders (so no old
+  tabs reopen and the news toast stays away) and is stopped through its own process handle.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
+
+
+def require_browser() -> None:
+    """Skip without Chromium or Playwright locally; fail in CI, where a skip would hide a gap."""
+    missing = []
+    if not Path(CHROMIUM).exists():
+        missing.append(CHROMIUM)
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        missing.append("playwright (pip install playwright)")
+    if missing:
+        message = "browser test needs " + " and ".join(missing)
+        if os.environ.get("CI"):
+            pytest.fail(message + " (CI is set, so this is a failure, not a skip)")
+        pytest.skip(message)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def jupyter_lab(root: Path, timeout: float = 60):
+    """Start JupyterLab serving ``root``; yields ``(base_url, token)``; stops it on exit."""
+    token = secrets.token_hex(16)
+    port = free_port()
+    settings = root / ".lab-settings"
+    workspaces = root / ".lab-workspaces"
+    notification = settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
+    notification.parent.mkdir(parents=True, exist_ok=True)
+    notification.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+    workspaces.mkdir(exist_ok=True)
+    log = open(root / "jupyter.log", "w")  # noqa: SIM115 - closed in the finally below, after the server
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
+         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
+         f"--LabApp.workspaces_dir={workspaces}", f"--LabApp.user_settings_dir={settings}",
+         "--ServerApp.open_browser=False", "--LabApp.news_url=None"],
+        stdout=log, stderr=subprocess.STDOUT, cwd=root)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"jupyter lab exited early:\n{(root / 'jupyter.log').read_text()[-3000:]}")
+            try:
+                with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"jupyter lab did not answer on {base} within {timeout} s")
+            time.sleep(0.3)
+        yield base, token
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+        log.close()
+
+
+@contextlib.contextmanager
+def chromium(viewport=(1280, 1000)):
+    """A Playwright page in Debian's headless Chromium; yields ``(page, console_messages)``."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]})
+            messages: list[str] = []
+            page.on("console", lambda m: messages.append(f"{m.type}: {m.text}"))
+            page.on("pageerror", lambda e: messages.append(f"pageerror: {e}"))
+            yield page, messages
+        finally:
+            browser.close()
+
+
+@contextlib.contextmanager
+def screenshot_on_failure(page, name: str, log: Path | None = None):
+    """Keep what the page showed (and the server log) in artifacts/ when the block fails."""
+    try:
+        yield
+    except BaseException:
+        ARTIFACTS.mkdir(exist_ok=True)
+        with contextlib.suppress(Exception):
+            page.screenshot(path=str(ARTIFACTS / name))
+        if log is not None and log.exists():
+            (ARTIFACTS / (Path(name).stem + ".log")).write_text(log.read_text(errors="replace"))
+        raise
+
+
+def write_notebook(path: Path, cells: list[str]) -> None:
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, str(path))
+
+
+def wait_kernel_idle(page, timeout_ms: int = 60_000) -> None:
+    """The status bar says ``... | Idle`` once a kernel exists and is idle (the toolbar lies earlier)."""
+    page.wait_for_function(
+        "() => { const s = document.querySelector('#jp-main-statusbar');"
+        " return s && /\\|\\s*Idle/.test(s.textContent) }", timeout=timeout_ms)
+
+
+def run_all(page) -> None:
+    page.locator('.lm-MenuBar-itemLabel:text-is("Run")').click()
+    page.locator('li[data-command="runmenu:run-all"]').click()
+
+
+# What a plotly graph div shows, read from the page: per trace, the drawn points and their fills.
+PLOT_STATE_JS = """
+(gd) => {
+  const traces = Array.from(gd.querySelectorAll('.scatterlayer .trace, .barlayer .trace'));
+  return {
+    n_data: gd.data.length,
+    annotations: Array.from(gd.querySelectorAll('.annotation-text')).map(a => a.textContent),
+    yaxes: Object.keys(gd._fullLayout).filter(k => /^yaxis\\d*$/.test(k)).length,
+    legend: Array.from(gd.querySelectorAll('.legendtext')).map(t => t.textContent),
+  };
+}
+"""
+
+TRACE_POINTS_JS = """
+([gd, index]) => {
+  // the drawn points of data trace `index` (plotly keeps the trace object on each group's datum)
+  const groups = Array.from(gd.querySelectorAll('.scatterlayer .trace, .barlayer .trace'));
+  const group = groups.find(g => { const d = g.__data__; const t = d && (d[0] ? d[0].trace : d.trace);
+                                  return t && t.index === index; });
+  if (!group) return null;
+  return Array.from(group.querySelectorAll('path.point')).map(p => {
+    const r = p.getBoundingClientRect();
+    return {fill: p.style.fill, x: r.x + r.width / 2, y: r.y + r.height / 2, w: r.width, h: r.height};
+  });
+}
+"""
+
+
+def hex_to_rgb(color: str) -> str:
+    color = color.lstrip("#")
+    r, g, b = (int(color[i:i + 2], 16) for i in (0, 2, 4))
+    return f"rgb({r}, {g}, {b})"

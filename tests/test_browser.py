@@ -1,0 +1,259 @@
+"""The widget in a real JupyterLab and the exported report in a real browser (headless Chromium).
+
+What a person sees, checked from the page itself: one marker per tensor drawn in its device's
+colour, one memory lane per arena labelled with its device, and a click on a tensor filling the
+details panel — in JupyterLab through the kernel, and in the exported HTML without one. A program
+whose names are HTML must show that text and run nothing. Screenshots go to ``artifacts/``.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+from pathlib import Path
+
+import pytest
+from browser_helpers import (
+    ARTIFACTS,
+    TRACE_POINTS_JS,
+    chromium,
+    hex_to_rgb,
+    jupyter_lab,
+    require_browser,
+    run_all,
+    screenshot_on_failure,
+    wait_kernel_idle,
+    write_notebook,
+)
+
+from explorer import Device, load
+from explorer.views.graph import TRACE
+from explorer.views.palette import device_style
+from explorer.views.prepare import plan_view
+
+pytestmark = pytest.mark.browser
+
+FIXTURE = Path(__file__).parent / "fixtures" / "device_mlp.pte"
+PLOTS_DRAWN_JS = """(sel) => { const gds = document.querySelectorAll(sel);
+  return gds.length === 2 && Array.from(gds).every(g => g._fullLayout && g.querySelectorAll('.point').length > 0) }"""
+
+
+@pytest.fixture(scope="module")
+def expected():
+    """What the page must show for FIXTURE, computed in Python from the same views."""
+    program = load(FIXTURE)
+    view = plan_view(program.plan("forward"), program)
+    tensors = view.geometry.tensors.tolist()
+    cuda = next(k for k, d in enumerate(view.geometry.tensor_devices) if str(d) == "cuda:0")
+    return {
+        "tensors": tensors,
+        "fills": [hex_to_rgb(device_style(d).color) for d in view.geometry.tensor_devices],
+        "lanes": [f"arena {a.memory_id} · {a.device}" for a in view.analysis.memory.arenas],
+        "click": {"point": cuda, "label": view.plan.values[tensors[cuda]].label, "device": "cuda:0"},
+        "first_block": view.analysis.memory.arenas[0].blocks[0].value,
+        "h2d_copies": sum("h2d" in i.label for i in view.plan.instructions),
+    }
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _browser_available():
+    require_browser()
+    ARTIFACTS.mkdir(exist_ok=True)
+
+
+def check_panels(page, graph: str, memory: str, expected: dict) -> list[dict]:
+    """Assert the drawn graph and memory map; returns the tensor points (page coordinates)."""
+    points = page.evaluate(f"([sel, i]) => ({TRACE_POINTS_JS})([document.querySelector(sel), i])",
+                           [graph, TRACE["tensors"]])
+    assert points is not None, "no tensor trace drawn in the graph"
+    assert len(points) == len(expected["tensors"]), "one marker per tensor"
+    assert [p["fill"] for p in points] == expected["fills"], "tensor markers in their device colours"
+    assert all(p["w"] > 4 for p in points), "markers are visible"
+    lanes = page.evaluate("(sel) => Array.from(document.querySelector(sel).querySelectorAll('.annotation-text'))"
+                          ".map(a => a.textContent)", memory)
+    for lane in expected["lanes"]:
+        assert any(text.startswith("■ " + lane) for text in lanes), f"memory lane {lane!r} in {lanes}"
+    n_axes = page.evaluate("(sel) => Object.keys(document.querySelector(sel)._fullLayout)"
+                           ".filter(k => /^yaxis\\d*$/.test(k)).length", memory)
+    assert n_axes == len(expected["lanes"]), "one lane (y axis) per arena"
+    bars = page.evaluate("(sel) => document.querySelector(sel).querySelectorAll('.barlayer .point path').length", memory)
+    assert bars > 0, "memory blocks drawn"
+    return points
+
+
+def click_point(page, point: dict) -> None:
+    page.mouse.move(point["x"], point["y"])
+    page.wait_for_timeout(150)
+    page.mouse.click(point["x"], point["y"])
+
+
+def test_widget_in_jupyterlab(tmp_path, expected):
+    notebook = tmp_path / "explorer.ipynb"
+    write_notebook(notebook, [f"import explorer\nex = explorer.Explorer({str(FIXTURE)!r})\nex",
+                              "print('selected:', ex.selected)"])
+    timings = {}
+    with jupyter_lab(tmp_path) as (base, token), chromium((1280, 1000)) as (page, messages), \
+            screenshot_on_failure(page, "lab_failure.png", tmp_path / "jupyter.log"):
+        start = time.monotonic()
+        page.goto(f"{base}/lab/tree/{notebook.name}?token={token}")
+        wait_kernel_idle(page)
+        timings["kernel_idle_s"] = time.monotonic() - start
+        run_all(page)
+        graph, memory = ".dx-explorer .dx-graph-box .js-plotly-plot", ".dx-explorer .dx-memory-box .js-plotly-plot"
+        page.wait_for_function(PLOTS_DRAWN_JS, arg=".dx-explorer .js-plotly-plot", timeout=90_000)
+        timings["open_to_widget_drawn_s"] = time.monotonic() - start
+        # the figures fill their boxes (plotly alone would stay at 700 px)
+        page.wait_for_function(
+            "(sel) => { const g = document.querySelector(sel); const box = g.closest('.dx-graph-box');"
+            " return Math.abs(g._fullLayout.width - box.clientWidth) < 4 }", arg=graph, timeout=10_000)
+        page.locator(".dx-explorer").first.scroll_into_view_if_needed()
+        page.wait_for_timeout(300)
+        points = check_panels(page, graph, memory, expected)  # page coordinates: measured after scrolling
+        page.screenshot(path=str(ARTIFACTS / "lab_widget.png"))
+
+        target = points[expected["click"]["point"]]
+        page.mouse.move(target["x"], target["y"])
+        page.wait_for_selector(f"{graph} .hoverlayer .hovertext", timeout=5_000)
+        hover = page.locator(f"{graph} .hoverlayer .hovertext").text_content()
+        assert "float32" in hover and "cuda:0" in hover and "arena 2" in hover, hover
+        clicked = time.monotonic()
+        page.mouse.click(target["x"], target["y"])
+        details = page.locator(".dx-explorer .dx-details")
+        page.wait_for_function(
+            "([sel, label]) => { const d = document.querySelector(sel); return d && d.textContent.includes(label)"
+            " && d.textContent.includes('written by') }",
+            arg=[".dx-explorer .dx-details", expected["click"]["label"]], timeout=10_000)
+        timings["click_to_details_s"] = time.monotonic() - clicked
+        text = details.inner_text()
+        assert expected["click"]["device"] in text and "arena 2" in text
+        # the same tensor is outlined in the memory map
+        page.wait_for_function(
+            "(sel) => { const g = document.querySelector(sel); return g.data.some((t, k) => k % 2 === 1 &&"
+            " t.name === 'selected' && t.x && t.x.length > 0) }", arg=memory, timeout=10_000)
+        page.screenshot(path=str(ARTIFACTS / "lab_widget_clicked.png"))
+        # ... and Python sees the click: run the `print(ex.selected)` cell again
+        cell = page.locator(".jp-Notebook .jp-Cell").nth(1)
+        cell.locator(".jp-InputArea-editor").click()
+        page.keyboard.press("Shift+Enter")
+        index = expected["tensors"][expected["click"]["point"]]
+        page.wait_for_function(
+            "([sel, text]) => Array.from(document.querySelectorAll(sel)).some(o => o.textContent.includes(text))",
+            arg=[".jp-Notebook .jp-Cell .jp-OutputArea-output", f"values=({index},)"], timeout=15_000)
+        page.locator(memory).scroll_into_view_if_needed()
+        page.screenshot(path=str(ARTIFACTS / "lab_memory_map.png"))
+        errors = [m for m in messages if m.startswith("pageerror")]
+        assert not errors, errors
+    (ARTIFACTS / "timings.json").write_text(json.dumps({k: round(v, 2) for k, v in timings.items()}, indent=1))
+    assert timings["click_to_details_s"] < 3
+
+
+def test_exported_report_without_kernel(tmp_path, expected):
+    from explorer.cli import main
+
+    report = tmp_path / "report.html"
+    assert main(["show", str(FIXTURE), "-o", str(report)], stdout=io.StringIO()) == 0
+    html = report.read_text(encoding="utf-8")
+    assert "<script src=" not in html
+    with chromium((1280, 1000)) as (page, messages):
+        page.route("**/*", lambda route: route.abort() if not route.request.url.startswith("file:") else route.continue_())
+        page.goto(report.as_uri())
+        page.wait_for_function("() => document.querySelectorAll('#dx-graph .point').length > 0 &&"
+                               " document.querySelectorAll('#dx-memory .point').length > 0", timeout=30_000)
+        points = check_panels(page, "#dx-graph", "#dx-memory", expected)
+        page.screenshot(path=str(ARTIFACTS / "report.png"), full_page=True)
+        started = time.monotonic()
+        click_point(page, points[expected["click"]["point"]])
+        page.wait_for_function("(label) => document.querySelector('#dx-details').textContent.includes(label)",
+                               arg=expected["click"]["label"], timeout=5_000)
+        assert time.monotonic() - started < 2
+        details = page.locator("#dx-details").inner_text()
+        assert "cuda:0" in details and "arena 2" in details and "written by" in details
+        outlined = page.evaluate("() => document.getElementById('dx-memory').data"
+                                 ".filter((t, k) => k % 2 === 1 && t.name === 'selected').map(t => t.x.length)")
+        assert sum(outlined) == 1, "the clicked tensor is outlined in the memory map"
+        page.screenshot(path=str(ARTIFACTS / "report_clicked.png"), full_page=True)
+        # a rectangle of the memory map selects its tensor too
+        bar = page.locator("#dx-memory .barlayer .trace").first.locator(".point path").first
+        bar.scroll_into_view_if_needed()
+        box = bar.bounding_box()
+        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.wait_for_function("(v) => window.dxReport.state.values.length === 1 && window.dxReport.state.values[0] === v",
+                               arg=expected["first_block"], timeout=5_000)
+        label = page.evaluate("() => document.querySelector('#dx-details h4').textContent")
+        assert label.endswith(f"%{expected['first_block']}")
+        assert page.evaluate(f"() => document.getElementById('dx-graph').data[{TRACE['hl_nodes']}].x.length") == 1
+        # the device filter fades the other devices' tensors; the search box selects matches
+        page.locator("#dx-devices button", has_text="cuda:0").click()
+        faded = page.evaluate(f"() => document.getElementById('dx-graph').data[{TRACE['tensors']}].marker.opacity")
+        cpu = hex_to_rgb(device_style(Device.parse("cpu")).color)
+        assert [o < 1 for o in faded] == [fill != cpu for fill in expected["fills"]]
+        page.fill("#dx-search", "h2d")
+        assert page.evaluate("() => window.dxReport.state.instructions.length") == expected["h2d_copies"]
+        assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
+
+
+def test_report_finding_click_selects_its_values(tmp_path):
+    import dataclasses
+
+    from explorer import CPU
+    from explorer.format.writer import write
+    from explorer.views.report import write_report
+
+    program = load(FIXTURE)
+    plan = program.plan("forward")
+    values = list(plan.values)
+    values[17] = dataclasses.replace(values[17], device=CPU)  # the tour's planted bug
+    buggy = load(write(dataclasses.replace(program, plans=(dataclasses.replace(plan, values=tuple(values)),))))
+    report = write_report(buggy, tmp_path / "planted.html")
+    with chromium((1280, 1000)) as (page, messages):
+        page.goto(report.as_uri())
+        page.wait_for_function("() => document.querySelectorAll('#dx-graph .point').length > 0", timeout=30_000)
+        page.locator("#dx-findings button", has_text="device-mismatch").click()
+        details = page.locator("#dx-details").inner_text()
+        assert "device-mismatch" in details and "%17" in details and "et_copy::_h2d_copy.out" in details
+        state = page.evaluate("() => ({values: window.dxReport.state.values, instructions: window.dxReport.state.instructions,"
+                              f" ringed: document.getElementById('dx-graph').data[{TRACE['hl_nodes']}].x.length,"
+                              " outlined: document.getElementById('dx-memory').data[3].x.length})")
+        assert state == {"values": [17], "instructions": [7], "ringed": 2, "outlined": 1}
+        assert page.locator("#dx-findings button[aria-current=true]").count() == 1
+        page.screenshot(path=str(ARTIFACTS / "report_finding.png"), full_page=True)
+        assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
+
+
+HOSTILE = "<img src=x onerror=alert(1)>"
+
+
+def test_hostile_names_show_as_text_and_run_nothing(tmp_path):
+    from analysis_helpers import PlanBuilder
+
+    from explorer.format.writer import write
+    from explorer.views.report import write_report
+
+    b = PlanBuilder(arenas=[(64, "cpu"), (64, "cuda:0")])
+    x = b.tensor(arena=1, offset=0, name='x"><script>window.__pwned=1</script>')
+    d = b.tensor(arena=2, offset=0, device="cuda:0", name=HOSTILE)
+    y = b.tensor(arena=2, offset=16, device="cuda:0", name="y</script><script>window.__pwned=2</script>")
+    b.h2d(x, d)
+    b.kernel(HOSTILE + ".out", d, y, y)
+    b.inputs(x)
+    b.outputs(y)
+    program = load(write(b.program()))
+    report = write_report(program, tmp_path / "hostile.html")
+    with chromium((1280, 900)) as (page, _messages):
+        dialogs = []
+        page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+        page.goto(report.as_uri())
+        page.wait_for_function("() => document.querySelectorAll('#dx-graph .point').length > 0", timeout=30_000)
+        page.evaluate("() => window.dxReport.select({values: [1]})")
+        assert HOSTILE in page.locator("#dx-details").inner_text()
+        page.evaluate("() => window.dxReport.select({instructions: [1]})")
+        assert HOSTILE in page.locator("#dx-details").inner_text()
+        page.fill("#dx-search", "script")
+        page.wait_for_timeout(200)
+        assert "window.__pwned" in page.locator("#dx-details").inner_text()
+        page.wait_for_timeout(300)
+        assert page.evaluate("() => window.__pwned") is None
+        assert page.locator("#dx-details img, #dx-graph img, #dx-memory img").count() == 0
+        assert dialogs == []
+        page.screenshot(path=str(ARTIFACTS / "report_hostile.png"), full_page=True)
