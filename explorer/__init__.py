@@ -1,8 +1,8 @@
 """executorch-device-explorer: where every tensor and arena of an ExecuTorch program lives.
 
-``load`` reads a ``.pte`` (no torch or executorch needed), ``check`` runs the placement checks, and
-``Explorer`` is the notebook widget. The widget is imported lazily so the reader and the CLI never
-pay for ipywidgets or plotly.
+``load`` reads a ``.pte`` (no torch or executorch needed), ``check`` runs the placement checks,
+``diff`` compares the placement of two programs, and ``Explorer`` is the notebook widget. The widget
+and ``diff`` are imported lazily so the reader and the CLI never pay for ipywidgets or plotly.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from .errors import PteFormatError
 from .format.reader import load
 from .model import CPU, Buffer, Delegate, Device, Instruction, Plan, Program, Tensor, Value
 
-__all__ = ["load", "check", "Explorer", "PteFormatError", "Program", "Plan", "Tensor", "Value", "Buffer",
-           "Instruction", "Delegate", "Device", "CPU", "__version__"]
+__all__ = ["load", "check", "diff", "Explorer", "PteFormatError", "Program", "Plan", "Tensor", "Value",
+           "Buffer", "Instruction", "Delegate", "Device", "CPU", "__version__"]
 
 __version__ = "0.1.0"
 
@@ -24,4 +24,7 @@ def __getattr__(name: str):
     if name == "check":
         from .analysis import check
         return check
+    if name == "diff":
+        from .analysis.diff import diff
+        return diff
     raise AttributeError(f"module 'explorer' has no attribute {name!r}")

@@ -2,6 +2,8 @@
 
 Other tools and tests depend on these keys; add keys freely, never change the meaning of one.
 Non-finite doubles become the strings ``"nan"``, ``"inf"``, ``"-inf"`` so the output stays valid JSON.
+Each plan also carries ``requirements``: what the runtime must provide to run it
+(:mod:`explorer.analysis.requirements`).
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ def program_json(program: Program, file: str | None = None) -> dict:
 
 
 def plan_json(plan: Plan) -> dict:
+    from .analysis.requirements import requirements
+
     return {
         "name": plan.name,
         "inputs": list(plan.inputs),
@@ -51,6 +55,7 @@ def plan_json(plan: Plan) -> dict:
             "data_size": d.data_size,
             "target_device": None if d.target_device is None else str(d.target_device),
         } for d in plan.delegates],
+        "requirements": requirements(plan).to_json(),
     }
 
 

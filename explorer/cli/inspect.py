@@ -10,6 +10,7 @@ from typing import TextIO
 
 from ..analysis import analyze_program
 from ..analysis.describe import device_summary_lines, nbytes_text
+from ..analysis.requirements import requirements, requirements_lines
 from ..format.reader import load
 from ..json_form import program_json
 from ..model import Plan, Program
@@ -65,6 +66,8 @@ def summary_lines(program: Program, name: str, only: str | None = None) -> list[
         per_device = device_summary_lines(program, analyses, plan=plan.name, indent="    ")
         lines.append("  per device (peak live = most planned bytes alive at one instruction):")
         lines.extend(per_device[1:])  # the first line repeats the plan's name
+        lines.append("  runtime needs (MethodMeta::memory_planned_buffer_*(i) is arena #i+1):")
+        lines.extend(requirements_lines(requirements(plan, analyses.get(plan.name)), indent="    "))
     return lines
 
 

@@ -1,0 +1,50 @@
+"""``device-explorer diff A B [--json] [--plan NAME] [--limit N]``: a placement review of two programs.
+
+Human output is the review summary of :mod:`explorer.analysis.describe_diff` (what moved between
+devices, copies added/removed, arenas, findings new/fixed, what the runtime must now provide).
+``--json`` prints :meth:`explorer.analysis.diff.ProgramDiff.to_json` (``device-explorer-diff/1``) with
+sorted keys, so the same two files always give the same bytes.
+
+Exit status: 0 when both files were read (a diff is information, not a verdict), 2 when a file can't
+be read or ``--plan`` names a plan one of them lacks (``main`` maps those errors to 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TextIO
+
+from ..analysis.describe_diff import diff_lines
+from ..analysis.diff import diff
+from ..format.reader import load
+
+__all__ = ["register", "run"]
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "diff", help="placement review of two programs: what moved between devices, copies, arenas, runtime needs",
+        description="Compare where two .pte programs put their tensors: tensors that moved between devices, "
+                    "copies added or removed, arenas added/resized/moved, findings new or fixed, and what the "
+                    "runtime must now provide. Exit 0 when both files were read, 2 when one can't be.")
+    p.add_argument("file", help="the program before (A)")
+    p.add_argument("other", help="the program after (B)")
+    p.add_argument("--json", action="store_true", help="print the device-explorer-diff/1 JSON form")
+    p.add_argument("--plan", help="only this plan (method)")
+    p.add_argument("--limit", type=int, default=10, help="items listed per section before '... and N more' (default 10)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace, out: TextIO) -> int:
+    a = load(args.file)
+    args.file = args.other  # so main's "cannot read" message names the file that failed
+    b = load(args.other)
+    result = diff(a, b, plan=args.plan)
+    if args.json:
+        json.dump(result.to_json(), out, indent=1, sort_keys=True)
+        out.write("\n")
+        return 0
+    for line in diff_lines(result, limit=max(args.limit, 1)):
+        print(line, file=out)
+    return 0
