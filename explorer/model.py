@@ -52,6 +52,22 @@ def dtype_itemsize(scalar_type: int) -> int | None:
     return known[1] if known else None
 
 
+_NBYTES_LIMIT = 1 << 63  # byte counts are int64 for the runtime (and in the decoder's columns)
+
+
+def _nbytes(sizes: Sequence[int], itemsize: int) -> int | None:
+    """``prod(sizes) * itemsize``, or None when it doesn't fit in an int64 (only hostile files get there:
+    a few hundred int32 dims would otherwise make a number too long to print or to put in JSON)."""
+    if 0 in sizes:
+        return 0
+    n = itemsize
+    for s in sizes:  # with no zero dim |n| only grows, so stop as soon as it is out of range
+        n *= s
+        if abs(n) > _NBYTES_LIMIT:
+            return None
+    return n if n < _NBYTES_LIMIT else None
+
+
 _DEVICE_RE = re.compile(r"^\s*(cpu|cuda|unknown\((-?\d+)\))(?::(-?\d+))?\s*$")
 
 
@@ -141,9 +157,9 @@ class Tensor:
 
     @property
     def nbytes(self) -> int | None:
-        """numel x itemsize; None for an unknown dtype."""
+        """numel x itemsize; None for an unknown dtype, or a shape too large for an int64 byte count."""
         itemsize = dtype_itemsize(self.scalar_type)
-        return None if itemsize is None else math.prod(self.sizes) * itemsize
+        return None if itemsize is None else _nbytes(self.sizes, itemsize)
 
     @property
     def planned(self) -> bool:
@@ -237,16 +253,19 @@ class Instruction:
 
     @property
     def values(self) -> tuple[int, ...]:
-        """Every value index this instruction names, whatever its kind."""
+        """Every value index this instruction names, whatever its kind (none when its arguments table is
+        absent from the file: the union tag names a kind but no table follows)."""
         if self.kind in ("KernelCall", "DelegateCall"):
             return self.args
         if self.kind == "MoveCall":
-            return (self.move_from, self.move_to)  # type: ignore[return-value]
-        if self.kind == "JumpFalseCall":
-            return (self.cond_value_index,)  # type: ignore[return-value]
-        if self.kind == "FreeCall":
-            return (self.value_index,)  # type: ignore[return-value]
-        return ()
+            named = (self.move_from, self.move_to)
+        elif self.kind == "JumpFalseCall":
+            named = (self.cond_value_index,)
+        elif self.kind == "FreeCall":
+            named = (self.value_index,)
+        else:
+            return ()
+        return tuple(v for v in named if v is not None)
 
     @property
     def label(self) -> str:

@@ -12,6 +12,7 @@ import sys
 from typing import Sequence, TextIO
 
 from ..errors import PteFormatError
+from ..text import visible
 
 __all__ = ["main"]
 
@@ -37,9 +38,23 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _TerminalText:
+    """A text stream that shows control and bidi characters from file names as escapes (text.visible),
+    line by line, so no name can drive or reorder the user's terminal. JSON output is ASCII already."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return self._stream.write("\n".join(visible(line) for line in text.split("\n")))
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int:
     """Entry point of the ``device-explorer`` script; returns the exit status."""
-    out = stdout if stdout is not None else sys.stdout
+    out = _TerminalText(stdout if stdout is not None else sys.stdout)
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = _parser()
     if not argv or argv[0] == "demo":

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..columns import INSTRUCTION_CODES, ITEMSIZE, STORAGE_CODES, InstructionColumns, LazySeq, ValueColumns
+from ..columns import (INSTRUCTION_CODES, ITEMSIZE, OFFSET_SATURATED, STORAGE_CODES, InstructionColumns, LazySeq,
+                       ValueColumns)
 from ..errors import PteFormatError
-from ..model import CPU, Device, Instruction, Tensor, Value
+from ..model import CPU, Device, Instruction, Tensor, Value, _nbytes
 from . import schema as S
 from .gather import NONE, Gather
 
@@ -38,6 +39,7 @@ def decode_values(g: Gather, vec: int | None, path: str = "values[{}]"):
         n, pos = 0, np.zeros(0, np.int64)
     else:
         start, n = g.reader.vector(vec, 4)
+        g.reader.charge(4 * n, vec)
         pos = g.vector_elements(vec, n)
     F = g.tables(pos, path)
     tag = g.field(pos, F, S.EVALUE_VAL_TYPE, "u1")
@@ -52,7 +54,7 @@ def decode_values(g: Gather, vec: int | None, path: str = "values[{}]"):
         i = int(np.argmax(missing))
         raise PteFormatError("Tensor value has no table", offset=int(pos[i]), path=path.format(i))
 
-    tensors = _decode_tensors(g, val[tag == 5], np.flatnonzero(tag == 5), path)
+    tensors = _decode_tensors(g, val[tag == 5], np.flatnonzero(tag == 5), path, n)
     scalars = _decode_scalars(g, tag, val, path)
     tensor_row = np.cumsum(tag == 5) - 1
     cols = ValueColumns(tag, *tensors["columns"])
@@ -69,8 +71,7 @@ def decode_values(g: Gather, vec: int | None, path: str = "values[{}]"):
     return LazySeq(n, make), cols
 
 
-def _decode_tensors(g: Gather, tp: np.ndarray, index: np.ndarray, path: str) -> dict:
-    n_all = len(index) and int(index.max()) + 1
+def _decode_tensors(g: Gather, tp: np.ndarray, index: np.ndarray, path: str, n_all: int) -> dict:
     tpath = f"{path}.val(Tensor)"
     F = g.tables(tp, tpath, index)
     scalar_type = g.field(tp, F, S.TENSOR_SCALAR_TYPE, "i1").astype(np.int16)
@@ -89,8 +90,13 @@ def _decode_tensors(g: Gather, tp: np.ndarray, index: np.ndarray, path: str) -> 
     memory_id = np.full(len(tp), -1, np.int64)
     offset = np.full(len(tp), -1, np.int64)
     memory_id[planned] = g.field(ap, AF, S.ALLOC_MEMORY_ID, "<u4")
-    offset[planned] = (g.field(ap, AF, S.ALLOC_MEMORY_OFFSET_LOW, "<u4").astype(np.int64)
-                       | (g.field(ap, AF, S.ALLOC_MEMORY_OFFSET_HIGH, "<u4").astype(np.int64) << 32))
+    low = g.field(ap, AF, S.ALLOC_MEMORY_OFFSET_LOW, "<u4").astype(np.int64)
+    high = g.field(ap, AF, S.ALLOC_MEMORY_OFFSET_HIGH, "<u4").astype(np.int64)
+    # the offset is a uint64: one past int64 saturates in the column (past any arena), exact in the object
+    offset[planned] = np.where(high >= 1 << 31, OFFSET_SATURATED, low | (high << 32))
+    giant = high >= 1 << 31
+    giant_offsets = dict(zip(np.flatnonzero(planned)[giant].tolist(),
+                             (lo | hi << 32 for lo, hi in zip(low[giant].tolist(), high[giant].tolist()))))
 
     extra = g.refs(tp, F, S.TENSOR_EXTRA_TENSOR_INFO, tpath, index)
     has_extra = extra != NONE
@@ -119,6 +125,14 @@ def _decode_tensors(g: Gather, tp: np.ndarray, index: np.ndarray, path: str) -> 
     itemsize = ITEMSIZE[scalar_type.astype(np.int64) & 0xFF]
     numel = _products(sizes_flat, sizes_starts)[sizes_row] if len(tp) else np.zeros(0, np.int64)
     nbytes = np.where(itemsize >= 0, numel * itemsize, -1)
+    if len(tp):  # int64 products wrap silently: settle shapes near the limit exactly (hostile files only)
+        with np.errstate(over="ignore", invalid="ignore"):
+            estimate = _products(np.abs(sizes_flat.astype(np.float64)), sizes_starts)[sizes_row] * itemsize
+        risky = np.flatnonzero((itemsize >= 0) & ~(estimate < 2.0 ** 62))
+        if len(risky):
+            shapes = _tuples(sizes_flat, sizes_starts)
+            nbytes[risky] = [-1 if b is None else b for b in
+                             (_nbytes(shapes[r], s) for r, s in zip(sizes_row[risky].tolist(), itemsize[risky].tolist()))]
 
     columns = []
     for arr, fill in ((scalar_type, -1), (device_type, 0), (device_index, 0), (memory_id, -1), (offset, -1),
@@ -131,9 +145,12 @@ def _decode_tensors(g: Gather, tp: np.ndarray, index: np.ndarray, path: str) -> 
 
     def prepare() -> tuple:
         """Python-side rows, built on the first materialisation only (columns serve the analysis)."""
+        offsets = offset.tolist()
+        for row, exact in giant_offsets.items():
+            offsets[row] = exact
         cache["rows"] = rows = list(zip(
             scalar_type.tolist(), sizes_row.tolist(), dims_row.tolist(), device_type.tolist(),
-            device_index.tolist(), storage.tolist(), memory_id.tolist(), offset.tolist(), data_buffer_idx.tolist(),
+            device_index.tolist(), storage.tolist(), memory_id.tolist(), offsets, data_buffer_idx.tolist(),
             name_of.tolist(), dynamism.tolist(), requires_grad.tolist(), storage_offset.tolist(), layout.tolist(),
             mutable_idx.tolist(), has_extra.tolist()))
         cache["sizes"] = _tuples(sizes_flat, sizes_starts)
@@ -153,12 +170,13 @@ def _decode_tensors(g: Gather, tp: np.ndarray, index: np.ndarray, path: str) -> 
 
 
 def _products(flat: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """numel of each ragged vector (1 for an empty shape, i.e. a scalar tensor)."""
+    """numel of each ragged vector (1 for an empty shape, i.e. a scalar tensor); int64 or float64 as ``flat``."""
     counts = np.diff(starts)
-    out = np.ones(len(counts), np.int64)
+    dt = np.float64 if flat.dtype.kind == "f" else np.int64
+    out = np.ones(len(counts), dt)
     nz = counts > 0
     if nz.any():
-        vals = flat.astype(np.int64)
+        vals = flat.astype(dt)
         out[nz] = np.multiply.reduceat(vals, starts[:-1][nz])
     return out
 
@@ -213,6 +231,7 @@ def decode_instructions(g: Gather, chain_vecs: list[int | None], op_names: list[
             continue
         try:
             _, count = g.reader.vector(vec, 4)
+            g.reader.charge(4 * count, vec)
         except PteFormatError as exc:
             raise exc.within(f"{path}[{c}].instructions") from None
         positions.append(g.vector_elements(vec, count))

@@ -30,9 +30,16 @@ def decode_program_fields(r: FlatReader, root: int, segment_base: int | None) ->
     out: dict = {"version": r.field(root, vt, S.PROGRAM_VERSION, "I")}
     plans = []
     g = Gather(r.buf, r)
+    decoded: dict[int, tuple[Plan, int]] = {}  # plan position -> (plan, bytes of elements it decoded)
     for i, pos in enumerate(_tables(r, root, vt, S.PROGRAM_EXECUTION_PLAN, "execution_plan")):
         try:
-            plans.append(_plan(r, g, pos))
+            seen = decoded.get(pos)
+            if seen is None:  # a plan listed twice is decoded once, but counts twice (its readers pay twice)
+                before = r.budget
+                seen = decoded[pos] = (_plan(r, g, pos), before - r.budget)
+            else:
+                r.charge(seen[1], pos)
+            plans.append(seen[0])
         except PteFormatError as exc:
             raise exc.within(f"execution_plan[{i}]") from None
     out["plans"] = tuple(plans)

@@ -10,7 +10,10 @@ Every read is checked against the buffer before it happens and failures raise
 :class:`~explorer.errors.PteFormatError` naming the byte offset and what was expected. Offsets in a
 flatbuffer are unsigned and point forward from where they are stored, so following them always
 terminates; declared vector lengths are checked against the bytes that remain before anything is
-allocated, so a small input can never make us allocate much.
+allocated, so a small input can never make us allocate much. Vectors and tables may still point at
+each other (aliasing), which lets a small file describe a huge tree: every vector decoded is
+charged against a budget proportional to the file (:meth:`FlatReader.charge`), so decoding stays
+linear in the input size whatever the file claims.
 """
 
 from __future__ import annotations
@@ -19,9 +22,13 @@ import struct
 
 from ..errors import PteFormatError
 
-__all__ = ["FlatReader", "MAX_SLOTS"]
+__all__ = ["FlatReader", "MAX_SLOTS", "ALIAS_FACTOR", "ALIAS_SLACK"]
 
 MAX_SLOTS = 16  # vtables are padded to this many slots so field lookups never need a length check
+# Bytes of vector elements one load may decode: ALIAS_FACTOR x the flatbuffer + ALIAS_SLACK. A file
+# without aliasing decodes each element once (<= 1x); the margin leaves room for shared strings.
+ALIAS_FACTOR = 4
+ALIAS_SLACK = 1 << 16
 
 _I32 = struct.Struct("<i").unpack_from
 _U32 = struct.Struct("<I").unpack_from
@@ -43,12 +50,27 @@ def _vec_struct(code: str, count: int) -> struct.Struct:
 class FlatReader:
     """Reads tables, scalars, strings and vectors from ``buf[0:end]`` with every access checked."""
 
-    __slots__ = ("buf", "end", "_vtables")
+    __slots__ = ("buf", "end", "_vtables", "budget")
 
     def __init__(self, buf, end: int) -> None:
         self.buf = buf  # bytes, memoryview or mmap: anything struct.unpack_from accepts
         self.end = end  # bytes that belong to the flatbuffer; nothing at or past this is read
         self._vtables: dict[int, tuple[int, ...]] = {}
+        self.budget = ALIAS_FACTOR * end + ALIAS_SLACK  # bytes of vector elements still allowed (see charge)
+
+    def charge(self, nbytes: int, pos: int | None = None) -> None:
+        """Count ``nbytes`` of vector elements about to be decoded; raise once the file's budget is spent.
+
+        Every vector checks its own length against the buffer, but vectors and tables that alias each
+        other (N plans sharing one table, N chains sharing one long instruction vector...) can make a
+        1 KB file describe gigabytes. A well-formed file decodes each element once, so its total is at
+        most its size; past ``ALIAS_FACTOR`` times that the file is rejected before anything is allocated.
+        """
+        self.budget -= nbytes
+        if self.budget < 0:
+            raise PteFormatError(f"vectors alias each other: decoding would read more than "
+                                 f"{ALIAS_FACTOR * self.end + ALIAS_SLACK} bytes of elements from a "
+                                 f"{self.end}-byte flatbuffer", offset=pos)
 
     # -- tables ------------------------------------------------------------------------------
 
@@ -71,13 +93,15 @@ class FlatReader:
         if table_size < 4 or pos + table_size > end:
             raise PteFormatError(f"table size {table_size} runs past the end of the flatbuffer ({end} bytes)",
                                  offset=pos)
-        slots = (vt_size - 4) // 2
+        # only the first MAX_SLOTS slots are ever read (later ones are fields of a newer schema):
+        # validating just those keeps a vtable's cost constant however large it claims to be
+        slots = min((vt_size - 4) // 2, MAX_SLOTS)
         offsets = _vec_struct("H", slots).unpack_from(self.buf, vt + 4) if slots else ()
         for slot, off in enumerate(offsets):
             if off and (off < 4 or off >= table_size):
                 raise PteFormatError(f"field slot {slot} at table offset {off} lies outside the "
                                      f"{table_size}-byte table", offset=vt + 4 + 2 * slot)
-        padded = tuple(offsets[:MAX_SLOTS]) + (0,) * max(0, MAX_SLOTS - slots)
+        padded = tuple(offsets) + (0,) * (MAX_SLOTS - slots)
         self._vtables[vt] = padded
         return padded
 
@@ -126,9 +150,11 @@ class FlatReader:
         """A vector of scalars as a tuple (empty when the field is absent)."""
         if pos is None:
             return ()
-        start, count = self.vector(pos, _SCALAR[code].size)
+        size = _SCALAR[code].size
+        start, count = self.vector(pos, size)
         if not count:
             return ()
+        self.charge(count * size, pos)
         return _vec_struct(code, count).unpack_from(self.buf, start)
 
     def raw_bytes(self, pos: int | None) -> bytes:
@@ -136,6 +162,7 @@ class FlatReader:
         if pos is None:
             return b""
         start, count = self.vector(pos, 1)
+        self.charge(count, pos)
         return bytes(self.buf[start:start + count])
 
     def tables(self, pos: int | None) -> list[int]:
@@ -145,6 +172,7 @@ class FlatReader:
         start, count = self.vector(pos, 4)
         if not count:
             return []
+        self.charge(4 * count, pos)
         rel = _vec_struct("I", count).unpack_from(self.buf, start)
         end = self.end
         out = [start + 4 * i + r for i, r in enumerate(rel)]
@@ -159,4 +187,5 @@ class FlatReader:
         if pos is None:
             return None
         start, count = self.vector(pos, 1)
+        self.charge(count, pos)
         return bytes(self.buf[start:start + count]).decode("utf-8", "replace")

@@ -85,8 +85,18 @@ class Gather:
         present = off != 0
         out = np.full(len(pos), default, dtype=np.dtype(dtype).newbyteorder("="))
         if present.any():
-            out[present] = self.read(pos[present] + off[present], dtype)
+            at = pos[present] + off[present]
+            self._check_field(at, np.dtype(dtype).itemsize, slot)
+            out[present] = self.read(at, dtype)
         return out
+
+    def _check_field(self, at: np.ndarray, size: int, slot: int) -> None:
+        """A field's offset lies inside its table, but a wide field there may still end past the buffer."""
+        bad = at + size > self.end
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise PteFormatError(f"the {size}-byte field in slot {slot} of a table starts at byte {int(at[k])} and "
+                                 f"runs past the end of the {self.end}-byte flatbuffer", offset=int(at[k]))
 
     def refs(self, pos: np.ndarray, fields: np.ndarray, slot: int, path: str, rows=None) -> np.ndarray:
         """Targets of an offset field of every table; NONE where absent."""
@@ -95,6 +105,7 @@ class Gather:
         out = np.full(len(pos), NONE, np.int64)
         if present.any():
             at = pos[present] + off[present]
+            self._check_field(at, 4, slot)
             target = at + self.read(at, "<u4").astype(np.int64)
             bad = target + 4 > self.end
             if bad.any():
@@ -116,7 +127,9 @@ class Gather:
 
         Returns ``(flat, starts, row)``: vector k is ``flat[starts[k]:starts[k+1]]``, and element i of
         ``vecs`` uses vector ``row[i]``. With ``dedupe`` each distinct position is decoded once, so a
-        file whose tables all share one long vector can't make us allocate more than the file holds.
+        file whose tables all share one long vector can't make us allocate more than the file holds;
+        the shared elements still count against the reader's budget once per reference
+        (:meth:`FlatReader.charge`), so what the model hands on stays proportional to the file too.
         """
         dt = np.dtype(dtype)
         if dedupe:
@@ -140,6 +153,10 @@ class Gather:
         if total > self.end:  # only possible when vectors alias each other (dedupe off)
             raise PteFormatError(f"vectors declare {total} elements in all, more than the {self.end}-byte "
                                  f"flatbuffer can hold without aliasing", path=path)
+        # decoded once per distinct vector, but every table that points at one hands its elements to
+        # the model's readers (JSON, analysis): charge them as many times as they are referenced
+        expanded = int(counts[row].sum()) if dedupe else total
+        self.reader.charge(expanded * dt.itemsize, int(uniq[present][0]) if present.any() else None)
         starts = np.zeros(len(uniq) + 1, np.int64)
         np.cumsum(counts, out=starts[1:])
         if not total:

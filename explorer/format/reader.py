@@ -10,6 +10,7 @@ import dataclasses
 import gc
 import mmap
 import os
+import traceback
 from typing import Union
 
 from ..errors import PteFormatError
@@ -45,8 +46,23 @@ def load(source: Source) -> Program:
 
     try:
         return _decode(mapped, size, str(path), read)
+    except PteFormatError as exc:
+        _drop_frames(exc)  # their locals hold numpy views of the mapping, which would keep it from closing
+        raise
     finally:
-        mapped.close()
+        try:
+            mapped.close()
+        except BufferError:  # a view is still referenced (by an unexpected error's traceback): the
+            pass  # mapping is unmapped when that goes; never let this hide the error being raised
+
+
+def _drop_frames(exc: BaseException | None) -> None:
+    """Clear the locals of the finished frames in ``exc``'s traceback and its chained errors."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        traceback.clear_frames(exc.__traceback__)
+        exc = exc.__context__
 
 
 def _decode(buf, size: int, source: str | None, read) -> Program:
@@ -69,19 +85,20 @@ def _decode_unguarded(buf, size: int, source: str | None, read) -> Program:
         fields = decode_program_fields(reader, container.root, base)
     except RecursionError:  # defensive: decoding is iterative, but never let one escape
         raise PteFormatError("structure nested too deeply") from None
-    plans = tuple(_with_delegate_sizes(p, fields["segments"], fields["delegate_data_sizes"]) for p in fields["plans"])
+    segment_sizes = [s.size for s in fields["segments"]]
+    plans = tuple(_with_delegate_sizes(p, segment_sizes, fields["delegate_data_sizes"]) for p in fields["plans"])
     fields["plans"] = plans
     return Program(**fields, header=container.header, identifier=container.identifier, size=size,
                    source=source, _read=read)
 
 
-def _with_delegate_sizes(plan, segments, inline_sizes):
+def _with_delegate_sizes(plan, segment_sizes, inline_sizes):
     """Fill Delegate.data_size where its blob index resolves (a dangling one stays None)."""
     if not plan.delegates:
         return plan
     delegates = []
     for d in plan.delegates:
-        table = inline_sizes if d.location == "inline" else [s.size for s in segments] if d.location == "segment" else []
+        table = inline_sizes if d.location == "inline" else segment_sizes if d.location == "segment" else []
         size = table[d.data_index] if 0 <= d.data_index < len(table) else None
         delegates.append(dataclasses.replace(d, data_size=size))
     return dataclasses.replace(plan, delegates=tuple(delegates))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from ..analysis.types import Finding, PlanAnalysis
 from ..model import Device, Plan, Tensor
 from .escape import html_text as h
+from .escape import visible
 from .palette import device_style, ordered_devices
 from .text import fmt_bytes, fmt_shape, op_kind, where
 
@@ -165,9 +166,10 @@ def instruction_details(plan: Plan, analysis: PlanAnalysis, index: int) -> str:
         rows.append(("writes", _ul(_value_ref(plan, v) for v in writes)))
     rows.append(("args", f"<span class='dx-code'>{h(', '.join('%' + str(a) for a in ins.values))}</span>"))
     if ins.stacktrace:
-        frames = "\n".join(f"{f.filename or '?'}:{f.lineno} in {f.name or '?'}" + (f"\n    {f.context}" if f.context else "")
+        # each field escaped on its own: only our newlines break lines (a "\n" in a context shows as \n)
+        frames = "\n".join(h(f"{f.filename or '?'}:{f.lineno} in {f.name or '?'}") + (f"\n    {h(f.context)}" if f.context else "")
                            for f in ins.stacktrace)
-        rows.append(("stack", f"<div class='dx-trace'>{h(frames)}</div>"))
+        rows.append(("stack", f"<div class='dx-trace'>{frames}</div>"))
     findings = _findings_about(analysis, instructions=[index])
     if findings:
         rows.append(("findings", _ul(_finding_line(f) for f in findings)))
@@ -227,5 +229,5 @@ def device_table(plan: Plan, analysis: PlanAnalysis) -> str:
 
 
 def finding_label(finding: Finding) -> str:
-    """Plain text (not HTML) for a findings list entry."""
-    return f"{SEVERITY_MARK.get(finding.severity, '·')} {finding.code} · {finding.plan}: {finding.message}"
+    """Plain text (not HTML; controls and bidi characters shown as escapes) for a findings list entry."""
+    return visible(f"{SEVERITY_MARK.get(finding.severity, '·')} {finding.code} · {finding.plan}: {finding.message}")
