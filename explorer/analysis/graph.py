@@ -94,6 +94,9 @@ def edges(plan: Plan, facts: Facts | None = None) -> Edges:
     e_i = np.repeat(np.arange(m, dtype=np.int64), counts)
     e_v = ic.args.astype(np.int64, copy=False)
     e_pos = np.arange(len(e_v), dtype=np.int64) - ic.starts[e_i]
+    if n == 0:  # a plan without values: every argument points nowhere (bad-reference), so no edges
+        empty = np.zeros(0, np.int64)
+        return Edges(empty, empty, np.zeros(0, bool), np.zeros(m + 1, np.int64))
     valid = (e_v >= 0) & (e_v < n)
     safe_v = np.where(valid, e_v, 0)
     vkind = np.where(valid, f.kind[safe_v], 255)

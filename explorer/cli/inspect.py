@@ -90,11 +90,15 @@ def _plan_lines(plan: Plan) -> list[str]:
     for b in buffers:
         lines.append(f"    #{b.memory_id:<3} {nbytes_text(b.size):>10}  {str(b.device):<10} {planned_in[b.memory_id]} planned tensors")
     if plan.delegates:
+        calls_of: dict[int, int] = defaultdict(int)
+        for i in plan.instructions:
+            if i.delegate_index is not None:
+                calls_of[i.delegate_index] += 1
         lines.append("  delegates:")
         for d in plan.delegates:
             target = f" -> {d.target_device}" if d.target_device else ""
             where = f"{d.location} #{d.data_index}" + (f", {nbytes_text(d.data_size)}" if d.data_size is not None else ", dangling")
-            calls = sum(1 for i in plan.instructions if i.delegate_index == d.index)
+            calls = calls_of[d.index]
             lines.append(f"    #{d.index} {d.id}{target}  ({where}; {calls} call(s))")
     return lines
 
