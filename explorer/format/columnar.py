@@ -26,7 +26,8 @@ _LIST_DTYPES = {7: "<i8", 8: "<f8", 9: "u1", 10: "<i4", 11: "<i4"}
 _DEVICES: dict[tuple[int, int], Device] = {(0, 0): CPU}
 
 
-def _device(kind: int, index: int) -> Device:
+def device(kind: int, index: int) -> Device:
+    """One shared Device object per (type, index): thousands of tensors name the same few devices."""
     dev = _DEVICES.get((kind, index))
     if dev is None:
         dev = _DEVICES[(kind, index)] = Device(kind, index)
@@ -160,7 +161,7 @@ def _decode_tensors(g: Gather, tp: np.ndarray, index: np.ndarray, path: str, n_a
     def make(i: int, row: int) -> Tensor:
         rows, sizes_t, dims_t = (cache["rows"], cache["sizes"], cache["dims"]) if cache else prepare()
         (st, sr, dr, dtype_, didx, sto, mem, off, dbi, nm, dyn, rg, so, lay, mut, hx) = rows[row]
-        return Tensor(i, st, sizes_t[sr], dims_t[dr], _device(dtype_, didx), _STORAGE_NAMES[sto],
+        return Tensor(i, st, sizes_t[sr], dims_t[dr], device(dtype_, didx), _STORAGE_NAMES[sto],
                       None if mem < 0 else mem, None if mem < 0 else off, dbi, None if nm < 0 else names[nm],
                       S.SHAPE_DYNAMISM.get(dyn) or f"unknown({dyn})", bool(rg), so, lay,
                       None if mut < 0 else mut, hx)

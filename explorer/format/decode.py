@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from ..errors import PteFormatError
 from ..model import (
-    CPU, BufferDevice, Chain, CompileSpec, Delegate, Device, Frame, NamedData, Operator, Plan, Segment,
+    BufferDevice, Chain, CompileSpec, Delegate, Frame, NamedData, Operator, Plan, Segment,
     SubsegmentOffsets,
 )
 from . import schema as S
-from .columnar import decode_instructions, decode_values
+from .columnar import decode_instructions, decode_values, device as _device
 from .flatbuf import FlatReader
 from .gather import Gather
 
@@ -155,14 +155,6 @@ def _plan(r: FlatReader, g: Gather, pos: int) -> Plan:
                 sizes, tuple(devices), enc_in, enc_out, _columns=(value_cols, instruction_cols))
 
 
-_DEVICES: dict[tuple[int, int], Device] = {(0, 0): CPU}
-
-
-def _device(kind: int, index: int) -> Device:
-    dev = _DEVICES.get((kind, index))
-    if dev is None:
-        dev = _DEVICES[(kind, index)] = Device(kind, index)
-    return dev
 
 
 def _delegate(r: FlatReader, pos: int, index: int) -> Delegate:
