@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..columns import (INSTRUCTION_CODES, ITEMSIZE, OFFSET_SATURATED, STORAGE_CODES, InstructionColumns, LazySeq,
+from ..columns import (ITEMSIZE, OFFSET_SATURATED, STORAGE_CODES, InstructionColumns, LazySeq,
                        ValueColumns)
 from ..errors import PteFormatError
 from ..model import CPU, Device, Instruction, Tensor, Value, _nbytes
