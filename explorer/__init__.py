@@ -1,8 +1,9 @@
 """executorch-device-explorer: where every tensor and arena of an ExecuTorch program lives.
 
 ``load`` reads a ``.pte`` (no torch or executorch needed), ``check`` runs the placement checks,
-``diff`` compares the placement of two programs, and ``Explorer`` is the notebook widget. The widget
-and ``diff`` are imported lazily so the reader and the CLI never pay for ipywidgets or plotly.
+``diff`` compares the placement of two programs, ``Explorer`` is the notebook widget and ``Diff`` the
+widget of a diff. The widgets and ``diff`` are imported lazily so the reader and the CLI never pay for
+ipywidgets or plotly.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from .errors import PteFormatError
 from .format.reader import load
 from .model import CPU, Buffer, Delegate, Device, Instruction, Plan, Program, Tensor, Value
 
-__all__ = ["load", "check", "diff", "Explorer", "PteFormatError", "Program", "Plan", "Tensor", "Value",
+__all__ = ["load", "check", "diff", "Explorer", "Diff", "PteFormatError", "Program", "Plan", "Tensor", "Value",
            "Buffer", "Instruction", "Delegate", "Device", "CPU", "__version__"]
 
 __version__ = "0.1.0"
@@ -21,6 +22,9 @@ def __getattr__(name: str):
     if name == "Explorer":
         from .widget import Explorer
         return Explorer
+    if name == "Diff":
+        from .widget_diff import Diff
+        return Diff
     if name == "check":
         from .analysis import check
         return check

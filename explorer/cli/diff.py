@@ -3,7 +3,8 @@
 Human output is the review summary of :mod:`explorer.analysis.describe_diff` (what moved between
 devices, copies added/removed, arenas, findings new/fixed, what the runtime must now provide).
 ``--json`` prints :meth:`explorer.analysis.diff.ProgramDiff.to_json` (``device-explorer-diff/1``) with
-sorted keys, so the same two files always give the same bytes.
+sorted keys, so the same two files always give the same bytes. ``--html OUT`` also writes the diff view
+(:mod:`explorer.views.diff_report`) as a self-contained, offline page.
 
 Exit status: 0 when both files were read (a diff is information, not a verdict), 2 when a file can't
 be read or ``--plan`` names a plan one of them lacks (``main`` maps those errors to 2).
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import TextIO
 
 from ..analysis.describe_diff import diff_lines
@@ -33,6 +35,8 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="print the device-explorer-diff/1 JSON form")
     p.add_argument("--plan", help="only this plan (method)")
     p.add_argument("--limit", type=int, default=10, help="items listed per section before '... and N more' (default 10)")
+    p.add_argument("--html", metavar="OUT", help="also write the diff view (both graphs, memory maps, runtime needs) "
+                                                 "as one self-contained, offline HTML file")
     p.set_defaults(func=run)
 
 
@@ -41,10 +45,17 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     args.file = args.other  # so main's "cannot read" message names the file that failed
     b = load(args.other)
     result = diff(a, b, plan=args.plan)
+    if args.html and not result.plans:
+        print("device-explorer: the two programs have no plan in common; no HTML written", file=sys.stderr)
+    elif args.html:
+        from ..views.diff_report import write_diff_report  # plotly: only when asked for
+        write_diff_report(a, b, args.html, result=result, programs=(a, b), plan=args.plan)
     if args.json:
         json.dump(result.to_json(), out, indent=1, sort_keys=True)
         out.write("\n")
         return 0
     for line in diff_lines(result, limit=max(args.limit, 1)):
         print(line, file=out)
+    if args.html and result.plans:
+        print(f"\nwrote {args.html}", file=out)
     return 0

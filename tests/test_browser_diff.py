@@ -1,0 +1,165 @@
+"""The diff report in a real browser (headless Chromium): ``device-explorer diff A B --html``.
+
+For cpu_only.pte -> device_cuda0.pte, checked from the page itself: both graphs draw one marker per
+tensor, the four tensors that moved to cuda:0 carry a magenta ring in B (and their A counterparts
+one in A), and a real mouse click on a tensor of A rings its counterpart in B, outlines both memory
+blocks and fills the details panel with the before -> after table. Screenshots go to ``artifacts/``.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from browser_helpers import ARTIFACTS, chromium, require_browser, screenshot_on_failure
+
+from explorer.cli import main
+from explorer.views.diff_prepare import diff_plan_view, open_diff
+from explorer.views.diff_style import STATUS_STYLES
+from explorer.views.graph import TRACE
+
+pytestmark = pytest.mark.browser
+
+PAIRS = Path(__file__).parent / "fixtures" / "diff"
+A, B = PAIRS / "cpu_only.pte", PAIRS / "device_cuda0.pte"
+
+# drawn points of data trace `index` of a graph div: centre (page coordinates), fill and stroke
+POINTS_JS = """
+([sel, index]) => {
+  const gd = document.querySelector(sel);
+  const group = Array.from(gd.querySelectorAll('.scatterlayer .trace')).find(g => {
+    const d = g.__data__; const t = d && (d[0] ? d[0].trace : d.trace); return t && t.index === index; });
+  if (!group) return [];
+  return Array.from(group.querySelectorAll('path.point')).map(p => {
+    const r = p.getBoundingClientRect();
+    return {x: r.x + r.width / 2, y: r.y + r.height / 2, w: r.width, fill: p.style.fill, stroke: p.style.stroke,
+            opacity: p.style.opacity};
+  });
+}
+"""
+
+
+def _rgb(color: str) -> str:
+    color = color.lstrip("#")
+    return "rgb({}, {}, {})".format(*(int(color[i:i + 2], 16) for i in (0, 2, 4)))
+
+
+@pytest.fixture(scope="module")
+def expected():
+    pa, pb, result = open_diff(A, B)
+    dv = diff_plan_view(result, pa, pb, "forward")
+    return {
+        "tensors": {s: dv.side(s).geometry.tensors.tolist() for s in "ab"},
+        "moved": {"a": [v for v, s in dv.diff.status_a.items() if s == "device"],
+                  "b": [v for v, s in dv.diff.status_b.items() if s == "device"]},
+        "click": (5, dv.pair("a", 5)),
+    }
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _browser_available():
+    require_browser()
+    ARTIFACTS.mkdir(exist_ok=True)
+
+
+def test_diff_report_links_both_sides(tmp_path, expected):
+    report = tmp_path / "diff.html"
+    assert main(["diff", str(A), str(B), "--html", str(report)], stdout=io.StringIO()) == 0
+    with chromium((1400, 1000)) as (page, messages), screenshot_on_failure(page, "diff_report_failure.png"):
+        page.route("**/*", lambda r: r.abort() if not r.request.url.startswith("file:") else r.continue_())
+        page.goto(report.as_uri())
+        page.wait_for_function("() => ['#dx-graph-a', '#dx-graph-b', '#dx-memory'].every(s =>"
+                               " document.querySelectorAll(s + ' .point').length > 0)", timeout=30_000)
+        rings = {}
+        for side in "ab":
+            sel = f"#dx-graph-{side}"
+            tensors = page.evaluate(POINTS_JS, [sel, TRACE["tensors"]])
+            assert len(tensors) == len(expected["tensors"][side]), f"one marker per tensor in {side}"
+            ring_index = page.evaluate(f"() => document.querySelector('{sel}').data.length - 1")
+            assert page.evaluate(f"() => document.querySelector('{sel}').data[{ring_index}].name") == "changes"
+            rings[side] = page.evaluate(POINTS_JS, [sel, ring_index])
+            # every moved tensor has a magenta ring drawn around its marker
+            magenta = _rgb(STATUS_STYLES["device"].color)
+            for v in expected["moved"][side]:
+                p = tensors[expected["tensors"][side].index(v)]
+                assert any(r["stroke"] == magenta and abs(r["x"] - p["x"]) < 2 and abs(r["y"] - p["y"]) < 2
+                           for r in rings[side]), f"%{v} ringed in {side}"
+            dimmed = sum(1 for t in tensors if t["opacity"] and float(t["opacity"]) < 0.5)
+            assert 0 < dimmed < len(tensors), "unchanged tensors dimmed, changed ones not"
+        assert len(rings["a"]) >= 4 and len(rings["b"]) >= 4 + 11
+        page.locator("#dx-header").screenshot(path=str(ARTIFACTS / "diff_report_header.png"))
+        page.screenshot(path=str(ARTIFACTS / "diff_report.png"), full_page=True)
+
+        # a real click on %5 in A selects %11 in B as well
+        a_value, b_value = expected["click"]
+        tensors_a = page.evaluate(POINTS_JS, ["#dx-graph-a", TRACE["tensors"]])
+        target = tensors_a[expected["tensors"]["a"].index(a_value)]
+        page.mouse.move(target["x"], target["y"])
+        page.wait_for_timeout(150)
+        page.mouse.click(target["x"], target["y"])
+        page.wait_for_function("() => window.dxDiff.state.values.b.length === 1", timeout=5_000)
+        state = page.evaluate("() => ({a: window.dxDiff.state.values.a, b: window.dxDiff.state.values.b})")
+        assert state == {"a": [a_value], "b": [b_value]}
+        tensors_b = page.evaluate(POINTS_JS, ["#dx-graph-b", TRACE["tensors"]])
+        pair = tensors_b[expected["tensors"]["b"].index(b_value)]
+        selected_b = page.evaluate(POINTS_JS, ["#dx-graph-b", TRACE["hl_nodes"]])
+        assert len(selected_b) == 1 and abs(selected_b[0]["x"] - pair["x"]) < 2 and abs(selected_b[0]["y"] - pair["y"]) < 2
+        assert len(page.evaluate(POINTS_JS, ["#dx-graph-a", TRACE["hl_nodes"]])) == 1
+        outlined = page.evaluate("() => { const gd = document.getElementById('dx-memory');"
+                                 " return gd.data.filter(t => t.name === 'selected').map(t => (t.customdata || []).length) }")
+        assert sum(outlined) == 2, "both memory blocks outlined"
+        details = page.locator("#dx-details").inner_text()
+        assert "moved device" in details and f"%{a_value}" in details and f"%{b_value}" in details
+        assert "aten::add.out" in details and "BackendWithCompilerDemo" in details and "cuda:0" in details
+        page.screenshot(path=str(ARTIFACTS / "diff_report_clicked.png"), full_page=True)
+        assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
+
+
+def test_diff_widget_in_jupyterlab(tmp_path, expected):
+    from browser_helpers import jupyter_lab, run_all, wait_kernel_idle, write_notebook
+
+    notebook = tmp_path / "diff.ipynb"
+    write_notebook(notebook, [f"import explorer\nd = explorer.Diff({str(A)!r}, {str(B)!r})\nd",
+                              "print('selected:', d.selected)"])
+    with jupyter_lab(tmp_path) as (base, token), chromium((1400, 1000)) as (page, messages), \
+            screenshot_on_failure(page, "diff_lab_failure.png", tmp_path / "jupyter.log"):
+        page.goto(f"{base}/lab/tree/{notebook.name}?token={token}")
+        wait_kernel_idle(page)
+        run_all(page)
+        graph = {s: f".dx-diff-widget .dx-diff-graph-{s} .js-plotly-plot" for s in "ab"}
+        page.wait_for_function(
+            "(sels) => sels.every(s => { const g = document.querySelector(s);"
+            " return g && g._fullLayout && g.querySelectorAll('.point').length > 0 })",
+            arg=[graph["a"], graph["b"], ".dx-diff-widget .dx-diff-memory .js-plotly-plot"], timeout=90_000)
+        # both graphs fill their half (the probe sets their widths from Python)
+        page.wait_for_function(
+            "(sel) => { const g = document.querySelector(sel); const box = g.closest('.dx-diff-graph-a');"
+            " return Math.abs(g._fullLayout.width - box.clientWidth) < 6 }", arg=graph["a"], timeout=15_000)
+        page.locator(".dx-diff-widget").first.scroll_into_view_if_needed()
+        page.wait_for_timeout(400)
+        a_value, b_value = expected["click"]
+        points = page.evaluate(POINTS_JS, [graph["a"], TRACE["tensors"]])
+        assert len(points) == len(expected["tensors"]["a"])
+        target = points[expected["tensors"]["a"].index(a_value)]
+        page.mouse.move(target["x"], target["y"])
+        page.wait_for_timeout(150)
+        page.mouse.click(target["x"], target["y"])
+        page.wait_for_function(
+            "(label) => { const d = document.querySelector('.dx-diff-widget .dx-details');"
+            " return d && d.textContent.includes('moved device') && d.textContent.includes(label) }",
+            arg=f"%{b_value}", timeout=10_000)
+        page.wait_for_function(
+            f"(sel) => document.querySelector(sel).data[{TRACE['hl_nodes']}].x.length === 1", arg=graph["b"],
+            timeout=10_000)
+        page.screenshot(path=str(ARTIFACTS / "diff_widget.png"))
+        page.locator(".dx-diff-widget .dx-details").scroll_into_view_if_needed()
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(ARTIFACTS / "diff_widget_details.png"))
+        cell = page.locator(".jp-Notebook .jp-Cell").nth(1)
+        cell.locator(".jp-InputArea-editor").click()
+        page.keyboard.press("Shift+Enter")
+        page.wait_for_function(
+            "(text) => Array.from(document.querySelectorAll('.jp-OutputArea-output')).some(o => o.textContent.includes(text))",
+            arg=f"values_a=({a_value},), values_b=({b_value},)", timeout=15_000)
+        assert not [m for m in messages if m.startswith("pageerror")], messages

@@ -1,0 +1,288 @@
+"""The diff view without a browser: ``explorer.Diff`` (widget) and the diff report (``--html``).
+
+On the real pairs in tests/fixtures/diff/: exactly the tensors (and ops) the diff calls changed are
+ringed, in their status colour, and everything else is dimmed; a click on either side selects the
+tensor and its counterpart (both graphs, both memory lanes, the details table); the runtime needs
+of both sides are compared; the report is self-contained and escapes what the files say.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+from analysis_helpers import PlanBuilder
+from plotly.callbacks import Points
+from plotly.offline import get_plotlyjs
+
+import explorer
+from explorer.analysis.diff import diff
+from explorer.cli import main
+from explorer.format.writer import write
+from explorer.views.diff_figures import (
+    diff_memory_figure,
+    memory_lanes,
+    ring_trace_index,
+)
+from explorer.views.diff_report import diff_report_html
+from explorer.views.diff_style import DIM_TENSOR, OP_STATUS_STYLES, STATUS_STYLES
+from explorer.views.graph import TRACE
+from explorer.views.requirements_html import requirement_changes, requirements_html
+
+PAIRS = Path(__file__).parent / "fixtures" / "diff"
+REAL = [("cpu_only.pte", "device_cuda0.pte"), ("device_cuda0.pte", "device_cuda1.pte"),
+        ("partition_add.pte", "partition_add_sin.pte")]
+HOSTILE = "<img src=x onerror=alert(1)>"
+BREAKOUT = "</script><script>window.__pwned=1</script>"
+
+
+@pytest.fixture(scope="module")
+def widgets():
+    return {pair: explorer.Diff(PAIRS / pair[0], PAIRS / pair[1]) for pair in REAL}
+
+
+def payload(html: str) -> dict:
+    match = re.search(r'<script type="application/json" id="dx-data">(.*?)</script>', html, re.S)
+    assert match, "the data block is missing"
+    return json.loads(match.group(1))
+
+
+def click(widget, side: str, kind: str, value: int) -> None:
+    """What a click on a graph point does: plotly calls the trace's on_click with Points."""
+    fig = widget._graphs[side]
+    trace = fig.data[TRACE[kind]]
+    k = list(trace.customdata).index(value)
+    points = Points(point_inds=[k], xs=[trace.x[k]], ys=[trace.y[k]], trace_name=trace.name,
+                    trace_index=TRACE[kind])
+    widget._graph_click(side)(trace, points, None)
+
+
+def ringed(widget, side: str) -> set[tuple[float, float, str]]:
+    ring = widget._graphs[side].data[ring_trace_index(widget._graphs[side])]
+    return {(round(x, 6), round(y, 6), c) for x, y, c in zip(ring.x, ring.y, ring.marker.color)}
+
+
+# -- the widget ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("pair", REAL, ids=lambda p: f"{p[0]}->{p[1]}")
+def test_exactly_the_changed_tensors_and_ops_are_ringed(widgets, pair):
+    w = widgets[pair]
+    p = w.plan_diff
+    for side, status, ops in (("a", p.status_a, p.instruction_status_a), ("b", p.status_b, p.instruction_status_b)):
+        geom = w.view.side(side).geometry
+        expected = {(round(x, 6), round(y, 6), STATUS_STYLES[status[v]].color)
+                    for v, x, y in zip(geom.tensors.tolist(), geom.tx, geom.ty) if status[v] != "same"}
+        expected |= {(round(x, 6), round(y, 6), OP_STATUS_STYLES[ops[i]].color)
+                     for i, x, y in zip(geom.ops.tolist(), geom.ox, geom.oy) if i in ops}
+        assert ringed(w, side) == expected
+        changed = {v for v, s in status.items() if s != "same"}
+        assert changed == {v for c in p.values for v in ([c.a.index] if side == "a" and c.a else
+                                                         [c.b.index] if side == "b" and c.b else [])}
+        opacity = w._graphs[side].data[TRACE["tensors"]].marker.opacity
+        assert [o == 1.0 for o in opacity] == [v in changed for v in geom.tensors.tolist()]
+        assert min(opacity) == DIM_TENSOR or not (set(status) - changed)
+
+
+def test_cpu_to_cuda0_rings_the_four_moved_adds_in_magenta(widgets):
+    w = widgets[REAL[0]]
+    geom_b = w.view.b.geometry
+    magenta = STATUS_STYLES["device"].color
+    moved_b = {v for v, x, y in zip(geom_b.tensors.tolist(), geom_b.tx, geom_b.ty)
+               if (round(x, 6), round(y, 6), magenta) in ringed(w, "b")}
+    assert moved_b == {11, 18, 23, 28}
+    added = {v for v, s in w.plan_diff.status_b.items() if s == "added"}
+    assert len(added) == 11  # the copies partitioning introduced, ringed green
+
+
+def test_memory_lanes_are_paired_by_arena_change(widgets):
+    w = widgets[REAL[0]]
+    lanes = memory_lanes(w.view)
+    assert [(x["side"], x["memory_id"]) for x in lanes] == [("a", 1), ("b", 1), ("a", None), ("b", 2)]
+    fig = diff_memory_figure(w.view)
+    titles = [a["text"] for a in fig.layout.annotations]
+    assert any("arena 1 · cpu" in t and "resized" in t and "192 B → 160 B" in t for t in titles)
+    assert any("arena 2 · cuda:0" in t and "only in B" in t for t in titles)
+    assert any("no counterpart in A" in t for t in titles)
+    # paired lanes share one byte scale, so the shrink shows
+    assert fig.layout.yaxis.range == fig.layout.yaxis2.range
+    moved = widgets[REAL[1]]
+    titles = [a["text"] for a in diff_memory_figure(moved.view).layout.annotations]
+    assert any("arena 2 · cuda:0 → cuda:1" in t and "moved" in t for t in titles)
+    # blocks outlined in their tensor's status colour, unchanged ones faded
+    for lane in memory_lanes(w.view):
+        if lane["memory_id"] is None:
+            continue
+        trace = w._memory.data[lane["blocks"]]
+        status = w.plan_diff.status_a if lane["side"] == "a" else w.plan_diff.status_b
+        for v, color, opacity in zip(trace.customdata, trace.marker.line.color, trace.marker.opacity):
+            s = status[int(v)]
+            assert color == (STATUS_STYLES[s].color if s != "same" else "white")
+            assert (opacity < 0.5) == (s == "same")
+
+
+def test_click_on_a_tensor_in_a_selects_its_pair_in_b(widgets):
+    w = widgets[REAL[0]]
+    click(w, "a", "tensors", 5)
+    assert (w.selected.values_a, w.selected.values_b, w.selected.side) == ((5,), (11,), "a")
+    for side, v in (("a", 5), ("b", 11)):
+        geom = w.view.side(side).geometry
+        k = geom.tensors.tolist().index(v)
+        hl = w._graphs[side].data[TRACE["hl_nodes"]]
+        assert list(hl.x) == [geom.tx[k]] and list(hl.y) == [geom.ty[k]]
+    outlined = {(lane["side"], int(c)) for lane in memory_lanes(w.view) if lane["memory_id"] is not None
+                for c in list(w._memory.data[lane["select"]].customdata)}
+    assert outlined == {("a", 5), ("b", 11)}
+    details = w._details.value
+    assert "moved device" in details and "%5" in details and "%11" in details
+    assert "aten::add.out" in details and "BackendWithCompilerDemo" in details
+    assert re.search(r"<tr class='dx-changed'><td>device →</td>.*cpu.*cuda:0", details)
+    assert "copies of it that changed" in details  # its new d2h copy
+
+
+def test_click_on_b_and_on_ops_and_memory_blocks(widgets):
+    w = widgets[REAL[0]]
+    click(w, "b", "tensors", 28)
+    assert (w.selected.values_a, w.selected.values_b, w.selected.side) == ((21,), (28,), "b")
+    click(w, "b", "ops", 3)  # the delegate call that now computes A's first add
+    assert (w.selected.instructions_a, w.selected.instructions_b) == ((0,), (3,))
+    assert "aten::add.out" in w._details.value and "BackendWithCompilerDemo" in w._details.value
+    click(w, "b", "tensors", 9)  # an h2d copy only B has
+    assert (w.selected.values_a, w.selected.values_b) == ((), (9,))
+    assert "not in A (added in B)" in w._details.value
+    lane = next(x for x in memory_lanes(w.view) if x["side"] == "b" and x["memory_id"] == 2)
+    trace = w._memory.data[lane["blocks"]]
+    k = list(trace.customdata).index(23)
+    w._on_memory_click(trace, Points(point_inds=[k], xs=[0], ys=[0], trace_name=trace.name,
+                                     trace_index=lane["blocks"]), None)
+    assert (w.selected.values_a, w.selected.values_b) == ((18,), (23,))
+
+
+def test_select_from_code(widgets):
+    w = widgets[REAL[2]]
+    sel = w.select("steps")  # the named mutable buffer, paired by name
+    assert sel.values_a and sel.values_b and sel.side == "a"
+    removed = next(c for c in w.plan_diff.values if c.status == "removed" and c.kind == "value")
+    sel = w.select(removed)
+    assert (sel.values_a, sel.values_b) == ((removed.a.index,), ())
+    assert "not in B (removed)" in w._details.value
+    sel = w.select("%16", side="b")
+    assert sel.values_a == (17,) and "moved device" in w._details.value
+    assert not w.select() and "Click a tensor" in w._details.value
+    with pytest.raises(IndexError):
+        w.select(10_000)
+    with pytest.raises(ValueError):
+        w.select(1, side="c")
+    assert "Diff('partition_add.pte', 'partition_add_sin.pte'" in repr(w)
+
+
+def test_header_counts_and_runtime_needs(widgets):
+    header = widgets[REAL[0]]._header.value
+    assert "moved between devices <b>4 (4 cpu → cuda:0)</b>" in header
+    assert "copies <b>+11 −0 (+352 B per run)</b>" in header
+    assert "arena changes <b>2 (added, resized)</b>" in header
+    assert "runtime-needs changes <b>6</b>" in header
+    req = widgets[REAL[1]]._requirements.value
+    assert ("-", "cuda:0") in requirement_changes(widgets[REAL[1]].plan_diff.requirements_a,
+                                                  widgets[REAL[1]].plan_diff.requirements_b)
+    assert req.count("class='dx-minus'") == 1 and req.count("class='dx-plus'") == 1  # cuda:0 gone, cuda:1 new
+    assert "class='dx-tilde'" in req and "index 1" in req  # the allocator is now called with index 1
+    same = widgets[REAL[2]]._requirements.value
+    assert "1 change" in same and "96 B" in same and "128 B" in same
+
+
+def test_plan_argument_and_save_html(widgets, tmp_path):
+    with pytest.raises(KeyError):
+        explorer.Diff(PAIRS / REAL[0][0], PAIRS / REAL[0][1], plan="nope")
+    w = widgets[REAL[0]]
+    w.select(5)
+    data = payload(w.save_html(tmp_path / "d.html").read_text(encoding="utf-8"))
+    assert data["selected"] == {"plan": "forward", "side": "a", "values": {"a": [5], "b": [11]},
+                                "instructions": {"a": [], "b": []}}
+
+
+# -- the report ------------------------------------------------------------------------------------
+
+def test_report_is_self_contained_with_both_sides(tmp_path):
+    out = io.StringIO()
+    target = tmp_path / "diff.html"
+    assert main(["diff", str(PAIRS / REAL[0][0]), str(PAIRS / REAL[0][1]), "--html", str(target)], stdout=out) == 0
+    assert f"wrote {target}" in out.getvalue() and "4 tensors moved" in out.getvalue()
+    html = target.read_text(encoding="utf-8")
+    assert not re.search(r"<script[^>]*\bsrc\s*=", html, re.I) and not re.search(r"<link[^>]*\bhref", html, re.I)
+    plotly_js = get_plotlyjs()
+    assert html.count(plotly_js[:200]) == 1 and plotly_js[-200:] in html
+    data = payload(html)
+    (plan,) = data["plans"]
+    assert set(plan["graphs"]) == {"a", "b"} and plan["pairs"]["a"]["5"] == 11 and plan["pairs"]["b"]["11"] == 5
+    assert plan["ipairs"]["b"]["3"] == 0
+    assert plan["vd"]["a"]["5"] == plan["vd"]["b"]["11"]  # one details text per pair, found from either side
+    for anchor in ('id="dx-graph-a"', 'id="dx-graph-b"', 'id="dx-memory"', 'id="dx-details"', 'id="dx-req"'):
+        assert anchor in html
+    # --json stays pure JSON when --html is asked for too
+    out = io.StringIO()
+    assert main(["diff", str(PAIRS / REAL[1][0]), str(PAIRS / REAL[1][1]), "--json", "--html",
+                 str(tmp_path / "j.html")], stdout=out) == 0
+    assert json.loads(out.getvalue())["format"] == "device-explorer-diff/1" and (tmp_path / "j.html").exists()
+
+
+def _hostile_pair():
+    a = PlanBuilder(arenas=[(64, "cpu")])
+    x = a.tensor(arena=1, offset=0, name=BREAKOUT)
+    y = a.tensor(arena=1, offset=16, name=HOSTILE)
+    a.kernel(HOSTILE + ".out", x, y, y)
+    a.inputs(x)
+    a.outputs(y)
+    b = PlanBuilder(arenas=[(64, "cpu"), (64, "cuda:0")])
+    x = b.tensor(arena=1, offset=0, name=BREAKOUT)
+    d = b.tensor(arena=2, offset=0, device="cuda:0", name="d\u202egnp.exe")
+    y = b.tensor(arena=2, offset=16, device="cuda:0", name=HOSTILE)
+    b.h2d(x, d)
+    b.delegate(HOSTILE, d, y, target_device="cuda:0")
+    b.inputs(x)
+    b.outputs(y)
+    return explorer.load(write(a.program())), explorer.load(write(b.program()))
+
+
+def test_report_escapes_what_the_files_say():
+    pa, pb = _hostile_pair()
+    html = diff_report_html(pa, pb)
+    head, rest = html.split('<script type="application/json" id="dx-data">', 1)
+    data_block, tail = rest.split("</script>", 1)
+    assert HOSTILE not in head + tail and "__pwned" not in head + tail
+    assert "</" not in data_block and "<!" not in data_block and "\u202e" not in data_block
+    assert len(re.findall(r"<script\b", head + tail)) == 2  # plotly.js and ours
+    data = payload(html)
+    texts = "".join(data["plans"][0]["texts"]) + data["plans"][0]["header"] + data["plans"][0]["requirements"]
+    assert HOSTILE not in texts and "&lt;img src=x onerror=alert(1)&gt;" in texts
+    assert "d\\u202egnp.exe" in texts  # the bidi override shown, not obeyed
+    assert "moved device" in texts  # the hostile output still moved to cuda:0, and says so
+
+
+def test_single_program_runtime_needs_block():
+    p = diff(PAIRS / REAL[0][0], PAIRS / REAL[0][1]).plan("forward")
+    html = requirements_html(p.requirements_b, open_=True)
+    assert html.startswith("<div class='dx-root dx-req'><details open><summary>Runtime needs")
+    assert "1 device besides the CPU" in html and "DeviceAllocator (type 1, cuda, index 0)" in html
+    assert "et_copy::_h2d_copy.out" in html and "BackendWithCompilerDemo" in html
+    assert "CPU only" in requirements_html(p.requirements_a)
+
+
+def test_several_plans_and_a_program_against_itself():
+    path = PAIRS.parent / "two_methods.pte"
+    w = explorer.Diff(path, path, plan="encode")
+    assert w.plan == "encode" and w._plan_box.layout.display == "flex"
+    assert (w.view.name_a, w.view.name_b) == ("A: two_methods.pte", "B: two_methods.pte")
+    assert not any(s != "same" for s in w.plan_diff.status_a.values())
+    assert w._graphs["a"].data[ring_trace_index(w._graphs["a"])].x.size == 0  # nothing ringed
+    assert "moved between devices <b>0</b>" in w._header.value and "the runtime needs exactly the same" in \
+        w._requirements.value
+    w.plan = "forward"
+    assert w.plan_diff.plan == "forward" and "plan forward" in w._header.value
+    tensor = w.view.a.geometry.tensors.tolist()[0]
+    sel = w.select(tensor)
+    assert sel.values_a == sel.values_b == (tensor,) and "unchanged" in w._details.value
+    data = payload(diff_report_html(path, path, plan="encode"))
+    assert [p["name"] for p in data["plans"]] == ["encode", "forward"] and data["plan"] == "encode"
