@@ -14,6 +14,7 @@ from pathlib import Path
 
 import anywidget
 import ipywidgets as W
+import numpy as np
 import plotly.graph_objects as go
 import traitlets
 
@@ -25,7 +26,7 @@ from .views.details import (
     finding_label,
     selection_details,
 )
-from .views.escape import html_text
+from .views.escape import html_text, visible
 from .views.graph import TRACE, build_graph_figure, graph_highlight, tensor_opacity
 from .views.memory import block_opacity, build_memory_figure, memory_highlight
 from .views.palette import ordered_devices
@@ -35,8 +36,11 @@ from .views.prepare import (
     open_program,
     plan_view,
     program_summary,
+    totals_view,
+    wants_lod,
 )
 from .views.selection import Selection, resolve, search
+from .widget_lod import OverviewMixin
 
 __all__ = ["Explorer", "Selection"]
 
@@ -86,23 +90,28 @@ class _SizeProbe(anywidget.AnyWidget):
     widths = traitlets.List(traitlets.Int(), default_value=[]).tag(sync=True)
 
 
-class Explorer(W.VBox):
+class Explorer(OverviewMixin, W.VBox):
     """Where every tensor and arena of an ExecuTorch program lives: graph, memory map, details, findings.
 
     ``Explorer()`` opens the bundled sample; ``Explorer("model.pte")``, ``Explorer(data_bytes)`` or
     ``Explorer(program)`` open yours. ``plan=`` picks the method (default ``forward``).
+
+    A plan with more than 2,000 graph nodes is drawn at a level of detail (``lod=None``, the default;
+    ``lod=True``/``False`` forces it on or off): the graph is an overview of instruction groups that
+    expand in place on click (:meth:`expand`, :meth:`collapse`, :meth:`reveal`), and memory lanes with
+    more than 4,000 tensors are binned until a zoom leaves few enough to draw (see :mod:`.widget_lod`).
     """
 
     plan = traitlets.Unicode(help="name of the plan (method) shown")
     devices = traitlets.Tuple(help="devices (as strings) whose tensors are drawn; the others fade")
     selected = traitlets.Instance(Selection, args=("",), help="what every panel highlights")
 
-    def __init__(self, source=None, *, plan: str | None = None, **kwargs):
+    def __init__(self, source=None, *, plan: str | None = None, lod: bool | None = None, **kwargs):
         super().__init__(**kwargs)
-        from .analysis import check
-
+        self._lod = lod
         self.program = open_program(source)
-        self.findings: list[Finding] = list(check(self.program))
+        self._lazy: dict = {}  # plan name -> LazyAnalysis made by the checks, reused by a big plan's view
+        self.findings: list[Finding] = self._check()
         self._views: dict[str, PlanView] = {}
         self._pending: Selection | None = None  # a selection waiting for its plan to be drawn
         self._out = W.Output(layout=W.Layout(max_height="160px", overflow="auto"))
@@ -155,13 +164,29 @@ class Explorer(W.VBox):
 
     def _view(self, name: str) -> PlanView:
         if name not in self._views:
-            self._views[name] = plan_view(self.program.plan(name), self.program)
+            plan = self.program.plan(name)
+            lod = wants_lod(plan, self._lod)
+            reuse = self._lazy.pop(name, None) if lod else None
+            self._views[name] = plan_view(plan, self.program, lod=lod, analysis=reuse)
         return self._views[name]
+
+    def _check(self) -> list[Finding]:
+        """``explorer.check(program)``, keeping each big plan's analysis for its view (no second pass)."""
+        from .analysis.checks import program_findings
+        from .analysis.lazy import LazyAnalysis
+
+        found = program_findings(self.program)
+        for plan in self.program.plans:
+            lazy = LazyAnalysis(plan, self.program)
+            found.extend(lazy.findings)
+            if wants_lod(plan, self._lod):
+                self._lazy[plan.name] = lazy
+        return found
 
     def _build_controls(self) -> None:
         names = self.program.plan_names
         self._header = W.HTML()
-        self._plan_box = W.Dropdown(options=names, description="plan", layout=W.Layout(width="200px"),
+        self._plan_box = W.Dropdown(options=[(visible(n), n) for n in names], description="plan", layout=W.Layout(width="200px"),
                                     style={"description_width": "36px"}, disabled=len(names) < 2)
         self._plan_box.observe(lambda c: setattr(self, "plan", c["new"]), names=["value"])
         self._device_box = W.HBox(layout=W.Layout(align_items="center"))
@@ -214,14 +239,17 @@ class Explorer(W.VBox):
         with self._out:
             view = self._view(change["new"])
             self._plan_box.value = view.plan.name
-            device_objs = ordered_devices(list(view.geometry.tensor_devices) + [a.device for a in view.analysis.memory.arenas])
+            device_objs = ordered_devices(_tensor_devices(view) + [b.device for b in view.plan.buffers])
             devices = [str(d) for d in device_objs]
             for old in (*self._graph_box.children, *self._memory_box.children):
                 old.close()
-            self._graph = self._figure(build_graph_figure(view.plan, view.analysis, geometry=view.geometry),
-                                       self._on_graph_click, self._width(0))
-            self._memory = self._figure(build_memory_figure(view.plan, view.analysis), self._on_memory_click,
-                                        self._width(1))
+            if view.lod:
+                self._graph, self._memory = self._lod_figures(view)
+            else:
+                self._graph = self._figure(build_graph_figure(view.plan, view.analysis, geometry=view.geometry),
+                                           self._on_graph_click, self._width(0))
+                self._memory = self._figure(build_memory_figure(view.plan, view.analysis), self._on_memory_click,
+                                            self._width(1))
             self._memory_shapes = tuple(self._memory.layout.shapes)
             self._graph_box.children = (self._graph,)
             self._memory_box.children = (self._memory,)
@@ -241,7 +269,7 @@ class Explorer(W.VBox):
                                   f"</b> <span class='dx-muted'>· {html_text(program_summary(view, plan_findings))}"
                                   f"</span></div>")
             self._totals.value = (f"<div class='dx-root' style='margin-top:8px'><b>Per device</b></div>"
-                                  f"{device_table(view.plan, view.analysis)}<div class='dx-root' style='margin-top:8px'>"
+                                  f"{device_table(view.plan, totals_view(view))}<div class='dx-root' style='margin-top:8px'>"
                                   f"<b>Memory map</b> <span class='dx-muted'>— one lane per arena; each tensor spans "
                                   f"its lifetime (x) and bytes (y)</span></div>")
             self.devices = tuple(devices)
@@ -256,11 +284,14 @@ class Explorer(W.VBox):
         with self._out:
             view, shown = self.view, set(change["new"])
             hidden = {t.description for t in self._device_box.children[1:]} - shown
-            with self._graph.batch_update():
-                self._graph.data[TRACE["tensors"]].marker.opacity = tensor_opacity(view.geometry, hidden)
-            with self._memory.batch_update():
-                for k, arena in enumerate(view.analysis.memory.arenas):
-                    self._memory.data[2 * k].marker.opacity = block_opacity(arena, hidden)
+            if view.lod:
+                self._lod_devices(hidden)
+            else:
+                with self._graph.batch_update():
+                    self._graph.data[TRACE["tensors"]].marker.opacity = tensor_opacity(view.geometry, hidden)
+                with self._memory.batch_update():
+                    for k, arena in enumerate(view.analysis.memory.arenas):
+                        self._memory.data[2 * k].marker.opacity = block_opacity(arena, hidden)
             for toggle in self._device_box.children[1:]:
                 if toggle.value != (toggle.description in shown):
                     toggle.value = toggle.description in shown
@@ -271,16 +302,20 @@ class Explorer(W.VBox):
             view = self.view
             if sel.plan != view.plan.name:
                 return  # select() switches the plan first; the plan observer re-applies it
-            edges, nodes = graph_highlight(view.geometry, sel.values, sel.instructions)
-            with self._graph.batch_update():
-                self._graph.data[TRACE["hl_edges"]].update(edges)
-                self._graph.data[TRACE["hl_nodes"]].update(nodes)
-            lanes, shapes = memory_highlight(view.analysis, len(view.plan.instructions), sel.values, sel.instructions)
-            with self._memory.batch_update():
-                for k, lane in enumerate(lanes):
-                    self._memory.data[2 * k + 1].update(lane)
-                if view.analysis.memory.arenas:
-                    self._memory.layout.shapes = self._memory_shapes + tuple(shapes)
+            if view.lod:
+                self._lod_selected(sel)
+            else:
+                edges, nodes = graph_highlight(view.geometry, sel.values, sel.instructions)
+                with self._graph.batch_update():
+                    self._graph.data[TRACE["hl_edges"]].update(edges)
+                    self._graph.data[TRACE["hl_nodes"]].update(nodes)
+                lanes, shapes = memory_highlight(view.analysis, len(view.plan.instructions), sel.values,
+                                                 sel.instructions)
+                with self._memory.batch_update():
+                    for k, lane in enumerate(lanes):
+                        self._memory.data[2 * k + 1].update(lane)
+                    if view.analysis.memory.arenas:
+                        self._memory.layout.shapes = self._memory_shapes + tuple(shapes)
             title = f"search “{sel.query}”: {len(sel.values)} values, {len(sel.instructions)} ops" if sel.query else None
             self._details.value = selection_details(view.plan, view.analysis, sel.values, sel.instructions,
                                                     sel.finding, title=title)
@@ -316,7 +351,7 @@ class Explorer(W.VBox):
                 self.select(int(trace.customdata[points.point_inds[0]]))
 
     def _finding_button(self, k: int, finding: Finding) -> W.Button:
-        button = W.Button(description=finding_label(finding), tooltip=finding.message,
+        button = W.Button(description=finding_label(finding), tooltip=visible(finding.message),
                           layout=W.Layout(width="100%", height="auto", margin="1px 0"))
         button.finding_index = k
         button.add_class("dx-finding")
@@ -327,6 +362,8 @@ class Explorer(W.VBox):
     def _on_finding(self, button: W.Button) -> None:
         with self._out:
             self.select(self.findings[button.finding_index])
+            if self.view.lod:  # open the groups holding what it names
+                self.reveal()
 
     def _on_search(self, change) -> None:
         with self._out:
@@ -335,3 +372,11 @@ class Explorer(W.VBox):
     def _on_toggle(self, change) -> None:
         with self._out:
             self.devices = tuple(t.description for t in self._device_box.children[1:] if t.value)
+
+
+def _tensor_devices(view: PlanView) -> list:
+    """The devices tensors of the view's plan live on (from the columns for a big plan)."""
+    if view.lod:
+        f = view.analysis.facts
+        return [f.device(int(c)) for c in np.unique(f.dcode[f.is_tensor])]
+    return list(view.geometry.tensor_devices)

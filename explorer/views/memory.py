@@ -18,7 +18,8 @@ from .escape import plotly_text
 from .palette import BLOCK_OPACITY, ERROR, FONT, INK, MUTED, SELECT, device_style, ordered_devices
 from .text import fmt_bytes, tensor_hover
 
-__all__ = ["build_memory_figure", "memory_highlight", "block_opacity", "lane_title", "LANE_HEIGHT"]
+__all__ = ["build_memory_figure", "memory_highlight", "block_opacity", "lane_title", "LANE_HEIGHT", "lanes_layout",
+           "lane_axes", "selection_trace", "legend_entries", "empty_memory_figure"]
 
 LANE_HEIGHT = 150  # pixels per arena lane
 _NO_LIFETIME = "/"  # hatch for a planned tensor no instruction names (drawn over the whole plan)
@@ -63,27 +64,61 @@ def build_memory_figure(plan: Plan, analysis: PlanAnalysis, *, hidden_devices=fr
     """The memory-map panel as a figure (see the module docstring for its trace order)."""
     arenas = analysis.memory.arenas
     n = len(plan.instructions)
-    base = {"plot_bgcolor": "white", "paper_bgcolor": "white", "font": {"family": FONT, "size": 12, "color": INK}}
     if not arenas:
-        return go.Figure(layout={
-            **base, "height": 120, "xaxis": {"visible": False}, "yaxis": {"visible": False},
-            "margin": {"l": 8, "r": 8, "t": 8, "b": 8},
-            "annotations": [{"text": "this plan has no memory-planned arenas", "showarrow": False, "x": 0.5, "y": 0.5,
-                             "xref": "paper", "yref": "paper", "font": {"size": 14, "color": MUTED}}]})
-    rows = len(arenas)
-    gap = min(0.12, 70 / (LANE_HEIGHT * rows + 60))
-    lane = (1 - gap * (rows - 1)) / rows
+        return empty_memory_figure()
     hidden = {str(d) for d in hidden_devices}
     hl_lanes, hl_shapes = memory_highlight(analysis, n, values, instructions)
     errors = {v for f in analysis.findings if f.severity == "error" for v in f.values}
-    layout = {**base, "annotations": [], "shapes": []}
+    layout = lanes_layout(arenas, n)
     traces = []
     for k, (arena, hl) in enumerate(zip(arenas, hl_lanes)):
-        x, y = ("x", "y") if k == 0 else (f"x{k + 1}", f"y{k + 1}")
+        x, y = lane_axes(k)
         traces.append(_blocks(plan, arena, n, hidden, errors) | {"xaxis": x, "yaxis": y})
-        traces.append({"type": "bar", **hl, "orientation": "v", "name": "selected", "hoverinfo": "skip",
-                       "showlegend": False, "xaxis": x, "yaxis": y,
-                       "marker": {"color": "rgba(0,0,0,0)", "line": {"color": SELECT, "width": 3}}})
+        traces.append(selection_trace(hl, x, y))
+    layout["shapes"].extend(hl_shapes)
+    traces.extend(legend_entries(b.device for a in arenas for b in a.blocks))
+    return go.Figure(data=traces, layout=layout, _validate=False)
+
+
+def empty_memory_figure() -> go.Figure:
+    base = {"plot_bgcolor": "white", "paper_bgcolor": "white", "font": {"family": FONT, "size": 12, "color": INK}}
+    return go.Figure(layout={
+        **base, "height": 120, "xaxis": {"visible": False}, "yaxis": {"visible": False},
+        "margin": {"l": 8, "r": 8, "t": 8, "b": 8},
+        "annotations": [{"text": "this plan has no memory-planned arenas", "showarrow": False, "x": 0.5, "y": 0.5,
+                         "xref": "paper", "yref": "paper", "font": {"size": 14, "color": MUTED}}]})
+
+
+def lane_axes(k: int) -> tuple[str, str]:
+    """The (x, y) axis ids of lane ``k``."""
+    return ("x", "y") if k == 0 else (f"x{k + 1}", f"y{k + 1}")
+
+
+def selection_trace(hl: dict, x: str, y: str) -> dict:
+    return {"type": "bar", **hl, "orientation": "v", "name": "selected", "hoverinfo": "skip",
+            "showlegend": False, "xaxis": x, "yaxis": y,
+            "marker": {"color": "rgba(0,0,0,0)", "line": {"color": SELECT, "width": 3}}}
+
+
+def legend_entries(devices) -> list[dict]:
+    out = []
+    for device in ordered_devices(devices):
+        style = device_style(device)
+        out.append({"type": "bar", "x": [None], "y": [None], "name": plotly_text(style.label), "showlegend": True,
+                    "marker": {"color": style.color, **({"pattern": {"shape": style.pattern}} if style.pattern else {})}})
+    return out
+
+
+def lanes_layout(arenas, n: int) -> dict:
+    """Figure layout with one lane (subplot row) per arena: axes, titles, peak and arena-end lines.
+    Reads only the arenas' summary fields (not their blocks)."""
+    rows = len(arenas)
+    gap = min(0.12, 70 / (LANE_HEIGHT * rows + 60))
+    lane = (1 - gap * (rows - 1)) / rows
+    layout = {"plot_bgcolor": "white", "paper_bgcolor": "white", "font": {"family": FONT, "size": 12, "color": INK},
+              "annotations": [], "shapes": []}
+    for k, arena in enumerate(arenas):
+        x, y = lane_axes(k)
         top = 1 - k * (lane + gap)
         style = device_style(arena.device)
         layout[x.replace("x", "xaxis")] = {
@@ -111,11 +146,6 @@ def build_memory_figure(plan: Plan, analysis: PlanAnalysis, *, hidden_devices=fr
             layout["shapes"].append({"type": "line", "xref": f"{x} domain", "yref": y, "x0": 0, "x1": 1,
                                      "y0": arena.size, "y1": arena.size, "name": "arena end",
                                      "line": {"color": ERROR, "width": 2}})
-    layout["shapes"].extend(hl_shapes)
-    for device in ordered_devices(b.device for a in arenas for b in a.blocks):
-        style = device_style(device)
-        traces.append({"type": "bar", "x": [None], "y": [None], "name": plotly_text(style.label), "showlegend": True,
-                       "marker": {"color": style.color, **({"pattern": {"shape": style.pattern}} if style.pattern else {})}})
     layout.update(
         height=LANE_HEIGHT * rows + 110, barmode="overlay", bargap=0,
         margin={"l": 64, "r": 12, "t": 58, "b": 44}, hovermode="closest", clickmode="event", dragmode="pan",
@@ -124,7 +154,7 @@ def build_memory_figure(plan: Plan, analysis: PlanAnalysis, *, hidden_devices=fr
         legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1.0, "yanchor": "top", "yref": "container",
                 "itemclick": False, "itemdoubleclick": False, "font": {"size": 11},
                 "title": {"text": "tensor device", "font": {"size": 11, "color": MUTED}, "side": "left"}})
-    return go.Figure(data=traces, layout=layout, _validate=False)
+    return layout
 
 
 def block_opacity(arena: ArenaMap, hidden) -> list[float]:

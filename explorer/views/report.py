@@ -30,12 +30,13 @@ from .details import (
     instruction_details,
     value_details,
 )
-from .escape import html_text, script_json
+from .escape import html_attr, html_text, script_json, visible
 from .graph import TRACE, build_graph_figure
 from .memory import build_memory_figure
 from .palette import BLOCK_OPACITY, OP_STYLES, TENSOR_OPACITY, device_style, ordered_devices
-from .prepare import PlanView, default_plan, plan_view, program_summary
+from .prepare import PlanView, default_plan, plan_view, program_summary, totals_view, wants_lod
 from .report_js import SCRIPT
+from .report_lod_js import LOD_SCRIPT
 from .selection import Selection
 
 __all__ = ["report_html", "write_report"]
@@ -68,19 +69,21 @@ body{margin:0;background:#F6F8FA}
 
 
 def _plan_payload(view: PlanView, findings: list[Finding], all_findings: list[Finding]) -> dict:
+    if view.lod:
+        return _lod_plan_payload(view, findings, all_findings)
     plan, analysis, geom = view.plan, view.analysis, view.geometry
     graph = build_graph_figure(plan, analysis, geometry=geom)
     memory = build_memory_figure(plan, analysis)
     return {
         "name": plan.name,
-        "summary": program_summary(view, findings),
+        "summary": visible(program_summary(view, findings)),
         "graph": graph.to_plotly_json(),
         "memory": memory.to_plotly_json(),
         "totals": device_table(plan, analysis),
         "details": {"v": {str(v): value_details(plan, analysis, v) for v in geom.tensors.tolist()},
                     "i": {str(i): instruction_details(plan, analysis, i) for i in range(len(plan.instructions))}},
-        "labels": {"v": {str(t.index): t.label for t in plan.tensors},
-                   "i": [ins.label for ins in plan.instructions]},
+        "labels": {"v": {str(t.index): visible(t.label) for t in plan.tensors},
+                   "i": [visible(ins.label) for ins in plan.instructions]},
         "edges": [[s[0], s[1], d[0], d[1]] for s, d, _ in geom.edges],
         "opSymbols": {str(i): OP_STYLES[k]["symbol"] for i, k in zip(geom.ops.tolist(), geom.op_kinds)},
         "tensorDevices": [str(d) for d in geom.tensor_devices],
@@ -92,10 +95,34 @@ def _plan_payload(view: PlanView, findings: list[Finding], all_findings: list[Fi
     }
 
 
+def _lod_plan_payload(view: PlanView, findings: list[Finding], all_findings: list[Finding]) -> dict:
+    """A big plan: the overview and binned memory map as first drawn, and the tables the page's script
+    explores them with (:mod:`.report_lod`); no HTML per tensor or instruction."""
+    from .report_lod import lod_devices, lod_payload
+
+    plan = view.plan
+    return {
+        "name": plan.name,
+        "summary": visible(program_summary(view, findings)),
+        "graph": view.overview.figure().to_plotly_json(),
+        "memory": view.memory.figure().to_plotly_json(),
+        "totals": device_table(plan, totals_view(view)),
+        "details": {"v": {}, "i": {}},
+        "devices": lod_devices(view),
+        "nInstructions": len(plan.instructions),
+        "findingDetails": {str(all_findings.index(f)): finding_details(plan, f) for f in findings},
+        "lod": lod_payload(view),
+    }
+
+
 def _plain(obj):
     """numpy values as JSON (NaN, the edge separator, as null)."""
     if isinstance(obj, np.ndarray):
-        return [None if math.isnan(x) else x for x in obj.tolist()] if obj.dtype.kind == "f" else obj.tolist()
+        if obj.dtype.kind != "f":
+            return obj.tolist()
+        if obj.ndim > 1:  # a heatmap's z: gaps (NaN) as null, float32 noise rounded away
+            return np.where(np.isnan(obj), None, np.round(obj.astype(np.float64), 4)).tolist()
+        return [None if math.isnan(x) else x for x in obj.tolist()]
     if isinstance(obj, np.generic):
         return obj.item()
     raise TypeError(f"cannot put {type(obj).__name__} in the report")
@@ -109,17 +136,18 @@ def _to_json(payload: dict) -> str:
 
 def report_html(program: Program, *, findings: list[Finding] | None = None, plan: str | None = None,
                 selected: Selection | None = None, title: str | None = None,
-                views: dict[str, PlanView] | None = None) -> str:
+                views: dict[str, PlanView] | None = None, lod: bool | None = None) -> str:
     """The whole report page as a string (see :func:`write_report`).
 
     ``findings`` default to ``explorer.check(program)``; ``views`` (plan name -> PlanView) reuse
-    analyses already made (the widget's, the CLI's); missing ones are computed.
+    analyses already made (the widget's, the CLI's); missing ones are computed — at a level of detail
+    for big plans (``lod=None``; True/False forces it), as the widget does.
     """
     if findings is None:
         from ..analysis import check
         findings = list(check(program))
     views = views or {}
-    plans = [views.get(p.name) or plan_view(p, program) for p in program.plans]
+    plans = [views.get(p.name) or plan_view(p, program, lod=wants_lod(p, lod)) for p in program.plans]
     payload = {
         "trace": TRACE,
         "opacity": {"tensor": TENSOR_OPACITY, "block": BLOCK_OPACITY},
@@ -133,7 +161,7 @@ def report_html(program: Program, *, findings: list[Finding] | None = None, plan
             "finding": str(findings.index(selected.finding)) if selected.finding in findings else None},
     }
     name = title or (Path(program.source).name if program.source else "program")
-    plan_options = "".join(f"<option>{html_text(v.plan.name)}</option>" for v in plans)
+    plan_options = "".join(f"<option value=\"{html_attr(v.plan.name)}\">{html_text(v.plan.name)}</option>" for v in plans)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -161,7 +189,7 @@ def report_html(program: Program, *, findings: list[Finding] | None = None, plan
 <p class="dx-muted">Made by executorch-device-explorer from {html_text(name)}; works offline.</p>
 </div>
 <script type="application/json" id="dx-data">{script_json(encoded=_to_json(payload))}</script>
-<script>{SCRIPT}</script>
+<script>{LOD_SCRIPT}{SCRIPT}</script>
 </body></html>
 """
 

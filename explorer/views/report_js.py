@@ -15,6 +15,10 @@ SCRIPT = r"""
   var graphDiv = $("dx-graph"), memoryDiv = $("dx-memory");
   var state = {plan: null, values: [], instructions: [], finding: null, query: "", shown: {}};
   var P = null;  // the current plan's payload
+  var LOD = null;  // for a big plan: its overview / binned memory map (report_lod_js.py)
+  var host = {graph: graphDiv, memory: memoryDiv, state: state, config: null,
+              shown: function () { return state.shown; }, select: function (sel) { select(sel); },
+              html: function (h) { $("dx-details").innerHTML = h; }, findings: function () { return DATA.findings; }};
   var CONFIG = {displaylogo: false, responsive: true, scrollZoom: true,
                 modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d"]};
 
@@ -43,7 +47,12 @@ SCRIPT = r"""
     Plotly.react(graphDiv, P.graph.data, P.graph.layout, CONFIG);
     Plotly.react(memoryDiv, P.memory.data, P.memory.layout, CONFIG);
     state.baseShapes = (P.memory.layout.shapes || []).slice();
-    indexNodes();
+    LOD = null;
+    if (P.lod) {
+      host.config = CONFIG;
+      LOD = window.dxLodPlan(P, host);
+      if (!P.labels) P.labels = LOD.labels();
+    } else indexNodes();
     state.shown = {};
     var box = $("dx-devices");
     box.textContent = "";
@@ -66,6 +75,7 @@ SCRIPT = r"""
   }
 
   function applyDevices() {
+    if (LOD) { LOD.devices(); return; }
     var O = DATA.opacity;
     var op = P.tensorDevices.map(function (d) { return O.tensor[state.shown[d] ? 0 : 1]; });
     Plotly.restyle(graphDiv, {"marker.opacity": [op]}, [T.tensors]);
@@ -88,6 +98,7 @@ SCRIPT = r"""
   function nodePos(kind, index) { return nodes[kind + index] || null; }
 
   function highlight() {
+    if (LOD) { LOD.highlight(state.values, state.instructions); return; }
     var vs = {}, is = {};
     state.values.forEach(function (v) { vs[v] = true; });
     state.instructions.forEach(function (i) { is[i] = true; });
@@ -134,6 +145,10 @@ SCRIPT = r"""
   function details() {
     var box = $("dx-details");
     if (state.finding !== null) { box.innerHTML = P.findingDetails[state.finding] || ""; return; }
+    if (LOD && state.finding === null && state.values.length + state.instructions.length === 1) {
+      box.innerHTML = state.values.length ? LOD.valueDetails(state.values[0]) : LOD.instrDetails(state.instructions[0]);
+      return;
+    }
     if (state.values.length === 1 && !state.instructions.length && P.details.v[state.values[0]] !== undefined) {
       box.innerHTML = P.details.v[state.values[0]]; return;
     }
@@ -181,11 +196,14 @@ SCRIPT = r"""
   function wireClicks() {
     graphDiv.on("plotly_click", function (ev) {
       var pt = ev.points[0];
+      if (LOD) { LOD.clickGraph(pt); return; }
       if (pt.curveNumber === T.tensors) select({values: [pt.customdata]});
       else if (pt.curveNumber === T.ops) select({instructions: [pt.customdata]});
     });
+    memoryDiv.on("plotly_relayout", function (ev) { if (LOD) LOD.onRelayout(ev); });
     memoryDiv.on("plotly_click", function (ev) {
       var pt = ev.points[0];
+      if (LOD) { LOD.clickMemory(pt); return; }
       if (pt.curveNumber % 2 === 0 && pt.customdata !== undefined) select({values: [pt.customdata]});
     });
   }
@@ -197,6 +215,7 @@ SCRIPT = r"""
     b.addEventListener("click", function () {
       if (f.plan !== state.plan) showPlan(f.plan);
       select({values: f.values, instructions: f.instructions, finding: String(k)});
+      if (LOD) LOD.reveal(f.values, f.instructions);  // open the groups holding what it names
     });
     li.appendChild(b); list.appendChild(li);
   });
@@ -208,6 +227,6 @@ SCRIPT = r"""
   showPlan(DATA.plan);
   wireClicks();
   if (DATA.selected && DATA.selected.plan === state.plan) select(DATA.selected);
-  window.dxReport = {select: select, state: state, showPlan: showPlan};
+  window.dxReport = {select: select, state: state, showPlan: showPlan, lod: function () { return LOD; }};
 })();
 """

@@ -1,0 +1,138 @@
+"""The report's data for a big plan: the overview and binned memory map as first drawn, plus compact
+tables from which the page's script (:mod:`.report_lod_js`) expands groups, re-bins on zoom and
+writes details — instead of a prebuilt HTML fragment per tensor and instruction.
+
+Tables are column lists (one list per field), so a 100k-value plan costs a few MB of numbers and
+names rather than tens of MB of HTML. Strings from the file are stored as plain text made
+:func:`~.escape.visible`; the script escapes them for plotly (``&<>``) and writes them into the page
+with ``textContent`` (or its own escaping), never as markup.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..analysis.facts import STORAGE
+from ..analysis.groups import OP_KINDS
+from .escape import visible
+from .memory_lod import BINS, BLOCK_LIMIT
+from .overview import FOCUS_LAYERS, GROUP_SYMBOLS, OVERVIEW_TRACE, VISIBLE_LIMIT, _GROUP_LABELS, _LABELS
+from .palette import BLOCK_OPACITY, EDGE_STYLES, ERROR, OP_STYLES, TENSOR_OPACITY, device_style, ordered_devices
+from .prepare import PlanView
+from .text import fmt_shape
+
+__all__ = ["lod_payload"]
+
+_STORAGE_NAMES = {code: name for name, code in STORAGE.items()}
+
+
+def lod_payload(view: PlanView) -> dict:
+    """Everything the report script needs to draw and explore a big plan (see the module docstring)."""
+    plan, lazy, ov, mem = view.plan, view.analysis, view.overview, view.memory
+    f, G = lazy.facts, ov.groups
+    G.build_all()
+    codes = sorted({int(c) for c in np.unique(f.dcode[f.is_tensor])} | set(G.device_codes)
+                   | {b.device.type * 1024 + b.device.index + 512 for b in plan.buffers}, key=f.device)
+    dev_index = {c: k for k, c in enumerate(codes)}
+    devices = [f.device(c) for c in codes]
+
+    def dev_of(code: int) -> int:
+        return dev_index.get(int(code), -1)
+
+    groups = G.groups
+    children, child_start = [], []
+    for g in groups:
+        child_start.append(len(children))
+        children.extend(G.children(g.id))
+    child_start.append(len(children))
+    counts = [G.counts(g.id) for g in groups]
+    tensors = np.flatnonzero(f.is_tensor)
+    values = plan.values
+    objs = [values[v] for v in tensors.tolist()]
+    dtypes = sorted({t.dtype for t in objs})
+    dtype_index = {d: k for k, d in enumerate(dtypes)}
+    edges = lazy.edges
+    flow = f.is_tensor[edges.value]
+    moving = lazy.moving
+    return {
+        "trace": OVERVIEW_TRACE,
+        "devices": [{"name": visible(d), "color": device_style(d).color, "symbol": device_style(d).symbol,
+                     "pattern": device_style(d).pattern, "cpu": d.is_cpu, "known": d.known} for d in devices],
+        "expanded": list(ov.expanded), "window": list(mem.window) if mem.window else None,
+        "groups": {"parent": [g.parent for g in groups], "start": [g.start for g in groups],
+                   "stop": [g.stop for g in groups], "kind": [g.kind for g in groups],
+                   "label": [visible(g.label) for g in groups],
+                   "dev": [dev_of(_code(g.device)) if g.device else -1 for g in groups],
+                   "nodes": [G.nodes(g.id) for g in groups], "childStart": child_start, "children": children,
+                   "kinds": [[c["kinds"].get(k, 0) for k in OP_KINDS] for c in counts],
+                   "devs": [[c["devices"].get(d, 0) for d in devices] for c in counts]},
+        "ops": {"kind": G.op_kind.tolist(), "dev": [dev_of(c) if c >= 0 else -1 for c in G.op_device.tolist()],
+                **_op_table(plan, f), "chain": _chains(plan, G.m)},
+        "tensors": {"index": tensors.tolist(), "label": [visible(t.label) for t in objs],
+                    "named": [int(bool(t.name)) for t in objs], "dtype": [dtype_index[t.dtype] for t in objs],
+                    **_interned("shape", [fmt_shape(t.sizes) for t in objs]),
+                    "dev": [dev_of(c) for c in f.dcode[tensors].tolist()],
+                    **_interned("storage", [_STORAGE_NAMES.get(int(s), "?") for s in f.storage[tensors].tolist()]),
+                    "mem": [t.memory_id if t.memory_id is not None else -1 for t in objs],
+                    "off": [t.offset if t.offset is not None else -1 for t in objs],
+                    "nbytes": f.raw_nbytes[tensors].tolist(), "first": lazy.first[tensors].tolist(),
+                    "last": lazy.last[tensors].tolist(), "home": G.home[tensors].tolist()},
+        "dtypes": dtypes,
+        "flow": {"i": edges.instr[flow].tolist(), "v": edges.value[flow].tolist(),
+                 "w": edges.write[flow].astype(np.int8).tolist()},
+        "moving": {"i": moving["instr"].tolist(), "s": moving["src"].tolist(), "d": moving["dst"].tolist(),
+                   "nbytes": moving["nbytes"].tolist()},
+        "delegates": [{"id": visible(d.id), "specs": [[visible(s.key), visible(s.text)] for s in d.compile_specs]}
+                      for d in plan.delegates],
+        "delegateOf": [int(t) if k == 2 else -1 for k, t in zip(f.ic.kind.tolist(), f.ic.target.tolist())],
+        "inputs": list(plan.inputs), "outputs": list(plan.outputs),
+        "errors": sorted({v for fd in lazy.findings if fd.severity == "error" for v in fd.values}),
+        "arenas": [{"id": a.memory_id, "size": a.size, "high": a.high_water, "dev": dev_of(_code(a.device)),
+                    "rows": rows["value"].tolist()} for a, rows in zip(mem.arenas, mem.rows)],
+        "names": {"plan": visible(plan.name), "opKinds": list(OP_KINDS)},
+        "limits": {"visible": VISIBLE_LIMIT, "focus": FOCUS_LAYERS, "labels": _LABELS, "groupLabels": _GROUP_LABELS,
+                   "blocks": BLOCK_LIMIT, "bins": list(BINS)},
+        "style": {"op": OP_STYLES, "group": GROUP_SYMBOLS, "edge": EDGE_STYLES, "error": ERROR,
+                  "opacity": {"tensor": TENSOR_OPACITY, "block": BLOCK_OPACITY}},
+        "m": G.m, "n": f.n,
+    }
+
+
+def lod_devices(view: PlanView) -> list[list[str]]:
+    """``[[device, colour], ...]`` for the device filter of a big plan."""
+    f = view.analysis.facts
+    devices = [f.device(int(c)) for c in np.unique(f.dcode[f.is_tensor])] + [b.device for b in view.plan.buffers]
+    return [[visible(d), device_style(d).color] for d in ordered_devices(devices)]
+
+
+def _interned(name: str, items: list[str]) -> dict:
+    """``{name: [index...], name + "s": [distinct...]}``: a column of few distinct strings, compactly."""
+    table: dict[str, int] = {}
+    index = [table.setdefault(x, len(table)) for x in items]
+    return {name: index, name + "s": list(table)}
+
+
+def _op_table(plan, f) -> dict:
+    """Per instruction an index into a table of (label, short label, kind name), from the columns
+    (no Instruction objects): ``op`` and ``opTable``."""
+    kinds = {0: "None", 1: "KernelCall", 2: "DelegateCall", 3: "MoveCall", 4: "JumpFalseCall", 5: "FreeCall"}
+    keys = (f.ic.kind.astype(np.int64) << 32) + (f.ic.target + 1)
+    uniq, first, index = np.unique(keys, return_index=True, return_inverse=True)
+    table = []
+    for i in first.tolist():
+        kind, target, label = int(f.ic.kind[i]), int(f.ic.target[i]), f.label(i)
+        known = kind == 1 and 0 <= target < len(plan.operators)
+        short = label.split("::", 1)[-1].removesuffix(".out") if known else label  # as text.op_short
+        table.append([visible(label), visible(short), kinds.get(kind, "None")])
+    return {"op": index.ravel().tolist(), "opTable": table}
+
+
+def _chains(plan, m: int) -> list[int]:
+    chain = np.zeros(m, dtype=np.int64)
+    for c in plan.chains:
+        chain[max(c.start, 0):min(c.stop, m)] = c.index
+    return chain.tolist()
+
+
+def _code(device) -> int:
+    return device.type * 1024 + device.index + 512

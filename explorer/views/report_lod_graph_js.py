@@ -1,0 +1,260 @@
+"""Part of the big-plan report script (see :mod:`.report_lod_js`): expanding and collapsing groups in
+place, the overview's traces, boxes and headers, focus ranges and selection rings — as
+:class:`explorer.views.overview.Overview` does in Python."""
+
+GRAPH_JS = r"""
+dxLod.graph = function (C) {  // expand / collapse, the overview's traces, selection rings
+  "use strict";
+  var P = C.P, host = C.host, L = C.L, T = C.T, m = C.m, n = C.n, DEV = C.DEV, ST = C.ST, G = C.G, nG = C.nG,
+    gbase = C.gbase, span = C.span, TT = C.TT, F = C.F, OPS = C.OPS, rowOf = C.rowOf, written = C.written,
+    home = C.home, fstart = C.fstart, inputs = C.inputs, outputs = C.outputs, errors = C.errors,
+    errorInstrs = C.errorInstrs, OPSYM = C.OPSYM, ptext = C.ptext, esc = C.esc, short = C.short,
+    fmtBytes = C.fmtBytes, num = C.num, devName = C.devName, swatch = C.swatch, kindOf = C.kindOf,
+    tensorHover = C.tensorHover, opHover = C.opHover, children = C.children, path = C.path,
+    visibleNodes = C.visibleNodes, folded = C.folded, depthOf = C.depthOf, batch = C.batch;
+  function groupDetails() { return C.groupDetails.apply(null, arguments); }
+  function memoryHighlight() { return C.memoryHighlight.apply(null, arguments); }
+  function drawMemory() { return C.drawMemory.apply(null, arguments); }
+  // -- expand / collapse (explorer.views.overview.Overview) ------------------------------------
+  function inside(outer, g) { return G.start[outer] <= G.start[g] && G.stop[g] <= G.stop[outer] && depthOf(g) >= depthOf(outer); }
+  function drop(g) { C.s.expanded = C.s.expanded.filter(function (e) { return !inside(g, e); }); }
+  function open(g) {  // Overview.expand: the state only
+    var d = depthOf(g), p = path(G.start[g]).filter(function (q) { return depthOf(q) <= d; });
+    C.s.note = "";
+    p.forEach(function (q) { if (C.s.expanded.indexOf(q) < 0) C.s.expanded.push(q); });
+    var closed = [];
+    while (visibleNodes(new Set(C.s.expanded)) > L.limits.visible) {
+      var victim = C.s.expanded.find(function (e) { return p.indexOf(e) < 0; });
+      if (victim === undefined) break;
+      drop(victim); closed.push(G.label[victim]);
+    }
+    if (closed.length) C.s.note = "collapsed " + closed.join(", ") + " to draw at most " + num(L.limits.visible) + " nodes";
+    C.s.cur = null;
+  }
+  function expand(g) { open(g); draw(focus(g)); host.html(groupDetails(g)); }
+  function collapse(g) {
+    if (g === undefined || g === null) { C.s.expanded = []; C.s.note = ""; C.s.cur = null; draw(null, true); return; }
+    drop(g); C.s.note = ""; C.s.cur = null; draw(focus(g));
+    host.html(groupDetails(g));
+  }
+  function reveal(values, instructions) {
+    var anchors = values.filter(function (v) { return v >= 0 && v < n && home[v] >= 0; }).map(function (v) { return home[v]; })
+      .concat(instructions.filter(function (i) { return i >= 0 && i < m; }));
+    var opened = [];
+    anchors.slice(0, 4).forEach(function (i) {
+      var p = path(i), f = folded();
+      if (p.length && f.nodes[f.instUnit[i]][0] === "g") { open(p[p.length - 1]); opened.push(p[p.length - 1]); }
+    });
+    if (opened.length) draw(focus(opened[opened.length - 1]));
+  }
+
+  // -- drawing ----------------------------------------------------------------------------------
+  function segments(f, sel) {
+    var xs = [], ys = [];
+    sel.forEach(function (q) {
+      var a = f.edges[q][0], b = f.edges[q][1];
+      xs.push(f.x[a], f.x[b], null); ys.push(-f.y[a], -f.y[b], null);
+    });
+    return [xs, ys];
+  }
+  function symbolOf(nd) {
+    if (nd[0] === "v") return "circle";
+    if (nd[0] === "i") return OPSYM[OPS.kind[nd[1]]];
+    return ST.group[G.kind[nd[1]]];
+  }
+  function holdsError(g) {
+    for (var q = 0; q < errorInstrs.length; q++) if (errorInstrs[q] >= G.start[g] && errorInstrs[q] < G.stop[g]) return true;
+    return false;
+  }
+  function mix(g) {
+    var devs = G.devs[g], total = 0, parts = [];
+    devs.forEach(function (c) { total += c; });
+    devs.forEach(function (c, d) { if (c) parts.push("<span style='color:" + DEV[d].color + "'>\u25a0</span>" + Math.round(100 * c / total) + "%"); });
+    return parts.length < 2 ? "" : "  " + parts.join(" ");
+  }
+  function groupHover(g) {
+    var kinds = [], devs = [];
+    G.kinds[g].forEach(function (c, k2) { if (c) kinds.push(num(c) + " " + L.names.opKinds[k2]); });
+    G.devs[g].forEach(function (c, d) { if (c) devs.push(ptext(DEV[d].name) + " " + num(c)); });
+    var ops = G.stop[g] - G.start[g];
+    return "<b>" + ptext(G.label[g]) + "</b><br>#" + G.start[g] + " \u2013 #" + (G.stop[g] - 1) + " \u00b7 " + num(ops) +
+      " ops (" + kinds.join(", ") + ")" + (devs.length ? "<br>runs on " + devs.join(" \u00b7 ") : "") +
+      "<br>" + num(G.nodes[g] - ops) + " tensors<br>click to expand";
+  }
+  function boxes() {
+    var f = folded(), out = [];
+    var anchor = f.nodes.map(function (nd) { return nd[0] === "i" ? nd[1] : nd[0] === "v" ? home[nd[1]] : G.start[nd[1]]; });
+    var done = new Map();
+    C.s.expanded.slice().sort(function (a, b) { return depthOf(b) - depthOf(a) || a - b; }).forEach(function (g) {
+      var x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+      anchor.forEach(function (a, p) {
+        if (a >= G.start[g] && a < G.stop[g]) {
+          x0 = Math.min(x0, f.x[p]); x1 = Math.max(x1, f.x[p]); y0 = Math.min(y0, -f.y[p]); y1 = Math.max(y1, -f.y[p]);
+        }
+      });
+      if (x0 > x1) return;
+      x0 -= 0.45; x1 += 0.45; y0 -= 0.45; y1 += 1.45;
+      done.forEach(function (b, e) {  // an C.s.expanded group inside: around its box and header
+        if (e !== g && G.start[g] <= G.start[e] && G.stop[e] <= G.stop[g]) {
+          x0 = Math.min(x0, b[0] - 0.15); x1 = Math.max(x1, b[1] + 0.15); y0 = Math.min(y0, b[2] - 0.15); y1 = Math.max(y1, b[3] + 2);
+        }
+      });
+      done.set(g, [x0, x1, y0, y1]);
+    });
+    Array.from(done.keys()).sort(function (a, b) { return depthOf(a) - depthOf(b) || a - b; }).forEach(function (g) {
+      out.push([g].concat(done.get(g)));
+    });
+    return out;
+  }
+  function tint(g, alpha) {
+    var c = G.dev[g] >= 0 ? DEV[G.dev[g]].color : "#8C959F";
+    return "rgba(" + parseInt(c.slice(1, 3), 16) + "," + parseInt(c.slice(3, 5), 16) + "," + parseInt(c.slice(5, 7), 16) + "," + alpha + ")";
+  }
+  function statusLines() {  // Overview.status_lines
+    var f = folded(), groups = f.nodes.filter(function (nd) { return nd[0] === "g"; }).length, raw = f.nodes.length - groups;
+    var tensors = 0;
+    for (var r = 0; r < TT.home.length; r++) if (TT.home[r] >= 0) tensors++;
+    var unused = TT.home.length - tensors;
+    return ["overview of " + num(m) + " instructions and " + num(tensors) + " tensors: " + num(groups) + " groups" +
+              (raw ? " and " + num(raw) + " single nodes" : "") + " drawn" +
+              (unused ? " (" + num(unused) + " tensors no instruction names are not drawn)" : ""),
+            "click a group to expand it, \u25be to collapse" + (C.s.note ? " \u00b7 " + C.s.note : "")];
+  }
+  function status() { return statusLines().join(" \u2014 "); }
+  function traces() {
+    var f = folded(), out = [], kinds = ["same", "h2d", "d2h", "d2d"];
+    kinds.forEach(function (kd) {
+      var sel = [];
+      f.kinds.forEach(function (k2, q) { if (k2 === kd) sel.push(q); });
+      var s = segments(f, sel);
+      out.push({x: s[0], y: s[1]});
+    });
+    var tk = [], ok = [], gk = [];
+    f.nodes.forEach(function (nd, p) { (nd[0] === "v" ? tk : nd[0] === "i" ? ok : gk).push(p); });
+    var labels = tk.length + ok.length <= L.limits.labels;
+    var shown = host.shown(), O = ST.opacity.tensor;
+    var tv = tk.map(function (p) { return f.nodes[p][1]; });
+    out.push({x: tk.map(function (p) { return f.x[p]; }), y: tk.map(function (p) { return -f.y[p]; }), customdata: tv,
+      hovertext: tv.map(tensorHover), mode: labels ? "markers+text" : "markers",
+      text: labels ? tv.map(function (v) { return "\u2002" + ptext(short(TT.label[rowOf[v]], 22)); }) : [],
+      "marker.color": tv.map(function (v) { return DEV[TT.dev[rowOf[v]]].color; }),
+      "marker.symbol": tv.map(function (v) { return DEV[TT.dev[rowOf[v]]].symbol; }),
+      "marker.opacity": tv.map(function (v) { return O[shown[DEV[TT.dev[rowOf[v]]].name] === false ? 1 : 0]; }),
+      "marker.line.color": tv.map(function (v) { return errors.has(v) ? ST.error : "white"; }),
+      "marker.line.width": tv.map(function (v) { return errors.has(v) ? 3 : 1; })});
+    var ops = ok.map(function (p) { return f.nodes[p][1]; });
+    out.push({x: ok.map(function (p) { return f.x[p]; }), y: ok.map(function (p) { return -f.y[p]; }), customdata: ops,
+      hovertext: ops.map(opHover), mode: labels ? "markers+text" : "markers",
+      text: labels ? ops.map(function (i) { return ptext(short(OPS.opTable[OPS.op[i]][1], 24)) + "\u2002"; }) : [],
+      "marker.symbol": ops.map(function (i) { return OPSYM[OPS.kind[i]]; }),
+      "marker.size": ops.map(function (i) { return ST.op[L.names.opKinds[OPS.kind[i]]].size; }),
+      "marker.line.color": ops.map(function (i) { return OPS.dev[i] >= 0 ? DEV[OPS.dev[i]].color : "#1F2328"; })});
+    out.push({x: [], y: []}, {x: [], y: [], "marker.symbol": []});  // selection: drawn by highlight()
+    var gids = gk.map(function (p) { return f.nodes[p][1]; });
+    out.push({x: gk.map(function (p) { return f.x[p]; }), y: gk.map(function (p) { return -f.y[p]; }), customdata: gids,
+      hovertext: gids.map(groupHover), mode: gk.length <= L.limits.groupLabels ? "markers+text" : "markers",
+      text: gids.map(function (g) { return "\u2002" + ptext(short(G.label[g], 40)) + mix(g); }),
+      "marker.symbol": gids.map(function (g) { return ST.group[G.kind[g]]; }),
+      "marker.size": gids.map(function (g) { return 14 + 3 * Math.log10(Math.max(G.stop[g] - G.start[g], 1)); }),
+      "marker.color": gids.map(function (g) { return G.dev[g] >= 0 ? DEV[G.dev[g]].color : "#D0D7DE"; }),
+      "marker.opacity": gids.map(function (g) { return O[G.dev[g] >= 0 && shown[DEV[G.dev[g]].name] === false ? 1 : 0]; }),
+      "marker.line.color": gids.map(function (g) { return holdsError(g) ? ST.error : "#1F2328"; }),
+      "marker.line.width": gids.map(function (g) { return holdsError(g) ? 3 : 1.2; })});
+    var bx = boxes();
+    out.push({x: bx.map(function (b) { return b[1]; }), y: bx.map(function (b) { return b[4] - 0.45; }),
+      customdata: bx.map(function (b) { return b[0]; }),
+      hovertext: bx.map(function (b) { return "<b>" + ptext(G.label[b[0]]) + "</b><br>click to collapse"; }),
+      text: bx.map(function (b) { return "\u2002\u25be " + ptext(short(G.label[b[0]], 40)); })});
+    var isGroup = f.nodes.map(function (nd) { return nd[0] === "g"; }), cx = [], cy = [], ch = [];
+    f.edges.forEach(function (e, q) {
+      if (!isGroup[e[0]] && !isGroup[e[1]]) return;
+      cx.push((f.x[e[0]] + f.x[e[1]]) / 2); cy.push(-(f.y[e[0]] + f.y[e[1]]) / 2);
+      var t = f.tensors[q], d = f.devs[q];
+      ch.push(num(t) + " tensor" + (t !== 1 ? "s" : "") + " \u00b7 " + ptext(fmtBytes(f.bytes[q])) +
+        (d >= 0 ? " on " + ptext(DEV[d].name) : " on several devices") +
+        (f.kinds[q] !== "same" ? " \u00b7 " + ST.edge[f.kinds[q]].label : ""));
+    });
+    out.push({x: cx, y: cy, hovertext: ch});
+    return out;
+  }
+  function layoutNow() {
+    return {shapes: boxes().map(function (b) {
+      return {type: "rect", xref: "x", yref: "y", x0: b[1], x1: b[2], y0: b[3], y1: b[4], layer: "below",
+              line: {color: tint(b[0], 0.55), width: 1, dash: "dot"}, fillcolor: tint(b[0], 0.06), name: "group " + b[0]};
+    }), "annotations[0].text": statusLines().map(ptext).join("<br>")};
+  }
+  function focus(g) {
+    var f = folded(), bx = boxes().find(function (b) { return b[0] === g; }), x0, x1, y0, y1;
+    var xs = f.x, ys = f.y.map(function (y) { return -y; });
+    if (!bx) {
+      var p = f.index.get("g" + g), c = p === undefined ? 0 : ys[p];
+      x0 = Math.min.apply(null, xs); x1 = Math.max.apply(null, xs); y0 = c - L.limits.focus / 2; y1 = c + L.limits.focus / 2;
+    } else { x0 = bx[1]; x1 = bx[2]; y0 = bx[3]; y1 = bx[4]; }
+    y0 = Math.max(y0, y1 - L.limits.focus);
+    var lo = Infinity, hi = -Infinity;
+    ys.forEach(function (y, p) { if (y >= y0 && y <= y1) { lo = Math.min(lo, xs[p]); hi = Math.max(hi, xs[p]); } });
+    if (lo > hi) { lo = Math.min.apply(null, xs); hi = Math.max.apply(null, xs); }
+    return {"xaxis.range": [lo - 0.6, hi + 3], "yaxis.range": [y0 - 0.5, y1 + 1.3]};
+  }
+  var baseData = JSON.parse(JSON.stringify(P.graph.data));
+  function setPath(obj, dotted, value) {
+    var keys = dotted.split("."), o = obj;
+    for (var q = 0; q < keys.length - 1; q++) { if (!o[keys[q]] || typeof o[keys[q]] !== "object") o[keys[q]] = {}; o = o[keys[q]]; }
+    o[keys[keys.length - 1]] = value;
+  }
+  function draw(ranges, reset) {  // one Plotly.react with every trace rebuilt, then the view's ranges
+    var gd = host.graph, data = JSON.parse(JSON.stringify(baseData));
+    traces().forEach(function (t, q) { Object.keys(t).forEach(function (key) { setPath(data[q], key, t[key]); }); });
+    var lay = Object.assign({}, gd.layout), now = layoutNow();
+    lay.shapes = now.shapes;
+    var depth = 0;
+    folded().y.forEach(function (y) { depth = Math.max(depth, y + 1); });
+    lay.height = Math.round(Math.min(720, Math.max(380, 22 * Math.min(depth, L.limits.focus) + 110)));  // graph._layout
+    lay.annotations = (gd.layout.annotations || []).map(function (a, q) { return q ? a : Object.assign({}, a, {text: now["annotations[0].text"]}); });
+    Plotly.react(gd, data, lay, host.config);
+    if (reset) Plotly.relayout(gd, {"xaxis.range": P.graph.layout.xaxis.range, "yaxis.range": P.graph.layout.yaxis.range});
+    else if (ranges) Plotly.relayout(gd, ranges);
+    highlight(host.state.values, host.state.instructions);
+  }
+  function unitPositions(values, instructions) {
+    var f = folded(), out = [];
+    values.forEach(function (v) { if (v >= 0 && v < n && f.valueUnit[v] >= 0) out.push(f.valueUnit[v]); });
+    instructions.forEach(function (i) { if (i >= 0 && i < m) out.push(f.instUnit[i]); });
+    return Array.from(new Set(out));
+  }
+  function highlight(values, instructions) {
+    var f = folded(), chosen = unitPositions(values, instructions), set = new Set(chosen), sel = [];
+    f.edges.forEach(function (e, q) { if (set.has(e[0]) || set.has(e[1])) sel.push(q); });
+    var s = segments(f, sel);
+    var b = batch();
+    b.set(T.hl_edges, {x: s[0], y: s[1]});
+    b.set(T.hl_nodes, {x: chosen.map(function (p) { return f.x[p]; }), y: chosen.map(function (p) { return -f.y[p]; }),
+                       "marker.symbol": chosen.map(function (p) { return symbolOf(f.nodes[p]) + "-open"; })});
+    b.send(host.graph);
+    memoryHighlight(values, instructions);
+  }
+
+  function clickGraph(pt) {
+    if (pt.curveNumber === T.groups) expand(pt.customdata);
+    else if (pt.curveNumber === T.headers) collapse(pt.customdata);
+    else if (pt.curveNumber === T.tensors) host.select({values: [pt.customdata]});
+    else if (pt.curveNumber === T.ops) host.select({instructions: [pt.customdata]});
+  }
+  function devices() {
+    var shown = host.shown(), O = ST.opacity.tensor, f = folded();
+    var tv = [], gv = [];
+    f.nodes.forEach(function (nd) { if (nd[0] === "v") tv.push(nd[1]); else if (nd[0] === "g") gv.push(nd[1]); });
+    Plotly.restyle(host.graph, {"marker.opacity": [tv.map(function (v) { return O[shown[DEV[TT.dev[rowOf[v]]].name] === false ? 1 : 0]; }),
+                                                   gv.map(function (g) { return O[G.dev[g] >= 0 && shown[DEV[G.dev[g]].name] === false ? 1 : 0]; })]},
+                   [T.tensors, T.groups]);
+    if (L.arenas.length) drawMemory(true);
+  }
+  function labels() {
+    var v = {};
+    TT.index.forEach(function (idx, r) { v[idx] = TT.label[r]; });
+    return {v: v, i: OPS.op.map(function (k2) { return OPS.opTable[k2][0]; })};
+  }
+  Object.assign(C, {expand: expand, collapse: collapse, reveal: reveal, highlight: highlight, holdsError: holdsError,
+    clickGraph: clickGraph, devices: devices, labels: labels, draw: draw, boxes: boxes, status: status});
+};
+"""

@@ -1,0 +1,299 @@
+"""The report page's script for big plans: overview expand/collapse, memory zoom, details from tables.
+
+In three parts (this module: tables, text, the group tree, folding and layout;
+:mod:`.report_lod_graph_js`: the overview; :mod:`.report_lod_panels_js`: details and the memory map),
+joined by :data:`LOD_SCRIPT`; each part adds its functions to a shared context ``C``.
+
+``window.dxLodPlan(P, host)`` takes a plan payload whose ``lod`` key :func:`.report_lod.lod_payload`
+made, and returns the object the page script (:mod:`.report_js`) calls for that plan. It mirrors the
+Python side step for step — :func:`explorer.analysis.folding.fold` (units, merged edges, layering,
+barycenter order), :class:`.overview.Overview` (traces, boxes, headers, focus, visible limit) and
+:class:`.memory_lod.MemoryLod` (windows, exact occupancy bins) — so the page draws what the widget
+draws for the same expansion. Strings from the file reach plotly through ``ptext`` (``&<>``) and the
+page through ``esc``.
+"""
+
+from .report_lod_graph_js import GRAPH_JS
+from .report_lod_panels_js import PANELS_JS
+
+BASE_JS = r"""
+window.dxLod = window.dxLod || {};
+dxLod.base = function (P, host) {  // tables, text, the group tree, folding and layout
+  "use strict";
+  var C = {};
+  var L = P.lod, T = L.trace, m = L.m, n = L.n, DEV = L.devices, ST = L.style;
+  var G = L.groups, nG = G.start.length, gbase = m + n, span = gbase + nG;
+  var TT = L.tensors, F = L.flow, OPS = L.ops;
+  var rowOf = new Int32Array(n).fill(-1), written = new Uint8Array(n), home = new Int32Array(n).fill(-1);
+  TT.index.forEach(function (v, r) { rowOf[v] = r; home[v] = TT.home[r]; });
+  for (var k = 0; k < F.v.length; k++) if (F.w[k]) written[F.v[k]] = 1;
+  var fstart = new Int32Array(m + 1);  // flow rows of instruction i: fstart[i] .. fstart[i + 1]
+  for (k = 0; k < F.i.length; k++) fstart[F.i[k] + 1]++;
+  for (k = 0; k < m; k++) fstart[k + 1] += fstart[k];
+  var inputs = new Set(L.inputs), outputs = new Set(L.outputs), errors = new Set(L.errors);
+  var errorInstrs = L.errors.map(function (v) { return home[v]; }).filter(function (h) { return h >= 0; })
+    .sort(function (a, b) { return a - b; });
+  C.s = {expanded: L.expanded.slice(), note: "", cur: null, win: L.window};
+  var OPSYM = L.names.opKinds.map(function (k) { return ST.op[k].symbol; });
+
+  // -- text -------------------------------------------------------------------------------------
+  function ptext(s) { return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;"); }
+  function esc(s) { return ptext(s).replace(/"/g, "&quot;").replace(/'/g, "&#x27;"); }
+  function short(s, k) { s = String(s); return s.length <= k ? s : s.slice(0, k - 1) + "\u2026"; }
+  function fmtBytes(b) {
+    if (b === null || b === undefined || b < 0) return "?";
+    var units = [["GiB", 1 << 30], ["MiB", 1 << 20], ["KiB", 1 << 10]];
+    for (var u = 0; u < units.length; u++) if (b >= units[u][1]) return (b / units[u][1]).toFixed(1) + " " + units[u][0];
+    return b + " B";
+  }
+  function num(x) { return Number(x).toLocaleString("en-US"); }
+  function devName(d) { return d >= 0 ? DEV[d].name : "?"; }
+  function swatch(d) {
+    if (d < 0) return "?";
+    return "<span class='dx-sw" + (DEV[d].known ? "" : " dx-unknown") + "' style='background-color:" + DEV[d].color +
+      "'></span>" + esc(DEV[d].name);
+  }
+  function kindOf(a, b) {  // transfer_kind over device table indices
+    if (a === b || (DEV[a].cpu && DEV[b].cpu)) return "same";
+    if (DEV[a].cpu) return "h2d";
+    if (DEV[b].cpu) return "d2h";
+    return "d2d";
+  }
+  function tensorHover(v) {
+    var r = rowOf[v], lines = ["<b>" + ptext(TT.label[r]) + "</b>" + (TT.named[r] ? "  <span style='color:#6E7781'>%" + v + "</span>" : ""),
+      ptext(L.dtypes[TT.dtype[r]]) + " " + TT.shapes[TT.shape[r]] + "  \u00b7  " + ptext(fmtBytes(TT.nbytes[r])),
+      "device <b>" + ptext(devName(TT.dev[r])) + "</b>  \u00b7  " + ptext(TT.storages[TT.storage[r]])];
+    if (TT.mem[r] >= 0) lines.push("arena " + TT.mem[r] + "  offset " + TT.off[r] + "  bytes " + (TT.nbytes[r] >= 0 ? TT.nbytes[r] : "?"));
+    if (TT.first[r] >= 0) lines.push("alive #" + TT.first[r] + " \u2013 #" + TT.last[r]);
+    return lines.join("<br>");
+  }
+  function opHover(i) {
+    var kind = L.names.opKinds[OPS.kind[i]], d = OPS.dev[i];
+    var reads = [], k;
+    for (k = fstart[i]; k < fstart[i + 1]; k++) reads.push("%" + F.v[k]);
+    return "<b>" + ptext(OPS.opTable[OPS.op[i]][0]) + "</b><br>#" + i + "  \u00b7  " + kind + (d >= 0 ? "  \u00b7  on " + ptext(devName(d)) : "") +
+      "<br>tensors " + ptext(reads.join(", "));
+  }
+
+  // -- the group tree ---------------------------------------------------------------------------
+  function children(g) { return G.children.slice(G.childStart[g], G.childStart[g + 1]); }
+  function path(i) {
+    var out = [], g = 0;
+    for (;;) {
+      var kids = children(g);
+      if (!kids.length) return out;
+      var pick = kids[0];
+      for (var c = 0; c < kids.length; c++) if (G.start[kids[c]] <= i) pick = kids[c];
+      g = pick; out.push(g);
+    }
+  }
+  function visibleNodes(exp) {
+    var total = 0, stack = [0];
+    while (stack.length) {
+      var g = stack.pop(), kids = children(g);
+      if (!kids.length) { total += G.nodes[g]; continue; }
+      kids.forEach(function (c) { if (exp.has(c)) stack.push(c); else total += 1; });
+    }
+    return total;
+  }
+
+  // -- folding (explorer.analysis.folding.fold) --------------------------------------------------
+  function fold() {
+    var exp = new Set(C.s.expanded.concat([0])), instUnit = new Int32Array(m), stack = [0], i, k, v;
+    while (stack.length) {
+      var g = stack.pop(), kids = children(g);
+      if (!kids.length) { for (i = G.start[g]; i < G.stop[g]; i++) instUnit[i] = i; continue; }
+      kids.forEach(function (c) {
+        if (exp.has(c)) stack.push(c); else for (var j = G.start[c]; j < G.stop[c]; j++) instUnit[j] = gbase + c;
+      });
+    }
+    var valueCode = new Int32Array(n).fill(-1);
+    for (var r = 0; r < TT.index.length; r++) {
+      v = TT.index[r];
+      if (TT.home[r] >= 0) { var hu = instUnit[TT.home[r]]; valueCode[v] = hu < m ? m + v : hu; }
+    }
+    var pairs = new Map();
+    for (k = 0; k < F.v.length; k++) {
+      v = F.v[k];
+      var vu = valueCode[v];
+      if (vu < 0) continue;
+      var iu = instUnit[F.i[k]], src = F.w[k] ? iu : vu, dst = F.w[k] ? vu : iu;
+      if (src === dst) continue;
+      var key = src * span + dst, e = pairs.get(key);
+      if (!e) { e = {key: key, src: src, dst: dst, seen: new Set(), count: 0, bytes: 0, lo: Infinity, hi: -1, v: v, i: F.i[k], w: F.w[k]}; pairs.set(key, e); }
+      if (!e.seen.has(v)) {
+        e.seen.add(v); e.count++;
+        var rr = rowOf[v], d = TT.dev[rr];
+        e.bytes += Math.max(TT.nbytes[rr], 0); e.lo = Math.min(e.lo, d); e.hi = Math.max(e.hi, d);
+        if (v < e.v) { e.v = v; e.i = F.i[k]; e.w = F.w[k]; }
+      }
+    }
+    var list = Array.from(pairs.values()).sort(function (a, b) { return a.key - b.key; });
+    var unitSet = new Set();
+    for (i = 0; i < m; i++) unitSet.add(instUnit[i]);
+    for (r = 0; r < TT.index.length; r++) if (TT.home[r] >= 0) unitSet.add(valueCode[TT.index[r]]);
+    var units = Array.from(unitSet).sort(function (a, b) { return a - b; });
+    var keyOf = function (u) {
+      if (u < m) return 3 * u + 1;
+      if (u < gbase) { var vv = u - m; return 3 * home[vv] + (written[vv] ? 2 : 0); }
+      return 3 * G.start[u - gbase] + 1;
+    };
+    var keyed = units.map(function (u, j) { return [keyOf(u), j, u]; });
+    keyed.sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; });
+    units = keyed.map(function (t) { return t[2]; });
+    var ukey = keyed.map(function (t) { return t[0]; });
+    var pos = new Map();
+    units.forEach(function (u, j) { pos.set(u, j); });
+    var A = list.map(function (e) { return pos.get(e.src); }), B = list.map(function (e) { return pos.get(e.dst); });
+    var layer = layers(units, A, B, ukey);
+    var x = order(layer, A, B, 4);
+    headerRows(units, layer);
+    var fin = units.map(function (_, j) { return j; });
+    fin.sort(function (a, b) { return layer[a] - layer[b] || x[a] - x[b] || a - b; });
+    var renum = new Int32Array(units.length);
+    fin.forEach(function (j, p) { renum[j] = p; });
+    var styled = rawKinds();
+    var out = {nodes: [], x: [], y: [], edges: [], tensors: [], bytes: [], kinds: [], devs: [],
+               instUnit: new Int32Array(m), valueUnit: new Int32Array(n).fill(-1)};
+    fin.forEach(function (j) {
+      var u = units[j];
+      out.nodes.push(u < m ? ["i", u] : u < gbase ? ["v", u - m] : ["g", u - gbase]);
+      out.x.push(x[j]); out.y.push(layer[j]);
+    });
+    list.forEach(function (e, q) {
+      out.edges.push([renum[A[q]], renum[B[q]]]);
+      out.tensors.push(e.count); out.bytes.push(e.bytes); out.devs.push(e.lo === e.hi ? e.lo : -1);
+      var atOp = e.src < m || e.dst < m;
+      out.kinds.push(atOp ? (styled.get(e.i + ":" + e.v + ":" + e.w) || "same") : "same");
+    });
+    for (i = 0; i < m; i++) out.instUnit[i] = renum[pos.get(instUnit[i])];
+    for (r = 0; r < TT.index.length; r++) if (TT.home[r] >= 0) out.valueUnit[TT.index[r]] = renum[pos.get(valueCode[TT.index[r]])];
+    out.index = new Map();
+    out.nodes.forEach(function (nd, p) { out.index.set(nd[0] + nd[1], p); });
+    return out;
+  }
+  function headerRows(units, layer) {  // folding._header_rows
+    var anchor = units.map(function (u) { return u < m ? u : u < gbase ? home[u - m] : G.start[u - gbase]; });
+    C.s.expanded.filter(function (g) { return g; }).sort(function (a, b) { return depthOf(a) - depthOf(b) || a - b; })
+      .forEach(function (g) {
+        var top = Infinity, ins = anchor.map(function (a) { return a >= G.start[g] && a < G.stop[g]; });
+        ins.forEach(function (yes, k2) { if (yes) top = Math.min(top, layer[k2]); });
+        if (top === Infinity) return;
+        for (var k2 = 0; k2 < layer.length; k2++) if (layer[k2] > top || (layer[k2] === top && ins[k2])) layer[k2] += 2;
+      });
+  }
+  var styledCache = null;
+  function rawKinds() {
+    if (styledCache) return styledCache;
+    styledCache = new Map();
+    for (var k = 0; k < L.moving.i.length; k++) {
+      var s = L.moving.s[k], d = L.moving.d[k], kind = kindOf(TT.dev[rowOf[s]], TT.dev[rowOf[d]]);
+      if (kind !== "same") { styledCache.set(L.moving.i[k] + ":" + s + ":0", kind); styledCache.set(L.moving.i[k] + ":" + d + ":1", kind); }
+    }
+    return styledCache;
+  }
+  function layers(units, A, B, ukey) {
+    var count = units.length, preds = [], j, q;
+    for (j = 0; j < count; j++) preds.push([]);
+    for (q = 0; q < A.length; q++) if (ukey[A[q]] < ukey[B[q]]) preds[B[q]].push(A[q]);
+    var deferred = new Uint8Array(count), waiting = new Map(), unitPos = new Map();
+    units.forEach(function (u, j2) { unitPos.set(u, j2); });
+    for (j = 0; j < count; j++) {
+      var u = units[j];
+      if (u >= m && u < gbase && !written[u - m]) {
+        if (inputs.has(u - m)) continue;
+        deferred[j] = 1;
+        var at = unitPos.has(home[u - m]) ? unitPos.get(home[u - m]) : -1;
+        if (!waiting.has(at)) waiting.set(at, []);
+        waiting.get(at).push(j);
+      }
+    }
+    var layer = new Array(count).fill(-1);
+    for (j = 0; j < count; j++) {
+      if (deferred[j]) continue;
+      if (units[j] >= m && units[j] < gbase && inputs.has(units[j] - m)) layer[j] = 0;
+      else {
+        var best = -1;
+        preds[j].forEach(function (p) { if (layer[p] >= 0 && layer[p] > best) best = layer[p]; });
+        layer[j] = Math.max(best, 0) + 1;
+      }
+      (waiting.get(j) || []).forEach(function (t) { layer[t] = layer[j] - 1; });
+    }
+    var low = Infinity;
+    for (j = 0; j < count; j++) { if (layer[j] < 0) layer[j] = 0; low = Math.min(low, layer[j]); }
+    return layer.map(function (l) { return l - (count ? low : 0); });
+  }
+  function order(layer, A, B, sweeps) {  // explorer.analysis.layout._order
+    var count = layer.length, x = new Array(count).fill(0), depth = 0, j, q;
+    if (!count) return x;
+    layer.forEach(function (l) { depth = Math.max(depth, l + 1); });
+    var rows = [], preds = [], succs = [];
+    for (j = 0; j < depth; j++) rows.push([]);
+    for (j = 0; j < count; j++) { rows[layer[j]].push(j); preds.push([]); succs.push([]); }
+    for (q = 0; q < A.length; q++) if (layer[A[q]] < layer[B[q]]) { preds[B[q]].push(A[q]); succs[A[q]].push(B[q]); }
+    var place = function (members) {
+      var c = (members.length - 1) / 2;
+      members.forEach(function (k2, rank) { x[k2] = rank - c; });
+    };
+    rows.forEach(place);
+    var wide = rows.filter(function (r2) { return r2.length > 1; });
+    for (var s = 0; s < sweeps; s++) {
+      [[preds, wide], [succs, wide.slice().reverse()]].forEach(function (pair) {
+        var nb = pair[0];
+        pair[1].forEach(function (members) {
+          var key = new Map();
+          members.forEach(function (k2) {
+            var ns = nb[k2], bary = x[k2];
+            if (ns.length) { var sum = 0; ns.forEach(function (p) { sum += x[p]; }); bary = sum / ns.length; }
+            key.set(k2, [bary, x[k2], k2]);
+          });
+          members.sort(function (a, b) {
+            var ka = key.get(a), kb = key.get(b);
+            return ka[0] - kb[0] || ka[1] - kb[1] || ka[2] - kb[2];
+          });
+          place(members);
+        });
+      });
+    }
+    return x;
+  }
+  function folded() { if (!C.s.cur) C.s.cur = fold(); return C.s.cur; }
+
+  function depthOf(g) { var d = 0; while (g > 0) { g = G.parent[g]; d++; } return d; }
+  function batch() {  // trace updates collected per trace index, sent as one Plotly.update
+    var per = new Map();
+    return {
+      set: function (index, props) { per.set(index, Object.assign(per.get(index) || {}, props)); },
+      send: function (gd, layout) {
+        var idx = Array.from(per.keys()), keys = new Set(), upd = {};
+        if (!idx.length) { Plotly.relayout(gd, layout || {}); return; }
+        per.forEach(function (props) { Object.keys(props).forEach(function (k2) { keys.add(k2); }); });
+        keys.forEach(function (k2) { upd[k2] = idx.map(function (q) { return per.get(q)[k2]; }); });
+        Plotly.update(gd, upd, layout || {}, idx);
+      }
+    };
+  }
+  Object.assign(C, {P: P, host: host, L: L, T: T, m: m, n: n, DEV: DEV, ST: ST, G: G, nG: nG, gbase: gbase,
+    span: span, TT: TT, F: F, OPS: OPS, rowOf: rowOf, written: written, home: home, fstart: fstart, inputs: inputs,
+    outputs: outputs, errors: errors, errorInstrs: errorInstrs, OPSYM: OPSYM, ptext: ptext, esc: esc, short: short,
+    fmtBytes: fmtBytes, num: num, devName: devName, swatch: swatch, kindOf: kindOf, tensorHover: tensorHover,
+    opHover: opHover, children: children, path: path, visibleNodes: visibleNodes, folded: folded, depthOf: depthOf,
+    batch: batch});
+  return C;
+};
+"""
+
+COMPOSE_JS = r"""
+window.dxLodPlan = function (P, host) {  // the object the page script (report_js.py) calls for a big plan
+  "use strict";
+  var C = dxLod.base(P, host);
+  dxLod.graph(C);
+  dxLod.panels(C);
+  return {expand: C.expand, collapse: C.collapse, reveal: C.reveal, highlight: C.highlight, devices: C.devices,
+          labels: C.labels, valueDetails: C.valueDetails, instrDetails: C.instrDetails, groupDetails: C.groupDetails,
+          clickGraph: C.clickGraph, clickMemory: C.clickMemory, onRelayout: C.onRelayout, folded: C.folded, lane: C.lane,
+          state: function () { return {expanded: C.s.expanded.slice(), window: C.s.win, note: C.s.note, status: C.status()}; }};
+};
+"""
+
+LOD_SCRIPT = BASE_JS + GRAPH_JS + PANELS_JS + COMPOSE_JS

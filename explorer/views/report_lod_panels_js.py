@@ -1,0 +1,233 @@
+"""Part of the big-plan report script (see :mod:`.report_lod_js`): details of a tensor, an op or a group
+written from the tables (escaped with ``esc``), and the memory map's lanes, exact occupancy bins and
+zoom — as :class:`explorer.views.memory_lod.MemoryLod` does in Python."""
+
+PANELS_JS = r"""
+dxLod.panels = function (C) {  // details from the tables, the binned memory map and its zoom
+  "use strict";
+  var P = C.P, host = C.host, L = C.L, T = C.T, m = C.m, n = C.n, DEV = C.DEV, ST = C.ST, G = C.G, nG = C.nG,
+    gbase = C.gbase, span = C.span, TT = C.TT, F = C.F, OPS = C.OPS, rowOf = C.rowOf, written = C.written,
+    home = C.home, fstart = C.fstart, inputs = C.inputs, outputs = C.outputs, errors = C.errors,
+    errorInstrs = C.errorInstrs, OPSYM = C.OPSYM, ptext = C.ptext, esc = C.esc, short = C.short,
+    fmtBytes = C.fmtBytes, num = C.num, devName = C.devName, swatch = C.swatch, kindOf = C.kindOf,
+    tensorHover = C.tensorHover, opHover = C.opHover, children = C.children, path = C.path,
+    visibleNodes = C.visibleNodes, folded = C.folded, depthOf = C.depthOf, batch = C.batch;
+  function holdsError() { return C.holdsError.apply(null, arguments); }
+  // -- details ----------------------------------------------------------------------------------
+  function ul(items) {
+    var more = items.length > 40 ? "<li class='dx-muted'>\u2026 and " + (items.length - 40) + " more</li>" : "";
+    return "<ul class='dx-list'>" + items.slice(0, 40).map(function (t) { return "<li>" + t + "</li>"; }).join("") + more + "</ul>";
+  }
+  function rows(pairs) {
+    return "<table class='dx-kv'>" + pairs.map(function (p) { return "<tr><td>" + p[0] + "</td><td>" + p[1] + "</td></tr>"; }).join("") + "</table>";
+  }
+  function instrRef(i) { return "<span class='dx-muted'>#" + i + "</span> <span class='dx-code'>" + esc(OPS.opTable[OPS.op[i]][0]) + "</span>"; }
+  function valueRef(v) {
+    var r = rowOf[v];
+    if (r < 0) return "<span class='dx-muted'>%" + v + "</span>";
+    return swatch(TT.dev[r]) + " <b>" + esc(TT.label[r]) + "</b>" + (TT.named[r] ? " <span class='dx-muted'>%" + v + "</span>" : "");
+  }
+  function findingsAbout(values, instructions) {
+    return host.findings().filter(function (fd) {
+      return fd.plan === P.name && (fd.values.some(function (v) { return values.indexOf(v) >= 0; }) ||
+                                    fd.instructions.some(function (i) { return instructions.indexOf(i) >= 0; }));
+    }).map(function (fd) { return esc(fd.label); });
+  }
+  function valueDetails(v) {
+    var r = rowOf[v];
+    if (r < 0) return "<div class='dx-root'><h4>%" + v + "</h4></div>";
+    var out = [["dtype", esc(L.dtypes[TT.dtype[r]])], ["shape", esc(TT.shapes[TT.shape[r]])], ["bytes", esc(fmtBytes(TT.nbytes[r]))],
+               ["device", swatch(TT.dev[r])], ["storage", esc(TT.storages[TT.storage[r]])]];
+    if (TT.mem[r] >= 0) {
+      var arena = L.arenas.find(function (a) { return a.id === TT.mem[r]; }), text = "arena " + TT.mem[r];
+      if (arena) {
+        text += " on " + swatch(arena.dev) + " (" + esc(fmtBytes(arena.size)) + ")";
+        if (arena.dev !== TT.dev[r]) text += " <span class='dx-badge dx-error'>device differs from the tensor's</span>";
+      } else text += " <span class='dx-badge dx-error'>no such arena</span>";
+      out.push(["arena", text], ["bytes at", "[" + TT.off[r] + ", " + (TT.nbytes[r] >= 0 ? TT.off[r] + TT.nbytes[r] : "?") + ")"]);
+    } else {
+      out.push(["lives", esc({constant: "constant (in the file)", runtime: "supplied at run time", external: "external (.ptd)"}[TT.storages[TT.storage[r]]] || TT.storages[TT.storage[r]])]);
+    }
+    if (TT.first[r] >= 0) out.push(["alive", "#" + TT.first[r] + " \u2013 #" + TT.last[r]]);
+    var role = [inputs.has(v) ? "plan input" : "", outputs.has(v) ? "plan output" : ""].filter(Boolean);
+    if (role.length) out.push(["role", role.join(" \u00b7 ")]);
+    var prod = [], cons = [];
+    for (var k2 = 0; k2 < F.v.length; k2++) if (F.v[k2] === v) (F.w[k2] ? prod : cons).push(F.i[k2]);
+    if (prod.length) out.push(["written by", ul(prod.map(instrRef))]);
+    if (cons.length) out.push(["read by", ul(cons.map(instrRef))]);
+    var fs = findingsAbout([v], []);
+    if (fs.length) out.push(["findings", ul(fs)]);
+    return "<div class='dx-root'><h4>" + swatch(TT.dev[r]) + " " + esc(TT.label[r]) +
+      (TT.named[r] ? " <span class='dx-muted'>%" + v + "</span>" : "") + "</h4>" + rows(out) + "</div>";
+  }
+  function instrDetails(i) {
+    if (i < 0 || i >= m) return "<div class='dx-root'><h4>#" + i + "</h4><span class='dx-muted'>no such instruction</span></div>";
+    var out = [["kind", esc(OPS.opTable[OPS.op[i]][2]) + " \u00b7 " + L.names.opKinds[OPS.kind[i]]], ["chain", String(OPS.chain[i])]];
+    var d = L.delegateOf[i];
+    if (d >= 0 && d < L.delegates.length) {
+      out.push(["delegate", "<span class='dx-code'>" + esc(L.delegates[d].id) + "</span>"]);
+      if (L.delegates[d].specs.length) out.push(["compile specs", ul(L.delegates[d].specs.map(function (s) {
+        return "<span class='dx-code'>" + esc(s[0]) + " = " + esc(s[1]) + "</span>"; }))]);
+    }
+    for (var k2 = 0; k2 < L.moving.i.length; k2++) if (L.moving.i[k2] === i) {
+      var a = TT.dev[rowOf[L.moving.s[k2]]], b = TT.dev[rowOf[L.moving.d[k2]]], kind = kindOf(a, b);
+      if (kind !== "same") out.push(["moves", swatch(a) + " \u2192 " + swatch(b) + " \u00b7 " + esc(fmtBytes(L.moving.nbytes[k2])) + " (" + kind + ")"]);
+    }
+    var reads = [], writes = [];
+    for (k2 = fstart[i]; k2 < fstart[i + 1]; k2++) (F.w[k2] ? writes : reads).push(F.v[k2]);
+    if (reads.length) out.push(["reads", ul(reads.map(valueRef))]);
+    if (writes.length) out.push(["writes", ul(writes.map(valueRef))]);
+    var fs = findingsAbout([], [i]);
+    if (fs.length) out.push(["findings", ul(fs)]);
+    return "<div class='dx-root'><h4><span class='dx-muted'>#" + i + "</span> <span class='dx-code'>" + esc(OPS.opTable[OPS.op[i]][0]) +
+      "</span></h4>" + rows(out) + "</div>";
+  }
+  function groupDetails(g) {
+    var f = folded(), ops = G.stop[g] - G.start[g], kinds = [], devs = [];
+    G.kinds[g].forEach(function (c, k2) { if (c) kinds.push(num(c) + " " + L.names.opKinds[k2]); });
+    G.devs[g].forEach(function (c, d) { if (c) devs.push(swatch(d) + " " + num(c)); });
+    var out = [["instructions", "#" + G.start[g] + " \u2013 #" + (G.stop[g] - 1) + " (" + num(ops) + ")"], ["ops", kinds.join(", ")],
+               ["runs on", devs.join(" \u00b7 ") || "\u2013"], ["tensors", num(G.nodes[g] - ops) + " made or first used here"]];
+    var p = f.index.get("g" + g);
+    if (p !== undefined) {
+      var ti = 0, bi = 0, to = 0, bo = 0;
+      f.edges.forEach(function (e, q) {
+        if (e[1] === p) { ti += f.tensors[q]; bi += f.bytes[q]; }
+        if (e[0] === p) { to += f.tensors[q]; bo += f.bytes[q]; }
+      });
+      out.push(["in", num(ti) + " tensors \u00b7 " + esc(fmtBytes(bi))], ["out", num(to) + " tensors \u00b7 " + esc(fmtBytes(bo))]);
+    }
+    if (holdsError(g)) out.push(["findings", "<span class='dx-badge dx-error'>holds a value an error finding names</span>"]);
+    var state = C.s.expanded.indexOf(g) >= 0 ? "C.s.expanded \u2014 click \u25be to collapse" : "click it in the graph to expand";
+    return "<div class='dx-root'><h4>" + esc(G.label[g]) + " <span class='dx-muted'>" + esc(G.kind[g]) + " group</span></h4>" +
+      rows(out) + "<span class='dx-muted'>" + state + "</span></div>";
+  }
+
+  // -- memory (explorer.views.memory_lod.MemoryLod) ---------------------------------------------
+  var AR = L.arenas, nA = AR.length, lim = L.limits.blocks, BINS = L.limits.bins;
+  var baseShapes = (P.memory.layout.shapes || []).slice();
+  var titles = (P.memory.layout.annotations || []).slice(0, nA);
+  var drawn = AR.map(function (a) { return a.rows.length > lim ? a.rows.filter(function (v) { return errors.has(v); }) : a.rows; });
+  function spanOf() { return C.s.win || [-0.5, Math.max(m, 1) - 0.5]; }
+  function bounds(v) {
+    var r = rowOf[v], none = TT.first[r] < 0;
+    return [(none ? 0 : TT.first[r]) - 0.5, (none ? Math.max(m, 1) - 1 : TT.last[r]) + 0.5];
+  }
+  function lane(k2) {
+    var a = AR[k2], w = spanOf(), total = a.rows.length;
+    if (total <= lim) return {blocks: a.rows, heat: null, note: ""};
+    var ins = a.rows.filter(function (v) { var b = bounds(v); return b[1] > w[0] && b[0] < w[1]; });
+    if (ins.length <= lim) return {blocks: ins, heat: null, note: "showing " + num(ins.length) + " of " + num(total) +
+      " tensors (#" + num(Math.round(Math.max(w[0], 0))) + " \u2013 #" + num(Math.round(w[1])) + ")"};
+    var height = Math.max(a.size, a.high, 1), nx = Math.max(1, Math.min(BINS[0], Math.ceil(w[1] - w[0])));
+    return {blocks: a.rows.filter(function (v) { return errors.has(v); }), heat: occupancy(ins, w, height, nx, BINS[1]),
+            note: "aggregated: " + num(ins.length) + " tensors" + (C.s.win ? " in view" : "") + " in " + nx + "\u00d7" + BINS[1] +
+              " bins \u2014 zoom in to see tensors"};
+  }
+  function occupancy(vals, w, height, nx, ny) {  // exact coverage per cell; rectangles touching it
+    var occ = new Float64Array(ny * nx), cnt = new Int32Array(ny * nx), sx = nx / (w[1] - w[0]), sy = ny / height;
+    vals.forEach(function (v) {
+      var r = rowOf[v], b = bounds(v);
+      var ua = Math.min(Math.max((b[0] - w[0]) * sx, 0), nx), ub = Math.min(Math.max((b[1] - w[0]) * sx, 0), nx);
+      var va = Math.min(Math.max(TT.off[r] * sy, 0), ny), vb = Math.min(Math.max((TT.off[r] + Math.max(TT.nbytes[r], 0)) * sy, 0), ny);
+      if (!(ub > ua && vb > va)) return;
+      var i0 = Math.min(Math.floor(ua), nx - 1), i1 = Math.max(Math.ceil(ub) - 1, i0);
+      var j0 = Math.min(Math.floor(va), ny - 1), j1 = Math.max(Math.ceil(vb) - 1, j0);
+      for (var j = j0; j <= j1; j++) {
+        var fy = Math.min(vb, j + 1) - Math.max(va, j);
+        for (var i = i0; i <= i1; i++) {
+          occ[j * nx + i] += (Math.min(ub, i + 1) - Math.max(ua, i)) * fy; cnt[j * nx + i] += 1;
+        }
+      }
+    });
+    var z = [], c = [], xs = [], ys = [];
+    for (var j = 0; j < ny; j++) {
+      var zr = [], cr = [];
+      for (var i = 0; i < nx; i++) { var q = j * nx + i; zr.push(cnt[q] ? Math.min(occ[q], 1) : null); cr.push(cnt[q]); }
+      z.push(zr); c.push(cr); ys.push((j + 0.5) * height / ny);
+    }
+    for (i = 0; i < nx; i++) xs.push(w[0] + (i + 0.5) * (w[1] - w[0]) / nx);
+    return {z: z, customdata: c, x: xs, y: ys};
+  }
+  function blockData(vals) {
+    var shown = host.shown(), O = ST.opacity.block;
+    var pat = vals.map(function (v) { return TT.first[rowOf[v]] < 0 ? "/" : DEV[TT.dev[rowOf[v]]].pattern; });
+    var out = {x: [], width: [], base: [], y: [], customdata: vals, hovertext: vals.map(tensorHover),
+      "marker.color": vals.map(function (v) { return DEV[TT.dev[rowOf[v]]].color; }),
+      "marker.opacity": vals.map(function (v) { return O[shown[DEV[TT.dev[rowOf[v]]].name] === false ? 1 : 0]; }),
+      "marker.line.color": vals.map(function (v) { return errors.has(v) ? ST.error : "white"; }),
+      "marker.line.width": vals.map(function (v) { return errors.has(v) ? 2.5 : 0.6; })};
+    if (pat.some(Boolean)) out["marker.pattern.shape"] = pat;
+    vals.forEach(function (v) {
+      var b = bounds(v), r = rowOf[v];
+      out.x.push((b[0] + b[1]) / 2); out.width.push(b[1] - b[0]); out.base.push(TT.off[r]); out.y.push(TT.nbytes[r]);
+    });
+    return out;
+  }
+  function drawMemory(all) {  // the lanes that bin (all lanes: after a device toggle), notes, selection: one update
+    var gd = host.memory, notes = [], shown = host.shown(), b = batch();
+    AR.forEach(function (a, k2) {
+      var ln = lane(k2), dim = ST.opacity.block[1], op = shown[DEV[a.dev].name] === false ? dim : 1;
+      notes.push(ln.note);
+      if (a.rows.length <= lim && !all) return;
+      drawn[k2] = ln.blocks;
+      b.set(2 * k2, blockData(ln.blocks));
+      if (ln.heat) b.set(2 * nA + k2, {visible: true, x: ln.heat.x, y: ln.heat.y, z: ln.heat.z, customdata: ln.heat.customdata, opacity: op});
+      else b.set(2 * nA + k2, {visible: false, opacity: op});
+    });
+    var ann = titles.slice();
+    notes.forEach(function (t, k2) {
+      ann.push({text: ptext(t), xref: "paper", yref: "paper", x: 1, y: titles[k2].y, xanchor: "right", yanchor: "top", yshift: -4,
+                showarrow: false, font: {size: 11, color: "#1F2328"}, bgcolor: "rgba(255,255,255,0.85)", name: "aggregated"});
+    });
+    var shapes = selectionInto(b, host.state.values, host.state.instructions);
+    b.send(gd, {annotations: ann, shapes: shapes});
+  }
+  function selectionInto(b, values, instructions) {
+    var set = new Set(values);
+    AR.forEach(function (a, k2) {
+      var pick = a.rows.filter(function (v) { return set.has(v); }).slice(0, 2000), x = [], wd = [], bs = [], y = [];
+      pick.forEach(function (v) { var bb = bounds(v), r = rowOf[v]; x.push((bb[0] + bb[1]) / 2); wd.push(bb[1] - bb[0]); bs.push(TT.off[r]); y.push(TT.nbytes[r]); });
+      b.set(2 * k2 + 1, {x: x, width: wd, base: bs, y: y, customdata: pick});
+    });
+    var shapes = baseShapes.slice();
+    instructions.slice(0, 50).forEach(function (i) {
+      if (i >= 0 && i < m) shapes.push({type: "line", xref: "x", yref: "paper", x0: i, x1: i, y0: 0, y1: 1,
+                                        line: {color: "#000000", width: 2}, name: "selected instruction"});
+    });
+    return shapes;
+  }
+  function memoryHighlight(values, instructions) {
+    if (!nA) return;
+    var b = batch(), shapes = selectionInto(b, values, instructions);
+    b.send(host.memory, {shapes: shapes});
+  }
+  function onRelayout(ev) {
+    if (!ev) return;
+    var keys = Object.keys(ev), lo = null, hi = null;
+    if (keys.some(function (k2) { return /^xaxis\d*\.autorange$/.test(k2) && ev[k2]; })) { lo = null; hi = null; }
+    else {
+      keys.forEach(function (k2) {
+        var a = /^xaxis\d*\.range\[0\]$/.test(k2), b = /^xaxis\d*\.range\[1\]$/.test(k2), c = /^xaxis\d*\.range$/.test(k2);
+        if (a) lo = ev[k2]; if (b) hi = ev[k2]; if (c) { lo = ev[k2][0]; hi = ev[k2][1]; }
+      });
+      if (lo === null || hi === null) return;
+    }
+    var next = lo === null || (lo <= -0.5 && hi >= m - 0.5) ? null : [Math.max(lo, -0.5), Math.min(hi, m - 0.5)];
+    if (JSON.stringify(next) === JSON.stringify(C.s.win)) return;
+    C.s.win = next;
+    if (AR.some(function (a) { return a.rows.length > lim; })) drawMemory();
+  }
+  function clickMemory(pt) {
+    if (pt.data.type === "heatmap") {
+      var xs = pt.data.x, step = xs.length > 1 ? xs[1] - xs[0] : 1;
+      Plotly.relayout(host.memory, {"xaxis.range": [pt.x - 1.5 * step, pt.x + 1.5 * step]});
+      return;
+    }
+    if (pt.curveNumber < 2 * nA && pt.curveNumber % 2 === 0 && pt.customdata !== undefined) host.select({values: [pt.customdata]});
+  }
+  Object.assign(C, {valueDetails: valueDetails, instrDetails: instrDetails, groupDetails: groupDetails,
+    drawMemory: drawMemory, memoryHighlight: memoryHighlight, onRelayout: onRelayout, clickMemory: clickMemory,
+    lane: lane});
+};
+"""

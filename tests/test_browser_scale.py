@@ -1,0 +1,208 @@
+"""Big programs in a real browser: the widget in JupyterLab and the report in headless Chromium.
+
+A 10k-value program (~17k graph nodes) and a 100k-value one: time to first render, a click on a
+group expanding it in place, a click on a tensor highlighting it (graph ring, memory outline,
+details), a zoom on the memory map drawing the tensors of the window. Timings go to
+``artifacts/timings_scale.json``, screenshots to ``artifacts/scale_*.png``. Limits here are generous
+(this machine has two cores and software WebGL); the numbers themselves are the result.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from browser_helpers import (
+    ARTIFACTS,
+    TRACE_POINTS_JS,
+    chromium,
+    jupyter_lab,
+    require_browser,
+    run_all,
+    screenshot_on_failure,
+    wait_kernel_idle,
+    write_notebook,
+)
+from lod_helpers import cached_program_path
+
+from explorer import load
+from explorer.views.overview import OVERVIEW_TRACE
+
+pytestmark = pytest.mark.browser
+
+T = OVERVIEW_TRACE
+GRAPH = ".dx-explorer .dx-graph-box .js-plotly-plot"
+MEMORY = ".dx-explorer .dx-memory-box .js-plotly-plot"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _browser_available():
+    require_browser()
+    ARTIFACTS.mkdir(exist_ok=True)
+
+
+def record(key: str, values: dict) -> None:
+    path = ARTIFACTS / "timings_scale.json"
+    data = json.loads(path.read_text()) if path.exists() else {}
+    data[key] = {k: round(v, 3) if isinstance(v, float) else v for k, v in values.items()}
+    path.write_text(json.dumps(data, indent=1))
+
+
+def points(page, graph: str, trace: int) -> list[dict]:
+    return page.evaluate(f"([sel, i]) => ({TRACE_POINTS_JS})([document.querySelector(sel), i]) || []", [graph, trace])
+
+
+def trace_length(page, graph: str, trace: int) -> int:
+    return page.evaluate("([sel, i]) => { const g = document.querySelector(sel); const t = g && g.data && g.data[i];"
+                         " return t && t.x ? t.x.length : 0 }", [graph, trace])
+
+
+def click_at(page, point: dict) -> None:
+    page.mouse.move(point["x"], point["y"])
+    page.wait_for_timeout(120)
+    page.mouse.click(point["x"], point["y"])
+
+
+def timed_wait(page, script: str, arg, timeout_ms: int) -> float:
+    start = time.monotonic()
+    page.wait_for_function(script, arg=arg, timeout=timeout_ms)
+    return time.monotonic() - start
+
+
+def explore(page, graph: str, memory: str, details: str, prefix: str, timings: dict, shots: str) -> None:
+    """Click a group, then a tensor in it, then zoom the memory map; time each, screenshot each."""
+    page.locator(graph).scroll_into_view_if_needed()
+    page.wait_for_timeout(300)
+    groups = points(page, graph, T["groups"])
+    assert len(groups) > 3, "the overview draws groups"
+    assert trace_length(page, graph, T["tensors"]) == 0, "nothing but groups at first"
+    page.screenshot(path=str(ARTIFACTS / f"{shots}_overview.png"))
+    seen: set = set()
+    for level in range(4):  # click a group (one inside the last expansion after the first) until tensors show
+        ids = page.evaluate("([sel, i]) => Array.from(document.querySelector(sel).data[i].customdata || [])",
+                            [graph, T["groups"]])
+        drawn = points(page, graph, T["groups"])
+        box = page.locator(graph).bounding_box()
+        fresh = [p for p, gid in zip(drawn, ids) if gid not in seen and box["y"] + 60 < p["y"] < box["y"] + box["height"] - 30]
+        seen.update(ids)
+        headers = trace_length(page, graph, T["headers"])
+        started = time.monotonic()
+        click_at(page, fresh[len(fresh) // 2] if level == 0 else fresh[0])
+        page.wait_for_function("([sel, i, n]) => document.querySelector(sel).data[i].x.length > n",
+                               arg=[graph, T["headers"], headers], timeout=60_000)
+        timings[f"{prefix}click_group_to_expanded_s" + ("" if level == 0 else f"_level{level + 1}")] = \
+            time.monotonic() - started
+        page.wait_for_timeout(400)  # the focus relayout settles
+        if trace_length(page, graph, T["tensors"]):
+            break
+    page.screenshot(path=str(ARTIFACTS / f"{shots}_expanded.png"))
+    tensors = [p for p in points(page, graph, T["tensors"]) if p["y"] > 0]
+    box = page.locator(graph).bounding_box()
+    inside = [p for p in tensors if box["x"] + 20 < p["x"] < box["x"] + box["width"] - 20
+              and box["y"] + 60 < p["y"] < box["y"] + box["height"] - 30]
+    assert inside, "tensors of the expanded group are in view"
+    target = inside[len(inside) // 2]
+    started = time.monotonic()
+    click_at(page, target)
+    page.wait_for_function("([sel, i]) => document.querySelector(sel).data[i].x.length === 1",
+                           arg=[graph, T["hl_nodes"]], timeout=30_000)
+    timings[f"{prefix}click_tensor_to_highlight_s"] = time.monotonic() - started
+    page.wait_for_function("(sel) => /written by|read by/.test(document.querySelector(sel).textContent)",
+                           arg=details, timeout=30_000)
+    timings[f"{prefix}click_tensor_to_details_s"] = time.monotonic() - started
+    page.wait_for_function("(sel) => document.querySelector(sel).data.some((t, k) => k % 2 === 1 && t.name === 'selected'"
+                           " && t.x && t.x.length === 1)", arg=memory, timeout=30_000)
+    timings[f"{prefix}click_tensor_to_memory_outline_s"] = time.monotonic() - started
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(ARTIFACTS / f"{shots}_clicked.png"))
+    # zoom the memory map: its aggregated lane draws the tensors of the window
+    page.locator(memory).scroll_into_view_if_needed()
+    assert page.evaluate("(sel) => document.querySelector(sel).data.some(t => t.type === 'heatmap' && t.visible !== false)",
+                         memory), "a binned lane"
+    zoom = page.locator(f"{memory} .modebar-btn[data-title='Zoom in']")
+    started = time.monotonic()
+    for _ in range(3):
+        zoom.click()
+        page.wait_for_timeout(150)
+    page.wait_for_function("(sel) => Array.from(document.querySelectorAll(sel + ' .annotation-text'))"
+                           ".some(a => a.textContent.startsWith('showing '))", arg=memory, timeout=60_000)
+    timings[f"{prefix}memory_zoom_to_tensors_s"] = time.monotonic() - started
+    page.wait_for_timeout(400)
+    page.screenshot(path=str(ARTIFACTS / f"{shots}_memory_zoom.png"))
+
+
+@pytest.mark.parametrize("values", [10_000, 100_000])
+def test_widget_scale_in_jupyterlab(tmp_path, request, values):
+    source = cached_program_path(request.config, values)
+    (tmp_path / "big.pte").write_bytes(source.read_bytes())
+    plan = load(source).plans[0]
+    notebook = tmp_path / "scale.ipynb"
+    write_notebook(notebook, ["import time, explorer\nstart = time.time()\nex = explorer.Explorer('big.pte')\n"
+                              "build_s = time.time() - start\nex",
+                              "print('build_s', round(build_s, 3), 'selected', ex.selected)"])
+    timings: dict = {"values": len(plan.values), "instructions": len(plan.instructions)}
+    name = f"scale_lab_{values // 1000}k"
+    with jupyter_lab(tmp_path) as (base, token), chromium((1280, 1100)) as (page, messages), \
+            screenshot_on_failure(page, f"{name}_failure.png", tmp_path / "jupyter.log"):
+        page.goto(f"{base}/lab/tree/{notebook.name}?token={token}")
+        wait_kernel_idle(page)
+        started = time.monotonic()
+        run_all(page)
+        page.wait_for_function(
+            "([g, m, i]) => { const gd = document.querySelector(g), md = document.querySelector(m);"
+            " return gd && md && gd._fullLayout && md._fullLayout && gd.querySelectorAll('.point').length > 0"
+            " && md.querySelectorAll('.heatmaplayer image, .hm image').length > 0 }",
+            arg=[GRAPH, MEMORY, T["groups"]], timeout=180_000)
+        timings["run_to_first_render_s"] = time.monotonic() - started
+        page.wait_for_function("() => Array.from(document.querySelectorAll('.jp-OutputArea-output'))"
+                               ".some(o => o.textContent.includes('build_s'))", timeout=60_000)
+        out = page.locator(".jp-OutputArea-output", has_text="build_s").first.text_content()
+        timings["python_build_s"] = float(out.split("build_s")[1].split()[0])
+        explore(page, GRAPH, MEMORY, ".dx-explorer .dx-details", "", timings, name)
+        errors = [m for m in messages if m.startswith("pageerror")]
+        assert not errors, errors
+    record(f"lab_{values // 1000}k_widget", timings)
+    print(timings)
+    assert timings["run_to_first_render_s"] < 120 and timings["click_tensor_to_highlight_s"] < 20
+
+
+@pytest.mark.parametrize("values", [10_000, 100_000])
+def test_report_scale(tmp_path, request, values):
+    from explorer.views.overview import Overview
+    from explorer.views.prepare import plan_view
+    from explorer.views.report import write_report
+
+    program = load(cached_program_path(request.config, values))
+    timings: dict = {"values": len(program.plans[0].values)}
+    started = time.monotonic()
+    view = plan_view(program.plans[0], program, lod=True)
+    report = write_report(program, tmp_path / "big.html", views={view.plan.name: view})
+    timings["python_report_s"] = time.monotonic() - started
+    timings["html_mb"] = round(report.stat().st_size / 1e6, 2)
+    name = f"scale_report_{values // 1000}k"
+    with chromium((1280, 1100)) as (page, messages), screenshot_on_failure(page, f"{name}_failure.png"):
+        page.route("**/*", lambda r: r.abort() if not r.request.url.startswith("file:") else r.continue_())
+        started = time.monotonic()
+        page.goto(report.as_uri())
+        page.wait_for_function("() => document.querySelectorAll('#dx-graph .point').length > 0 &&"
+                               " document.querySelectorAll('#dx-memory .heatmaplayer image, #dx-memory .hm image').length > 0",
+                               timeout=120_000)
+        timings["open_to_first_render_s"] = time.monotonic() - started
+        explore(page, "#dx-graph", "#dx-memory", "#dx-details", "", timings, name)
+        # the page folds and lays out exactly as Python does, for the same expansion
+        state = page.evaluate("() => { const L = window.dxReport.lod(), f = L.folded();"
+                              " return {expanded: L.state().expanded, nodes: f.nodes, x: f.x, y: f.y, edges: f.edges} }")
+        ov = Overview(view.plan, view.analysis, view.overview.groups)
+        for gid in state["expanded"]:
+            ov.expand(gid)
+        assert ov.expanded == state["expanded"]
+        F = ov.folded
+        assert [list(n) for n in F.nodes] == state["nodes"]
+        assert F.x.tolist() == state["x"] and F.y.tolist() == state["y"]
+        assert F.edges.tolist() == state["edges"]
+        errors = [m for m in messages if m.startswith(("pageerror", "error"))]
+        assert not errors, errors
+    record(f"report_{values // 1000}k", timings)
+    print(timings)
+    assert timings["open_to_first_render_s"] < 120

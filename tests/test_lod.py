@@ -1,0 +1,466 @@
+"""Level of detail for big programs: groups, folding, the overview, the binned memory map, the widget
+and the report on 10k- and 100k-value programs (without a browser; tests/test_browser_scale.py has one)."""
+
+from __future__ import annotations
+
+import json
+import time
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+from lod_helpers import cached_program_path, llm_builder, llm_program, synthetic
+
+from explorer import Explorer, load
+from explorer.analysis import layout
+from explorer.analysis.folding import fold, visible_nodes
+from explorer.analysis.groups import Groups
+from explorer.analysis.lazy import LazyAnalysis
+from explorer.views.memory_lod import BINS, MemoryLod, occupancy
+from explorer.views.overview import OVERVIEW_TRACE, VISIBLE_LIMIT
+from explorer.views.prepare import plan_view
+
+FIXTURES = Path(__file__).parent / "fixtures"
+ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
+
+
+def groups_of(program, **kwargs) -> tuple[Groups, LazyAnalysis]:
+    plan = program.plans[0]
+    lazy = LazyAnalysis(plan, program)
+    return Groups(plan, lazy.facts, lazy.edges, **kwargs), lazy
+
+
+def check_tree(G: Groups) -> None:
+    """Children partition their parent exactly; node counts add up; every instruction in one leaf."""
+    G.build_all()
+    owner = np.full(G.m, -1)
+    for g in G.groups:
+        kids = G.children(g.id)
+        if not kids:
+            assert (owner[g.start:g.stop] == -1).all(), "an instruction in two leaves"
+            owner[g.start:g.stop] = g.id
+            continue
+        starts = [G.groups[k].start for k in kids]
+        stops = [G.groups[k].stop for k in kids]
+        assert starts[0] == g.start and stops[-1] == g.stop and starts[1:] == stops[:-1], g
+        assert all(G.groups[k].parent == g.id and G.groups[k].depth == g.depth + 1 for k in kids)
+        assert sum(G.nodes(k) for k in kids) == G.nodes(g.id)
+        assert len(kids) >= 2 or g.id == 0
+        assert len(kids) <= G.max_children or g.kind == "prefixes"
+        assert all(G.groups[k].label for k in kids)
+    assert (owner >= 0).all(), "an instruction in no leaf"
+    homed = int((G.home >= 0).sum())
+    assert G.nodes(0) == G.m + homed
+
+
+def record(key: str, values: dict) -> None:
+    """Merge measured numbers into artifacts/timings_scale.json."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / "timings_scale.json"
+    data = json.loads(path.read_text()) if path.exists() else {}
+    data[key] = values
+    path.write_text(json.dumps(data, indent=1))
+
+
+# -- grouping rules -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs", [{}, {"leaf_nodes": 40, "max_children": 5}, {"names": False}])
+def test_every_instruction_in_exactly_one_group_and_counts_add_up(kwargs):
+    G, _ = groups_of(synthetic(10_000), **kwargs)
+    check_tree(G)
+    G2, _ = groups_of(llm_program(40), **kwargs)
+    check_tree(G2)
+
+
+def test_name_prefixes_make_the_hierarchy():
+    G, _ = groups_of(llm_program(200))
+    top = [G.groups[k] for k in G.children(0)]
+    assert [g.label for g in top] == ["tok_embeddings", "layers", "norm", "output"]
+    assert all(g.kind == "prefix" for g in top)
+    chunks = [G.groups[k] for k in G.children(top[1].id)]
+    assert len(chunks) <= G.max_children and chunks[0].label.startswith("layers.0 … layers.")
+    assert all(g.kind == "prefixes" for g in chunks)
+    layer = [G.groups[k] for k in G.children(chunks[0].id)]
+    assert [g.label for g in layer[:3]] == ["layers.0", "layers.1", "layers.2"]
+    small, _ = groups_of(llm_program(8), leaf_nodes=50)
+    assert [small.groups[k].label for k in small.children(small.children(0)[1])] == [f"layers.{i}" for i in range(8)]
+
+
+def test_units_bundle_delegates_with_their_copies_and_runs_stay_on_one_device():
+    program = load(__import__("explorer").format.writer.write(llm_builder(30).program()))
+    G, lazy = groups_of(program, names=False, leaf_nodes=20)
+    G.build_all()
+    bundles = [g for g in G.groups if g.kind == "delegate"]
+    assert bundles, "delegate bundles"
+    for g in bundles:
+        kinds = [G.op_kind[i] for i in range(g.start, g.stop)]
+        assert kinds == [2, 1, 2], (g, kinds)  # h2d copy, delegate call, d2h copy
+        assert g.label == "CudaBackend on cuda:1 (+2 copies)" and str(g.device) == "cuda:1"
+    runs = [g for g in G.groups if g.kind == "run"]
+    assert runs
+    for g in runs:
+        devices = {int(G.op_device[i]) for i in range(g.start, g.stop)} - {-1}
+        assert len(devices) == 1, g
+        assert " on " in g.label
+
+
+def test_names_over_budget_are_not_read(monkeypatch):
+    import explorer.analysis.groups as groups_module
+
+    monkeypatch.setattr(groups_module, "NAME_BUDGET", 100)
+    G, _ = groups_of(synthetic(10_000))
+    assert G.names_skipped > 100 and not any(g.kind.startswith("prefix") for g in (G.groups[k] for k in G.children(0)))
+    check_tree(G)
+
+
+# -- folding ------------------------------------------------------------------------------------
+
+def test_folding_draws_every_instruction_and_tensor_once_and_merges_edges():
+    program = llm_program(40)
+    G, lazy = groups_of(program, leaf_nodes=30, max_children=6)
+    f = lazy.facts
+    rng = np.random.default_rng(1)
+    states = [set()]
+    for _ in range(6):  # random expansions, nested
+        G.build_all()
+        pick = int(rng.integers(1, len(G.groups)))
+        states.append(states[-1] | {p for p in G.path(G.groups[pick].start) if G.groups[p].depth <= G.groups[pick].depth})
+    for expanded in states:
+        F = fold(G, expanded, lazy.moving)
+        assert len(F.nodes) == visible_nodes(G, expanded | {0})
+        ops = sum(1 for n in F.nodes if n[0] == "i")
+        in_groups = sum(G.groups[n[1]].size for n in F.nodes if n[0] == "g")
+        assert ops + in_groups == G.m
+        tensors = sum(1 for n in F.nodes if n[0] == "v") + sum(G.nodes(n[1]) - G.groups[n[1]].size for n in F.nodes if n[0] == "g")
+        assert tensors == int((G.home >= 0).sum())
+        # brute force: every dataflow edge between two different drawn units is carried, tensors counted once
+        unit_i, unit_v = F.instruction_unit, F.value_unit
+        e = lazy.edges
+        t = f.is_tensor[e.value]
+        expect: dict = {}
+        for i, v, w in zip(e.instr[t].tolist(), e.value[t].tolist(), e.write[t].tolist()):
+            a, b = (unit_i[i], unit_v[v]) if w else (unit_v[v], unit_i[i])
+            if a != b:
+                expect.setdefault((int(a), int(b)), set()).add(v)
+        got = {(int(a), int(b)): int(c) for (a, b), c in zip(F.edges.tolist(), F.tensors.tolist())}
+        assert got == {k: len(v) for k, v in expect.items()}
+        assert all(F.nbytes[k] == sum(int(f.nbytes[v]) for v in expect[(int(a), int(b))])
+                   for k, (a, b) in enumerate(F.edges.tolist()))
+
+
+def test_fully_expanded_fold_is_the_full_graph():
+    program = llm_program(12)
+    G, lazy = groups_of(program, leaf_nodes=25, max_children=4)
+    G.build_all()
+    F = fold(G, {g.id for g in G.groups}, lazy.moving)
+    full = layout(program.plans[0], lazy.dataflow)
+    drawn = set(full.nodes) - {("v", v) for v in program.plans[0].inputs + program.plans[0].outputs
+                               if G.home[v] < 0}
+    assert set(F.nodes) == drawn and not any(n[0] == "g" for n in F.nodes)
+    full_edges = {(full.nodes[a], full.nodes[b]) for a, b in full.edges}
+    assert {(F.nodes[a], F.nodes[b]) for a, b in F.edges.tolist()} == full_edges
+
+
+# -- the overview and the memory map ------------------------------------------------------------
+
+def test_overview_figure_is_valid_and_says_what_it_aggregates():
+    view = plan_view(synthetic(10_000).plans[0], synthetic(10_000), lod=True)
+    ov = view.overview
+    fig = ov.figure()
+    go.Figure(fig.to_dict())
+    groups = fig.data[OVERVIEW_TRACE["groups"]]
+    assert groups.name == "groups" and len(groups.x) == len(ov.groups.children(0))
+    assert len(fig.data[OVERVIEW_TRACE["tensors"]].x) == 0 and len(fig.data[OVERVIEW_TRACE["ops"]].x) == 0
+    status = fig.layout.annotations[0].text
+    assert "overview of 6,997 instructions and 9,998 tensors" in status and "groups drawn" in status
+    ov.expand(ov.groups.children(0)[2])
+    fig = ov.figure()
+    go.Figure(fig.to_dict())
+    assert len(fig.data[OVERVIEW_TRACE["tensors"]].x) > 0 and len(fig.data[OVERVIEW_TRACE["headers"]].x) == 1
+    assert any(s.name and s.name.startswith("group ") for s in fig.layout.shapes)
+    assert len(fig.data) == len(ov.figure().data)  # same traces every time
+
+
+def test_memory_map_aggregates_big_lanes_and_refines_on_zoom():
+    program = synthetic(10_000)
+    view = plan_view(program.plans[0], program, lod=True)
+    mem = view.memory
+    fig = mem.figure()
+    go.Figure(fig.to_dict())
+    lanes = len(mem.arenas)
+    notes = [a.text for a in fig.layout.annotations if a.name == "aggregated"]
+    assert notes[0] == f"aggregated: 5,000 tensors in {BINS[0]}×{BINS[1]} bins — zoom in to see tensors"
+    assert notes[1:] == ["", ""]  # the cuda lanes (about 1,000 tensors each) draw their blocks
+    heat = fig.data[2 * lanes]
+    assert heat.type == "heatmap" and heat.visible and np.asarray(heat.z).shape == (BINS[1], BINS[0])
+    assert int(np.asarray(heat.customdata).sum()) >= 5_000
+    assert len(fig.data[0].x) == 0  # no error: the aggregated lane draws no block
+    assert len(fig.data[2].x) == len(mem.rows[1]["value"])
+    assert mem.set_window(1000, 1400)
+    lane = mem.lane(0)
+    b0, b1 = mem._bounds(mem.rows[0])
+    expect = np.flatnonzero((b1 > 1000) & (b0 < 1400))
+    assert lane["heat"] is None and list(lane["blocks"]) == list(expect) and lane["note"].startswith("showing ")
+    assert mem.set_window(None, None) and mem.lane(0)["heat"] is not None
+
+
+def test_occupancy_is_exact():
+    rng = np.random.default_rng(0)
+    x0 = rng.uniform(-5, 100, 200)
+    x1 = x0 + rng.uniform(0.1, 40, 200)
+    y0 = rng.uniform(0, 1000, 200)
+    y1 = y0 + rng.uniform(1, 300, 200)
+    occ, cnt = occupancy(x0, x1, y0, y1, (0.0, 90.0), 1100.0, (17, 9))
+    dx, dy = 90 / 17, 1100 / 9
+    for j in range(9):
+        for i in range(17):
+            ox = np.clip(np.minimum(x1, (i + 1) * dx) - np.maximum(x0, i * dx), 0, None)
+            oy = np.clip(np.minimum(y1, (j + 1) * dy) - np.maximum(y0, j * dy), 0, None)
+            assert occ[j, i] == pytest.approx(float((ox * oy).sum()) / (dx * dy), abs=1e-9)
+            assert cnt[j, i] == int(((ox > 0) & (oy > 0)).sum())
+
+
+@lru_cache(maxsize=1)
+def mismatch_program():
+    """A 10k-value synthetic program with one cpu-arena tensor claiming cuda:0 (device-mismatch)."""
+    import dataclasses
+
+    from explorer import Device
+    from explorer.format.synth import synthetic_program
+    from explorer.format.writer import write
+
+    base = synthetic_program(10_000, devices=("cuda:0", "cuda:1"))
+    plan = base.plans[0]
+    values = list(plan.values)
+    victim = next(v for v in values if getattr(v, "memory_id", None) == 1 and v.index > 100)
+    values[victim.index] = dataclasses.replace(victim, device=Device.parse("cuda:0"))
+    return load(write(dataclasses.replace(base, plans=(dataclasses.replace(plan, values=tuple(values)),)))), victim
+
+
+def test_error_blocks_stay_visible_in_aggregated_lanes():
+    program, victim = mismatch_program()
+    view = plan_view(program.plans[0], program, lod=True)
+    assert any(f.code == "device-mismatch" for f in view.analysis.findings)
+    mem = MemoryLod(view.plan, view.analysis)
+    trace = mem.traces()[0]
+    assert mem.lane(0)["heat"] is not None and list(trace["customdata"]) == [victim.index]
+    ov = view.overview
+    holding = [g for g in ov.groups.children(0) if ov._holds_error(ov.groups.groups[g])]
+    assert len(holding) == 1
+    groups = ov.traces()[OVERVIEW_TRACE["groups"]]
+    outlined = [g for g, c in zip(groups["customdata"], groups["marker"]["line"]["color"]) if c != "#1F2328"]
+    assert outlined == holding
+
+
+# -- the widget ---------------------------------------------------------------------------------
+
+def relayout(figure, **ranges) -> None:
+    """Deliver a zoom the way the front end does (``_js2py_relayout``)."""
+    figure._handler_js2py_relayout({"new": {"relayout_data": ranges, "source_view_id": None}})
+
+
+def test_widget_expands_and_collapses_from_python_and_from_clicks():
+    from test_widget import click
+
+    ex = Explorer(synthetic(10_000))
+    ov = ex.overview
+    assert ov is not None and ex.view.geometry is None
+    groups = ex._graph.data[OVERVIEW_TRACE["groups"]]
+    before = (list(groups.customdata), list(groups.x), list(groups.y))
+    target = int(groups.customdata[4])
+    click(ex._graph, OVERVIEW_TRACE["groups"], 4)  # a click on a group expands it in place
+    assert ov.expanded == [target]
+    assert target not in list(ex._graph.data[OVERVIEW_TRACE["groups"]].customdata)
+    assert len(ex._graph.data[OVERVIEW_TRACE["tensors"]].x) > 0
+    assert list(ex._graph.data[OVERVIEW_TRACE["headers"]].customdata) == [target]
+    assert "expanded" in ex._details.value and ov.groups.groups[target].label.split(" ")[0] in ex._details.value
+    click(ex._graph, OVERVIEW_TRACE["headers"], 0)  # the ▾ header collapses it
+    groups = ex._graph.data[OVERVIEW_TRACE["groups"]]
+    assert ov.expanded == [] and (list(groups.customdata), list(groups.x), list(groups.y)) == before
+    gid = ex.expand(ov.groups.children(0)[7])
+    assert ex.overview.expanded == [gid]
+    ex.collapse()
+    assert ex.overview.expanded == []
+    with pytest.raises(IndexError):
+        ex.expand(10**6)
+
+
+def test_widget_selection_reveal_and_visible_limit():
+    ex = Explorer(synthetic(10_000))
+    ov = ex.overview
+    value = 5_000
+    ex.select(value)
+    ring = ex._graph.data[OVERVIEW_TRACE["hl_nodes"]]
+    holder = ov.folded.nodes[ov.folded.value_unit[value]]
+    assert holder[0] == "g" and len(ring.x) == 1  # a hidden value: its group is ringed
+    assert "written by" in ex._details.value
+    ex.reveal()
+    assert ov.folded.nodes[ov.folded.value_unit[value]] == ("v", value)
+    ring = ex._graph.data[OVERVIEW_TRACE["hl_nodes"]]
+    k = ov.folded.position(("v", value))
+    assert list(ring.x) == [ov.positions()[0][k]]
+    lanes = [ex._memory.data[2 * k + 1] for k in range(len(ov.analysis.arenas))]
+    assert sum(len(lane.customdata) for lane in lanes) == 1
+    for gid in ov.groups.children(0)[:8]:  # expanding many stays under the limit, saying what it closed
+        ex.expand(gid)
+        assert visible_nodes(ov.groups, set(ov.expanded)) <= VISIBLE_LIMIT
+    assert "collapsed" in ov.note and "collapsed" in ex._graph.layout.annotations[0].text
+
+
+def test_widget_memory_zoom_refines_and_devices_fade():
+    ex = Explorer(synthetic(10_000))
+    lanes = len(ex.view.memory.arenas)
+    assert ex._memory.data[2 * lanes].visible and len(ex._memory.data[0].x) == 0
+    relayout(ex._memory, **{"xaxis.range[0]": 2000, "xaxis.range[1]": 2300})
+    assert not ex._memory.data[2 * lanes].visible
+    assert 0 < len(ex._memory.data[0].x) <= 4000
+    assert any(a.text.startswith("showing ") for a in ex._memory.layout.annotations)
+    relayout(ex._memory, **{"xaxis.autorange": True})
+    assert ex._memory.data[2 * lanes].visible and len(ex._memory.data[0].x) == 0
+    ex.devices = ("cpu",)
+    assert set(ex._graph.data[OVERVIEW_TRACE["groups"]].marker.opacity) == {1.0}  # cpu chunks
+    assert ex._memory.data[2 * lanes + 1].opacity < 1  # the cuda:0 lane fades
+
+
+def test_a_finding_click_opens_the_groups_holding_its_values():
+    program, victim = mismatch_program()
+    ex = Explorer(program)
+    k = next(k for k, f in enumerate(ex.findings) if f.code == "device-mismatch")
+    ov = ex.overview
+    assert ov.folded.nodes[ov.folded.value_unit[victim.index]][0] == "g"
+    ex._findings.children[k].click()
+    assert ex.selected.values == (victim.index,) and "device-mismatch" in ex._details.value
+    assert ov.folded.nodes[ov.folded.value_unit[victim.index]] == ("v", victim.index)
+    ring = ex._graph.data[OVERVIEW_TRACE["hl_nodes"]]
+    assert len(ring.x) >= 1 and ex._graph.layout.yaxis.range is not None
+
+
+def test_cli_show_draws_big_plans_at_a_level_of_detail(tmp_path):
+    from test_report import payload
+
+    from explorer.cli import main
+    from explorer.format.writer import write
+
+    path = tmp_path / "big.pte"
+    path.write_bytes(write(__import__("explorer").format.synth.synthetic_program(3_000)))
+    out = {}
+    for detail in ("auto", "full"):
+        target = tmp_path / f"{detail}.html"
+        assert main(["show", str(path), "-o", str(target), "--detail", detail], stdout=__import__("io").StringIO()) == 0
+        out[detail] = payload(target.read_text(encoding="utf-8"))["plans"][0]
+    assert "lod" in out["auto"] and "lod" not in out["full"] and out["full"]["details"]["v"]
+
+
+def test_small_programs_are_drawn_in_full_unless_asked():
+    ex = Explorer(FIXTURES / "device_mlp.pte")
+    assert ex.overview is None and ex.view.geometry is not None
+    with pytest.raises(RuntimeError, match="drawn in full"):
+        ex.expand(1)
+    forced = Explorer(FIXTURES / "device_mlp.pte", lod=True)
+    assert forced.overview is not None
+    assert len(forced._graph.data[OVERVIEW_TRACE["tensors"]].x) == 25  # the root is a leaf: all drawn
+    assert Explorer(synthetic(10_000), lod=False).overview is None
+
+
+def test_the_overview_says_which_tensors_it_does_not_draw():
+    from analysis_helpers import PlanBuilder
+
+    from explorer.format.writer import write
+
+    b = PlanBuilder()
+    x, y = b.tensor(), b.tensor()
+    b.tensor(name="unused")
+    b.kernel("aten::abs.out", x, y, y)
+    ex = Explorer(load(write(b.program())), lod=True)
+    assert "(1 tensors no instruction names are not drawn)" in ex._graph.layout.annotations[0].text
+
+
+# -- scale --------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def program_100k(request):
+    return cached_program_path(request.config, 100_000)
+
+
+def widget_payload(ex: Explorer) -> dict[str, int]:
+    """Bytes of JSON the two figures put in the widget state (plotly.js itself, ``_esm``, excluded)."""
+    out = {}
+    for name, fig in (("graph", ex._graph), ("memory", ex._memory)):
+        state = fig.get_state()
+        out[name] = sum(len(json.dumps(state[k], default=lambda o: "x" * len(o))) for k in ("_widget_data", "_widget_layout"))
+    return out
+
+
+def fresh_interpreter(path) -> dict:
+    """In a new Python (as in a fresh kernel): plotly's widget import alone, then load + Explorer."""
+    import subprocess
+    import sys
+
+    code = ("import time; t = time.monotonic(); import plotly.graph_objects as go; go.FigureWidget; "
+            "a = time.monotonic() - t; import explorer; t = time.monotonic(); ex = explorer.Explorer(explorer.load(%r)); "
+            "print(round(a, 3), round(time.monotonic() - t, 3))" % str(path))
+    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    code2 = ("import time; t = time.monotonic(); import explorer; ex = explorer.Explorer(explorer.load(%r)); "
+             "print(round(time.monotonic() - t, 3))" % str(path))
+    whole = subprocess.run([sys.executable, "-c", code2], capture_output=True, text=True, timeout=300)
+    plotly_s, ours_s = (float(x) for x in first.stdout.split())
+    return {"fresh_plotly_widget_import_s": plotly_s, "fresh_load_and_explorer_after_plotly_s": ours_s,
+            "fresh_import_load_explorer_total_s": float(whole.stdout.strip())}
+
+
+def test_100k_values_widget_builds_fast_with_a_small_payload(program_100k):
+    import plotly.graph_objects as pgo
+
+    pgo.FigureWidget  # plotly's widget module imports ~2 s of dependencies once per kernel; not ours
+    start = time.monotonic()
+    program = load(program_100k)
+    loaded = time.monotonic()
+    ex = Explorer(program)
+    built = time.monotonic()
+    payload = widget_payload(ex)
+    ov = ex.overview
+    t0 = time.monotonic()
+    gid = ex.expand(ov.groups.children(0)[10])
+    ex.expand(ov.groups.children(gid)[3])
+    expanded = time.monotonic() - t0
+    t0 = time.monotonic()
+    relayout(ex._memory, **{"xaxis.range[0]": 30_000, "xaxis.range[1]": 30_400})
+    zoomed = time.monotonic() - t0
+    t0 = time.monotonic()
+    ex.select(50_001)
+    selected = time.monotonic() - t0
+    numbers = {"values": len(program.plans[0].values), "instructions": len(program.plans[0].instructions),
+               "load_s": round(loaded - start, 3), "explorer_s": round(built - loaded, 3),
+               "payload_bytes": payload, "payload_total_mb": round(sum(payload.values()) / 1e6, 3),
+               "expand_two_levels_s": round(expanded, 3), "memory_zoom_s": round(zoomed, 3),
+               "first_select_s": round(selected, 3), "drawn_nodes_after_expand": len(ov.folded.nodes)}
+    numbers.update(fresh_interpreter(program_100k))
+    record("python_100k_widget", numbers)
+    print(numbers)
+    assert built - start < 15
+    assert sum(payload.values()) < 10_000_000
+    assert len(ex._memory.data[0].x) > 0  # the zoomed window draws its tensors
+
+
+def test_report_of_a_big_plan_stores_tables_not_html(tmp_path):
+    from test_report import payload
+
+    from explorer.views.report import report_html
+
+    program = synthetic(10_000)
+    start = time.monotonic()
+    html = report_html(program)
+    took = time.monotonic() - start
+    data = payload(html)
+    plan = data["plans"][0]
+    assert plan["details"] == {"v": {}, "i": {}} and "lod" in plan
+    lod = plan["lod"]
+    assert len(lod["tensors"]["index"]) == 9_998 and len(lod["ops"]["kind"]) == 6_997
+    assert sum(len(c) for c in [lod["groups"]["start"]]) == len(lod["groups"]["label"])
+    assert plan["graph"]["data"][OVERVIEW_TRACE["groups"]]["name"] == "groups"
+    assert any(a.get("name") == "aggregated" and a["text"].startswith("aggregated: 5,000 tensors")
+               for a in plan["memory"]["layout"]["annotations"])
+    record("python_10k_report", {"build_s": round(took, 3), "html_mb": round(len(html.encode()) / 1e6, 2)})
+    assert len(html.encode()) < 12_000_000
