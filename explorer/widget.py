@@ -39,6 +39,7 @@ from .views.prepare import (
     totals_view,
     wants_lod,
 )
+from .views.requirements_html import REQ_CSS, runtime_needs_html
 from .views.selection import Selection, resolve, search
 from .widget_lod import OverviewMixin
 
@@ -47,7 +48,8 @@ __all__ = ["Explorer", "Selection"]
 
 _MAX_FINDINGS = 200  # buttons in the findings list; the rest are counted
 _FINDING_CSS = """
-.dx-explorer .dx-finding{white-space:normal;height:auto;text-align:left;line-height:1.35;padding:4px 8px;
+.dx-explorer .dx-finding{white-space:normal;height:auto;min-height:fit-content;flex:0 0 auto;overflow:visible;
+  text-align:left;line-height:1.35;padding:4px 8px;
   background:#fff;border:1px solid transparent;border-radius:6px;font-size:12.5px;box-shadow:none}
 .dx-explorer .dx-finding:hover{background:#F3F4F6}
 .dx-explorer .dx-finding.dx-current{background:#DDF4FF;border-color:#B6E3FF}
@@ -263,13 +265,14 @@ class Explorer(OverviewMixin, W.VBox):
                 toggles.append(toggle)
             self._device_box.children = [W.HTML("<span class='dx-root dx-muted'>devices</span>"), *toggles]
             plan_findings = [f for f in self.findings if f.plan == view.plan.name]
-            self._header.value = (f"<style>{CSS}{_FINDING_CSS}{device_button_css(device_objs)}</style>"
+            self._header.value = (f"<style>{CSS}{_FINDING_CSS}{REQ_CSS}{device_button_css(device_objs)}</style>"
                                   f"<div class='dx-root'><b style='font-size:15px'>"
                                   f"{html_text(Path(self.program.source).name if self.program.source else 'program')}"
                                   f"</b> <span class='dx-muted'>· {html_text(program_summary(view, plan_findings))}"
                                   f"</span></div>")
             self._totals.value = (f"<div class='dx-root' style='margin-top:8px'><b>Per device</b></div>"
-                                  f"{device_table(view.plan, totals_view(view))}<div class='dx-root' style='margin-top:8px'>"
+                                  f"{device_table(view.plan, totals_view(view))}{runtime_needs_html(view)}"
+                                  f"<div class='dx-root' style='margin-top:8px'>"
                                   f"<b>Memory map</b> <span class='dx-muted'>— one lane per arena; each tensor spans "
                                   f"its lifetime (x) and bytes (y)</span></div>")
             self.devices = tuple(devices)
@@ -352,7 +355,7 @@ class Explorer(OverviewMixin, W.VBox):
 
     def _finding_button(self, k: int, finding: Finding) -> W.Button:
         button = W.Button(description=finding_label(finding), tooltip=visible(finding.message),
-                          layout=W.Layout(width="100%", height="auto", margin="1px 0"))
+                          layout=W.Layout(width="100%", height="auto", margin="1px 0", flex="0 0 auto"))
         button.finding_index = k
         button.add_class("dx-finding")
         button.add_class(f"dx-{finding.severity}-finding")

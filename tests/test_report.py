@@ -136,3 +136,15 @@ def test_cli_show_file_plan_and_errors(tmp_path, capsys):
     bad = tmp_path / "bad.pte"
     bad.write_bytes(b"not a program")
     assert main(["show", str(bad), "-o", str(target)]) == 2
+
+
+def test_program_without_plans_gets_a_page_that_says_so(tmp_path):
+    from explorer.cli import main
+    from explorer.format.writer import write
+    from explorer.model import Program
+    path = tmp_path / "empty.pte"
+    path.write_bytes(write(Program(0, ())))
+    out = tmp_path / "empty.html"
+    assert main(["show", str(path), "-o", str(out)]) == 0
+    page = out.read_text()
+    assert "no execution plans" in page and "<script" not in page

@@ -36,6 +36,7 @@ from .memory import build_memory_figure
 from .palette import BLOCK_OPACITY, OP_STYLES, TENSOR_OPACITY, device_style, ordered_devices
 from .prepare import PlanView, default_plan, plan_view, program_summary, totals_view, wants_lod
 from .report_js import SCRIPT
+from .requirements_html import REQ_CSS, runtime_needs_html
 from .report_lod_js import LOD_SCRIPT
 from .selection import Selection
 
@@ -79,7 +80,7 @@ def _plan_payload(view: PlanView, findings: list[Finding], all_findings: list[Fi
         "summary": visible(program_summary(view, findings)),
         "graph": graph.to_plotly_json(),
         "memory": memory.to_plotly_json(),
-        "totals": device_table(plan, analysis),
+        "totals": device_table(plan, analysis) + runtime_needs_html(view),
         "details": {"v": {str(v): value_details(plan, analysis, v) for v in geom.tensors.tolist()},
                     "i": {str(i): instruction_details(plan, analysis, i) for i in range(len(plan.instructions))}},
         "labels": {"v": {str(t.index): visible(t.label) for t in plan.tensors},
@@ -106,7 +107,7 @@ def _lod_plan_payload(view: PlanView, findings: list[Finding], all_findings: lis
         "summary": visible(program_summary(view, findings)),
         "graph": view.overview.figure().to_plotly_json(),
         "memory": view.memory.figure().to_plotly_json(),
-        "totals": device_table(plan, totals_view(view)),
+        "totals": device_table(plan, totals_view(view)) + runtime_needs_html(view),
         "details": {"v": {}, "i": {}},
         "devices": lod_devices(view),
         "nInstructions": len(plan.instructions),
@@ -146,6 +147,8 @@ def report_html(program: Program, *, findings: list[Finding] | None = None, plan
     if findings is None:
         from ..analysis import check
         findings = list(check(program))
+    if not program.plans:
+        return _empty_report(program, findings, title)
     views = views or {}
     plans = [views.get(p.name) or plan_view(p, program, lod=wants_lod(p, lod)) for p in program.plans]
     payload = {
@@ -166,7 +169,7 @@ def report_html(program: Program, *, findings: list[Finding] | None = None, plan
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{html_text(name)} · ExecuTorch device explorer</title>
-<style>{CSS}{_PAGE_CSS}</style>
+<style>{CSS}{_PAGE_CSS}{REQ_CSS}</style>
 <script>{get_plotlyjs()}</script>
 </head><body><div class="dx-page dx-root">
 <div class="dx-head"><h1>{html_text(name)}</h1><span class="dx-muted" id="dx-summary"></span></div>
@@ -191,6 +194,22 @@ def report_html(program: Program, *, findings: list[Finding] | None = None, plan
 <script type="application/json" id="dx-data">{script_json(encoded=_to_json(payload))}</script>
 <script>{LOD_SCRIPT}{SCRIPT}</script>
 </body></html>
+"""
+
+
+def _empty_report(program: Program, findings: list[Finding], title: str | None) -> str:
+    """A program with no execution plans (valid, if useless): say so, with its findings; no graph to draw."""
+    name = title or (Path(program.source).name if program.source else "program")
+    items = "".join(f"<li>{html_text(finding_label(f))}</li>" for f in findings) or "<li>no findings</li>"
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{html_text(name)} · ExecuTorch device explorer</title>
+<style>{CSS}{_PAGE_CSS}</style></head><body><div class="dx-page dx-root">
+<div class="dx-head"><h1>{html_text(name)}</h1><span class="dx-muted">no execution plans</span></div>
+<div class="dx-card"><p>This program has no execution plans (methods), so no tensor or arena is placed on any
+device: there is nothing to draw. {len(program.segments)} segment(s), {program.size:,} bytes.</p>
+<h3>Findings</h3><ul>{items}</ul></div>
+<p class="dx-muted">Made by executorch-device-explorer from {html_text(name)}; works offline.</p>
+</div></body></html>
 """
 
 

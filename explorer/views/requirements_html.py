@@ -129,3 +129,9 @@ def requirements_diff_html(ra: Requirements, rb: Requirements, name_a: str = "A"
             f"<col style='width:18px'><col style='width:104px'><col><col></colgroup><tr><th></th><th></th>"
             f"<th><span class='dx-side-a'>A</span>{h(name_a)}</th><th><span class='dx-side-b'>B</span>{h(name_b)}</th>"
             f"</tr>{body}</table></div>")
+
+
+def runtime_needs_html(view) -> str:
+    """The "Runtime needs" block of one plan view (widget and report), from the analysis it already has."""
+    from ..analysis.requirements import requirements
+    return requirements_html(requirements(view.plan, view.analysis))
