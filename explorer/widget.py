@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import anywidget
 import ipywidgets as W
 import numpy as np
 import plotly.graph_objects as go
@@ -41,6 +40,7 @@ from .views.prepare import (
 )
 from .views.requirements_html import REQ_CSS, runtime_needs_html
 from .views.selection import Selection, resolve, search
+from .size_probe import SizeProbe
 from .widget_lod import OverviewMixin
 
 __all__ = ["Explorer", "Selection"]
@@ -55,41 +55,6 @@ _FINDING_CSS = """
 .dx-explorer .dx-finding.dx-current{background:#DDF4FF;border-color:#B6E3FF}
 .dx-explorer .dx-error-finding{color:#B31B1B}
 """
-
-
-class _SizeProbe(anywidget.AnyWidget):
-    """Reports the pixel widths of the graph and memory boxes, so the figures can fill them.
-
-    Plotly's ``FigureWidget`` view sizes itself once, before it is laid out (falling back to 700 px),
-    and under anywidget it never hears about later resizes; so the Explorer measures its boxes in the
-    page and sets ``layout.width`` from Python whenever they change (notebook resized, sidebar toggled).
-    """
-
-    _esm = """
-    function render({ model, el }) {
-      let root = null, observer = null, timer = null, tries = 0;
-      const measure = () => {
-        const boxes = ["dx-graph-box", "dx-memory-box"].map((c) => root.querySelector("." + c));
-        const widths = boxes.map((b) => (b ? Math.floor(b.clientWidth) : 0));
-        const old = model.get("widths") || [];
-        if (widths.every((w) => w > 50) && (widths[0] !== old[0] || widths[1] !== old[1])) {
-          model.set("widths", widths);
-          model.save_changes();
-        }
-      };
-      const attach = () => {
-        root = el.closest(".dx-explorer");
-        if (!root) { if (tries++ < 600) requestAnimationFrame(attach); return; }
-        observer = new ResizeObserver(() => { clearTimeout(timer); timer = setTimeout(measure, 50); });
-        observer.observe(root);
-        measure();
-      };
-      attach();
-      return () => { if (observer) observer.disconnect(); clearTimeout(timer); };
-    }
-    export default { render };
-    """
-    widths = traitlets.List(traitlets.Int(), default_value=[]).tag(sync=True)
 
 
 class Explorer(OverviewMixin, W.VBox):
@@ -216,7 +181,8 @@ class Explorer(OverviewMixin, W.VBox):
         self._totals = W.HTML()
         self._memory_box = W.Box(layout=W.Layout(width="100%", border="1px solid #D0D7DE"))
         self._memory_box.add_class("dx-memory-box")
-        self._probe = _SizeProbe(layout=W.Layout(height="0px"))
+        self._probe = SizeProbe(root="dx-explorer", boxes=["dx-graph-box", "dx-memory-box"],
+                                layout=W.Layout(height="0px"))
         self._probe.observe(self._on_widths, names=["widths"])
         self.children = [self._header, controls, W.HBox([self._graph_box, side], layout=W.Layout(width="100%", flex_flow="row wrap")),
                          self._totals, self._memory_box, self._out, self._probe]

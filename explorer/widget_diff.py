@@ -15,11 +15,9 @@ module wires them, as :mod:`explorer.widget` does for one program. Callbacks run
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
-import anywidget
 import ipywidgets as W
 import plotly.graph_objects as go
 import traitlets
@@ -45,46 +43,12 @@ from .views.diff_style import DIFF_CSS
 from .views.escape import html_text, visible
 from .views.graph import TRACE, graph_highlight
 from .views.requirements_html import REQ_CSS, requirements_diff_html
+from .size_probe import SizeProbe
 from .views.selection import resolve
 
 __all__ = ["Diff", "DiffSelection"]
 
 _BOXES = ("dx-diff-graph-a", "dx-diff-graph-b", "dx-diff-memory")
-
-
-class _SizeProbe(anywidget.AnyWidget):
-    """Reports the pixel widths of the two graph boxes and the memory box, so the figures fill them.
-
-    Plotly's ``FigureWidget`` sizes itself once, before it is laid out (700 px), and never hears about
-    later resizes; two 700 px graphs side by side would overflow a notebook. Same remedy as the
-    Explorer's probe (``explorer/widget.py``), for this widget's three boxes.
-    """
-
-    _esm = """
-    function render({ model, el }) {
-      let root = null, observer = null, timer = null, tries = 0;
-      const names = BOXES;
-      const measure = () => {
-        const widths = names.map((c) => { const b = root.querySelector("." + c); return b ? Math.floor(b.clientWidth) : 0; });
-        const old = model.get("widths") || [];
-        if (widths.every((w) => w > 50) && widths.some((w, k) => w !== old[k])) {
-          model.set("widths", widths);
-          model.save_changes();
-        }
-      };
-      const attach = () => {
-        root = el.closest(".dx-diff-widget");
-        if (!root) { if (tries++ < 600) requestAnimationFrame(attach); return; }
-        observer = new ResizeObserver(() => { clearTimeout(timer); timer = setTimeout(measure, 50); });
-        observer.observe(root);
-        measure();
-      };
-      attach();
-      return () => { if (observer) observer.disconnect(); clearTimeout(timer); };
-    }
-    export default { render };
-    """.replace("BOXES", json.dumps(list(_BOXES)))
-    widths = traitlets.List(traitlets.Int(), default_value=[]).tag(sync=True)
 
 
 class Diff(W.VBox):
@@ -184,7 +148,7 @@ class Diff(W.VBox):
             "pair, A's lane above B's; x: instructions of each program, y: bytes (one scale per pair)</span></div>")
         self._memory_box = W.Box(layout=W.Layout(width="100%", border="1px solid #D0D7DE"))
         self._memory_box.add_class(_BOXES[2])
-        self._probe = _SizeProbe(layout=W.Layout(height="0px"))
+        self._probe = SizeProbe(root="dx-diff-widget", boxes=list(_BOXES), layout=W.Layout(height="0px"))
         self._probe.observe(self._on_widths, names=["widths"])
         row = W.Layout(width="100%", margin="6px 0 0 0")
         self.children = [self._header, self._plan_box, W.HBox(columns, layout=row),
