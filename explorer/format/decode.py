@@ -58,6 +58,17 @@ def decode_program_fields(r: FlatReader, root: int, segment_base: int | None) ->
 
 # -- program-level tables ----------------------------------------------------------------------
 
+def _each(positions: list[int], name: str, decode) -> list:
+    """``decode(position, index)`` for every table of a vector; an error names ``name[index]``."""
+    out = []
+    for i, p in enumerate(positions):
+        try:
+            out.append(decode(p, i))
+        except PteFormatError as exc:
+            raise exc.within(f"{name}[{i}]") from None
+    return out
+
+
 def _tables(r: FlatReader, pos: int, vt, slot: int, name: str) -> list[int]:
     try:
         return r.tables(r.ref(pos, vt, slot))
@@ -122,35 +133,27 @@ def _plan(r: FlatReader, g: Gather, pos: int) -> Plan:
         outputs = r.scalars(r.ref(pos, vt, S.PLAN_OUTPUTS), "i")
     except PteFormatError as exc:
         raise exc.within("inputs/outputs") from None
-    operators = []
-    for i, p in enumerate(_tables(r, pos, vt, S.PLAN_OPERATORS, "operators")):
-        try:
-            ovt = r.table(p)
-            operators.append(Operator(r.string(r.ref(p, ovt, S.OPERATOR_NAME)) or "",
-                                      r.string(r.ref(p, ovt, S.OPERATOR_OVERLOAD)) or ""))
-        except PteFormatError as exc:
-            raise exc.within(f"operators[{i}]") from None
-    delegates = []
-    for i, p in enumerate(_tables(r, pos, vt, S.PLAN_DELEGATES, "delegates")):
-        try:
-            delegates.append(_delegate(r, p, i))
-        except PteFormatError as exc:
-            raise exc.within(f"delegates[{i}]") from None
+    def operator(p: int, _i: int) -> Operator:
+        ovt = r.table(p)
+        return Operator(r.string(r.ref(p, ovt, S.OPERATOR_NAME)) or "",
+                        r.string(r.ref(p, ovt, S.OPERATOR_OVERLOAD)) or "")
+
+    operators = _each(_tables(r, pos, vt, S.PLAN_OPERATORS, "operators"), "operators", operator)
+    delegates = _each(_tables(r, pos, vt, S.PLAN_DELEGATES, "delegates"), "delegates",
+                      lambda p, i: _delegate(r, p, i))
     chains, instructions, instruction_cols = _chains(r, g, _tables(r, pos, vt, S.PLAN_CHAINS, "chains"),
                                                      operators, delegates)
     try:
         sizes = r.scalars(r.ref(pos, vt, S.PLAN_NON_CONST_BUFFER_SIZES), "q")
     except PteFormatError as exc:
         raise exc.within("non_const_buffer_sizes") from None
-    devices = []
-    for i, p in enumerate(_tables(r, pos, vt, S.PLAN_NON_CONST_BUFFER_DEVICE, "non_const_buffer_device")):
-        try:
-            bvt = r.table(p)
-            devices.append(BufferDevice(
-                r.field(p, bvt, S.BUFDEV_BUFFER_IDX, "i"),
-                _device(r.field(p, bvt, S.BUFDEV_DEVICE_TYPE, "b"), r.field(p, bvt, S.BUFDEV_DEVICE_INDEX, "b"))))
-        except PteFormatError as exc:
-            raise exc.within(f"non_const_buffer_device[{i}]") from None
+    def buffer_device(p: int, _i: int) -> BufferDevice:
+        bvt = r.table(p)
+        return BufferDevice(r.field(p, bvt, S.BUFDEV_BUFFER_IDX, "i"),
+                            _device(r.field(p, bvt, S.BUFDEV_DEVICE_TYPE, "b"), r.field(p, bvt, S.BUFDEV_DEVICE_INDEX, "b")))
+
+    devices = _each(_tables(r, pos, vt, S.PLAN_NON_CONST_BUFFER_DEVICE, "non_const_buffer_device"),
+                    "non_const_buffer_device", buffer_device)
     return Plan(name, values, inputs, outputs, chains, instructions, tuple(operators), tuple(delegates),
                 sizes, tuple(devices), enc_in, enc_out, _columns=(value_cols, instruction_cols))
 
@@ -167,14 +170,12 @@ def _delegate(r: FlatReader, pos: int, index: int) -> Delegate:
         code = r.field(ref, rvt, S.DATAREF_LOCATION, "b")
         location = S.DATA_LOCATION.get(code, f"unknown({code})")
         data_index = r.field(ref, rvt, S.DATAREF_INDEX, "I")
-    specs = []
-    for i, p in enumerate(r.tables(r.ref(pos, vt, S.DELEGATE_COMPILE_SPECS))):
-        try:
-            svt = r.table(p)
-            specs.append(CompileSpec(r.string(r.ref(p, svt, S.COMPILE_SPEC_KEY)) or "",
-                                     r.raw_bytes(r.ref(p, svt, S.COMPILE_SPEC_VALUE))))
-        except PteFormatError as exc:
-            raise exc.within(f"compile_specs[{i}]") from None
+    def spec(p: int, _i: int) -> CompileSpec:
+        svt = r.table(p)
+        return CompileSpec(r.string(r.ref(p, svt, S.COMPILE_SPEC_KEY)) or "",
+                           r.raw_bytes(r.ref(p, svt, S.COMPILE_SPEC_VALUE)))
+
+    specs = _each(r.tables(r.ref(pos, vt, S.DELEGATE_COMPILE_SPECS)), "compile_specs", spec)
     return Delegate(index, ident, location, data_index, tuple(specs))
 
 
