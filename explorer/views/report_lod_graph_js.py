@@ -2,16 +2,19 @@
 place, the overview's traces, boxes and headers, focus ranges and selection rings — as
 :class:`explorer.views.overview.Overview` does in Python."""
 
-GRAPH_JS = r"""
-dxLod.graph = function (C) {  // expand / collapse, the overview's traces, selection rings
-  "use strict";
-  var P = C.P, host = C.host, L = C.L, T = C.T, m = C.m, n = C.n, DEV = C.DEV, ST = C.ST, G = C.G, nG = C.nG,
+# The shared context both halves of the script unpack into locals (one list, so they can't drift apart).
+CONTEXT_JS = r"""  var P = C.P, host = C.host, L = C.L, T = C.T, m = C.m, n = C.n, DEV = C.DEV, ST = C.ST, G = C.G, nG = C.nG,
     gbase = C.gbase, span = C.span, TT = C.TT, F = C.F, OPS = C.OPS, rowOf = C.rowOf, written = C.written,
     home = C.home, fstart = C.fstart, inputs = C.inputs, outputs = C.outputs, errors = C.errors,
     errorInstrs = C.errorInstrs, OPSYM = C.OPSYM, ptext = C.ptext, esc = C.esc, short = C.short,
     fmtBytes = C.fmtBytes, num = C.num, devName = C.devName, swatch = C.swatch, kindOf = C.kindOf,
     tensorHover = C.tensorHover, opHover = C.opHover, children = C.children, path = C.path,
-    visibleNodes = C.visibleNodes, folded = C.folded, depthOf = C.depthOf, batch = C.batch;
+    visibleNodes = C.visibleNodes, folded = C.folded, depthOf = C.depthOf, batch = C.batch;"""
+
+GRAPH_JS = r"""
+dxLod.graph = function (C) {  // expand / collapse, the overview's traces, selection rings
+  "use strict";
+/*CONTEXT*/
   function groupDetails() { return C.groupDetails.apply(null, arguments); }
   function memoryHighlight() { return C.memoryHighlight.apply(null, arguments); }
   function drawMemory() { return C.drawMemory.apply(null, arguments); }
@@ -258,3 +261,4 @@ dxLod.graph = function (C) {  // expand / collapse, the overview's traces, selec
     clickGraph: clickGraph, devices: devices, labels: labels, draw: draw, boxes: boxes, status: status});
 };
 """
+GRAPH_JS = GRAPH_JS.replace("/*CONTEXT*/", CONTEXT_JS)

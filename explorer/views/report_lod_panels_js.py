@@ -2,16 +2,12 @@
 written from the tables (escaped with ``esc``), and the memory map's lanes, exact occupancy bins and
 zoom — as :class:`explorer.views.memory_lod.MemoryLod` does in Python."""
 
+from .report_lod_graph_js import CONTEXT_JS
+
 PANELS_JS = r"""
 dxLod.panels = function (C) {  // details from the tables, the binned memory map and its zoom
   "use strict";
-  var P = C.P, host = C.host, L = C.L, T = C.T, m = C.m, n = C.n, DEV = C.DEV, ST = C.ST, G = C.G, nG = C.nG,
-    gbase = C.gbase, span = C.span, TT = C.TT, F = C.F, OPS = C.OPS, rowOf = C.rowOf, written = C.written,
-    home = C.home, fstart = C.fstart, inputs = C.inputs, outputs = C.outputs, errors = C.errors,
-    errorInstrs = C.errorInstrs, OPSYM = C.OPSYM, ptext = C.ptext, esc = C.esc, short = C.short,
-    fmtBytes = C.fmtBytes, num = C.num, devName = C.devName, swatch = C.swatch, kindOf = C.kindOf,
-    tensorHover = C.tensorHover, opHover = C.opHover, children = C.children, path = C.path,
-    visibleNodes = C.visibleNodes, folded = C.folded, depthOf = C.depthOf, batch = C.batch;
+/*CONTEXT*/
   function holdsError() { return C.holdsError.apply(null, arguments); }
   // -- details ----------------------------------------------------------------------------------
   function ul(items) {
@@ -231,3 +227,4 @@ dxLod.panels = function (C) {  // details from the tables, the binned memory map
     lane: lane});
 };
 """
+PANELS_JS = PANELS_JS.replace("/*CONTEXT*/", CONTEXT_JS)
