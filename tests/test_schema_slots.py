@@ -17,7 +17,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _parse_fbs():
-    text = "\n".join(p.read_text() for p in sorted((ROOT / "schema").glob("*.fbs")))
+    # The program schema only: the companion schemas (schema/README.md) reuse table names such as
+    # Tensor and Buffer for other things.
+    text = "\n".join((ROOT / "schema" / name).read_text() for name in ("program.fbs", "scalar_type.fbs"))
     text = re.sub(r"//[^\n]*", "", text)
     text = re.sub(r"\([^)]*\)", "", text)  # field attributes such as (force_align: 16)
     unions = {m.group(1): [x.strip() for x in m.group(2).split(",") if x.strip()]
