@@ -234,19 +234,47 @@ def test_mutable_and_constant_data_indices_use_different_tables():
 
 # -- cross-device-no-copy ------------------------------------------------------------------------------
 
-def test_cross_device_kernel_without_copy_fires_with_a_hint():
+def test_host_kernel_on_device_memory_is_an_error_with_a_hint():
     b = PlanBuilder(arenas=[(64, "cpu"), (64, "cuda:0")])
     x = b.tensor(arena=1, offset=0, name="x")
     out = b.tensor(arena=2, offset=0, device="cuda:0")
     b.kernel("aten::relu.out", x, out, out)
     b.inputs(x)
     b.outputs(out)
-    found = _only(_both(b.program()), "cross-device-no-copy")
-    assert [(f.values, f.instructions) for f in found] == [((x, out), (0,))]
-    assert found[0].message.startswith(f"aten::relu.out (instruction 0) reads x (%{x}, float32[2,2]) on cpu and "
-                                       f"writes %{out} (float32[2,2]) on cuda:0 without a copy op")
-    assert "insert et_copy::_h2d_copy" in found[0].message
-    assert not any(f.severity == "error" for f in found)
+    found = _both(b.program())
+    assert [f.code for f in found] == ["host-kernel-device-memory"]  # not also a cross-device warning
+    assert [(f.values, f.instructions, f.severity) for f in found] == [((out,), (0,), "error")]
+    assert found[0].message.startswith(f"instruction runs the host kernel aten::relu.out on cuda:0 memory "
+                                       f"(instruction 0; tensors %{out} (float32[2,2]))")
+    assert "et_copy::_h2d_copy" in found[0].message and "target_device is cuda:0" in found[0].message
+
+
+def test_host_kernels_on_device_memory_are_grouped_per_operator():
+    b = PlanBuilder(arenas=[(64, "cpu"), (256, "cuda:0")])
+    d = [b.tensor(arena=2, offset=16 * k, device="cuda:0") for k in range(9)]
+    for k in range(8):
+        b.kernel("aten::add.out", d[k], d[k], b.scalar(1), d[k + 1], d[k + 1])
+    b.inputs(d[0])
+    b.outputs(d[8])
+    found = check(b.program())
+    assert [f.code for f in found] == ["host-kernel-device-memory"]
+    assert found[0].message.startswith("8 instructions run the host kernel aten::add.out on cuda:0 memory "
+                                       "(instructions 0, 1, 2, 3, 4, 5, 6, 7; tensors")
+    assert found[0].instructions == tuple(range(8)) and set(found[0].values) == set(d)
+
+
+def test_copies_and_views_of_device_tensors_are_not_host_kernels():
+    b = PlanBuilder(arenas=[(64, "cpu"), (64, "cuda:0")])
+    x = b.tensor(arena=1, offset=0)
+    d = b.tensor(arena=2, offset=0, device="cuda:0")
+    v = b.tensor(arena=2, offset=0, device="cuda:0")
+    h = b.tensor(arena=1, offset=16)
+    b.h2d(x, d)
+    b.kernel("executorch_prim::et_view.default", d, b.scalar(4), v)
+    b.d2h(v, h)
+    b.inputs(x)
+    b.outputs(h)
+    assert check(b.program()) == []
 
 
 def test_delegates_move_data_across_devices_only_when_they_target_a_device():

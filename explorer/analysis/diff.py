@@ -18,8 +18,11 @@ tensor of both sides gets one **status**, the first that applies in this order:
 just the first. Arenas are paired by device (the k-th arena of a device with the k-th of that device),
 then leftovers by ``memory_id`` (``moved``: the same arena now on another device); a paired arena is
 ``resized`` or ``same``. Copies (``et_copy`` kernel calls) are paired through their destination
-tensors. Findings (:func:`.check`'s) are compared by code and the tensors they name, mapped through
-the pairing: ``new`` (only in B) or ``fixed`` (only in A).
+tensors. Findings (:func:`.check`'s) are compared by what they are about: their code and the tensors
+they name, mapped through the pairing (or, naming none, their instructions' written tensors, else
+their message); what is left on both sides is then paired by code and message with value and
+instruction numbers taken out, so the same problem renumbered by an unrelated change is neither
+``fixed`` nor ``new``. The rest is ``new`` (only in B) or ``fixed`` (only in A).
 
 For views: :class:`PlanDiff` carries ``pairs`` (A value -> B value), ``status_a``/``status_b`` (value
 -> status, every tensor of each side) and ``instruction_status_a``/``_b`` (instruction -> ``added``,
@@ -32,6 +35,7 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 from collections import defaultdict
 from dataclasses import dataclass, fields, is_dataclass
 
@@ -412,5 +416,36 @@ def _finding_changes(fa: list[Finding], fb: list[Finding], m: Matching | None) -
 
     keys_a = {key(f, True) for f in fa}
     keys_b = {key(f, False) for f in fb}
-    return tuple([FindingChange("fixed", f) for f in fa if key(f, True) not in keys_b]
-                 + [FindingChange("new", f) for f in fb if key(f, False) not in keys_a])
+    fixed = [f for f in fa if key(f, True) not in keys_b]
+    new = [f for f in fb if key(f, False) not in keys_a]
+    # Leftovers that say the same thing up to numbering are the same finding.
+    left: dict[tuple[str, str], int] = defaultdict(int)
+    for f in new:
+        left[(f.code, _unnumbered(f.message))] += 1
+    still_fixed = []
+    for f in fixed:
+        k = (f.code, _unnumbered(f.message))
+        if left[k]:
+            left[k] -= 1
+        else:
+            still_fixed.append(f)
+    matched_new: dict[tuple[str, str], int] = defaultdict(int)
+    for f in fixed:
+        k = (f.code, _unnumbered(f.message))
+        matched_new[k] += 1
+    still_new = []
+    for f in new:
+        k = (f.code, _unnumbered(f.message))
+        if matched_new[k]:
+            matched_new[k] -= 1
+        else:
+            still_new.append(f)
+    return tuple([FindingChange("fixed", f) for f in still_fixed] + [FindingChange("new", f) for f in still_new])
+
+
+_NUMBERS = re.compile(r"%\d+|\b(instructions?) [\d, .]*\d")
+
+
+def _unnumbered(message: str) -> str:
+    """A finding's message without value and instruction numbers (which renumbering changes)."""
+    return _NUMBERS.sub(lambda x: x.group(1) or "%", message)
