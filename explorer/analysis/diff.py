@@ -35,12 +35,12 @@ from __future__ import annotations
 
 import gc
 import os
-import re
 from collections import defaultdict
 from dataclasses import dataclass, fields, is_dataclass
 
 from ..model import Device, Plan, Program, Tensor
 from .checks import program_findings
+from .describe import unnumbered
 from .match import Matching, instruction_status, match, match_arenas
 from .requirements import Requirements, requirements
 from .types import ArenaMap, DeviceTotals, Finding, PlanAnalysis
@@ -381,9 +381,12 @@ def _copies(m: Matching) -> tuple[CopyChange, ...]:
 
 
 def pair_ident(a: int | None, a_label: str | None, b: int | None, b_label: str | None) -> str:
-    """``name`` when both sides share it, ``%a->%b``, or ``%a (A)`` / ``name (%b in B)`` when unpaired."""
+    """``name`` when both sides share it, ``%a->%b`` (``%a`` once when both indices are equal), or
+    ``%a (A)`` / ``name (%b in B)`` when unpaired."""
     if a is not None and b is not None:
-        return a_label if a_label == b_label and a_label and not a_label.startswith("%") else f"%{a}->%{b}"
+        if a_label == b_label and a_label and not a_label.startswith("%"):
+            return a_label
+        return f"%{a}" if a == b else f"%{a}->%{b}"
     index, label, which = (a, a_label, "A") if a is not None else (b, b_label, "B")
     return f"%{index} ({which})" if not label or label.startswith("%") else f"{label} (%{index} in {which})"
 
@@ -421,31 +424,24 @@ def _finding_changes(fa: list[Finding], fb: list[Finding], m: Matching | None) -
     # Leftovers that say the same thing up to numbering are the same finding.
     left: dict[tuple[str, str], int] = defaultdict(int)
     for f in new:
-        left[(f.code, _unnumbered(f.message))] += 1
+        left[(f.code, unnumbered(f.message))] += 1
     still_fixed = []
     for f in fixed:
-        k = (f.code, _unnumbered(f.message))
+        k = (f.code, unnumbered(f.message))
         if left[k]:
             left[k] -= 1
         else:
             still_fixed.append(f)
     matched_new: dict[tuple[str, str], int] = defaultdict(int)
     for f in fixed:
-        k = (f.code, _unnumbered(f.message))
+        k = (f.code, unnumbered(f.message))
         matched_new[k] += 1
     still_new = []
     for f in new:
-        k = (f.code, _unnumbered(f.message))
+        k = (f.code, unnumbered(f.message))
         if matched_new[k]:
             matched_new[k] -= 1
         else:
             still_new.append(f)
     return tuple([FindingChange("fixed", f) for f in still_fixed] + [FindingChange("new", f) for f in still_new])
 
-
-_NUMBERS = re.compile(r"%\d+|\b(instructions?) [\d, .]*\d")
-
-
-def _unnumbered(message: str) -> str:
-    """A finding's message without value and instruction numbers (which renumbering changes)."""
-    return _NUMBERS.sub(lambda x: x.group(1) or "%", message)

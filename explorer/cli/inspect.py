@@ -9,7 +9,7 @@ from collections import defaultdict
 from typing import TextIO
 
 from ..analysis import analyze_program
-from ..analysis.describe import device_summary_lines, nbytes_text
+from ..analysis.describe import device_summary_lines, grouped, nbytes_text
 from ..analysis.requirements import requirements, requirements_lines
 from ..format.reader import load
 from ..json_form import program_json
@@ -64,7 +64,8 @@ def summary_lines(program: Program, name: str, only: str | None = None) -> list[
         lines.append("")
         lines.extend(_plan_lines(plan))
         per_device = device_summary_lines(program, analyses, plan=plan.name, indent="    ")
-        lines.append("  per device (peak live = most planned bytes alive at one instruction):")
+        lines.append("  per device (planned = every planned tensor's bytes summed over all lifetimes, can exceed the "
+                     "arenas; peak live = most bytes alive at one instruction; copies = transfers in/out):")
         lines.extend(per_device[1:])  # the first line repeats the plan's name
         lines.append("  runtime needs (MethodMeta::memory_planned_buffer_*(i) is arena #i+1):")
         lines.extend(requirements_lines(requirements(plan, analyses.get(plan.name)), indent="    "))
@@ -87,19 +88,61 @@ def _plan_lines(plan: Plan) -> list[str]:
     for t in tensors:
         if t.memory_id is not None:
             planned_in[t.memory_id] += 1
-    for b in buffers:
-        lines.append(f"    #{b.memory_id:<3} {nbytes_text(b.size):>10}  {str(b.device):<10} {planned_in[b.memory_id]} planned tensors")
+    lines.extend(_grouped_arenas(buffers, planned_in))
     if plan.delegates:
         calls_of: dict[int, int] = defaultdict(int)
         for i in plan.instructions:
             if i.delegate_index is not None:
                 calls_of[i.delegate_index] += 1
         lines.append("  delegates:")
-        for d in plan.delegates:
-            target = f" -> {d.target_device}" if d.target_device else ""
+        lines.extend(_grouped_delegates(plan, calls_of))
+    return lines
+
+
+def _runs(items: list, key) -> list[list]:
+    """Consecutive items with equal ``key(item)``, as lists."""
+    runs: list[list] = []
+    for item in items:
+        if runs and key(runs[-1][0]) == key(item):
+            runs[-1].append(item)
+        else:
+            runs.append([item])
+    return runs
+
+
+def _span(numbers: list[int]) -> str:
+    return f"#{numbers[0]}" if len(numbers) == 1 else f"#{numbers[0]}..#{numbers[-1]}"
+
+
+def _grouped_arenas(buffers, planned_in: dict[int, int]) -> list[str]:
+    """One line per arena; a run of arenas alike (size, device, tensor count) as one line with a count."""
+    lines = []
+    for run in _runs(list(buffers), lambda b: (b.size, b.device, planned_in[b.memory_id])):
+        b = run[0]
+        ids = _span([x.memory_id for x in run])
+        count = f"  (×{len(run)})" if len(run) > 1 else ""
+        lines.append(f"    {ids:<4} {nbytes_text(b.size):>10}  {str(b.device):<10} {planned_in[b.memory_id]} planned "
+                     f"tensors{' each' if len(run) > 1 else ''}{count}")
+    return lines
+
+
+def _grouped_delegates(plan: Plan, calls_of: dict[int, int]) -> list[str]:
+    """One line per delegate; a run of delegates alike (backend, target, where the blob is, calls) as one
+    line with their count, blob range and total size: 200 XNNPACK partitions read as one line."""
+    lines = []
+    key = lambda d: (d.id, d.target_device, d.location, d.data_size is None, calls_of[d.index])  # noqa: E731
+    for run in _runs(list(plan.delegates), key):
+        d = run[0]
+        target = f" -> {d.target_device}" if d.target_device else ""
+        calls = calls_of[d.index]
+        if len(run) == 1:
             where = f"{d.location} #{d.data_index}" + (f", {nbytes_text(d.data_size)}" if d.data_size is not None else ", dangling")
-            calls = calls_of[d.index]
             lines.append(f"    #{d.index} {d.id}{target}  ({where}; {calls} call(s))")
+            continue
+        blobs = sorted(x.data_index for x in run)
+        size = ", dangling" if d.data_size is None else f", {nbytes_text(sum(x.data_size or 0 for x in run))} in all"
+        lines.append(f"    {_span([x.index for x in run])} {d.id}{target}  ({len(run)} delegates; {d.location} "
+                     f"{_span(blobs)}{size}; {calls} call(s) each)")
     return lines
 
 
