@@ -9,7 +9,8 @@ import time
 
 import pytest
 
-from analysis_helpers import PlanBuilder, fixture_paths, reader, roundtrip
+from analysis_helpers import FIXTURES, PlanBuilder, fixture_paths, reader, roundtrip
+from explorer.format import synth
 from explorer.analysis import check
 from explorer.analysis.checks import SEVERITY
 from explorer.model import Instruction, SubsegmentOffsets, NamedData
@@ -242,7 +243,7 @@ def test_host_kernel_on_device_memory_is_an_error_with_a_hint():
     b.inputs(x)
     b.outputs(out)
     found = _both(b.program())
-    assert [f.code for f in found] == ["host-kernel-device-memory"]  # not also a cross-device warning
+    assert [f.code for f in found] == ["cross-device-no-copy"]  # not also a cross-device warning
     assert [(f.values, f.instructions, f.severity) for f in found] == [((out,), (0,), "error")]
     assert found[0].message.startswith(f"instruction runs the host kernel aten::relu.out on cuda:0 memory "
                                        f"(instruction 0; tensors %{out} (float32[2,2]))")
@@ -257,7 +258,7 @@ def test_host_kernels_on_device_memory_are_grouped_per_operator():
     b.inputs(d[0])
     b.outputs(d[8])
     found = check(b.program())
-    assert [f.code for f in found] == ["host-kernel-device-memory"]
+    assert [f.code for f in found] == ["cross-device-no-copy"]
     assert found[0].message.startswith("8 instructions run the host kernel aten::add.out on cuda:0 memory "
                                        "(instructions 0, 1, 2, 3, 4, 5, 6, 7; tensors")
     assert found[0].instructions == tuple(range(8)) and set(found[0].values) == set(d)
@@ -381,10 +382,7 @@ def test_silent_on_every_real_fixture(path):
 
 
 def test_the_dedup_bug_is_explained():
-    path = next((p for p in fixture_paths() if p.name == "mutable_dedup_bug.pte"), None)
-    if path is None:
-        pytest.skip("mutable_dedup_bug.pte not exported")
-    (finding,) = check(reader()(path))
+    (finding,) = check(reader()(FIXTURES / "mutable_dedup_bug.pte"))
     assert finding.message == (
         "mutable state (%2, float32[3]) has initial state (data_buffer_idx 2) in mutable_data_segments[0], but "
         "the program has 0 mutable data segments; index 2 exists in the constant table instead, so the "
@@ -395,7 +393,6 @@ def test_the_dedup_bug_is_explained():
                                            (5_000, {"plans": 2, "devices": ()})])
 def test_large_synthetic_programs_are_silent_and_checked_fast(values, kwargs):
     """20k values: an O(n^2) step would take minutes here; a linear one well under a second."""
-    synth = pytest.importorskip("explorer.format.synth")
     program = roundtrip(synth.synthetic_program(values, **kwargs))
     start = time.perf_counter()
     found = check(program)
@@ -405,7 +402,6 @@ def test_large_synthetic_programs_are_silent_and_checked_fast(values, kwargs):
 
 
 def test_synthetic_back_to_back_offloads_are_round_trips():
-    synth = pytest.importorskip("explorer.format.synth")
     program = synth.synthetic_program(200, devices=("cuda:0",), device_every=1)
     found = check(program, limit=None)
     assert found and {f.code for f in found} == {"round-trip"}

@@ -6,12 +6,12 @@
 | ``out-of-bounds`` | error | ``offset + nbytes`` past the arena's declared size |
 | ``live-overlap`` | error | two tensors of one arena sharing bytes while both are alive (each pair once) |
 | ``bad-reference`` | error | an index pointing nowhere (see :mod:`.references`) |
-| ``host-kernel-device-memory`` | error | a ``KernelCall`` (not an ``et_copy`` op, not a view that only |
-| | | takes a pointer) naming a tensor on a non-CPU device: kernels run on the host and dereference |
-| | | their tensors' data pointers there, so at run time that is a crash or garbage. One finding per |
-| | | (operator, devices), listing every instruction, so 8 such calls read as one line |
-| ``cross-device-no-copy`` | warning | data moved between devices by a delegate call or move that is |
-| | | neither a copy nor a device-targeted delegate touching only the host and its target |
+| ``cross-device-no-copy`` | error | a host kernel on device memory: a ``KernelCall`` (not an ``et_copy`` |
+| | | op, not a view that only takes a pointer) naming a tensor on a non-CPU device. Kernels run on |
+| | | the host and dereference their tensors' data pointers there: a crash or garbage at run time. |
+| | | One finding per (operator, devices) listing every instruction, so 8 such calls read as one. |
+| | | Also: data moved between devices by a delegate call or a move that is neither a copy nor a |
+| | | device-targeted delegate touching only the host and its target |
 | ``round-trip`` | warning | a d2h copy whose result is used only by h2d copies (and is not a plan output) |
 | ``unknown-device`` | warning | tensors (grouped per device) and arenas on a device type this version doesn't know |
 
@@ -53,7 +53,7 @@ __all__ = ["plan_findings", "program_findings", "SEVERITY", "DEFAULT_LIMIT", "Si
 
 SEVERITY = {
     "device-mismatch": "error", "out-of-bounds": "error", "live-overlap": "error", "bad-reference": "error",
-    "host-kernel-device-memory": "error", "cross-device-no-copy": "warning", "round-trip": "warning", "unknown-device": "warning",
+    "cross-device-no-copy": "error", "round-trip": "warning", "unknown-device": "warning",
 }
 DEFAULT_LIMIT = 25  # findings kept per (plan, code) before "... and N more"
 _OVERLAP_BUDGET = 100_000  # overlapping pairs counted per arena before giving up counting
@@ -303,7 +303,8 @@ def _overlapping_pairs(off: np.ndarray, nb: np.ndarray, first: np.ndarray, last:
 
 
 def _host_kernels(plan: Plan, f: Facts, e: Edges, sink: Sink) -> set[int]:
-    """``host-kernel-device-memory``, grouped by (operator, devices); returns the instructions reported."""
+    """``cross-device-no-copy`` for host kernels on device memory, grouped by (operator, devices);
+    returns the instructions reported (the crossing check leaves them alone)."""
     if not e.value.size:
         return set()
     views = [k for k, op in enumerate(plan.operators) if alias_source(op.name) is not None]
@@ -321,14 +322,14 @@ def _host_kernels(plan: Plan, f: Facts, e: Edges, sink: Sink) -> set[int]:
         devices = tuple(sorted({f.value_device(v) for v in vals}))
         groups[(f.label(i), devices)].append(i)
     for (label, devices), instrs in groups.items():
-        if sink.full("host-kernel-device-memory"):
-            sink.skip("host-kernel-device-memory")
+        if sink.full("cross-device-no-copy"):
+            sink.skip("cross-device-no-copy")
             continue
         vals = list(dict.fromkeys(v for i in instrs for v in by_instr[i]))
         where = "/".join(map(str, devices))
         count = f"{len(instrs)} instructions run" if len(instrs) > 1 else "instruction runs"
         listed = ", ".join(map(str, instrs[:8])) + (f" and {len(instrs) - 8} more" if len(instrs) > 8 else "")
-        sink.add("host-kernel-device-memory",
+        sink.add("cross-device-no-copy",
                  f"{count} the host kernel {label} on {where} memory (instruction{'s' if len(instrs) > 1 else ''} "
                  f"{listed}; tensors {values_text(plan, vals)}): a KernelCall runs on the CPU and dereferences "
                  f"its tensors there, a crash or garbage at run time; delegate it to a backend whose "
