@@ -1,4 +1,4 @@
-"""The JSON contract of ``device-explorer inspect --json`` (DESIGN.md): model -> plain dicts.
+"""The JSON contract of ``device-explorer inspect --json`` (README, "JSON"): model -> plain dicts.
 
 Other tools and tests depend on these keys; add keys freely, never change the meaning of one.
 Non-finite doubles become the strings ``"nan"``, ``"inf"``, ``"-inf"`` so the output stays valid JSON.

@@ -133,7 +133,7 @@ class Tensor:
     sizes: tuple[int, ...]  # shape (the upper bound when shape_dynamism is dynamic_bound)
     dim_order: tuple[int, ...]  # memory layout order of the dimensions, outer to inner
     device: Device  # extra_tensor_info.device_type/index; CPU when extra_tensor_info is absent
-    storage: str  # constant | planned | mutable | runtime | external (see FORMAT.md's table)
+    storage: str  # constant | planned | mutable | runtime | external (see docs/format.md's table)
     memory_id: int | None = None  # arena index into Plan.buffer_sizes (optional: None when not planned)
     offset: int | None = None  # byte offset inside the arena, low | high << 32 (optional)
     data_buffer_idx: int = 0  # constant_segment.offsets index (constant) or mutable_data_segments offsets index (mutable)
@@ -193,7 +193,7 @@ class CompileSpec:
 
     @property
     def text(self) -> str:
-        """The value as UTF-8 text when printable, else as hex (DESIGN.md's JSON rule)."""
+        """The value as UTF-8 text when printable, else as hex (the JSON form's rule, README)."""
         try:
             decoded = self.value.decode("utf-8")
         except UnicodeDecodeError:

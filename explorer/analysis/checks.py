@@ -1,4 +1,4 @@
-"""Placement checks: the findings of ``device-explorer check`` (codes and severities from DESIGN.md).
+"""Placement checks: the findings of ``device-explorer check`` (codes and severities: docs/analysis.md).
 
 | code | severity | fires on |
 |---|---|---|

@@ -1,6 +1,6 @@
 """Lifetimes: from which instruction to which instruction each value must stay alive.
 
-DESIGN.md's definition: a value lives from the first to the last instruction (in run order) that names
+The base definition (docs/analysis.md): a value lives from the first to the last instruction (in run order) that names
 it; plan inputs live from the start (instruction 0), plan outputs to the end (the last instruction);
 moves, jumps and frees count as uses. Intervals are inclusive on both ends.
 

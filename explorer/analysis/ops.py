@@ -21,12 +21,26 @@ accumulator; ``et_copy::_h2d_copy``/``_d2h_copy`` copy between devices; ``aten::
 
 from __future__ import annotations
 
-__all__ = ["ALIAS_OPS", "alias_source"]
+__all__ = ["ALIAS_OPS", "WRITTEN_ARG", "alias_source", "written_position"]
 
 # operator name (without overload) -> argument position of the tensor whose bytes the result takes
 ALIAS_OPS: dict[str, int] = {
     "executorch_prim::et_view": 0,
 }
+
+
+# operator name (without overload) -> argument position it writes, for the prim ops that don't write
+# their last argument. ``et_copy_index(copy_to, copy_from, index)`` (the ``map`` loop, emitted by
+# ``_emit_map``) copies ``copy_from`` into row ``index`` of ``copy_to``: it writes its *first* argument
+# and reads the Int last one.
+WRITTEN_ARG: dict[str, int] = {
+    "executorch_prim::et_copy_index": 0,
+}
+
+
+def written_position(op_name: str) -> int | None:
+    """The argument a kernel writes when it is not the last one (see :data:`WRITTEN_ARG`); else None."""
+    return WRITTEN_ARG.get(op_name.split(".", 1)[0])
 
 
 def alias_source(op_name: str) -> int | None:

@@ -1,6 +1,6 @@
 """``device-explorer check FILE [--json] [--plan NAME] [--limit N]``: the placement checks.
 
-Exit status (DESIGN.md): 0 when no finding has severity ``error`` (warnings and infos allowed), 1 when
+Exit status (docs/analysis.md, "Checks"): 0 when no finding has severity ``error`` (warnings and infos allowed), 1 when
 one has, 2 when the file can't be read (``main`` maps PteFormatError/OSError to 2).
 
 Human output: a headline with counts, then findings grouped by severity (errors first), one per line,
