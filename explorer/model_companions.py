@@ -122,6 +122,7 @@ class Bundle:
     suites: tuple[MethodTestSuite, ...]
     program_offset: int  # byte position of the embedded .pte inside the .bpte
     program_size: int
+    file_size: int = 0  # the .bpte's own size in bytes
 
 
 @dataclass(frozen=True)

@@ -54,7 +54,7 @@ def read_bundle(buf, size: int) -> Bundle:
         raise exc.within("bundled_program") from None
     except RecursionError:  # defensive: decoding is iterative
         raise PteFormatError("structure nested too deeply") from None
-    return Bundle(version, tuple(suites), start, count)
+    return Bundle(version, tuple(suites), start, count, size)
 
 
 def _suite(r: FlatReader, pos: int) -> MethodTestSuite:

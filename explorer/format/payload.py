@@ -20,7 +20,7 @@ from .container import read_container
 from .flatbuf import FlatReader
 from .xnnpack import decode_xnnpack, is_xnnpack, needed_prefix
 
-__all__ = ["delegate_bytes", "identify", "XNNPACK_IDS", "AOTI_IDS"]
+__all__ = ["delegate_bytes", "identify", "describe_payload", "decode_compile_specs", "XNNPACK_IDS", "AOTI_IDS"]
 
 XNNPACK_IDS = frozenset({"XnnpackBackend"})
 AOTI_IDS = frozenset({"CudaBackend", "MetalBackend", "AotiBackend"})  # payload = named-data keys, one per line
@@ -117,8 +117,14 @@ def identify(program: Program, delegate: Delegate) -> Payload:
         return Payload(delegate.index, delegate.id, delegate.location, None, "", "unavailable",
                        compile_specs=specs)
     size = len(data) if delegate.location != "segment" else program.segments[delegate.data_index].size
+    return describe_payload(delegate, data, size)
+
+
+def describe_payload(delegate: Delegate, data: bytes, size: int | None = None) -> Payload:
+    """What ``data`` (the payload, or its head when ``size`` says it is longer) is, for ``delegate``."""
+    size = len(data) if size is None else size
     base = dict(delegate=delegate.index, backend=delegate.id, storage=delegate.location, size=size,
-                magic=_magic(data), compile_specs=specs)
+                magic=_magic(data), compile_specs=decode_compile_specs(delegate))
     if delegate.id in XNNPACK_IDS or (delegate.id not in AOTI_IDS and is_xnnpack(data)):
         try:
             graph = decode_xnnpack(data, size)
