@@ -11,9 +11,12 @@ from typing import TextIO
 from ..analysis import analyze_program
 from ..analysis.describe import device_summary_lines, grouped, nbytes_text
 from ..analysis.requirements import requirements, requirements_lines
-from ..format.reader import load
-from ..json_form import program_json
-from ..model import Plan, Program
+from ..analysis.companions import payloads
+from ..analysis.describe_companions import bundle_lines, companion_lines, data_file_lines, named_data_lines
+from ..json_companions import data_file_json
+from ..json_form import FORMAT, program_json
+from ..model import DataFile, Plan, Program
+from .data_option import add_data_option, load_with_data
 
 __all__ = ["register", "run", "summary_lines"]
 
@@ -25,11 +28,14 @@ def register(sub) -> None:
     p.add_argument("file", help="path to a .pte program")
     p.add_argument("--json", action="store_true", help="print the device-explorer/1 JSON form")
     p.add_argument("--plan", help="only this plan (method)")
+    add_data_option(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    program = load(args.file)
+    program = load_with_data(args.file, args.data)
+    if isinstance(program, DataFile):  # a .ptd on its own: its entries
+        return _data_file(program, args, out)
     if args.plan:
         program.plan(args.plan)  # a clear KeyError-style message below if it doesn't exist
     if args.json:
@@ -54,15 +60,17 @@ def summary_lines(program: Program, name: str, only: str | None = None) -> list[
                      f"from byte {h.segment_base_offset:,} (not read)")
     else:
         lines.append(f"  no extended header; {len(program.segments)} segment(s)")
-    if program.named_data:
-        lines.append(f"  named data: {len(program.named_data)} blob(s)")
+    found = payloads(program)
+    lines.extend(named_data_lines(program, found))  # keys, sizes and the delegates using each
     lines.append(f"  plans: {', '.join(program.plan_names) or '(none)'}")
+    lines.extend(bundle_lines(program))
     analyses = analyze_program(program)
     for plan in program.plans:
         if only and plan.name != only:
             continue
         lines.append("")
         lines.extend(_plan_lines(plan))
+        lines.extend(companion_lines(program, plan, found.get(plan.name, ())))
         per_device = device_summary_lines(program, analyses, plan=plan.name, indent="    ")
         lines.append("  per device (planned = every planned tensor's bytes summed over all lifetimes, can exceed the "
                      "arenas; peak live = most bytes alive at one instruction; copies = transfers in/out):")
@@ -149,3 +157,14 @@ def _grouped_delegates(plan: Plan, calls_of: dict[int, int]) -> list[str]:
 def _refs(indices) -> str:
     shown = " ".join(f"%{i}" for i in indices[:12])
     return (shown + f" ... (+{len(indices) - 12})") if len(indices) > 12 else (shown or "-")
+
+
+def _data_file(data_file: DataFile, args: argparse.Namespace, out: TextIO) -> int:
+    name = os.path.basename(args.file)
+    if args.json:
+        json.dump({"format": FORMAT, "file": name, "data_file": data_file_json(data_file, name)}, out, indent=1)
+        out.write("\n")
+        return 0
+    for line in data_file_lines(data_file, name, limit=None):
+        print(line, file=out)
+    return 0
