@@ -388,3 +388,14 @@ def test_diff_with_two_profiles():
     paired = [x for x in d["instructions"] if x["a"] is not None and x["b"] is not None]
     assert paired and paired[0]["label"].endswith("-> XnnpackBackend")
     assert sum(1 for x in d["instructions"] if x["b"] is None) == 4
+
+
+def test_many_names_are_interned_exactly():
+    """The vectorised de-duplication of event names keeps every distinct text, including ones that differ
+    only by trailing NULs or are prefixes of each other."""
+    texts = ["a", "a\x00", "ab", "", "native_call_add.out", "ä", "a" * 300]
+    events = [ProfileEvent(texts[k % len(texts)], 0, k % 5, delegate_debug_id_str=texts[(k * 3) % len(texts)],
+                           start_time=k, end_time=k + 2) for k in range(2000)]
+    dump = load_etdump(write_etdump([SynthRun("Execute", tuple(events))]))
+    assert dump.runs[0].profile_events == tuple(events)
+    assert sorted(dump.profile.names) == sorted(texts)

@@ -276,17 +276,20 @@ def assign_runs(program: Program, dump: ETDump, method: str | None = None,
     names = set(program.plan_names)
     out: list[str | None] = []
     findings: list[Finding] = []
-    bounds = np.searchsorted(p.run, np.arange(len(dump.runs) + 1))
-    cache: dict[str, dict] = {}
+    rows_at = np.flatnonzero(rows.instr)  # instruction events, in run order
+    bounds = np.searchsorted(p.run[rows_at], np.arange(len(dump.runs) + 1))
+    # runs repeat: the same (chain, id, kind, kernel) signature fits the same plans, so a run's key is
+    # the bytes of its rows of one table, and each distinct key is checked once
+    sig = np.stack([p.chain_index[rows_at], p.instruction_id[rows_at], rows.envelope[rows_at].astype(np.int64),
+                    rows.kernel[rows_at], rows.delegate[rows_at].astype(np.int64)], axis=1) if len(rows_at) else None
+    cache: dict[bytes, dict] = {}
     for run in dump.runs:
         lo, hi = int(bounds[run.index]), int(bounds[run.index + 1])
-        sel = lo + np.flatnonzero(rows.instr[lo:hi])
-        if not len(sel):
+        if lo == hi:
             out.append(None)  # loading/init blocks, or runs that recorded no instruction
             continue
-        # runs repeat: the same (chain, id, name) signature fits the same plans
-        key = (p.chain_index[sel].tobytes() + p.instruction_id[sel].tobytes() + rows.envelope[sel].tobytes()
-               + rows.kernel[sel].tobytes() + rows.delegate[sel].tobytes())
+        sel = rows_at[lo:hi]
+        key = sig[lo:hi].tobytes()
         fits = cache.get(key)
         if fits is None:
             fits = cache[key] = {plan.name: _misfit(plan, rows, sel, p) for plan in program.plans}

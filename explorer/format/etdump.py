@@ -92,17 +92,7 @@ def _decode(data: bytes, path: str | None) -> ETDump:
         run_pos = r.tables(r.ref(root, vt, ETDUMP_RUN_DATA))
     except PteFormatError as exc:
         raise exc.within("etdump") from None
-    heads, event_vecs = [], []
-    for i, pos in enumerate(run_pos):
-        try:
-            heads.append(_run_head(r, pos))
-            event_vecs.append(_event_positions(r, g, pos))
-        except PteFormatError as exc:
-            raise exc.within(f"run_data[{i}]") from None
-    counts = np.array([len(v) for v in event_vecs], dtype=np.int64)
-    ev = np.concatenate(event_vecs) if event_vecs else np.zeros(0, np.int64)
-    run_of = np.repeat(np.arange(len(event_vecs), dtype=np.int64), counts)
-    within = np.arange(len(ev), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+    ev, run_of, within, heads = _runs(r, g, np.asarray(run_pos, dtype=np.int64))
 
     def where(sub: np.ndarray, field: str):
         return lambda k: f"run_data[{int(run_of[sub[k]])}].events[{int(within[sub[k]])}]{field}"
@@ -129,35 +119,66 @@ def _decode(data: bytes, path: str | None) -> ETDump:
     return ETDump(version, tuple(runs), profile, allocations, len(data), path, prefixed)
 
 
-def _run_head(r: FlatReader, pos: int) -> tuple[str | None, int, tuple]:
-    vt = r.table(pos)
-    name = r.string(r.ref(pos, vt, RUN_NAME))
-    bundled = r.field(pos, vt, RUN_BUNDLED_INPUT_INDEX, "i", -1)
-    allocators = []
-    for k, a in enumerate(r.tables(r.ref(pos, vt, RUN_ALLOCATORS))):
-        try:
-            avt = r.table(a)
-            allocators.append(r.string(r.ref(a, avt, ALLOCATOR_NAME)))
-        except PteFormatError as exc:
-            raise exc.within(f"allocators[{k}]") from None
-    return name, bundled, tuple(allocators)
+def _runs(r: FlatReader, g: Gather, runs: np.ndarray):
+    """The run tables, all at once: (event table positions, their run, their index in it, per-run heads).
 
-
-def _event_positions(r: FlatReader, g: Gather, pos: int) -> np.ndarray:
-    """Positions of the Event tables of one run (each checked to lie inside the flatbuffer)."""
-    vt = r.table(pos)
-    vec = r.ref(pos, vt, RUN_EVENTS)
-    if vec is None:
-        return np.zeros(0, np.int64)
-    start, count = r.vector(vec, 4)
-    r.charge(4 * count, vec)
-    targets = g.vector_elements(vec, count)
-    bad = targets + 4 > r.end
+    A session of 10k runs is 10k RunData tables; each field is one gather over all of them, and the
+    events vectors' lengths and elements are checked together before anything is allocated from them.
+    """
+    label = lambda k: f"run_data[{k}]"  # noqa: E731
+    rf = g.tables(runs, "{}", label)
+    names = _Interner()
+    name = names.codes(g, g.refs(runs, rf, RUN_NAME, "{}", lambda k: f"run_data[{k}].name"), "{}",
+                       lambda k: f"run_data[{k}].name")
+    texts = names.names()
+    bundled = g.field(runs, rf, RUN_BUNDLED_INPUT_INDEX, "<i4", -1)
+    alloc_refs = g.refs(runs, rf, RUN_ALLOCATORS, "{}", lambda k: f"run_data[{k}].allocators")
+    vecs = g.refs(runs, rf, RUN_EVENTS, "{}", lambda k: f"run_data[{k}].events")
+    present = vecs != NONE
+    counts = np.zeros(len(runs), np.int64)
+    if present.any():
+        at = vecs[present]
+        counts[present] = g.read(at, "<u4").astype(np.int64)
+        bad = counts[present] * 4 > r.end - (at + 4)
+        if bad.any():
+            k = int(np.flatnonzero(present)[int(np.argmax(bad))])
+            raise PteFormatError(f"vector declares {int(counts[k])} elements of 4 bytes, more than the "
+                                 f"{r.end - int(vecs[k]) - 4} bytes left in the flatbuffer", offset=int(vecs[k]),
+                                 path=f"run_data[{k}].events")
+    total = int(counts.sum())
+    r.charge(4 * total, int(vecs[present][0]) if present.any() else None)
+    run_of = np.repeat(np.arange(len(runs), dtype=np.int64), counts)
+    first = np.cumsum(counts) - counts
+    within = np.arange(total, dtype=np.int64) - first[run_of]
+    slots = np.where(present, vecs, 0)[run_of] + 4 + 4 * within
+    ev = slots + g.read(slots, "<u4").astype(np.int64) if total else np.zeros(0, np.int64)
+    bad = ev + 4 > r.end
     if bad.any():
         k = int(np.argmax(bad))
-        raise PteFormatError(f"element {k} points to byte {int(targets[k])}, past the end of the flatbuffer "
-                             f"({r.end} bytes)", offset=start + 4 * k, path="events")
-    return targets
+        raise PteFormatError(f"element {int(within[k])} points to byte {int(ev[k])}, past the end of the "
+                             f"flatbuffer ({r.end} bytes)", offset=int(slots[k]),
+                             path=f"run_data[{int(run_of[k])}].events")
+    heads = []
+    for k in range(len(runs)):
+        allocators: tuple = ()
+        if alloc_refs[k] != NONE:
+            try:
+                allocators = _allocators(r, int(alloc_refs[k]))
+            except PteFormatError as exc:
+                raise exc.within(f"run_data[{k}].allocators") from None
+        heads.append((texts[name[k]] if name[k] >= 0 else None, int(bundled[k]), allocators))
+    return ev, run_of, within, heads
+
+
+def _allocators(r: FlatReader, vec: int) -> tuple:
+    out = []
+    for k, a in enumerate(r.tables(vec)):
+        try:
+            avt = r.table(a)
+            out.append(r.string(r.ref(a, avt, ALLOCATOR_NAME)))
+        except PteFormatError as exc:
+            raise exc.within(f"[{k}]") from None
+    return tuple(out)
 
 
 class _Interner:
@@ -172,11 +193,26 @@ class _Interner:
         if not present.any():
             return out
         flat, starts, row = g.ragged(refs[present], "u1", path, lambda k: rows(int(np.flatnonzero(present)[k])))
+        n = len(starts) - 1
+        lengths = np.diff(starts)
+        width = int(lengths.max()) if n else 0
+        if n > 256 and width * n <= 8 * len(flat) + (1 << 20):
+            # many short strings (one per event): find the distinct ones with one np.unique over a padded
+            # table (a length column keeps "a" and "a\0" apart); only those reach Python
+            table = np.zeros((n, width + 8), np.uint8)
+            col = np.arange(len(flat), dtype=np.int64) - np.repeat(starts[:-1], lengths)
+            table[np.repeat(np.arange(n), lengths), col] = flat
+            table[:, width:] = lengths.astype("<u8").view(np.uint8).reshape(n, 8)
+            keys = table.view(np.dtype((np.void, width + 8))).reshape(n)
+            _, pick, inverse = np.unique(keys, return_index=True, return_inverse=True)
+            firsts = pick.tolist()
+        else:
+            firsts, inverse = list(range(n)), np.arange(n)
         raw = flat.tobytes()
         bounds = starts.tolist()
         ids = self._ids
-        uniq = [ids.setdefault(raw[bounds[k]:bounds[k + 1]], len(ids)) for k in range(len(bounds) - 1)]
-        out[present] = np.asarray(uniq, dtype=np.int64)[row]
+        code = np.asarray([ids.setdefault(raw[bounds[k]:bounds[k + 1]], len(ids)) for k in firsts], np.int64)
+        out[present] = code[np.asarray(inverse).reshape(-1)][row]
         return out
 
     def names(self) -> tuple[str, ...]:
