@@ -399,3 +399,17 @@ def test_many_names_are_interned_exactly():
     dump = load_etdump(write_etdump([SynthRun("Execute", tuple(events))]))
     assert dump.runs[0].profile_events == tuple(events)
     assert sorted(dump.profile.names) == sorted(texts)
+
+
+def test_profile_payload_for_the_app():
+    from explorer.views.profile_payload import profile_payload
+
+    pp = joined("synthetic_device_mlp.etdp").plans["forward"]
+    doc = profile_payload(pp, "run.etdp")
+    json.dumps(doc, allow_nan=False)
+    assert doc["runs"] == 5 and len(doc["median"]) == len(doc["n"]) == 20 and len(doc["perRun"]) == 5
+    assert [d["name"] for d in doc["devices"]] == ["cpu", "cuda:0", "copies"]
+    assert doc["devices"][0]["color"] == "#0072B2" and doc["devices"][1]["color"] == "#E69F00"
+    assert doc["median"][3] == pp.stats[3].median and doc["bucket"][3] == "cuda:0"
+    xnn = profile_payload(joined("xnnpack_mlp.etdp").plans["forward"])
+    assert [n["id"] for n in xnn["nodes"]] == ["Fully Connected (NC, F32) GEMM #1", "Fully Connected (NC, F32) GEMM #2"]
