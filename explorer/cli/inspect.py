@@ -17,6 +17,7 @@ from ..json_companions import data_file_json
 from ..json_form import FORMAT, program_json
 from ..model import DataFile, Plan, Program
 from .data_option import add_data_option, load_with_data
+from .profile_opts import ProfileExit, add_profile_options, joined_profile
 
 __all__ = ["register", "run", "summary_lines"]
 
@@ -29,6 +30,7 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="print the device-explorer/1 JSON form")
     p.add_argument("--plan", help="only this plan (method)")
     add_data_option(p)
+    add_profile_options(p)
     p.set_defaults(func=run)
 
 
@@ -38,15 +40,34 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         return _data_file(program, args, out)
     if args.plan:
         program.plan(args.plan)  # a clear KeyError-style message below if it doesn't exist
+    profile = None
+    if getattr(args, "profile", None):
+        try:
+            profile = joined_profile(args, program, args.profile)
+        except ProfileExit:
+            return 2
     if args.json:
         doc = program_json(program, os.path.basename(args.file))
         if args.plan:
             doc["plans"] = [p for p in doc["plans"] if p["name"] == args.plan]
+        if profile is not None:
+            from ..analysis.profile import profile_json
+            profile_json(doc, profile, os.path.basename(args.profile))
         json.dump(doc, out, indent=1)
         out.write("\n")
         return 0
     for line in summary_lines(program, os.path.basename(args.file), only=args.plan):
         print(line, file=out)
+    if profile is not None:
+        from ..analysis.describe_profile import profile_header_lines, profile_lines
+        print("", file=out)
+        for line in profile_header_lines(profile, os.path.basename(args.profile)):
+            print(line, file=out)
+        for plan in program.plans:
+            if (not args.plan or plan.name == args.plan) and plan.name in profile.plans:
+                print(f"plan {plan.name!r}:", file=out)
+                for line in profile_lines(plan, profile.plans[plan.name]):
+                    print(line, file=out)
     return 0
 
 
