@@ -19,12 +19,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import anywidget
 import traitlets
 
-from . import frontend
 from .analysis.types import Finding
 from .views.embed import pack
+from .widget_base import AppWidget
 from .views.prepare import PlanView, default_plan, open_program, plan_view, wants_lod
 from .views.report import app_payload, selection_json
 from .views.selection import Selection, resolve
@@ -41,7 +40,7 @@ def _selection_from_json(data, widget: Explorer) -> Selection:
                      widget.findings[int(finding)] if finding not in (None, "") else None, str(data.get("query") or ""))
 
 
-class Explorer(anywidget.AnyWidget):
+class Explorer(AppWidget):
     """Where every tensor and arena of an ExecuTorch program lives: graph, memory map, details, findings.
 
     ``Explorer()`` opens the bundled sample; ``Explorer("model.pte")``, ``Explorer(data_bytes)`` or
@@ -53,9 +52,6 @@ class Explorer(anywidget.AnyWidget):
     more than 4,000 tensors are binned until a zoom leaves few enough to draw.
     """
 
-    _esm = frontend.bundle("widget")
-    _css = frontend.css()
-    _payload = traitlets.Bytes(help="the app's data: gzip-compressed JSON (explorer.views.embed)").tag(sync=True)
     plan = traitlets.Unicode(help="name of the plan (method) shown").tag(sync=True)
     selected = traitlets.Instance(Selection, args=("",), help="what every panel highlights").tag(
         sync=True, to_json=lambda sel, widget: selection_json(sel, widget.findings), from_json=_selection_from_json)
@@ -75,7 +71,6 @@ class Explorer(anywidget.AnyWidget):
         super().__init__(_payload=pack(payload), plan=first, selected=Selection(first),
                          devices=tuple(self._devices(first)), **kwargs)
         self.observe(self._on_plan, names=["plan"])
-        self.on_msg(self._on_message)
 
     def __repr__(self) -> str:
         name = Path(self.program.source).name if self.program.source else "program"
@@ -206,7 +201,3 @@ class Explorer(anywidget.AnyWidget):
             self.selected = Selection(change["new"])
         self.devices = tuple(self._devices(change["new"]))
         self.expanded = ()
-
-    def _on_message(self, _widget, content, _buffers) -> None:
-        if isinstance(content, dict) and content.get("type") == "plotly":
-            self.send({"type": "plotly"}, [frontend.plotly_js().encode("utf-8")])

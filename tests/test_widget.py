@@ -61,7 +61,7 @@ def test_opens_the_bundled_sample(sample):
 
 
 def test_the_front_end_is_the_app_and_plotly_comes_once(sample):
-    assert sample._esm == frontend.bundle("widget") and "export default {render}" in sample._esm
+    assert sample._esm == frontend.bundle("widget") and "export default {render: __dx_index.render}" in sample._esm
     assert "createApp(el, model, data)" in sample._esm and sample._css == frontend.css()
     assert "plotly.js (cartesian" not in sample._esm, "plotly.js is sent once per page, not in each widget's module"
     assert len(sample._esm) < 200_000 and len(sample._payload) < 50_000

@@ -3,7 +3,8 @@
 // (index.js) and the exported report (page.js) both run it; they differ only in the `model` they pass: the
 // widget's anywidget model, or a stand-in over the page's embedded data (model.js). State that Python can read
 // and set lives in the model: `plan`, `selected`, `devices`, `expanded`.
-import {arr, esc, h} from "./util.js";
+import {esc, h} from "./util.js";
+import {laneBlocks, nodePositions, pickBlocks, rings} from "./highlight.js";
 import {lodPlan} from "./lod.js";
 import {search} from "./search.js";
 
@@ -130,37 +131,20 @@ export function createApp(el, model, data) {
 
   let nodes = new Map();  // "v3" / "i7" -> [x, y], rebuilt per plan
   function indexNodes() {
-    nodes = new Map();
-    for (const [kind, t] of [["v", T.tensors], ["i", T.ops]]) {
-      const tr = P.graph.data[t], ids = arr(tr.customdata), xs = arr(tr.x), ys = arr(tr.y);
-      for (let k = 0; k < ids.length; k++) nodes.set(kind + ids[k], [xs[k], ys[k]]);
-    }
-    state.blocks = P.memory.data.filter((_, k) => k % 2 === 0 && k < 2 * P.blockDevices.length)
-      .map((tr) => ({x: arr(tr.x), width: arr(tr.width), base: arr(tr.base), y: arr(tr.y), customdata: arr(tr.customdata)}));
+    nodes = nodePositions(P.graph, T);
+    state.blocks = P.memory.data.filter((_, k) => k % 2 === 0 && k < 2 * P.blockDevices.length).map(laneBlocks);
   }
 
   function highlight() {
     if (LOD) { LOD.highlight(state.values, state.instructions); return; }
-    const vs = new Set(state.values), is = new Set(state.instructions);
-    const hx = [], hy = [], sym = [], ex = [], ey = [];
-    for (const v of state.values) { const p = nodes.get("v" + v); if (p) { hx.push(p[0]); hy.push(p[1]); sym.push("circle-open"); } }
-    for (const i of state.instructions) {
-      const p = nodes.get("i" + i);
-      if (p) { hx.push(p[0]); hy.push(p[1]); sym.push((P.opSymbols[i] || "square") + "-open"); }
-    }
-    for (const e of P.edges) {
-      const hit = (e[0] === "v" ? vs.has(e[1]) : is.has(e[1])) || (e[2] === "v" ? vs.has(e[3]) : is.has(e[3]));
-      if (!hit) continue;
-      const a = nodes.get(e[0] + e[1]), b = nodes.get(e[2] + e[3]);
-      if (a && b) { ex.push(a[0], b[0], null); ey.push(a[1], b[1], null); }
-    }
-    Plotly.update(graphDiv, {x: [ex, hx], y: [ey, hy], "marker.symbol": [undefined, sym]}, {}, [T.hl_edges, T.hl_nodes]);
+    const r = rings(nodes, P.edges, P.opSymbols, state.values, state.instructions);
+    Plotly.update(graphDiv, {x: [r.edges.x, r.nodes.x], y: [r.edges.y, r.nodes.y], "marker.symbol": [undefined, r.nodes.symbol]},
+                  {}, [T.hl_edges, T.hl_nodes]);
     if (!P.blockDevices.length) return;
-    const upd = {x: [], width: [], base: [], y: [], customdata: []}, idx = [];
-    state.blocks.forEach((tr, k) => {
-      const keep = [];
-      for (let j = 0; j < tr.customdata.length; j++) if (vs.has(tr.customdata[j])) keep.push(j);
-      for (const key of Object.keys(upd)) upd[key].push(keep.map((j) => tr[key][j]));
+    const chosen = new Set(state.values), upd = {x: [], width: [], base: [], y: [], customdata: []}, idx = [];
+    state.blocks.forEach((lane, k) => {
+      const picked = pickBlocks(lane, chosen);
+      for (const key of Object.keys(upd)) upd[key].push(picked[key]);
       idx.push(2 * k + 1);
     });
     const shapes = state.baseShapes.slice();

@@ -2,6 +2,7 @@
 // kernel once per page (a custom message answered with the vendored file as a binary buffer), not once per
 // widget; the payload is a gzip-compressed binary trait.
 import {createApp} from "./app.js";
+import {createDiffApp} from "./diff.js";
 import {decodePayload} from "./model.js";
 
 function ensurePlotly(model) {
@@ -26,14 +27,15 @@ function ensurePlotly(model) {
   return globalThis.__dxPlotly;
 }
 
-async function render({model, el}) {
+export async function render({model, el}) {
   el.classList.add("dx-explorer");
   const waiting = document.createElement("div");
   waiting.className = "dx-root dx-loading";
   waiting.textContent = "drawing…";
   el.appendChild(waiting);
   const [, data] = await Promise.all([ensurePlotly(model), decodePayload(model.get("_payload"))]);
-  const app = createApp(el, model, data);
+  waiting.remove();
+  const app = data.mode === "diff" ? createDiffApp(el, model, data) : createApp(el, model, data);
   el.dxApp = app;
   return () => {
     for (const gd of el.querySelectorAll(".js-plotly-plot")) globalThis.Plotly.purge(gd);

@@ -121,8 +121,7 @@ def page_html(title: str, payload: dict, entry: str = "page", extra_css: str = "
 <p class="dx-root dx-muted">Made by executorch-device-explorer from {html_text(title)}; works offline.</p>
 </div>
 {data_element(payload)}
-<script type="module">{frontend.bundle(entry)}
-startPage();</script>
+<script type="module">{frontend.bundle(entry)}</script>
 </body></html>
 """
 
