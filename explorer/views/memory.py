@@ -22,6 +22,10 @@ __all__ = ["build_memory_figure", "lane_title", "LANE_HEIGHT", "lanes_layout",
            "lane_axes", "selection_trace", "legend_entries", "empty_memory_figure"]
 
 LANE_HEIGHT = 150  # pixels per arena lane
+# Smallest block drawn, as a share of the lane's instruction span / of the arena's bytes: about 2 px on a
+# 1,200 px wide map and 1.5 px of a lane, so a one-instruction tensor of a 1k-op program is not a sub-pixel
+# sliver. The hover still gives the exact lifetime and bytes.
+MIN_WIDTH, MIN_HEIGHT = 1 / 600, 1 / 100
 _NO_LIFETIME = "/"  # hatch for a planned tensor no instruction names (drawn over the whole plan)
 
 
@@ -39,9 +43,10 @@ def _block_geometry(arena: ArenaMap, n_instructions: int):
     span = max(n_instructions, 1)
     first = np.array([b.first if b.first is not None else 0 for b in arena.blocks], dtype=float)
     last = np.array([b.last if b.last is not None else span - 1 for b in arena.blocks], dtype=float)
-    return {"x": (first + last) / 2, "width": last - first + 1,
+    height = max(arena.size, arena.high_water, 1)
+    return {"x": (first + last) / 2, "width": np.maximum(last - first + 1, span * MIN_WIDTH),
             "base": np.array([b.offset for b in arena.blocks], dtype=float),
-            "y": np.array([b.nbytes for b in arena.blocks], dtype=float),
+            "y": np.maximum(np.array([b.nbytes for b in arena.blocks], dtype=float), height * MIN_HEIGHT),
             "customdata": np.array([b.value for b in arena.blocks], dtype=np.int64)}
 
 
