@@ -217,7 +217,7 @@ def main(argv=None) -> int:
                 row = {"ours_ms": _median(ours), "report_mb": round(reports[name].stat().st_size / 1e6, 2)}
                 if theirs:
                     row["netron_ms"] = _median(theirs)
-                    if isinstance(row["netron_ms"], float) and isinstance(row["ours_ms"], float):
+                    if isinstance(row["netron_ms"], (int, float)) and isinstance(row["ours_ms"], (int, float)):
                         row["ours_over_netron"] = round(row["ours_ms"] / row["netron_ms"], 2)
                 results[name] = row
                 print(name, row, flush=True)
@@ -245,9 +245,9 @@ def main(argv=None) -> int:
 
 
 def _median(xs):
-    nums = [x for x in xs if isinstance(x, float)]
+    nums = [float(x) for x in xs if isinstance(x, (int, float))]
     if len(nums) < len(xs):
-        return next(x for x in xs if not isinstance(x, float))  # a failure: say what it was
+        return next(x for x in xs if not isinstance(x, (int, float)))  # a failure: say what it was
     return round(statistics.median(nums), 1)
 
 

@@ -3,7 +3,8 @@
 // selects it and its counterpart. Model state: `plan`, `selected` ({plan, side, values: {a, b},
 // instructions: {a, b}}), as explorer.views.diff_prepare.DiffSelection.to_json writes it.
 import {esc, h} from "./util.js";
-import {laneBlocks, nodePositions, pickBlocks, rings} from "./highlight.js";
+import {blockRects, laneBlocks, nodePositions, ringItems} from "./highlight.js";
+import {overlay} from "./overlay.js";
 
 const CONFIG = {displaylogo: false, responsive: true, scrollZoom: true,
                 modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d"]};
@@ -49,6 +50,7 @@ export function createDiffApp(el, model, data) {
   const G = {a: $("dx-graph-a"), b: $("dx-graph-b")}, memoryDiv = $("dx-memory");
   const state = {plan: null, side: "", values: {a: [], b: []}, instructions: {a: [], b: []}};
   let P = null, nodes = {a: new Map(), b: new Map()}, blocks = [];
+  const over = {};
   const other = (side) => (side === "a" ? "b" : "a");
 
   function publish(key, value) {
@@ -68,27 +70,22 @@ export function createDiffApp(el, model, data) {
       nodes[s] = nodePositions(P.graphs[s], T);
     }
     Plotly.react(memoryDiv, P.memory.data, P.memory.layout, CONFIG);
-    blocks = P.lanes.map((lane) => Object.assign(laneBlocks(P.memory.data[lane.blocks]), {side: lane.side}));
+    if (!over.memory) { over.a = overlay(G.a); over.b = overlay(G.b); over.memory = overlay(memoryDiv); }
+    blocks = P.lanes.filter((lane) => lane.memory_id !== null).map((lane) => {
+      const tr = P.memory.data[lane.blocks];
+      return Object.assign(laneBlocks(tr), {side: lane.side, xaxis: tr.xaxis || "x", yaxis: tr.yaxis || "y"});
+    });
     publish("plan", P.name);
     const pre = model.get("selected");
     if (pre && pre.plan === P.name && pre.side) apply(pre);
     else select({side: "", values: [], instructions: []});
   }
 
-  function highlight() {
-    for (const s of SIDES) {
-      const r = rings(nodes[s], P.edges[s], P.opSymbols[s], state.values[s], state.instructions[s]);
-      Plotly.update(G[s], {x: [r.edges.x, r.nodes.x], y: [r.edges.y, r.nodes.y], "marker.symbol": [undefined, r.nodes.symbol]},
-                    {}, [T.hl_edges, T.hl_nodes]);
-    }
-    const chosen = {a: new Set(state.values.a), b: new Set(state.values.b)};
-    const upd = {x: [], width: [], base: [], y: [], customdata: []}, idx = [];
-    blocks.forEach((lane, k) => {
-      const picked = pickBlocks(lane, chosen[lane.side]);
-      for (const key of Object.keys(upd)) upd[key].push(picked[key]);
-      idx.push(P.lanes[k].select);
-    });
-    if (idx.length) Plotly.update(memoryDiv, upd, {}, idx);
+  function highlight() {  // drawn over the figures (overlay.js), both sides and both memory blocks
+    for (const s of SIDES) over[s].set(ringItems(nodes[s], P.edges[s], P.opSymbols[s], state.values[s], state.instructions[s]));
+    const rects = [];
+    for (const s of SIDES) rects.push(...blockRects(blocks.filter((l) => l.side === s), new Set(state.values[s])));
+    over.memory.set({rects});
   }
 
   function details() {
