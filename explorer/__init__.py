@@ -9,10 +9,11 @@ ipywidgets or plotly.
 from __future__ import annotations
 
 from .errors import PteFormatError
+from .format.etdump import load_etdump
 from .format.reader import load
 from .model import CPU, Buffer, Delegate, Device, Instruction, Plan, Program, Tensor, Value
 
-__all__ = ["load", "check", "diff", "Explorer", "Diff", "PteFormatError", "Program", "Plan", "Tensor", "Value",
+__all__ = ["load", "load_etdump", "check", "diff", "Explorer", "Diff", "PteFormatError", "Program", "Plan", "Tensor", "Value",
            "Buffer", "Instruction", "Delegate", "Device", "CPU", "__version__"]
 
 __version__ = "0.1.0"

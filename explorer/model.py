@@ -18,6 +18,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Callable, Iterator, Sequence, Union
 
+from .model_companions import (  # noqa: F401  (re-exported: the companion vocabulary)
+    Bundle, DataEntry, DataFile, DataHeader, DelegateGraph, GraphNode, GraphValue, MethodTestSuite, Payload,
+    TestCase, TestValue,
+)
+
 __all__ = [
     "DEVICE_TYPES", "DTYPES", "Device", "CPU", "Value", "Tensor", "Operator", "CompileSpec",
     "Delegate", "Frame", "Instruction", "Chain", "Buffer", "BufferDevice", "Segment",
@@ -392,6 +397,18 @@ class Program:
     size: int = 0  # file size in bytes
     source: str | None = None  # path the program was loaded from (optional)
     _read: Callable[[int, int], bytes] | None = field(default=None, repr=False, compare=False)
+    data_files: tuple[DataFile, ...] | None = None  # .ptd files supplied with load(..., data=[...]) (optional: None when none were given)
+    bundle: Bundle | None = None  # the test suites around it when loaded from a .bpte (optional)
+
+    kind = "program"  # class constant: what explorer.load returned (a .ptd gives a DataFile, kind "data")
+
+    def external_entry(self, key: str) -> tuple[DataFile, DataEntry] | None:
+        """The first supplied data file holding ``key``, and its entry (None when none does)."""
+        for data_file in self.data_files or ():
+            entry = data_file.entry(key)
+            if entry is not None:
+                return data_file, entry
+        return None
 
     def plan(self, name: str) -> Plan:
         for plan in self.plans:

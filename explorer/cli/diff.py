@@ -19,7 +19,8 @@ from typing import TextIO
 
 from ..analysis.describe_diff import diff_lines
 from ..analysis.diff import diff
-from ..format.reader import load
+from .data_option import add_data_option, load_program
+from .profile_opts import ProfileExit, add_profile_options, joined_profile
 
 __all__ = ["register", "run"]
 
@@ -37,25 +38,44 @@ def register(sub) -> None:
     p.add_argument("--limit", type=int, default=10, help="items listed per section before '... and N more' (default 10)")
     p.add_argument("--html", metavar="OUT", help="also write the diff view (both graphs, memory maps, runtime needs) "
                                                  "as one self-contained, offline HTML file")
+    add_data_option(p)
+    add_profile_options(p, nargs=2)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    a = load(args.file)
+    a = load_program(args.file, args.data)
     args.file = args.other  # so main's "cannot read" message names the file that failed
-    b = load(args.other)
+    b = load_program(args.other, args.data)
     result = diff(a, b, plan=args.plan)
+    profiles = None
+    if getattr(args, "profile", None):
+        try:
+            profiles = (joined_profile(args, a, args.profile[0]), joined_profile(args, b, args.profile[1]))
+        except ProfileExit:
+            return 2
     if args.html and not result.plans:
         print("device-explorer: the two programs have no plan in common; no HTML written", file=sys.stderr)
     elif args.html:
         from ..views.diff_report import write_diff_report  # plotly: only when asked for
         write_diff_report(a, b, args.html, result=result, programs=(a, b), plan=args.plan)
     if args.json:
-        json.dump(result.to_json(), out, indent=1, sort_keys=True)
+        doc = result.to_json()
+        if profiles is not None:
+            from ..analysis.profile_diff import profile_diffs
+            doc["profile"] = [d.to_json() for d in profile_diffs(a, b, result, *profiles)]
+        json.dump(doc, out, indent=1, sort_keys=True)
         out.write("\n")
         return 0
     for line in diff_lines(result, limit=max(args.limit, 1)):
         print(line, file=out)
+    if profiles is not None:
+        from ..analysis.describe_profile import profile_diff_lines
+        from ..analysis.profile_diff import profile_diffs
+        for d in profile_diffs(a, b, result, *profiles):
+            print("", file=out)
+            for line in profile_diff_lines(d, limit=max(args.limit, 1)):
+                print(line, file=out)
     if args.html and result.plans:
         print(f"\nwrote {args.html}", file=out)
     return 0

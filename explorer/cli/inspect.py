@@ -11,9 +11,13 @@ from typing import TextIO
 from ..analysis import analyze_program
 from ..analysis.describe import device_summary_lines, grouped, nbytes_text
 from ..analysis.requirements import requirements, requirements_lines
-from ..format.reader import load
-from ..json_form import program_json
-from ..model import Plan, Program
+from ..analysis.companions import payloads
+from ..analysis.describe_companions import bundle_lines, companion_lines, data_file_lines, named_data_lines
+from ..json_companions import data_file_json
+from ..json_form import FORMAT, program_json
+from ..model import DataFile, Plan, Program
+from .data_option import add_data_option, load_with_data
+from .profile_opts import ProfileExit, add_profile_options, joined_profile
 
 __all__ = ["register", "run", "summary_lines"]
 
@@ -25,22 +29,45 @@ def register(sub) -> None:
     p.add_argument("file", help="path to a .pte program")
     p.add_argument("--json", action="store_true", help="print the device-explorer/1 JSON form")
     p.add_argument("--plan", help="only this plan (method)")
+    add_data_option(p)
+    add_profile_options(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    program = load(args.file)
+    program = load_with_data(args.file, args.data)
+    if isinstance(program, DataFile):  # a .ptd on its own: its entries
+        return _data_file(program, args, out)
     if args.plan:
         program.plan(args.plan)  # a clear KeyError-style message below if it doesn't exist
+    profile = None
+    if getattr(args, "profile", None):
+        try:
+            profile = joined_profile(args, program, args.profile)
+        except ProfileExit:
+            return 2
     if args.json:
         doc = program_json(program, os.path.basename(args.file))
         if args.plan:
             doc["plans"] = [p for p in doc["plans"] if p["name"] == args.plan]
+        if profile is not None:
+            from ..analysis.profile import profile_json
+            profile_json(doc, profile, os.path.basename(args.profile))
         json.dump(doc, out, indent=1)
         out.write("\n")
         return 0
     for line in summary_lines(program, os.path.basename(args.file), only=args.plan):
         print(line, file=out)
+    if profile is not None:
+        from ..analysis.describe_profile import profile_header_lines, profile_lines
+        print("", file=out)
+        for line in profile_header_lines(profile, os.path.basename(args.profile)):
+            print(line, file=out)
+        for plan in program.plans:
+            if (not args.plan or plan.name == args.plan) and plan.name in profile.plans:
+                print(f"plan {plan.name!r}:", file=out)
+                for line in profile_lines(plan, profile.plans[plan.name]):
+                    print(line, file=out)
     return 0
 
 
@@ -54,15 +81,17 @@ def summary_lines(program: Program, name: str, only: str | None = None) -> list[
                      f"from byte {h.segment_base_offset:,} (not read)")
     else:
         lines.append(f"  no extended header; {len(program.segments)} segment(s)")
-    if program.named_data:
-        lines.append(f"  named data: {len(program.named_data)} blob(s)")
+    found = payloads(program)
+    lines.extend(named_data_lines(program, found))  # keys, sizes and the delegates using each
     lines.append(f"  plans: {', '.join(program.plan_names) or '(none)'}")
+    lines.extend(bundle_lines(program))
     analyses = analyze_program(program)
     for plan in program.plans:
         if only and plan.name != only:
             continue
         lines.append("")
         lines.extend(_plan_lines(plan))
+        lines.extend(companion_lines(program, plan, found.get(plan.name, ())))
         per_device = device_summary_lines(program, analyses, plan=plan.name, indent="    ")
         lines.append("  per device (planned = every planned tensor's bytes summed over all lifetimes, can exceed the "
                      "arenas; peak live = most bytes alive at one instruction; copies = transfers in/out):")
@@ -149,3 +178,14 @@ def _grouped_delegates(plan: Plan, calls_of: dict[int, int]) -> list[str]:
 def _refs(indices) -> str:
     shown = " ".join(f"%{i}" for i in indices[:12])
     return (shown + f" ... (+{len(indices) - 12})") if len(indices) > 12 else (shown or "-")
+
+
+def _data_file(data_file: DataFile, args: argparse.Namespace, out: TextIO) -> int:
+    name = os.path.basename(args.file)
+    if args.json:
+        json.dump({"format": FORMAT, "file": name, "data_file": data_file_json(data_file, name)}, out, indent=1)
+        out.write("\n")
+        return 0
+    for line in data_file_lines(data_file, name, limit=None):
+        print(line, file=out)
+    return 0

@@ -1,0 +1,415 @@
+"""ETDump profiles: reading (real and synthetic dumps, bad bytes), the join to the program, the CLI.
+
+Real dumps in tests/fixtures/etdump/ were written by executorch's runtime running the fixture programs
+(``scripts/make_etdump_fixtures.py``); ``synthetic_*`` ones by our writer for the device programs that
+can't run here. The join is checked against executorch's own ``Inspector`` on the same files.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import math
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import flatbuffers
+import numpy as np
+import pytest
+
+import explorer
+from explorer import PteFormatError
+from explorer._generated.etdump.ETDump import ETDumpT
+from explorer._generated.etdump.Event import EventT
+from explorer._generated.etdump.ProfileEvent import ProfileEventT
+from explorer._generated.etdump.AllocationEvent import AllocationEventT
+from explorer._generated.etdump.Allocator import AllocatorT
+from explorer._generated.etdump.RunData import RunDataT
+from explorer.analysis.profile import ProfileMismatch, join_profile
+from explorer.cli import main
+from explorer.format.etdump import load_etdump
+from explorer.format.etdump_writer import SynthRun, write_etdump
+from explorer.profile_model import ProfileEvent
+
+ROOT = Path(__file__).resolve().parent.parent
+FIX = Path(__file__).parent / "fixtures"
+DUMPS = FIX / "etdump"
+REAL = {"mlp.etdp": "mlp.pte", "xnnpack_mlp.etdp": "xnnpack_mlp.pte", "two_methods.etdp": "two_methods.pte"}
+SYNTH = {"synthetic_device_add.etdp": "device_add.pte", "synthetic_device_mlp.etdp": "device_mlp.pte",
+         "synthetic_slow_copies.etdp": "device_mlp.pte"}
+ALL = {**REAL, **SYNTH}
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("make_etdump_fixtures", ROOT / "scripts" / "make_etdump_fixtures.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def joined(dump: str):
+    return join_profile(explorer.load(FIX / ALL[dump]), explorer.load_etdump(DUMPS / dump))
+
+
+def cli(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    return main(list(argv), stdout=out), out.getvalue()
+
+
+# -- reading -------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", sorted(ALL))
+def test_fixture_dumps_read(name):
+    data = (DUMPS / name).read_bytes()
+    assert data[8:12] == b"ED00" and struct.unpack_from("<I", data)[0] == len(data) - 4
+    dump = load_etdump(DUMPS / name)
+    assert dump.size_prefixed and dump.source.endswith(name) and dump.size == len(data)
+    assert [r.name for r in dump.runs][:2] == ["Default", "Execute"]
+    assert dump.event_count == sum(r.profile_count for r in dump.runs) > 0
+    assert load_etdump(data).event_count == dump.event_count  # bytes and paths read the same
+
+
+def test_real_dump_events_are_what_the_runtime_wrote():
+    dump = load_etdump(DUMPS / "mlp.etdp")
+    run = dump.runs[1].profile_events
+    assert [e.name for e in run[:2]] == ["native_call_permute_copy.out", "OPERATOR_CALL"]
+    assert [e.instruction_id for e in run if e.name == "OPERATOR_CALL"] == [0, 1, 2, 3, 4]
+    assert run[-1].name == "Method::execute" and run[-1].chain_index == -1
+    assert all(e.duration > 0 for e in run)
+    xnn = load_etdump(DUMPS / "xnnpack_mlp.etdp").runs[1].profile_events
+    ids = [e.delegate_debug_id_str for e in xnn if e.is_delegate]
+    assert ids == ["Fully Connected (NC, F32) GEMM #1", "Fully Connected (NC, F32) GEMM #2"]
+
+
+@pytest.mark.parametrize("name", sorted(ALL))
+def test_write_read_round_trip(name):
+    dump = load_etdump(DUMPS / name)
+    again = load_etdump(write_etdump(dump.runs, version=dump.version))
+    assert [r.profile_events for r in again.runs] == [r.profile_events for r in dump.runs]
+    assert [(r.name, r.bundled_input_index, r.allocators) for r in again.runs] == \
+           [(r.name, r.bundled_input_index, r.allocators) for r in dump.runs]
+
+
+def test_generated_bindings_and_our_reader_agree():
+    """A dump built with flatc's object API (the schema's own slots) reads back field for field."""
+    events = []
+    for k in range(3):
+        pe = ProfileEventT()
+        pe.name, pe.chainIndex, pe.instructionId = f"op{k}", 0, k
+        pe.delegateDebugIdInt, pe.delegateDebugIdStr = (7 if k == 1 else -1), ("node" if k == 2 else None)
+        pe.delegateDebugMetadata = [1, 2, 3] if k == 2 else None
+        pe.startTime, pe.endTime = 100 * k, 100 * k + 40 + k
+        ev = EventT()
+        ev.profileEvent = pe
+        events.append(ev)
+    ae = AllocationEventT()
+    ae.allocatorId, ae.allocationSize = 1, 4096
+    ev = EventT()
+    ev.allocationEvent = ae
+    events.append(ev)
+    run = RunDataT()
+    run.name, run.bundledInputIndex, run.events = "Execute", 3, events
+    alloc = AllocatorT()
+    alloc.name = "method_allocator"
+    run.allocators = [alloc]
+    root = ETDumpT()
+    root.version, root.runData = 5, [run]
+    b = flatbuffers.Builder(0)
+    b.FinishSizePrefixed(root.Pack(b), b"ED00")
+    dump = load_etdump(bytes(b.Output()))
+    assert dump.version == 5
+    (r,) = dump.runs
+    assert (r.name, r.bundled_input_index, r.allocators) == ("Execute", 3, ("method_allocator",))
+    assert r.profile_events == (
+        ProfileEvent("op0", 0, 0, -1, None, b"", 0, 40),
+        ProfileEvent("op1", 0, 1, 7, None, b"", 100, 141),
+        ProfileEvent("op2", 0, 2, -1, "node", b"\x01\x02\x03", 200, 242))
+    assert [(a.allocator_id, a.allocation_size) for a in r.allocation_events] == [(1, 4096)]
+
+
+def test_dump_without_size_prefix_reads():
+    runs = load_etdump(DUMPS / "mlp.etdp").runs
+    data = write_etdump(runs, size_prefixed=False)
+    assert data[4:8] == b"ED00"
+    dump = load_etdump(data)
+    assert not dump.size_prefixed and dump.event_count == sum(r.profile_count for r in runs)
+
+
+@pytest.mark.parametrize("data, where, words", [
+    (b"", 4, "not an ETDump"),
+    (b"\x00" * 16, 8, "not an ETDump"),
+    (struct.pack("<II", 100, 8) + b"ED00", 0, "truncated"),
+    (struct.pack("<II", 8, 200) + b"ED00", 4, "outside the flatbuffer"),
+])
+def test_bad_container_says_where(data, where, words):
+    with pytest.raises(PteFormatError) as info:
+        load_etdump(data)
+    assert info.value.offset == where and words in str(info.value)
+
+
+def test_bad_event_offset_names_run_and_event():
+    data = bytearray((DUMPS / "mlp.etdp").read_bytes())
+    dump = load_etdump(bytes(data))
+    # find run 1's events vector through the generated accessors, then point its element 3 past the end
+    from explorer._generated.etdump.ETDump import ETDump as G
+    root = G.GetRootAs(bytes(data), 4)
+    events_vec = root.RunData(1)._tab.Vector(root.RunData(1)._tab.Offset(10))  # slot 3 -> vtable offset 10
+    slot = events_vec + 4 * 3
+    struct.pack_into("<I", data, slot, len(data) * 2)
+    with pytest.raises(PteFormatError) as info:
+        load_etdump(bytes(data))
+    assert "run_data[1]" in str(info.value) and info.value.offset == slot
+    assert dump.event_count  # the original still reads
+
+
+def test_truncated_dumps_never_crash():
+    data = (DUMPS / "synthetic_device_add.etdp").read_bytes()
+    for cut in range(0, len(data), 7):
+        try:
+            load_etdump(data[:cut])
+        except PteFormatError as exc:
+            assert str(exc)
+
+
+def test_reading_needs_neither_torch_nor_executorch():
+    code = ("import sys\n"
+            "class Block:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name.split('.')[0] in ('torch', 'executorch'): raise ImportError('blocked ' + name)\n"
+            "sys.meta_path.insert(0, Block())\n"
+            "import explorer\n"
+            "from explorer.analysis.profile import join_profile\n"
+            f"d = explorer.load_etdump({str(DUMPS / 'two_methods.etdp')!r})\n"
+            f"p = join_profile(explorer.load({str(FIX / 'two_methods.pte')!r}), d)\n"
+            "print(sorted(p.plans))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.strip() == "['encode', 'forward']"
+
+
+# -- the join ----------------------------------------------------------------------------------------
+
+def test_runs_are_assigned_to_the_method_they_fit():
+    p = joined("two_methods.etdp")
+    assert p.assignment == (None, "encode", None, "forward") + ("encode", "forward") * 4
+    assert {n: len(pp.runs) for n, pp in p.plans.items()} == {"encode": 5, "forward": 5}
+    assert not p.findings
+
+
+def test_per_instruction_stats_are_over_runs():
+    pp = joined("mlp.etdp").plans["forward"]
+    dump = load_etdump(DUMPS / "mlp.etdp")
+    envelopes = {}
+    for r in dump.runs[1:]:
+        for e in r.profile_events:
+            if e.name == "OPERATOR_CALL":
+                envelopes.setdefault(e.instruction_id, []).append(e.duration)
+    for i, s in enumerate(pp.stats):
+        assert (s.median, s.min, s.max, s.n) == (np.median(envelopes[i]), min(envelopes[i]), max(envelopes[i]), 5)
+    assert pp.top(2)[0][1].median == max(s.median for s in pp.stats)
+
+
+@pytest.mark.interop
+@pytest.mark.parametrize("name", sorted(REAL))
+def test_join_matches_executorch_inspector(name):
+    """Same per-instruction medians as executorch's Inspector on the same file (envelopes, kernel spans,
+    delegate nodes and the run), with Inspector's run grouping mapped to our method assignment."""
+    from executorch.devtools import Inspector
+    from executorch.devtools.inspector._inspector_utils import TimeScale
+
+    inspector = Inspector(etdump_path=str(DUMPS / name), etrecord=None, source_time_scale=TimeScale.NS,
+                          target_time_scale=TimeScale.NS)
+    profile = joined(name)
+    blocks = [b for b in inspector.event_blocks if b.name == "Execute"]
+    assert len(blocks) == len(profile.plans)
+    compared = 0
+    for block in blocks:
+        # the plan whose runs this block holds: the one with that many instruction envelopes
+        ours = {}
+        for plan_name, pp in profile.plans.items():
+            ours[plan_name] = pp
+        ids = {e._instruction_id for e in block.events if e.name in ("OPERATOR_CALL", "DELEGATE_CALL")}
+        (plan_name,) = [n for n, pp in ours.items()
+                        if {i for i, s in enumerate(pp.stats) if s.n} == ids and
+                        len(block.events[0].perf_data.raw) == len(pp.runs)]
+        pp = ours[plan_name]
+        for e in block.events:
+            raw = e.perf_data.raw
+            if e.name in ("OPERATOR_CALL", "DELEGATE_CALL"):
+                s = pp.stats[e._instruction_id]
+                assert (s.median, s.min, s.max, s.n) == (e.perf_data.p50, e.perf_data.min, e.perf_data.max, len(raw))
+            elif e.name.startswith("native_call_"):
+                col = pp.kernel_times[:, e._instruction_id]
+                assert np.median(col) == e.perf_data.p50
+            elif e.delegate_debug_identifier is not None:
+                (node,) = [d for d in pp.delegate_nodes if d.debug_id == e.delegate_debug_identifier]
+                assert node.stat.median == e.perf_data.p50 and node.stat.n == len(raw)
+            elif e.name == "Method::execute":
+                assert pp.run.median == e.perf_data.p50
+            compared += 1
+    assert compared >= 4
+
+
+def test_synthetic_device_profile_splits_devices_and_copies():
+    pp = joined("synthetic_device_mlp.etdp").plans["forward"]
+    devices = {d.device: d for d in pp.devices}
+    assert list(devices) == ["cpu", "cuda:0", "copies"]
+    assert devices["cuda:0"].instructions == 4  # the four delegate calls targeting cuda:0
+    assert devices["copies"].instructions == 11
+    assert 0.9 < sum(d.share for d in pp.devices) < 1.0  # the rest is the executor between instructions
+    copies = {c.direction: c for c in pp.copies}
+    assert (copies["h2d"].count, copies["h2d"].nbytes, copies["d2h"].count, copies["d2h"].nbytes) == (7, 224, 4, 128)
+    h2d_cols = [i for i, b in enumerate(pp.instruction_device) if b == "copies"]
+    assert copies["h2d"].stat.median + copies["d2h"].stat.median == pytest.approx(
+        np.median(np.nansum(pp.times[:, h2d_cols], axis=1)), rel=0.02)
+    assert copies["h2d"].bytes_per_s == pytest.approx(224 / (copies["h2d"].stat.median * 1e-9))
+    assert len(pp.delegate_nodes) == 4 and all(d.debug_id == 1 for d in pp.delegate_nodes)
+
+
+def test_slow_copies_dominate():
+    fast = {d.device: d.share for d in joined("synthetic_device_mlp.etdp").plans["forward"].devices}
+    slow = {d.device: d.share for d in joined("synthetic_slow_copies.etdp").plans["forward"].devices}
+    assert slow["copies"] > 0.85 > fast["copies"]
+
+
+def test_resolver_hook_maps_delegate_nodes():
+    program = explorer.load(FIX / "xnnpack_mlp.pte")
+    asked = []
+
+    def resolver(delegate_index, debug_id):
+        asked.append((delegate_index, debug_id))
+        return f"node:{debug_id}"
+
+    pp = join_profile(program, load_etdump(DUMPS / "xnnpack_mlp.etdp"), resolver=resolver).plans["forward"]
+    assert sorted(asked) == [(0, "Fully Connected (NC, F32) GEMM #1"), (0, "Fully Connected (NC, F32) GEMM #2")]
+    assert {d.node for d in pp.delegate_nodes} == {"node:" + d for _, d in asked}
+
+
+def test_a_dump_of_another_program_is_an_error():
+    with pytest.raises(ProfileMismatch, match="relu.out"):
+        join_profile(explorer.load(FIX / "mlp.pte"), load_etdump(DUMPS / "two_methods.etdp"))
+    with pytest.raises(ProfileMismatch, match="out of range"):
+        join_profile(explorer.load(FIX / "device_add.pte"), load_etdump(DUMPS / "synthetic_device_mlp.etdp"))
+
+
+def test_forced_method_that_does_not_fit_is_a_finding():
+    program = explorer.load(FIX / "two_methods.pte")
+    p = join_profile(program, load_etdump(DUMPS / "two_methods.etdp"), method="forward")
+    assert len(p.plans["forward"].runs) == 5 and "encode" not in p.plans
+    assert {f.code for f in p.findings} == {"profile-mismatch"} and len(p.findings) == 5
+
+
+def _run(events):
+    return SynthRun("Execute", tuple(events))
+
+
+def test_ambiguous_run_is_left_out_and_named_run_is_joined():
+    program = explorer.load(FIX / "two_methods.pte")
+    # instruction 0 of chain 0 is permute_copy in both methods: fits both, covers both equally badly
+    ev = [ProfileEvent("OPERATOR_CALL", 0, 0, start_time=10, end_time=20)]
+    p = join_profile(program, load_etdump(write_etdump([_run(ev)])), strict=False)
+    assert p.assignment == (None,) and p.findings[0].code == "profile-ambiguous" and not p.plans
+    named = SynthRun("encode", tuple(ev))
+    p = join_profile(program, load_etdump(write_etdump([named])))
+    assert p.assignment == ("encode",) and p.plans["encode"].stats[0].median == 10
+
+
+def test_clock_wrap_and_backwards_events():
+    program = explorer.load(FIX / "mlp.pte")
+    ev = [ProfileEvent("OPERATOR_CALL", 0, 0, start_time=2 ** 32 - 10, end_time=5),  # 32-bit wrap: 14 ticks
+          ProfileEvent("OPERATOR_CALL", 0, 1, start_time=2 ** 40, end_time=2 ** 40 - 5)]  # backwards: dropped
+    p = join_profile(program, load_etdump(write_etdump([_run(ev)])))
+    pp = p.plans["forward"]
+    assert pp.stats[0].median == 14 and pp.stats[1].n == 0
+    assert [f.code for f in p.findings] == ["profile-clock"]
+
+
+def test_kernel_span_counts_when_no_envelope():
+    program = explorer.load(FIX / "mlp.pte")
+    ev = [ProfileEvent("native_call_addmm.out", 0, 1, start_time=0, end_time=30)]
+    pp = join_profile(program, load_etdump(write_etdump([_run(ev)]))).plans["forward"]
+    assert pp.stats[1].median == 30 and pp.stats[0].n == 0
+
+
+def test_fixture_script_check_synthetic_bytes():
+    script = _script()
+    for name, (program, bandwidth, jitter, seed) in script.SYNTHETIC.items():
+        assert script.synthesize(FIX / program, bandwidth, jitter, seed) == (DUMPS / name).read_bytes(), name
+
+
+# -- CLI -------------------------------------------------------------------------------------------------
+
+def test_inspect_profile_json_shape():
+    code, text = cli("inspect", str(FIX / "device_mlp.pte"), "--json", "--profile",
+                     str(DUMPS / "synthetic_device_mlp.etdp"))
+    assert code == 0
+    doc = json.loads(text)
+    prof = doc["plans"][0]["profile"]
+    assert prof["runs"] == 5 and prof["unit"] == "ticks"
+    assert set(prof) >= {"runs", "unit", "instructions", "devices", "copies", "top"}
+    assert set(prof["instructions"][0]) == {"index", "median", "min", "max", "n"}
+    assert [i["index"] for i in prof["instructions"]] == list(range(20))
+    assert set(prof["devices"]) == {"cpu", "cuda:0", "copies"}
+    assert set(prof["devices"]["cpu"]) >= {"median", "share"}
+    assert prof["copies"]["h2d"]["count"] == 7 and prof["copies"]["h2d"]["bytes"] == 224
+    assert set(prof["copies"]["h2d"]) == {"count", "bytes", "time", "bytes_per_s"}
+    assert len(prof["top"]) == 10
+    assert doc["profile"]["file"] == "synthetic_device_mlp.etdp" and doc["profile"]["findings"] == []
+
+
+def test_inspect_profile_text():
+    code, text = cli("inspect", str(FIX / "device_add.pte"), "--profile", str(DUMPS / "synthetic_device_add.etdp"))
+    assert code == 0
+    assert "profile synthetic_device_add.etdp: forward: 5 run(s)" in text
+    assert "copies h2d  2 per run, 32 B" in text and "top 4 instructions by median time" in text
+    assert "cuda:0" in text and "% of the run" in text
+
+
+def test_inspect_profile_errors(tmp_path, capsys):
+    bad = tmp_path / "bad.etdp"
+    bad.write_bytes(b"\x10\x00\x00\x00\x08\x00\x00\x00ED00" + b"\xff" * 4)
+    code, _ = cli("inspect", str(FIX / "mlp.pte"), "--profile", str(bad))
+    assert code == 2 and "cannot read" in capsys.readouterr().err
+    code, _ = cli("inspect", str(FIX / "mlp.pte"), "--profile", str(DUMPS / "two_methods.etdp"))
+    err = capsys.readouterr().err
+    assert code == 2 and "does not fit the program" in err
+
+
+def test_diff_with_two_profiles():
+    code, text = cli("diff", str(FIX / "device_mlp.pte"), str(FIX / "device_mlp.pte"), "--profile",
+                     str(DUMPS / "synthetic_device_mlp.etdp"), str(DUMPS / "synthetic_slow_copies.etdp"))
+    assert code == 0 and "profile of plan 'forward'" in text and "et_copy::_h2d_copy.out" in text
+    code, text = cli("diff", str(FIX / "mlp.pte"), str(FIX / "xnnpack_mlp.pte"), "--json", "--profile",
+                     str(DUMPS / "mlp.etdp"), str(DUMPS / "xnnpack_mlp.etdp"))
+    (d,) = json.loads(text)["profile"]
+    assert d["plan"] == "forward" and {x["device"] for x in d["devices"]} == {"cpu"}
+    paired = [x for x in d["instructions"] if x["a"] is not None and x["b"] is not None]
+    assert paired and paired[0]["label"].endswith("-> XnnpackBackend")
+    assert sum(1 for x in d["instructions"] if x["b"] is None) == 4
+
+
+def test_many_names_are_interned_exactly():
+    """The vectorised de-duplication of event names keeps every distinct text, including ones that differ
+    only by trailing NULs or are prefixes of each other."""
+    texts = ["a", "a\x00", "ab", "", "native_call_add.out", "ä", "a" * 300]
+    events = [ProfileEvent(texts[k % len(texts)], 0, k % 5, delegate_debug_id_str=texts[(k * 3) % len(texts)],
+                           start_time=k, end_time=k + 2) for k in range(2000)]
+    dump = load_etdump(write_etdump([SynthRun("Execute", tuple(events))]))
+    assert dump.runs[0].profile_events == tuple(events)
+    assert sorted(dump.profile.names) == sorted(texts)
+
+
+def test_profile_payload_for_the_app():
+    from explorer.views.profile_payload import profile_payload
+
+    pp = joined("synthetic_device_mlp.etdp").plans["forward"]
+    doc = profile_payload(pp, "run.etdp")
+    json.dumps(doc, allow_nan=False)
+    assert doc["runs"] == 5 and len(doc["median"]) == len(doc["n"]) == 20 and len(doc["perRun"]) == 5
+    assert [d["name"] for d in doc["devices"]] == ["cpu", "cuda:0", "copies"]
+    assert doc["devices"][0]["color"] == "#0072B2" and doc["devices"][1]["color"] == "#E69F00"
+    assert doc["median"][3] == pp.stats[3].median and doc["bucket"][3] == "cuda:0"
+    xnn = profile_payload(joined("xnnpack_mlp.etdp").plans["forward"])
+    assert [n["id"] for n in xnn["nodes"]] == ["Fully Connected (NC, F32) GEMM #1", "Fully Connected (NC, F32) GEMM #2"]
