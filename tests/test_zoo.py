@@ -53,6 +53,14 @@ def test_check_is_silent_on_every_zoo_program(path, capsys):
     assert out.strip() == f"{path.name}: no findings (0 errors, 0 warnings)", out
 
 
+@pytest.mark.parametrize("name", [n for n, r in INDEX.items() if r["ptd"]])
+def test_check_is_silent_with_the_data_files_attached(name, capsys):
+    """With ``--data`` the external tensors are looked up too (``missing-external``): still silent."""
+    (ptd,) = INDEX[name]["ptd"]
+    assert main(["check", str(ZOO / f"{name}.pte"), "--data", str(ZOO / ptd)]) == 0
+    assert "no findings" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: p.stem)
 def test_no_arena_is_more_than_full(path):
     for name, result in analyze_program(explorer.load(path)).items():
