@@ -115,6 +115,18 @@ def test_a_real_ptd_file_is_named():
     assert type(explorer.load(ptd)).__name__ == "DataFile"  # what explorer.load makes of it
 
 
+def test_a_real_ptd_file_opens_as_a_data_file():
+    """FT01 and BP08 are the companions load() opens itself (docs/companions.md), not "not a program"."""
+    ptd = Path(__file__).parent / "fixtures" / "zoo" / "external_weights.ptd"
+    data = explorer.load(ptd)
+    assert data.identifier == "FT01" and data.entries
+
+
+def test_a_broken_bundle_names_the_bundle_schema():
+    err = _fails(GOOD[:4] + b"BP08" + GOOD[8:], "bundled_program")
+    assert err.offset is not None
+
+
 def test_root_offset_outside_buffer():
     err = _fails(_patch(GOOD, 0, "<I", len(GOOD) + 100), "root table offset")
     assert err.offset == 0

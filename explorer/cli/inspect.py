@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 from collections import defaultdict
 from typing import TextIO
 
@@ -92,7 +91,7 @@ def summary_lines(program: Program, name: str, only: str | None = None) -> list[
             continue
         lines.append("")
         lines.extend(_plan_lines(plan))
-        lines.extend(_fold_blocks(companion_lines(program, plan, found.get(plan.name, ()))))
+        lines.extend(companion_lines(program, plan, found.get(plan.name, ())))
         per_device = device_summary_lines(program, analyses, plan=plan.name, indent="    ")
         lines.append("  per device (planned = every planned tensor's bytes summed over all lifetimes, can exceed the "
                      "arenas; peak live = most bytes alive at one instruction; copies = transfers in/out):")
@@ -174,39 +173,6 @@ def _grouped_delegates(plan: Plan, calls_of: dict[int, int]) -> list[str]:
         lines.append(f"    {_span([x.index for x in run])} {d.id}{target}  ({len(run)} delegates; {d.location} "
                      f"{_span(blobs)}{size}; {calls} call(s) each)")
     return lines
-
-
-_ITEM = re.compile(r"^    #(\d+) ")
-
-
-def _fold_blocks(lines: list[str]) -> list[str]:
-    """Per-delegate blocks (a ``    #k ...`` line and the deeper lines under it) that say the same thing
-    up to their number, run after run, as the first block with ``(×N: #a..#b alike)`` on its head line."""
-    out: list[str] = []
-    blocks: list[list[str]] = []
-    for line in lines:
-        if _ITEM.match(line):
-            blocks.append([line])
-        elif blocks and line.startswith("     "):
-            blocks[-1].append(line)
-        else:
-            out.extend(_fold(blocks))
-            blocks = []
-            out.append(line)
-    out.extend(_fold(blocks))
-    return out
-
-
-def _fold(blocks: list[list[str]]) -> list[str]:
-    out: list[str] = []
-    for run in _runs(blocks, lambda b: re.sub(r"#\d+", "#", "\n".join(b))):
-        if len(run) == 1:
-            out.extend(run[0])
-            continue
-        ids = [int(_ITEM.match(b[0]).group(1)) for b in run]  # type: ignore[union-attr]
-        out.append(f"{run[0][0]}  (×{len(run)}: #{ids[0]}..#{ids[-1]} alike)")
-        out.extend(run[0][1:])
-    return out
 
 
 def _refs(indices) -> str:
