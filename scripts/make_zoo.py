@@ -391,6 +391,15 @@ def b_detector_dynamic() -> Export:
                   {"forward": (torch.randn(2, 3, 8, 8),)}, atol=1e-3)
 
 
+def b_detector_xnnpack_dynamic() -> Export:
+    torch = _torch()
+    module = _DetectorHead.make(torch).eval()
+    example = (torch.randn(2, 3, 8, 8),)
+    dyn = {"x": {0: torch.export.Dim("b", min=1, max=4)}}
+    return Export(_lower(module, example, dynamic_shapes=dyn, xnnpack=True), module,
+                  {"forward": (torch.randn(3, 3, 8, 8),)}, atol=1e-3)
+
+
 def b_kv_cache() -> Export:
     torch = _torch()
 
@@ -701,6 +710,8 @@ def _specs() -> dict[str, tuple[str, Callable[[], Export]]]:
                              b_detector_xnnpack)
     s["detector_dynamic"] = ("detector head, dynamic batch (max 4): et_view kernels on conv outputs",
                              b_detector_dynamic)
+    s["detector_xnnpack_dynamic"] = ("detector head, XNNPACK, dynamic batch: et_view kernels outside the delegates",
+                                     b_detector_xnnpack_dynamic)
     s["gru_unrolled"] = ("GRUCell unrolled over 3 steps (select, chunk, sigmoid, tanh)", _simple(m_gru, (3, 1, 4), (1, 6)))
     s["embed_norm"] = ("embedding + layer norm + mean over int64 tokens",
                        lambda: _tok(m_embed_norm))

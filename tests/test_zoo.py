@@ -86,7 +86,7 @@ def test_the_zoo_covers_what_it_claims():
 
 # -- views written by executorch_prim::et_view ------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["view_dynamic", "dynamic_seq", "detector_dynamic"])
+@pytest.mark.parametrize("name", ["view_dynamic", "dynamic_seq", "detector_dynamic", "detector_xnnpack_dynamic"])
 def test_et_view_outputs_are_aliases_whose_base_outlives_them(name):
     plan = explorer.load(ZOO / f"{name}.pte").plan("forward")
     f = Facts(plan)
