@@ -252,3 +252,28 @@ def test_zoo_reproduces():
                           capture_output=True, text=True, timeout=1800)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "all zoo programs reproduce byte for byte" in done.stdout
+
+
+# -- host kernels on device memory, from a real device export --------------------------------------
+
+def test_host_kernels_reading_device_tensors_of_a_real_export_are_errors(tmp_path, capsys):
+    """``device_cuda0.pte`` with its d2h copies bypassed, as a partitioner that forgot them would write
+    it: the host kernels ``addmm``, ``mul`` and ``view_copy`` now read the delegates' cuda:0 results."""
+    import dataclasses
+
+    program = explorer.load(ZOO / "device_cuda0.pte")
+    plan = program.plan("forward")
+    copied = {i.args[-1]: i.args[0] for i in plan.instructions if i.op == "et_copy::_d2h_copy.out"}
+    instructions = tuple(
+        i if i.kind != "KernelCall" or i.op.startswith("et_copy::")
+        else dataclasses.replace(i, args=tuple(copied.get(a, a) for a in i.args))
+        for i in plan.instructions)
+    broken = dataclasses.replace(program, plans=(dataclasses.replace(plan, instructions=instructions),))
+    path = tmp_path / "no_d2h.pte"
+    path.write_bytes(write(broken))
+    found = [f for f in check(explorer.load(path)) if f.code == "cross-device-no-copy"]
+    ops = sorted(f.message.split(" the host kernel ")[1].split(" ")[0] for f in found)
+    assert ops == ["aten::addmm.out", "aten::mul.out", "aten::view_copy.out"]
+    assert all(f.severity == "error" and "on cuda:0 memory" in f.message for f in found)
+    assert main(["check", str(path)]) == 1
+    assert "[cross-device-no-copy]" in capsys.readouterr().out
