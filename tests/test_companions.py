@@ -357,3 +357,27 @@ def test_cli_inspect_json_graph_of_xnnpack():
     for g in graphs:
         assert g["format"] == "xnnpack" and set(g["nodes"][0]) == {"index", "op", "inputs", "outputs"}
         assert {"id", "dtype", "dims", "kind"} <= set(g["values"][0]) and isinstance(g["constant_bytes"], int)
+
+
+@pytest.mark.interop
+def test_every_xnnpack_node_type_from_executorchs_own_serializer():
+    """A payload written by executorch's XNNPACK serializer with one node of each of the 47 types: every
+    node's op, inputs and outputs as executorch's dataclass says (field names, not our slot table)."""
+    import dataclasses
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_xnnpack", ROOT / "bench" / "bench_xnnpack.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    payload, made = bench.build_payload(47 * 2)
+    graph = decode_xnnpack(payload)
+    assert len({n.op for n in graph.nodes}) == 47
+    for ours, theirs in zip(graph.nodes, made, strict=True):
+        assert ours.op == type(theirs).__name__
+        ids = [(f.name, getattr(theirs, f.name)) for f in dataclasses.fields(theirs) if f.name.endswith("_id")]
+        if ours.op.startswith("XNNConcatenate"):
+            ids = [(k, v) for k, v in ids if not k[5:6].isdigit() or int(k[5]) <= int(ours.op[-1])]
+        assert ours.outputs == tuple(v for k, v in ids if k.startswith("output"))
+        assert ours.inputs == tuple(v for k, v in ids if not k.startswith("output"))
+    assert graph.input_ids == (0,) and graph.values[graph.output_ids[0]].kind == "output"
+    assert graph.named_keys and graph.constant_bytes == sum(v.constant_bytes for v in graph.values)
