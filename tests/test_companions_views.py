@@ -133,3 +133,23 @@ def test_a_click_opens_a_delegate_in_place(tmp_path):
         restored = page.evaluate(f"() => {{ const y = document.querySelector('.dx-graph').data[{TRACE['tensors']}].y; return Array.from(y._inputArray || y); }}")
         assert restored == before
         assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
+
+
+def _unpack(widget) -> dict:
+    import gzip
+
+    return json.loads(gzip.decompress(widget._payload))
+
+
+def test_widget_on_a_data_file_and_on_a_program_with_data():
+    from explorer.widget import Explorer
+
+    w = Explorer(COMPANIONS / "external.ptd")
+    payload = _unpack(w)
+    assert payload["mode"] == "data" and "fc2.weight" in payload["html"] and w.findings == []
+    w = Explorer(COMPANIONS / "external.pte", data=[COMPANIONS / "external.ptd"])
+    assert w.findings == [] and _unpack(w)["plans"][0]["companions"]["external"]["1"] == ["external.ptd", "fc1.bias"]
+    w = Explorer(COMPANIONS / "external.pte", data=[COMPANIONS / "device_external.ptd"])
+    assert {f.code for f in w.findings} == {"missing-external"}
+    w = Explorer(COMPANIONS / "bundled.bpte")
+    assert w.plan == "forward" and w.program.bundle.suites[0].method_name == "forward"

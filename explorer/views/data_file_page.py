@@ -12,7 +12,7 @@ from .details import CSS
 from .escape import html_text as h
 from .text import fmt_bytes
 
-__all__ = ["data_file_fragment", "data_file_html"]
+__all__ = ["data_file_fragment", "data_file_html", "data_file_payload"]
 
 _STYLE = ("body{margin:0;background:#F6F8FA}.dx-page{max-width:1100px;margin:0 auto;padding:14px 18px 28px}"
           ".dx-card{background:#fff;border:1px solid #D0D7DE;border-radius:8px;padding:10px 12px}"
@@ -48,3 +48,10 @@ def data_file_html(data_file: DataFile, name: str | None = None) -> str:
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{title} · device-explorer</title>"
             f"<style>{CSS}{_STYLE}</style></head><body><div class='dx-page'><div class='dx-card'>"
             f"{data_file_fragment(data_file, name)}</div></div></body></html>")
+
+
+def data_file_payload(data_file: DataFile, name: str | None = None) -> dict:
+    """What the app draws for a data file (``mode: "data"``: ``frontend/datafile.js``): the escaped fragment."""
+    from .escape import visible
+
+    return {"mode": "data", "title": visible(name or data_file.name), "html": data_file_fragment(data_file, name)}
