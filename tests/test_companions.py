@@ -381,3 +381,45 @@ def test_every_xnnpack_node_type_from_executorchs_own_serializer():
         assert ours.inputs == tuple(v for k, v in ids if not k.startswith("output"))
     assert graph.input_ids == (0,) and graph.values[graph.output_ids[0]].kind == "output"
     assert graph.named_keys and graph.constant_bytes == sum(v.constant_bytes for v in graph.values)
+
+
+@pytest.mark.interop
+def test_the_fixture_script_reproduces_the_data_file_pair():
+    """scripts/make_companion_fixtures.py makes external.pte + external.ptd byte for byte (its --check mode
+    does this for every file)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_companion_fixtures",
+                                                  ROOT / "scripts" / "make_companion_fixtures.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    made = script.build_external()
+    assert {name: bytes(data) for name, data in made.items()} == {
+        name: (COMPANIONS / name).read_bytes() for name in ("external.pte", "external.ptd")}
+
+
+def test_identifying_payloads_reads_heads_not_weights():
+    """An unknown backend's blob is identified from its first bytes; an XNNPACK one from its header and
+    flatbuffer; a blob several delegates share is read once."""
+    import dataclasses
+
+    reads = []
+    for name, limit in (("device_external.pte", 64), ("xnnpack_multi.pte", None)):
+        p = explorer.load(PTE[name])
+        raw = p._read
+        spy = dataclasses.replace(p, _read=lambda off, n: reads.append(n) or raw(off, n))
+        reads.clear()
+        found = payloads(spy)["forward"]
+        assert all(x.size == d.data_size for x, d in zip(found, p.plans[0].delegates))
+        if limit:
+            assert max(reads) <= limit
+        else:  # header + flatbuffer of each payload, never more than the segment
+            assert sum(reads) <= sum(d.data_size for d in p.plans[0].delegates) + 64 * 3
+    p = explorer.load(PTE["xnnpack_multi.pte"])
+    plan = p.plans[0]
+    same = dataclasses.replace(plan, delegates=tuple(dataclasses.replace(d, data_index=plan.delegates[0].data_index)
+                                                      for d in plan.delegates))
+    raw = p._read
+    reads.clear()
+    shared = payloads(dataclasses.replace(p, plans=(same,), _read=lambda off, n: reads.append(n) or raw(off, n)))
+    assert [x.delegate for x in shared["forward"]] == [0, 1, 2] and len(reads) == 2  # head, then header+flatbuffer

@@ -29,7 +29,7 @@ from explorer.json_companions import bundle_json, data_file_json, graph_json
 
 from companion_helpers import COMPANIONS
 
-CASE_LIMIT = 0.5  # seconds per case
+CASE_LIMIT = 1.0  # seconds per case (typical: a few ms; the margin is for a loaded machine, as in test_fuzz.py)
 FAST = settings(derandomize=True, deadline=None, max_examples=150, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
@@ -86,7 +86,7 @@ def file_outcome(data: bytes) -> None:
         if loaded.bundle is not None:
             json.dumps(bundle_json(loaded.bundle))
         companion_findings(loaded)
-    assert time.perf_counter() - start < CASE_LIMIT * 4
+    assert time.perf_counter() - start < CASE_LIMIT * 2
 
 
 @pytest.mark.parametrize("name", sorted(PAYLOADS))
