@@ -153,3 +153,13 @@ def test_widget_on_a_data_file_and_on_a_program_with_data():
     assert {f.code for f in w.findings} == {"missing-external"}
     w = Explorer(COMPANIONS / "bundled.bpte")
     assert w.plan == "forward" and w.program.bundle.suites[0].method_name == "forward"
+
+
+def test_big_plans_get_their_companion_rows_alongside():
+    """A plan drawn as an overview has its details made in the browser: the companion rows travel with it."""
+    p = explorer.load(COMPANIONS / "xnnpack_multi.pte")
+    payload = app_payload(p, findings=[], lod=True)
+    rows = payload["plans"][0]["companions"]["rows"]
+    assert set(rows["i"]) == {"0", "2", "4"} and "XNNConv2d" in rows["i"]["0"]
+    assert "delegate input" in rows["v"]["0"]
+    assert app_payload(p, findings=[], lod=False)["plans"][0]["companions"]["rows"] == {}

@@ -171,7 +171,9 @@ export function createApp(el, model, data) {
     const box = detailsBox;
     if (state.finding !== null) { box.innerHTML = P.findingDetails[state.finding] || ""; return; }
     if (LOD && state.values.length + state.instructions.length === 1) {
-      box.innerHTML = state.values.length ? LOD.valueDetails(state.values[0]) : LOD.instrDetails(state.instructions[0]);
+      const extra = (P.companions || {}).rows || {};  // data files, delegate payloads (escaped in Python)
+      box.innerHTML = state.values.length ? LOD.valueDetails(state.values[0]) + ((extra.v || {})[state.values[0]] || "")
+        : LOD.instrDetails(state.instructions[0]) + ((extra.i || {})[state.instructions[0]] || "");
       return;
     }
     if (state.values.length === 1 && !state.instructions.length && P.details.v[state.values[0]] !== undefined) {

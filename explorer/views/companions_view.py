@@ -6,7 +6,8 @@ tensors), as payload data and as details-panel fragments.
 HTML per tensor/instruction and ``totals`` HTML), it appends the companion rows to those fragments and
 adds a ``companions`` key the frontend's delegate expansion draws from (``frontend/delegate.js``)::
 
-    {"external": {"<value index>": [file, key]},
+    {"rows": {"v"|"i": {"<index>": HTML}} (big plans only, whose details are made in the browser),
+     "external": {"<value index>": [file, key]},
      "externalBytes": [[device, bytes, tensors]],
      "delegates": [{"instruction", "delegate", "backend", "device", "color", "format", "size", "storage",
                     "magic", "error", "graph": null | {"op": [..], "in": [[ids]], "out": [[ids]],
@@ -45,6 +46,11 @@ class CompanionView:
     insides: tuple[DelegateInside, ...]  # per delegate call with a decoded subgraph, run order
     external_bytes: dict[Device, int]
     external_counts: dict[Device, int]
+
+    @property
+    def bound(self) -> set[int]:
+        """Outer values a delegate call binds to its subgraph's inputs or outputs."""
+        return {outer for x in self.insides for _, outer in x.inputs + x.outputs}
 
 
 def companion_view(program: Program, plan: Plan, found: dict[str, tuple[Payload, ...]] | None = None) -> CompanionView:
@@ -114,7 +120,14 @@ def add_to_plan_payload(doc: dict, program: Program, plan: Plan, cv: CompanionVi
                           "device": str(device), "color": device_style(device).color, "format": p.format,
                           "size": p.size, "storage": p.storage, "magic": p.magic, "error": p.error,
                           "graph": _graph_payload(inside) if inside else None})
+    rows = {}
+    if doc.get("lod") is not None:  # a big plan's details are made in the browser: send ours alongside
+        rows = {"v": {str(t.index): _append_rows("", r) for t in plan.tensors
+                      if t.storage == "external" or t.index in cv.bound for r in [value_rows(cv, plan, t.index)] if r},
+                "i": {str(d["instruction"]): _append_rows("", instruction_rows(cv, plan, d["instruction"], overview=True))
+                      for d in delegates}}
     doc["companions"] = {
+        "rows": rows,
         "external": {str(k): [link.file, link.key] for k, link in cv.links.items()},
         "externalBytes": [[str(d), cv.external_bytes[d], cv.external_counts.get(d, 0)]
                           for d in ordered_devices(cv.external_bytes)],
@@ -154,7 +167,7 @@ def value_rows(cv: CompanionView, plan: Plan, index: int) -> list[tuple[str, str
     return rows
 
 
-def instruction_rows(cv: CompanionView, plan: Plan, index: int) -> list[tuple[str, str]]:
+def instruction_rows(cv: CompanionView, plan: Plan, index: int, *, overview: bool = False) -> list[tuple[str, str]]:
     """Details rows for a delegate call: its payload, the subgraph inside, named data it uses."""
     if not 0 <= index < len(plan.instructions):
         return []
@@ -171,7 +184,10 @@ def instruction_rows(cv: CompanionView, plan: Plan, index: int) -> list[tuple[st
         text = ", ".join(f"{n} {op}" for op, n in ops.most_common())
         rows.append(("inside", f"{len(g.nodes)} nodes ({h(text)}) · {len(g.values)} values · constants "
                                f"{h(fmt_bytes(g.constant_bytes))} · runs on {h(inside.device)} "
-                               "<span class='dx-muted'>(expand the delegate in the graph to see it)</span>"))
+                               + ("<span class='dx-muted'>(drawn in full — <span class='dx-code'>--detail full</span>, "
+                                  "<span class='dx-code'>lod=False</span> — a click on the delegate opens it)</span>"
+                                  if overview else
+                                  "<span class='dx-muted'>(a click on the delegate in the graph opens it)</span>")))
         if inside.problem:
             rows.append(("problem", h(inside.problem)))
     if p.named_keys:
