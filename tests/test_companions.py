@@ -423,3 +423,27 @@ def test_identifying_payloads_reads_heads_not_weights():
     reads.clear()
     shared = payloads(dataclasses.replace(p, plans=(same,), _read=lambda off, n: reads.append(n) or raw(off, n)))
     assert [x.delegate for x in shared["forward"]] == [0, 1, 2] and len(reads) == 2  # head, then header+flatbuffer
+
+
+def test_inline_xnnpack_payloads_decode_like_segment_ones():
+    """The same three XNNPACK payloads stored inline (backend_delegate_data, written by our writer and filled
+    in) decode to the same subgraphs as from their segments."""
+    import dataclasses
+
+    from explorer.format.payload import inline_spans
+    from explorer.format.writer import write
+
+    p = explorer.load(PTE["xnnpack_multi.pte"])
+    plan = p.plans[0]
+    blobs = [delegate_bytes(p, d) for d in plan.delegates]
+    inline = dataclasses.replace(plan, delegates=tuple(dataclasses.replace(d, location="inline", data_index=k)
+                                                       for k, d in enumerate(plan.delegates)))
+    data = bytearray(write(dataclasses.replace(p, plans=(inline,), delegate_data_sizes=tuple(map(len, blobs)))))
+    for (offset, size), blob in zip(inline_spans(explorer.load(bytes(data))), blobs, strict=True):
+        assert size == len(blob)
+        data[offset:offset + size] = blob
+    ours = payloads(explorer.load(bytes(data)))["forward"]
+    theirs = payloads(p)["forward"]
+    assert [x.storage for x in ours] == ["inline"] * 3
+    assert [x.graph.nodes for x in ours] == [x.graph.nodes for x in theirs]
+    assert [x.graph.values for x in ours] == [x.graph.values for x in theirs]

@@ -78,8 +78,12 @@ def delegate_bytes(program: Program, delegate: Delegate, *, head_only: bool = Fa
         return None
     spans = inline_spans(program) if inline is None else inline
     offset, size = spans[delegate.data_index]
-    if head_only and size > _HEAD and (not _decodable(delegate) or size > _SMALL):
-        size = _HEAD
+    if head_only and size > _HEAD:
+        prefix = needed_prefix(program._read(offset, _HEAD))
+        if prefix is not None:
+            size = min(max(prefix, _HEAD), size)
+        elif not _decodable(delegate) or size > _SMALL:
+            size = _HEAD
     return program._read(offset, size)
 
 
@@ -93,8 +97,8 @@ def inline_spans(program: Program) -> list[tuple[int, int]]:
         raise PteFormatError("inline delegate data is not available: the program was built in memory",
                              path="backend_delegate_data")
     end = program.header.program_size if program.header else program.size
-    flat = program._read(0, end)
-    container = read_container(flat, len(flat))
+    flat = program._read(0, end)  # the flatbuffer only: segments are checked against the whole file's size
+    container = read_container(flat, max(program.size, len(flat)))
     r = FlatReader(flat, container.flatbuffer_end)
     vt = r.table(container.root)
     spans = []

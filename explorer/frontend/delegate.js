@@ -168,7 +168,7 @@ export function delegateExpander(P, gd, T, host) {
     if (traces.length) Plotly.addTraces(gd, traces);
     const all = [].concat(...xy.slice(T.tensors - T.edges).map((p) => p[0])), ally = [].concat(...xy.slice(T.tensors - T.edges).map((p) => p[1]));
     for (const [, lay] of boxes) { all.push(lay.x0 - lay.W / 2, lay.x0 + lay.W / 2); ally.push(lay.bottom); }
-    const fx = all.filter((v) => v !== null), fy = ally.filter((v) => v !== null);
+    const fx = all.filter(Number.isFinite), fy = ally.filter(Number.isFinite);
     const range = fx.length ? {"xaxis.range": [Math.min(...fx) - 0.5, Math.max(...fx) + 0.5],
                                "yaxis.range": [Math.min(...fy) - 0.6, Math.max(...fy) + 0.6]} : {};
     // the figure grows by the room the boxes take, at the scale it was drawn at (so the inside reads like the rest)
