@@ -268,9 +268,13 @@ export function createApp(el, model, data) {
   // the plots follow their boxes' widths (a notebook cell, a resized window)
   if (typeof ResizeObserver !== "undefined") {
     let pending = 0;
-    const resize = new ResizeObserver(() => {
+    const resize = new ResizeObserver(() => {  // only a real change of width: not the call observe() makes
       cancelAnimationFrame(pending);
-      pending = requestAnimationFrame(() => { for (const gd of [graphDiv, memoryDiv]) if (gd._fullLayout) Plotly.Plots.resize(gd); });
+      pending = requestAnimationFrame(() => {
+        for (const gd of [graphDiv, memoryDiv]) {
+          if (gd._fullLayout && Math.abs(gd._fullLayout.width - gd.clientWidth) > 1) Plotly.Plots.resize(gd);
+        }
+      });
     });
     resize.observe(graphDiv.parentElement);
     resize.observe(memoryDiv.parentElement);
