@@ -641,6 +641,50 @@ def _device(target: str, mixed: bool = False) -> Callable[[], Export]:
     return build
 
 
+def _alternating_partitioner(devices: tuple[str, ...]):
+    """DeviceAwarePartitioner's rule (delegate every aten.add), but partition k goes to devices[k % n]."""
+    from executorch.exir.backend.canonical_partitioners.pattern_op_partitioner import generate_pattern_op_partitions
+    from executorch.exir.backend.compile_spec_schema import CompileSpec
+    from executorch.exir.backend.partitioner import DelegationSpec, Partitioner, PartitionResult
+    from executorch.exir.backend.test.backend_with_compiler_demo import BackendWithCompilerDemo
+    from executorch.exir.backend.test.device_util import AddOperatorSupport
+    from executorch.exir.passes.propagate_device_pass import TARGET_DEVICE_COMPILE_SPEC_KEY
+
+    class Alternating(Partitioner):
+        def partition(self, exported_program) -> PartitionResult:
+            tags = {}
+            parts = generate_pattern_op_partitions(exported_program.graph_module, op_support=AddOperatorSupport())
+            for k, part in enumerate(sorted(parts, key=lambda p: p.id)):
+                tag = f"tag{part.id}"
+                for node in part.nodes:
+                    node.meta["delegation_tag"] = tag
+                tags[tag] = DelegationSpec(BackendWithCompilerDemo.__name__, [
+                    CompileSpec("max_value", bytes([4])),
+                    CompileSpec(TARGET_DEVICE_COMPILE_SPEC_KEY, devices[k % len(devices)].encode())])
+            return PartitionResult(tagged_exported_program=exported_program, partition_tags=tags)
+
+    return Alternating()
+
+
+def b_device_two_gpus() -> Export:
+    """One method on cpu, cuda:0 and cuda:1 at once."""
+    torch = _torch()
+    from executorch.exir import ExecutorchBackendConfig, to_edge
+
+    class M(torch.nn.Module):
+        def forward(self, x, y):
+            a = x + y              # cuda:0
+            h = torch.relu(a)      # cpu
+            c = h + x              # cuda:1
+            d = c * 2.0            # cpu
+            return d + h           # cuda:0
+
+    ep = torch.export.export(M().eval(), (torch.randn(2, 4), torch.randn(2, 4)))
+    edge = to_edge(ep).to_backend(_alternating_partitioner(("cuda:0", "cuda:1")))
+    pte = edge.to_executorch(ExecutorchBackendConfig(enable_non_cpu_memory_planning=True)).buffer
+    return Export(pte, None, {}, run=False)
+
+
 def b_device_two_methods() -> Export:
     """cpu and cuda:1 programs side by side: one method on the device, one on the host."""
     torch = _torch()
@@ -748,6 +792,8 @@ def _specs() -> dict[str, tuple[str, Callable[[], Export]]]:
     s["no_alloc_input"] = ("alloc_graph_input=False only", b_alloc_io(False, True))
     s["device_cuda0"] = ("adds delegated to cuda:0, CPU linear/relu/view between, h2d/d2h copies", _device("cuda:0"))
     s["device_cuda1"] = ("same on cuda:1 (device_index 1 in the bytes)", _device("cuda:1"))
+    s["device_two_gpus"] = ("mixed in one method: adds alternate between cuda:0 and cuda:1, CPU ops between",
+                            b_device_two_gpus)
     s["device_two_methods"] = ("mixed: method `device` on cuda:1, method `host` on cpu", b_device_two_methods)
     return s
 

@@ -80,6 +80,8 @@ def test_the_zoo_covers_what_it_claims():
     devices = {str(b.device) for b in explorer.load(ZOO / "device_two_methods.pte").plan("device").buffers}
     assert devices == {"cpu", "cuda:1"}
     assert not explorer.load(ZOO / "device_two_methods.pte").plan("host").buffer_devices
+    mixed = {str(b.device) for b in explorer.load(ZOO / "device_two_gpus.pte").plan("forward").buffers}
+    assert mixed == {"cpu", "cuda:0", "cuda:1"}
     assert explorer.load(ZOO / "xnnpack_partial.pte").plan("forward").delegates
     assert len(explorer.load(ZOO / "multi_method.pte").plans) == 3
 
