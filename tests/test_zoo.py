@@ -279,3 +279,53 @@ def test_host_kernels_reading_device_tensors_of_a_real_export_are_errors(tmp_pat
     assert all(f.severity == "error" and "on cuda:0 memory" in f.message for f in found)
     assert main(["check", str(path)]) == 1
     assert "[cross-device-no-copy]" in capsys.readouterr().out
+
+
+# -- loops (map) ---------------------------------------------------------------------------------------
+
+def test_values_carried_around_the_map_loop_live_through_it():
+    """``map.pte``: instructions 1..9 are the loop body (jump back at 9); the input read by the body and
+    the accumulator ``et_copy_index`` fills row by row keep their bytes across every iteration."""
+    plan = explorer.load(ZOO / "map.pte").plan("forward")
+    (jump,) = [i for i in plan.instructions if i.kind == "JumpFalseCall"]
+    top, bottom = jump.destination, jump.index
+    (update,) = [i for i in plan.instructions if i.op == "executorch_prim::et_copy_index.tensor"]
+    accumulator = update.args[0]
+    first, last = lifetime_arrays(plan)
+    assert (first[accumulator], last[accumulator]) == (top, len(plan.instructions) - 1)
+    xs = plan.inputs[0]
+    assert first[xs] == 0 and last[xs] == bottom
+    body = [v for v in plan.instructions[top].args if plan.values[v].type == "Tensor" and v not in plan.inputs]
+    assert all(top <= first[v] and last[v] < bottom for v in body)  # temporaries keep their own
+
+
+def test_an_accumulator_overwritten_inside_the_loop_is_caught():
+    """A temporary planned on the accumulator's bytes, used before the accumulator's update in the loop
+    body, destroys the rows of earlier iterations: a real overlap only the loop rule can see."""
+    b = PlanBuilder(arenas=[(64, "cpu")])
+    x = b.tensor(arena=1, offset=32)
+    acc = b.tensor(arena=1, offset=0)
+    tmp = b.tensor(arena=1, offset=0)   # shares the accumulator's bytes
+    row = b.tensor(arena=1, offset=16)
+    i = b.scalar(0)
+    done = b.scalar(False, "Bool")
+    b.kernel("aten::neg.out", x, tmp, tmp)                          # 0: loop top
+    b.kernel("aten::relu.out", tmp, row, row)                       # 1
+    b.kernel("executorch_prim::et_copy_index.tensor", acc, row, i)  # 2: acc[i] = row
+    b.kernel("executorch_prim::add.Scalar", i, b.scalar(1), i)      # 3
+    b.jump(done, 0)                                                 # 4: back to 0
+    b.inputs(x)
+    b.outputs(acc)
+    found = check(b.program())
+    assert [f.code for f in found] == ["live-overlap"] and set(found[0].values) == {acc, tmp}
+    straight = PlanBuilder(arenas=[(64, "cpu")])  # the same without the jump back: no overlap
+    x = straight.tensor(arena=1, offset=32)
+    acc = straight.tensor(arena=1, offset=0)
+    tmp = straight.tensor(arena=1, offset=0)
+    row = straight.tensor(arena=1, offset=16)
+    straight.kernel("aten::neg.out", x, tmp, tmp)
+    straight.kernel("aten::relu.out", tmp, row, row)
+    straight.kernel("executorch_prim::et_copy_index.tensor", acc, row, straight.scalar(0))
+    straight.inputs(x)
+    straight.outputs(acc)
+    assert check(straight.program()) == []
