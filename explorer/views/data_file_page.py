@@ -7,8 +7,8 @@ model.ptd`` writes and what ``Explorer(data_file)`` displays. Every key goes thr
 
 from __future__ import annotations
 
+from .. import frontend
 from ..model import DataFile
-from .details import CSS
 from .escape import html_text as h
 from .text import fmt_bytes
 
@@ -46,7 +46,7 @@ def data_file_html(data_file: DataFile, name: str | None = None) -> str:
     """A whole self-contained page for a data file."""
     title = h(name or data_file.name)
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{title} · device-explorer</title>"
-            f"<style>{CSS}{_STYLE}</style></head><body><div class='dx-page'><div class='dx-card'>"
+            f"<style>{frontend.css()}{_STYLE}</style></head><body><div class='dx-page'><div class='dx-card'>"
             f"{data_file_fragment(data_file, name)}</div></div></body></html>")
 
 
