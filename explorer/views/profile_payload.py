@@ -18,7 +18,7 @@ from ..analysis.profile import PlanProfile
 from ..model import Device
 from .palette import device_color
 
-__all__ = ["profile_payload", "bucket_color", "PER_RUN_LIMIT", "COPIES_COLOR", "OTHER_COLOR"]
+__all__ = ["profile_payload", "open_profile", "attach_profile", "bucket_color", "PER_RUN_LIMIT", "COPIES_COLOR", "OTHER_COLOR"]
 
 PER_RUN_LIMIT = 400_000  # runs x instructions sent for the per-run bars
 COPIES_COLOR = "#57606A"  # host<->device copies: dark grey (no device owns them)
@@ -75,3 +75,30 @@ def profile_payload(pp: PlanProfile, name: str | None = None) -> dict:
         "top": [i for i, _ in pp.top(10)],
         "nodes": [{"instruction": d.instruction, "id": str(d.debug_id), **_stat(d.stat)} for d in pp.delegate_nodes],
     }
+
+
+def open_profile(program, profile, *, method: str | None = None):
+    """``profile`` as a joined :class:`~explorer.analysis.profile.Profile`: a path or bytes of an ETDump, an
+    already loaded ETDump, or a Profile (returned as is); None stays None. Raises PteFormatError for a bad
+    dump and ProfileMismatch when it does not fit ``program``."""
+    from ..analysis.profile import Profile, join_profile
+    from ..format.etdump import load_etdump
+    from ..profile_model import ETDump
+
+    if profile is None or isinstance(profile, Profile):
+        return profile
+    dump = profile if isinstance(profile, ETDump) else load_etdump(profile)
+    return join_profile(program, dump, method=method)
+
+
+def attach_profile(payload: dict, profile) -> dict:
+    """Give every plan of an app payload its ``profile`` (plans without runs get none)."""
+    import os
+
+    name = os.path.basename(profile.source) if profile.source else None
+    for p in payload.get("plans", []):
+        pp = profile.plans.get(p["name"])
+        if pp is not None:
+            p["profile"] = profile_payload(pp, name)
+    payload["profileFindings"] = [f.message for f in profile.findings]
+    return payload
