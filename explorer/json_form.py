@@ -1,4 +1,4 @@
-"""The JSON contract of ``device-explorer inspect --json`` (DESIGN.md): model -> plain dicts.
+"""The JSON contract of ``device-explorer inspect --json`` (README, "JSON"): model -> plain dicts.
 
 Other tools and tests depend on these keys; add keys freely, never change the meaning of one.
 Non-finite doubles become the strings ``"nan"``, ``"inf"``, ``"-inf"`` so the output stays valid JSON.
@@ -19,8 +19,10 @@ FORMAT = "device-explorer/1"
 
 
 def program_json(program: Program, file: str | None = None) -> dict:
+    from .json_companions import add_companions
+
     name = file if file is not None else (os.path.basename(program.source) if program.source else None)
-    return {
+    return add_companions({
         "format": FORMAT,
         "file": name,
         "size": program.size,
@@ -34,7 +36,7 @@ def program_json(program: Program, file: str | None = None) -> dict:
         "segments": [{"offset": s.offset, "size": s.size} for s in program.segments],
         "named_data": [{"key": n.key, "segment_index": n.segment_index} for n in program.named_data],
         "plans": [plan_json(p) for p in program.plans],
-    }
+    }, program)  # data_files, bundle, external links, delegate payloads and graphs
 
 
 def plan_json(plan: Plan) -> dict:

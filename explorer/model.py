@@ -18,6 +18,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Callable, Iterator, Sequence, Union
 
+from .model_companions import (  # noqa: F401  (re-exported: the companion vocabulary)
+    Bundle, DataEntry, DataFile, DataHeader, DelegateGraph, GraphNode, GraphValue, MethodTestSuite, Payload,
+    TestCase, TestValue,
+)
+
 __all__ = [
     "DEVICE_TYPES", "DTYPES", "Device", "CPU", "Value", "Tensor", "Operator", "CompileSpec",
     "Delegate", "Frame", "Instruction", "Chain", "Buffer", "BufferDevice", "Segment",
@@ -133,7 +138,7 @@ class Tensor:
     sizes: tuple[int, ...]  # shape (the upper bound when shape_dynamism is dynamic_bound)
     dim_order: tuple[int, ...]  # memory layout order of the dimensions, outer to inner
     device: Device  # extra_tensor_info.device_type/index; CPU when extra_tensor_info is absent
-    storage: str  # constant | planned | mutable | runtime | external (see FORMAT.md's table)
+    storage: str  # constant | planned | mutable | runtime | external (see docs/format.md's table)
     memory_id: int | None = None  # arena index into Plan.buffer_sizes (optional: None when not planned)
     offset: int | None = None  # byte offset inside the arena, low | high << 32 (optional)
     data_buffer_idx: int = 0  # constant_segment.offsets index (constant) or mutable_data_segments offsets index (mutable)
@@ -193,7 +198,7 @@ class CompileSpec:
 
     @property
     def text(self) -> str:
-        """The value as UTF-8 text when printable, else as hex (DESIGN.md's JSON rule)."""
+        """The value as UTF-8 text when printable, else as hex (the JSON form's rule, README)."""
         try:
             decoded = self.value.decode("utf-8")
         except UnicodeDecodeError:
@@ -392,6 +397,18 @@ class Program:
     size: int = 0  # file size in bytes
     source: str | None = None  # path the program was loaded from (optional)
     _read: Callable[[int, int], bytes] | None = field(default=None, repr=False, compare=False)
+    data_files: tuple[DataFile, ...] | None = None  # .ptd files supplied with load(..., data=[...]) (optional: None when none were given)
+    bundle: Bundle | None = None  # the test suites around it when loaded from a .bpte (optional)
+
+    kind = "program"  # class constant: what explorer.load returned (a .ptd gives a DataFile, kind "data")
+
+    def external_entry(self, key: str) -> tuple[DataFile, DataEntry] | None:
+        """The first supplied data file holding ``key``, and its entry (None when none does)."""
+        for data_file in self.data_files or ():
+            entry = data_file.entry(key)
+            if entry is not None:
+                return data_file, entry
+        return None
 
     def plan(self, name: str) -> Plan:
         for plan in self.plans:

@@ -30,21 +30,15 @@ def fixture_paths() -> list[Path]:
 
 
 def reader():
-    """``explorer.load``, or skip the test when the reader isn't importable yet."""
-    try:
-        from explorer.format.reader import load
-    except ImportError as exc:  # pragma: no cover - only before the reader lands
-        pytest.skip(f"reader not available: {exc}")
+    """``explorer.load`` (kept as a function so tests read ``reader()(path)``)."""
+    from explorer.format.reader import load
     return load
 
 
 def roundtrip(program: Program) -> Program:
-    """``load(write(program))``; skips when the writer or reader can't be imported yet."""
-    load = reader()
-    try:
-        from explorer.format.writer import write
-    except ImportError as exc:  # pragma: no cover
-        pytest.skip(f"writer not available: {exc}")
+    """``load(write(program))``."""
+    from explorer.format.reader import load
+    from explorer.format.writer import write
     return load(write(program))
 
 

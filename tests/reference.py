@@ -1,7 +1,7 @@
 """A reference view of a ``.pte`` file built only from ExecuTorch's own reader.
 
 ``executorch_view(path)`` returns a dict in the JSON shape of ``device-explorer inspect FILE --json``
-(DESIGN.md), so the cross-check test can compare our reader with executorch field for field. It
+(README, "JSON"), so the cross-check test can compare our reader with executorch field for field. It
 must not share code with ``explorer``: the point is two independent readings of the same bytes.
 
 What it uses from executorch (1.5.1):
@@ -32,7 +32,7 @@ What executorch's reader cannot tell us (and so this view does not claim):
 * ``data_buffer_idx`` alone does not say which table it indexes (``constant_segment`` for a
   constant, ``mutable_data_segments[0]`` for a mutable buffer with initial state); the storage
   class below is derived from ``data_buffer_idx``/``allocation_info``/``location`` exactly as in
-  FORMAT.md's table, not from the restored tables.
+  docs/format.md's table, not from the restored tables.
 * Device types outside executorch's ``DeviceType`` IntEnum (CPU 0, CUDA 1) would fail inside
   executorch's reader before we see them; such files can't be cross-checked with it.
 * ``Double`` EValues of +/-inf come back as the strings "inf"/"-inf" (executorch's dataclass
@@ -95,7 +95,7 @@ def _device(device_type: Any, device_index: Any) -> str:
 
 
 def _spec_text(value: bytes) -> str:
-    """Compile-spec value as UTF-8 text when printable, else lowercase hex (DESIGN.md's rule)."""
+    """Compile-spec value as UTF-8 text when printable, else lowercase hex (the JSON form's rule)."""
     value = bytes(value)
     try:
         text = value.decode("utf-8")
@@ -139,7 +139,7 @@ def _tensor_view(index: int, t: Any) -> dict:
     alloc = t.allocation_info  # None when the table is absent
 
     if info is None:
-        device = "cpu"  # FORMAT.md: absent extra_tensor_info = CPU:0
+        device = "cpu"  # docs/format.md: absent extra_tensor_info = CPU:0
     else:
         device = _device(info.device_type, info.device_index)
 
@@ -149,7 +149,7 @@ def _tensor_view(index: int, t: Any) -> dict:
     else:
         memory_id = offset = None
 
-    # FORMAT.md's table; EXTERNAL first, because an external tensor's data_buffer_idx indexes the
+    # docs/format.md's table; EXTERNAL first, because an external tensor's data_buffer_idx indexes the
     # external constant table (it can legitimately be 0) and it is never planned.
     if info is not None and int(info.location) == int(TensorDataLocation.EXTERNAL):
         storage = "external"

@@ -9,7 +9,8 @@ import time
 
 import pytest
 
-from analysis_helpers import PlanBuilder, fixture_paths, reader, roundtrip
+from analysis_helpers import FIXTURES, PlanBuilder, fixture_paths, reader, roundtrip
+from explorer.format import synth
 from explorer.analysis import check
 from explorer.analysis.checks import SEVERITY
 from explorer.model import Instruction, SubsegmentOffsets, NamedData
@@ -234,19 +235,47 @@ def test_mutable_and_constant_data_indices_use_different_tables():
 
 # -- cross-device-no-copy ------------------------------------------------------------------------------
 
-def test_cross_device_kernel_without_copy_fires_with_a_hint():
+def test_host_kernel_on_device_memory_is_an_error_with_a_hint():
     b = PlanBuilder(arenas=[(64, "cpu"), (64, "cuda:0")])
     x = b.tensor(arena=1, offset=0, name="x")
     out = b.tensor(arena=2, offset=0, device="cuda:0")
     b.kernel("aten::relu.out", x, out, out)
     b.inputs(x)
     b.outputs(out)
-    found = _only(_both(b.program()), "cross-device-no-copy")
-    assert [(f.values, f.instructions) for f in found] == [((x, out), (0,))]
-    assert found[0].message.startswith(f"aten::relu.out (instruction 0) reads x (%{x}, float32[2,2]) on cpu and "
-                                       f"writes %{out} (float32[2,2]) on cuda:0 without a copy op")
-    assert "insert et_copy::_h2d_copy" in found[0].message
-    assert not any(f.severity == "error" for f in found)
+    found = _both(b.program())
+    assert [f.code for f in found] == ["cross-device-no-copy"]  # not also a cross-device warning
+    assert [(f.values, f.instructions, f.severity) for f in found] == [((out,), (0,), "error")]
+    assert found[0].message.startswith(f"instruction runs the host kernel aten::relu.out on cuda:0 memory "
+                                       f"(instruction 0; tensors %{out} (float32[2,2]))")
+    assert "et_copy::_h2d_copy" in found[0].message and "target_device is cuda:0" in found[0].message
+
+
+def test_host_kernels_on_device_memory_are_grouped_per_operator():
+    b = PlanBuilder(arenas=[(64, "cpu"), (256, "cuda:0")])
+    d = [b.tensor(arena=2, offset=16 * k, device="cuda:0") for k in range(9)]
+    for k in range(8):
+        b.kernel("aten::add.out", d[k], d[k], b.scalar(1), d[k + 1], d[k + 1])
+    b.inputs(d[0])
+    b.outputs(d[8])
+    found = check(b.program())
+    assert [f.code for f in found] == ["cross-device-no-copy"]
+    assert found[0].message.startswith("8 instructions run the host kernel aten::add.out on cuda:0 memory "
+                                       "(instructions 0, 1, 2, 3, 4, 5, 6, 7; tensors")
+    assert found[0].instructions == tuple(range(8)) and set(found[0].values) == set(d)
+
+
+def test_copies_and_views_of_device_tensors_are_not_host_kernels():
+    b = PlanBuilder(arenas=[(64, "cpu"), (64, "cuda:0")])
+    x = b.tensor(arena=1, offset=0)
+    d = b.tensor(arena=2, offset=0, device="cuda:0")
+    v = b.tensor(arena=2, offset=0, device="cuda:0")
+    h = b.tensor(arena=1, offset=16)
+    b.h2d(x, d)
+    b.kernel("executorch_prim::et_view.default", d, b.scalar(4), v)
+    b.d2h(v, h)
+    b.inputs(x)
+    b.outputs(h)
+    assert check(b.program()) == []
 
 
 def test_delegates_move_data_across_devices_only_when_they_target_a_device():
@@ -353,10 +382,7 @@ def test_silent_on_every_real_fixture(path):
 
 
 def test_the_dedup_bug_is_explained():
-    path = next((p for p in fixture_paths() if p.name == "mutable_dedup_bug.pte"), None)
-    if path is None:
-        pytest.skip("mutable_dedup_bug.pte not exported")
-    (finding,) = check(reader()(path))
+    (finding,) = check(reader()(FIXTURES / "mutable_dedup_bug.pte"))
     assert finding.message == (
         "mutable state (%2, float32[3]) has initial state (data_buffer_idx 2) in mutable_data_segments[0], but "
         "the program has 0 mutable data segments; index 2 exists in the constant table instead, so the "
@@ -367,7 +393,6 @@ def test_the_dedup_bug_is_explained():
                                            (5_000, {"plans": 2, "devices": ()})])
 def test_large_synthetic_programs_are_silent_and_checked_fast(values, kwargs):
     """20k values: an O(n^2) step would take minutes here; a linear one well under a second."""
-    synth = pytest.importorskip("explorer.format.synth")
     program = roundtrip(synth.synthetic_program(values, **kwargs))
     start = time.perf_counter()
     found = check(program)
@@ -377,7 +402,6 @@ def test_large_synthetic_programs_are_silent_and_checked_fast(values, kwargs):
 
 
 def test_synthetic_back_to_back_offloads_are_round_trips():
-    synth = pytest.importorskip("explorer.format.synth")
     program = synth.synthetic_program(200, devices=("cuda:0",), device_every=1)
     found = check(program, limit=None)
     assert found and {f.code for f in found} == {"round-trip"}

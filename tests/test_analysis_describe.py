@@ -59,10 +59,10 @@ def test_device_summary_lines_for_device_add():
     lines = device_summary_lines(program, analyze_program(program))
     assert lines == [
         "plan 'forward' per device:",
-        "  cpu             3 tensors  arenas      32 B  planned      48 B  constant       0 B  peak live      32 B"
-        " (100% of arenas)  in 1 (16 B)  out 2 (32 B)",
-        "  cuda:0          3 tensors  arenas      48 B  planned      48 B  constant       0 B  peak live      48 B"
-        " (100% of arenas)  in 2 (32 B)  out 1 (16 B)",
+        "  cpu             3 tensors  arenas      32 B  planned (all tensors, all lifetimes)      48 B  constant       0 B"
+        "  peak live      32 B (100% of arenas)  copies in 1 (16 B) out 2 (32 B)",
+        "  cuda:0          3 tensors  arenas      48 B  planned (all tensors, all lifetimes)      48 B  constant       0 B"
+        "  peak live      48 B (100% of arenas)  copies in 2 (32 B) out 1 (16 B)",
         "  transfers: cpu->cuda:0 2 (32 B), cuda:0->cpu 1 (16 B)",
     ]
     assert device_summary_lines(program) == lines  # computes the analyses itself when not given

@@ -9,10 +9,7 @@ from explorer.analysis import dataflow
 
 
 def _fixture(name: str):
-    path = FIXTURES / name
-    if not path.exists():
-        pytest.skip(f"{name} not exported yet")
-    return reader()(path)
+    return reader()(FIXTURES / name)  # committed: a missing file is a failure
 
 
 # -- crafted ----------------------------------------------------------------------------------------
@@ -198,3 +195,14 @@ def test_xnnpack_delegate_reads_the_input_and_writes_the_output():
     plan = _fixture("xnnpack_mlp.pte").plan("forward")
     flow = dataflow(plan)
     assert flow.reads == ((plan.inputs[0],),) and flow.writes == ((plan.outputs[0],),)
+
+
+def test_et_copy_index_writes_its_accumulator_not_its_index():
+    """``executorch_prim::et_copy_index(copy_to, copy_from, index)``, emitted for ``map``, writes its first
+    argument (real export: tests/fixtures/zoo/map.pte)."""
+    plan = reader()(FIXTURES / "zoo" / "map.pte").plan("forward")
+    (i,) = [i.index for i in plan.instructions if i.op == "executorch_prim::et_copy_index.tensor"]
+    copy_to, copy_from, index = plan.instructions[i].values
+    flow = dataflow(plan)
+    assert flow.writes[i] == (copy_to,) and set(flow.reads[i]) == {copy_from, index}
+    assert copy_to in plan.outputs

@@ -14,10 +14,7 @@ CUDA0 = Device.parse("cuda:0")
 
 
 def _fixture(name: str):
-    path = FIXTURES / name
-    if not path.exists():
-        pytest.skip(f"{name} not exported yet")
-    return reader()(path)
+    return reader()(FIXTURES / name)  # committed: a missing file is a failure
 
 
 def _spans(result) -> dict[int, tuple[int, int]]:

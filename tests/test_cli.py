@@ -68,3 +68,55 @@ def test_unknown_plan_is_a_clear_error(capsys):
 def test_missing_file_exit_2(capsys):
     code, _ = _run("inspect", str(FIXTURES / "does_not_exist.pte"))
     assert code == 2 and "No such file" in capsys.readouterr().err
+
+
+def test_inspect_groups_alike_delegates_and_labels_copies_and_planned(tmp_path):
+    from analysis_helpers import PlanBuilder
+    from explorer.format.writer import write
+    from explorer.model import Delegate, Instruction
+
+    b = PlanBuilder(arenas=[(64, "cpu")])
+    x = b.tensor(arena=1, offset=0)
+    cur = x
+    for k in range(200):  # one delegate table entry per call, as XNNPACK partitions are written
+        y = b.tensor(arena=1, offset=16 * ((k + 1) % 2))
+        b.delegates.append(Delegate(k, "XnnpackBackend", "inline", k, (), 8))
+        b.raw(Instruction(0, 0, "DelegateCall", (cur, y), delegate_index=k, delegate="XnnpackBackend"))
+        cur = y
+    b.inputs(x)
+    b.outputs(cur)
+    path = tmp_path / "many.pte"
+    path.write_bytes(write(b.program()))
+    code, text = _run("inspect", str(path))
+    assert code == 0
+    assert "    #0..#199 XnnpackBackend  (200 delegates; inline #0..#199, 1.6 KiB in all; 1 call(s) each)" in text
+    assert text.count("XnnpackBackend") == 2  # the delegates line and the runtime needs
+    code, text = _run("inspect", str(FIXTURES / "device_mlp.pte"))
+    assert "planned = every planned tensor's bytes summed over all lifetimes" in text
+    assert "copies in 7 (224 B) out 4 (128 B)" in text or "copies in 4 (128 B) out 7 (224 B)" in text
+
+
+def test_a_closed_pipe_ends_quietly_with_the_sigpipe_status():
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(f"{sys.executable} -m explorer.cli inspect --json {FIXTURES / 'zoo' / 'training.pte'}"
+                          " | head -c 10; exit ${PIPESTATUS[0]}", shell=True, executable="/bin/bash", cwd=root,
+                          capture_output=True, text=True, timeout=120)
+    assert done.stderr == "" and done.returncode == 141
+
+
+def test_bare_command_says_where_its_report_is(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, text = _run()
+    assert code == 0
+    report = tmp_path / "device-explorer-report.html"
+    assert report.is_file()
+    assert text.splitlines()[-1] == f"open it in a browser: {report.as_uri()}"
+    help_text = io.StringIO()
+    with pytest.raises(SystemExit):
+        import contextlib
+        with contextlib.redirect_stdout(help_text):
+            main(["--help"])
+    assert "writes an offline HTML report" in " ".join(help_text.getvalue().split())

@@ -270,7 +270,7 @@ def test_cli_human_summary_and_exit_statuses(tmp_path):
     assert lines[2] == ("plan 'forward': 4 tensors moved (4 cpu -> cuda:0); copies +11 -0 (+352 B per run); "
                         "device arenas 0 B -> 128 B; findings 0 new, 0 fixed")
     assert "    %5->%11 float32[2,4]: cpu -> cuda:0, arena #1@128 -> #2@32, aten::add.out -> BackendWithCompilerDemo" in lines
-    assert "    + h2d of %3->%3 (input 0): cpu -> cuda:0, 2 x 32 B (instructions 1, 17 in B)" in lines
+    assert "    + h2d of %3 (input 0): cpu -> cuda:0, 2 x 32 B (instructions 1, 17 in B)" in lines  # %3 once
     assert ("    + cuda:0: DeviceAllocator for device type 1 (cuda) index 0: #2 (128 B); serves 7 h2d copies (224 B), "
             "4 d2h (128 B)") in lines
     assert len(lines) < 40  # a review summary, not a dump
@@ -293,3 +293,46 @@ def test_explorer_diff_is_exported_lazily_and_takes_paths_or_programs():
 def test_the_cuda0_pair_member_is_the_bundled_device_mlp_export():
     """The pairs compare one model: device_cuda0.pte is device_mlp.pte byte for byte."""
     assert (PAIRS / "device_cuda0.pte").read_bytes() == (FIXTURES / "device_mlp.pte").read_bytes()
+
+
+def test_headline_counts_copy_targets_that_moved_too():
+    code, text = _run("diff", str(PAIRS / "device_cuda0.pte"), str(PAIRS / "device_cuda1.pte"))
+    assert code == 0
+    assert text.splitlines()[2].startswith(
+        "plan 'forward': 11 tensors moved (11 cuda:0 -> cuda:1; 4 computed, 7 copy targets); ")
+    assert "    %11 float32[2,4]: cuda:0 -> cuda:1, arena #2@32 -> #2@32, written by BackendWithCompilerDemo" in text
+    assert "->%11 " not in text and "warning" not in text
+
+
+def test_unrelated_programs_get_a_pairing_warning():
+    code, text = _run("diff", str(FIXTURES / "mlp.pte"), str(FIXTURES / "zoo" / "cnn.pte"))
+    assert code == 0
+    assert "  warning: only 4% of the tensors could be paired: these look like different programs" in text
+
+
+def _faulty(pad: int):
+    """A program with a live overlap and a scratch-like unwritten tensor; ``pad`` unused scalars first
+    renumber every value without changing anything else."""
+    b = PlanBuilder(arenas=[(64, "cpu")])
+    for _ in range(pad):
+        b.scalar(7)
+    x = b.tensor(arena=1, offset=0)
+    y = b.tensor(arena=1, offset=16)
+    z = b.tensor(arena=1, offset=16)  # overlaps y while y is alive
+    scratch = b.tensor((6,), arena=1, offset=40)
+    b.kernel("aten::relu.out", x, y, y)
+    b.kernel("cortex_m::quantized_avg_pool2d.out", x, scratch, z, z)
+    b.kernel("aten::add.out", y, z, b.scalar(1), x, x)
+    b.inputs(x)
+    b.outputs(x)
+    return b.program()
+
+
+@pytest.mark.parametrize("pad", [0, 3])
+def test_the_same_findings_are_neither_fixed_nor_new(pad):
+    a, b = _faulty(0), _faulty(pad)
+    assert [f.code for f in explorer.check(a)] == ["live-overlap"]
+    result = diff(a, b)
+    assert result.plans[0].findings == ()
+    text = "\n".join(diff_lines(result))
+    assert "findings 0 new, 0 fixed" in text

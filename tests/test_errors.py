@@ -78,7 +78,32 @@ def test_not_a_flatbuffer():
 
 
 def test_wrong_identifier():
-    _fails(GOOD[:4] + b"TFL3" + GOOD[8:], "'ET12'", "b'TFL3'")
+    _fails(GOOD[:4] + b"TFL3" + GOOD[8:], "'ET12'", "b'TFL3'", "not an ExecuTorch program")
+
+
+@pytest.mark.parametrize("magic, says", [
+    (b"ET11", "schema version 11, but this tool and executorch 1.5.1 read only ET12"),
+    (b"ET13", "schema version 13"),
+    (b"FT01", "data file (.ptd"),
+    (b"BP08", "bundled program"),
+    (b"ED00", "ETDump"),
+    (b"XH00", "XNNPACK delegate payload"),
+    (b"XN01", "XNNPACK delegate flatbuffer"),
+])
+def test_only_et12_is_a_program_and_other_magics_are_named(magic, says):
+    err = _fails(GOOD[:4] + magic + GOOD[8:], "expected file identifier 'ET12'", says)
+    assert err.offset == 4
+
+
+def test_a_zip_is_named_with_what_to_do():
+    _fails(b"PK\x03\x04" + bytes(60), "zip archive", "to_executorch")
+
+
+def test_a_real_ptd_file_is_named():
+    ptd = Path(__file__).parent / "fixtures" / "zoo" / "external_weights.ptd"
+    with pytest.raises(PteFormatError, match=r"data file \(\.ptd") as info:
+        explorer.load(ptd)
+    assert info.value.offset == 4
 
 
 def test_root_offset_outside_buffer():

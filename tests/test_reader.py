@@ -1,5 +1,5 @@
 """The reader on real exports: tests as data (tests/fixtures/expected.json, computed with executorch's
-own reader when the fixtures were made) plus the device rules of FORMAT.md pinned on real bytes."""
+own reader when the fixtures were made) plus the device rules of docs/format.md pinned on real bytes."""
 
 import json
 from collections import Counter

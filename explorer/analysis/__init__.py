@@ -16,6 +16,7 @@ Public entry points (pure functions over :mod:`explorer.model`; results are the 
 from __future__ import annotations
 
 from ..model import Plan, Program
+from .companions import companion_findings
 from .checks import DEFAULT_LIMIT, SEVERITY, plan_findings, program_findings
 from .facts import Facts
 from .graph import Edges, dataflow, edges
@@ -74,4 +75,5 @@ def check(program: Program, *, limit: int | None = DEFAULT_LIMIT) -> list[Findin
         first, last = lifetime_arrays(plan, f, e, alias)
         planned = planned_arrays(f, alias)
         found.extend(plan_findings(plan, f, e, first, last, planned, transfer_arrays(f, e), program, limit))
+    found.extend(companion_findings(program))  # missing-external, bad-delegate-payload
     return found

@@ -1,4 +1,4 @@
-"""Placement checks: the findings of ``device-explorer check`` (codes and severities from DESIGN.md).
+"""Placement checks: the findings of ``device-explorer check`` (codes and severities: docs/analysis.md).
 
 | code | severity | fires on |
 |---|---|---|
@@ -6,8 +6,12 @@
 | ``out-of-bounds`` | error | ``offset + nbytes`` past the arena's declared size |
 | ``live-overlap`` | error | two tensors of one arena sharing bytes while both are alive (each pair once) |
 | ``bad-reference`` | error | an index pointing nowhere (see :mod:`.references`) |
-| ``cross-device-no-copy`` | warning | data moved between devices by an instruction that is neither a copy |
-| | | op nor a device-targeted delegate touching only the host and its target |
+| ``cross-device-no-copy`` | error | a host kernel on device memory: a ``KernelCall`` (not an ``et_copy`` |
+| | | op, not a view that only takes a pointer) naming a tensor on a non-CPU device. Kernels run on |
+| | | the host and dereference their tensors' data pointers there: a crash or garbage at run time. |
+| | | One finding per (operator, devices) listing every instruction, so 8 such calls read as one. |
+| | | Also: data moved between devices by a delegate call or a move that is neither a copy nor a |
+| | | device-targeted delegate touching only the host and its target |
 | ``round-trip`` | warning | a d2h copy whose result is used only by h2d copies (and is not a plan output) |
 | ``unknown-device`` | warning | tensors (grouped per device) and arenas on a device type this version doesn't know |
 
@@ -40,6 +44,7 @@ from ..model import Plan, Program
 from .describe import instruction_text, nbytes_text, value_text, values_text
 from .facts import Facts
 from .graph import Edges
+from .ops import alias_source
 from .references import plan_references, program_references
 from .transfers import transfer_kind
 from .types import Finding, Transfer
@@ -48,7 +53,7 @@ __all__ = ["plan_findings", "program_findings", "SEVERITY", "DEFAULT_LIMIT", "Si
 
 SEVERITY = {
     "device-mismatch": "error", "out-of-bounds": "error", "live-overlap": "error", "bad-reference": "error",
-    "cross-device-no-copy": "warning", "round-trip": "warning", "unknown-device": "warning",
+    "cross-device-no-copy": "error", "round-trip": "warning", "unknown-device": "warning",
 }
 DEFAULT_LIMIT = 25  # findings kept per (plan, code) before "... and N more"
 _OVERLAP_BUDGET = 100_000  # overlapping pairs counted per arena before giving up counting
@@ -148,7 +153,8 @@ def plan_findings(plan: Plan, f: Facts, e: Edges, first: np.ndarray, last: np.nd
     plan_references(plan, f, program, sink.emitter("bad-reference"))
     _placement(plan, f, who, planned, sink)
     _live_overlap(plan, who, first, last, planned, sink)
-    _crossings(plan, f, transfers, sink)
+    host = _host_kernels(plan, f, e, sink)
+    _crossings(plan, f, transfers, sink, skip=host)
     _round_trips(plan, f, e, transfers, sink)
     _unknown_devices(plan, f, sink)
     return sink.findings()
@@ -296,8 +302,46 @@ def _overlapping_pairs(off: np.ndarray, nb: np.ndarray, first: np.ndarray, last:
     return pairs, False
 
 
-def _crossings(plan: Plan, f: Facts, t: dict[str, np.ndarray], sink: Sink) -> None:
+def _host_kernels(plan: Plan, f: Facts, e: Edges, sink: Sink) -> set[int]:
+    """``cross-device-no-copy`` for host kernels on device memory, grouped by (operator, devices);
+    returns the instructions reported (the crossing check leaves them alone)."""
+    if not e.value.size:
+        return set()
+    views = [k for k, op in enumerate(plan.operators) if alias_source(op.name) is not None]
+    kernel = (f.ic.kind == 1) & ~f.is_copy & ~np.isin(f.ic.target, views)
+    on_device = f.is_tensor & f.known_device & (f.device_type != 0)
+    hit = kernel[e.instr] & on_device[e.value]
+    if not hit.any():
+        return set()
+    by_instr: dict[int, list[int]] = defaultdict(list)
+    for i, v in zip(e.instr[hit].tolist(), e.value[hit].tolist()):
+        if v not in by_instr[i]:
+            by_instr[i].append(v)
+    groups: dict[tuple, list[int]] = defaultdict(list)
+    for i, vals in by_instr.items():
+        devices = tuple(sorted({f.value_device(v) for v in vals}))
+        groups[(f.label(i), devices)].append(i)
+    for (label, devices), instrs in groups.items():
+        if sink.full("cross-device-no-copy"):
+            sink.skip("cross-device-no-copy")
+            continue
+        vals = list(dict.fromkeys(v for i in instrs for v in by_instr[i]))
+        where = "/".join(map(str, devices))
+        count = f"{len(instrs)} instructions run" if len(instrs) > 1 else "instruction runs"
+        listed = ", ".join(map(str, instrs[:8])) + (f" and {len(instrs) - 8} more" if len(instrs) > 8 else "")
+        sink.add("cross-device-no-copy",
+                 f"{count} the host kernel {label} on {where} memory (instruction{'s' if len(instrs) > 1 else ''} "
+                 f"{listed}; tensors {values_text(plan, vals)}): a KernelCall runs on the CPU and dereferences "
+                 f"its tensors there, a crash or garbage at run time; delegate it to a backend whose "
+                 f"target_device is {devices[0]}, or copy with et_copy::_h2d_copy/_d2h_copy",
+                 tuple(vals), tuple(instrs))
+    return set(by_instr)
+
+
+def _crossings(plan: Plan, f: Facts, t: dict[str, np.ndarray], sink: Sink, skip: set[int] = frozenset()) -> None:
     crossing = np.flatnonzero(~f.is_copy[t["instr"]] & (f.dcode[t["src"]] != f.dcode[t["dst"]]))
+    if skip:
+        crossing = crossing[~np.isin(t["instr"][crossing], list(skip))]
     by_instr: dict[int, list[Transfer]] = defaultdict(list)
     for item in _records(f, t, crossing):
         by_instr[item.instruction].append(item)

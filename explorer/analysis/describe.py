@@ -11,13 +11,15 @@ For ``device-explorer inspect`` the lead's CLI calls :func:`device_summary_lines
 
 from __future__ import annotations
 
+import re
+
 from typing import Iterable, Mapping
 
 from ..model import Plan, Program, Tensor
 from .types import Finding, PlanAnalysis
 
 __all__ = ["value_text", "values_text", "instruction_text", "nbytes_text", "finding_lines",
-           "device_summary_lines", "SEVERITIES"]
+           "device_summary_lines", "grouped", "unnumbered", "SEVERITIES"]
 
 SEVERITIES = ("error", "warning", "info")  # display order
 
@@ -62,11 +64,38 @@ def instruction_text(plan: Plan, index: int) -> str:
     return f"{instr.label} (instruction {index})"
 
 
+_NUMBERS = re.compile(r"%\d+|\b(instructions?) [\d, .]*\d")
+
+
+def unnumbered(message: str) -> str:
+    """A message without value and instruction numbers: what stays the same when a program is
+    renumbered, or when one problem repeats at many places."""
+    return _NUMBERS.sub(lambda x: x.group(1) or "%", message)
+
+
+def grouped(lines: Iterable[str]) -> list[str]:
+    """Consecutive identical lines once, with ``(×N)`` appended: a list of 200 equal items reads as one."""
+    out: list[str] = []
+    last, count = None, 0
+    for line in lines:
+        if line == last:
+            count += 1
+            continue
+        if last is not None:
+            out.append(last if count == 1 else f"{last}  (×{count})")
+        last, count = line, 1
+    if last is not None:
+        out.append(last if count == 1 else f"{last}  (×{count})")
+    return out
+
+
 def finding_lines(findings: Iterable[Finding], *, file: str | None = None) -> list[str]:
     """The human form of ``device-explorer check``: a headline, then findings grouped by severity.
 
     Within a group, findings keep their order (plan, then check); each line starts with its code and
-    plan so it can be grepped.
+    plan so it can be grepped. Findings of one code and plan that say the same thing up to value and
+    instruction numbers are printed once, with how many there are and their instructions, so one
+    problem repeated at 8 places is one line.
     """
     items = list(findings)
     counts = {s: sum(1 for f in items if f.severity == s) for s in SEVERITIES}
@@ -81,9 +110,19 @@ def finding_lines(findings: Iterable[Finding], *, file: str | None = None) -> li
             continue
         lines.append("")
         lines.append(f"{severity.upper()}S ({len(group)})")
+        same: dict[tuple[str, str, str], list[Finding]] = {}
         for f in group:
-            where = f"plan {f.plan!r}" if f.plan else "program"
-            lines.append(f"  [{f.code}] {where}: {f.message}")
+            same.setdefault((f.code, f.plan, unnumbered(f.message)), []).append(f)
+        for (code, plan_name, _), alike in same.items():
+            where = f"plan {plan_name!r}" if plan_name else "program"
+            f = alike[0]
+            if len(alike) == 1:
+                lines.append(f"  [{code}] {where}: {f.message}")
+                continue
+            at = sorted({i for g in alike for i in g.instructions})
+            shown = ", ".join(map(str, at[:12])) + (f" and {len(at) - 12} more" if len(at) > 12 else "")
+            places = f" (instructions {shown})" if at else ""
+            lines.append(f"  [{code}] {where}: {len(alike)} alike{places}, the first: {f.message}")
     return lines
 
 
@@ -107,10 +146,11 @@ def device_summary_lines(program: Program, analyses: Mapping[str, PlanAnalysis] 
             util = f" ({100 * d.peak_live_bytes / d.arena_bytes:.0f}% of arenas)" if d.arena_bytes else ""
             moved = ""
             if d.transfers_in or d.transfers_out:
-                moved = (f"  in {d.transfers_in} ({nbytes_text(d.bytes_in)})"
-                         f"  out {d.transfers_out} ({nbytes_text(d.bytes_out)})")
+                moved = (f"  copies in {d.transfers_in} ({nbytes_text(d.bytes_in)})"
+                         f" out {d.transfers_out} ({nbytes_text(d.bytes_out)})")
             lines.append(f"{indent}{str(d.device):<10} {d.tensors:>6} tensors  arenas {nbytes_text(d.arena_bytes):>9}"
-                         f"  planned {nbytes_text(d.planned_bytes):>9}  constant {nbytes_text(d.constant_bytes):>9}"
+                         f"  planned (all tensors, all lifetimes) {nbytes_text(d.planned_bytes):>9}"
+                         f"  constant {nbytes_text(d.constant_bytes):>9}"
                          f"  peak live {nbytes_text(d.peak_live_bytes):>9}{util}{moved}")
         crossing = [t for t in result.transfer_totals if t.src_device != t.dst_device]
         same = [t for t in result.transfer_totals if t.src_device == t.dst_device]

@@ -22,7 +22,9 @@ from .diff import (
 from .match import RULES
 from .requirements import DeviceNeed, Requirements, copy_text
 
-__all__ = ["diff_lines", "plan_diff_lines", "headline"]
+__all__ = ["diff_lines", "plan_diff_lines", "headline", "PAIRED_WARNING"]
+
+PAIRED_WARNING = 0.5  # below this share of tensors paired, the summary warns that the programs look unrelated
 
 
 def diff_lines(d: ProgramDiff, *, limit: int = 10) -> list[str]:
@@ -45,13 +47,17 @@ def diff_lines(d: ProgramDiff, *, limit: int = 10) -> list[str]:
 def headline(p: PlanDiff) -> str:
     """One line: moves between devices, copies, device memory, findings."""
     parts = []
-    moved = [v for v in p.values if v.kind == "value" and v.status == "device"]
+    moved = [v for v in p.values if v.status == "device"]  # computed tensors and copy targets alike
     if moved:
         routes: dict[str, int] = {}
         for v in moved:
             key = f"{v.a.device} -> {v.b.device}"  # type: ignore[union-attr]
             routes[key] = routes.get(key, 0) + 1
-        parts.append(f"{len(moved)} tensor{_s(len(moved))} moved (" + ", ".join(f"{n} {r}" for r, n in routes.items()) + ")")
+        computed = sum(1 for v in moved if v.kind == "value")
+        split = f"; {computed} computed, {len(moved) - computed} copy target{_s(len(moved) - computed)}" \
+            if computed != len(moved) else ""
+        parts.append(f"{len(moved)} tensor{_s(len(moved))} moved (" + ", ".join(f"{n} {r}" for r, n in routes.items())
+                     + split + ")")
     else:
         parts.append("no tensor moved between devices")
     added = [c for c in p.copies if c.status == "added"]
@@ -127,6 +133,10 @@ def _matching_text(p: PlanDiff) -> str:
     if m["op-occurrence"]:
         text += f"; {m['op-occurrence']} paired only by op and position: check those"
     text += f"; only in A: {m['unmatched_a']}, only in B: {m['unmatched_b']}"
+    most = max(total + m["unmatched_a"], total + m["unmatched_b"])
+    if most and total / most < PAIRED_WARNING:
+        text += (f"\n  warning: only {100 * total / most:.0f}% of the tensors could be paired: these look like "
+                 f"different programs, so the changes below mean little")
     return text
 
 

@@ -18,8 +18,11 @@ tensor of both sides gets one **status**, the first that applies in this order:
 just the first. Arenas are paired by device (the k-th arena of a device with the k-th of that device),
 then leftovers by ``memory_id`` (``moved``: the same arena now on another device); a paired arena is
 ``resized`` or ``same``. Copies (``et_copy`` kernel calls) are paired through their destination
-tensors. Findings (:func:`.check`'s) are compared by code and the tensors they name, mapped through
-the pairing: ``new`` (only in B) or ``fixed`` (only in A).
+tensors. Findings (:func:`.check`'s) are compared by what they are about: their code and the tensors
+they name, mapped through the pairing (or, naming none, their instructions' written tensors, else
+their message); what is left on both sides is then paired by code and message with value and
+instruction numbers taken out, so the same problem renumbered by an unrelated change is neither
+``fixed`` nor ``new``. The rest is ``new`` (only in B) or ``fixed`` (only in A).
 
 For views: :class:`PlanDiff` carries ``pairs`` (A value -> B value), ``status_a``/``status_b`` (value
 -> status, every tensor of each side) and ``instruction_status_a``/``_b`` (instruction -> ``added``,
@@ -37,6 +40,7 @@ from dataclasses import dataclass, fields, is_dataclass
 
 from ..model import Device, Plan, Program, Tensor
 from .checks import program_findings
+from .describe import unnumbered
 from .match import Matching, instruction_status, match, match_arenas
 from .requirements import Requirements, requirements
 from .types import ArenaMap, DeviceTotals, Finding, PlanAnalysis
@@ -377,9 +381,12 @@ def _copies(m: Matching) -> tuple[CopyChange, ...]:
 
 
 def pair_ident(a: int | None, a_label: str | None, b: int | None, b_label: str | None) -> str:
-    """``name`` when both sides share it, ``%a->%b``, or ``%a (A)`` / ``name (%b in B)`` when unpaired."""
+    """``name`` when both sides share it, ``%a->%b`` (``%a`` once when both indices are equal), or
+    ``%a (A)`` / ``name (%b in B)`` when unpaired."""
     if a is not None and b is not None:
-        return a_label if a_label == b_label and a_label and not a_label.startswith("%") else f"%{a}->%{b}"
+        if a_label == b_label and a_label and not a_label.startswith("%"):
+            return a_label
+        return f"%{a}" if a == b else f"%{a}->%{b}"
     index, label, which = (a, a_label, "A") if a is not None else (b, b_label, "B")
     return f"%{index} ({which})" if not label or label.startswith("%") else f"{label} (%{index} in {which})"
 
@@ -412,5 +419,29 @@ def _finding_changes(fa: list[Finding], fb: list[Finding], m: Matching | None) -
 
     keys_a = {key(f, True) for f in fa}
     keys_b = {key(f, False) for f in fb}
-    return tuple([FindingChange("fixed", f) for f in fa if key(f, True) not in keys_b]
-                 + [FindingChange("new", f) for f in fb if key(f, False) not in keys_a])
+    fixed = [f for f in fa if key(f, True) not in keys_b]
+    new = [f for f in fb if key(f, False) not in keys_a]
+    # Leftovers that say the same thing up to numbering are the same finding.
+    left: dict[tuple[str, str], int] = defaultdict(int)
+    for f in new:
+        left[(f.code, unnumbered(f.message))] += 1
+    still_fixed = []
+    for f in fixed:
+        k = (f.code, unnumbered(f.message))
+        if left[k]:
+            left[k] -= 1
+        else:
+            still_fixed.append(f)
+    matched_new: dict[tuple[str, str], int] = defaultdict(int)
+    for f in fixed:
+        k = (f.code, unnumbered(f.message))
+        matched_new[k] += 1
+    still_new = []
+    for f in new:
+        k = (f.code, unnumbered(f.message))
+        if matched_new[k]:
+            matched_new[k] -= 1
+        else:
+            still_new.append(f)
+    return tuple([FindingChange("fixed", f) for f in still_fixed] + [FindingChange("new", f) for f in still_new])
+

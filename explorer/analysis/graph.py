@@ -7,7 +7,8 @@ emitter (``exir/emit/_emitter.py``, executorch 1.5.1) lays the arguments out:
 **KernelCall** — the emitter appends the schema arguments in order (an out-variant's ``out=`` is one of
 them), then the flattened *return value*: one value for a single return, or one ``TensorList`` value
 holding every output for several (``aten::split_copy.Tensor_out`` included). So the **last argument is
-what the kernel returns, and it is written**; when it is a TensorList, its items are written too. An
+what the kernel returns, and it is written** (except for the few prim ops of :data:`.ops.WRITTEN_ARG`,
+e.g. ``executorch_prim::et_copy_index(copy_to, copy_from, index)``, which writes its first); when it is a TensorList, its items are written too. An
 out-variant therefore lists its out tensor twice (``et_copy::_h2d_copy.out`` args ``[src, dst, dst]``),
 and an in-place op returns ``self`` (``aten::copy_`` args ``[self, src, non_blocking, self]``), so both
 come out right. Exceptions: a constant tensor or ``Null`` in last place can't be a result (the op
@@ -48,6 +49,7 @@ import numpy as np
 
 from ..model import Instruction, Plan, Value
 from .facts import LIST_KINDS, STORAGE, Facts
+from .ops import written_position
 from .types import Dataflow
 
 __all__ = ["dataflow", "edges", "Edges", "COPY_OPS", "H2D_OPS", "D2H_OPS", "is_copy", "list_items"]
@@ -109,7 +111,13 @@ def edges(plan: Plan, facts: Facts | None = None) -> Edges:
     np.minimum.at(first_named, all_v, all_i)
     # Write flags on the arguments as stored.
     kind_i = ic.kind[e_i] if e_i.size else np.zeros(0, np.uint8)
-    last = e_pos == counts[e_i] - 1
+    written_at = counts - 1  # per instruction: the argument a KernelCall writes (the last, by the rule)
+    special = {k: pos for k, op in enumerate(plan.operators) if (pos := written_position(op.name)) is not None}
+    if special:
+        for k, pos in special.items():
+            hit = (ic.kind == 1) & (ic.target == k) & (counts > pos)
+            written_at[hit] = pos
+    last = e_pos == written_at[e_i]
     storage = np.where(valid, f.storage[safe_v], 0)
     writable = valid & (vkind > 1) & ~((vkind == 5) & (storage == STORAGE["constant"]))
     write = ((kind_i == 1) & last & writable) | ((kind_i == 3) & (e_pos == 1) & valid)

@@ -1,6 +1,6 @@
 """Lifetimes: from which instruction to which instruction each value must stay alive.
 
-DESIGN.md's definition: a value lives from the first to the last instruction (in run order) that names
+The base definition (docs/analysis.md): a value lives from the first to the last instruction (in run order) that names
 it; plan inputs live from the start (instruction 0), plan outputs to the end (the last instruction);
 moves, jumps and frees count as uses. Intervals are inclusive on both ends.
 
@@ -10,18 +10,29 @@ Refinements, each needed to match what the runtime and executorch's memory plann
 * **Lists name their items.** An instruction naming a TensorList/OptionalTensorList touches the tensors
   in it (``aten::cat`` reads its inputs through one), so the items are alive there too. This comes for
   free from :mod:`.graph`, whose reads/writes already expand lists.
-* **Views share their base's bytes and lifetime.** A static view (``exir.memory.view``, e.g. an
-  unsqueeze) is emitted as a separate value with *the same* arena, offset, dtype and byte size as its
-  base and no instruction writing it; the planner's ``_ViewSpec`` shares ``lifetime``, ``mem_id`` and
-  ``mem_offset`` with the base. We recognise such a value as an *alias* of the tensor with the same
-  (arena, offset, nbytes, dtype) that was written last at or before the view's first use (or is a
-  plan input or mutable state), and extend the base's lifetime over the view's. The memory map and the
-  live-overlap check then count those bytes once, through the base (:func:`aliases`).
+* **Views share their base's bytes and lifetime.** executorch emits two kinds of view (see
+  :mod:`.ops`). A *static* view (``exir.memory.view``, e.g. an unsqueeze) is a separate value with
+  *the same* arena, offset, dtype and byte size as its base and no instruction writing it; we
+  recognise it as an *alias* of the tensor with the same (arena, offset, nbytes, dtype) that was
+  written last at or before the view's first use (or is a plan input or mutable state). A *dynamic*
+  view is an ``executorch_prim::et_view`` kernel whose out tensor takes its ``self``'s bytes at run
+  time (any operator listed in :data:`.ops.ALIAS_OPS`): the out is an alias of that argument. Both
+  follow the planner's ``_ViewSpec``, which shares ``lifetime``, ``mem_id`` and ``mem_offset`` with
+  the base. A view of a view is an alias of the first base. The base's lifetime is extended over
+  its views' (its bytes must stay alive while any view is used); the memory map and the
+  live-overlap check count those bytes once, through the base (:func:`aliases`).
 * **Mutable state lives for the whole plan.** The planner never frees mutable buffers ("mutable buffers
   are never freed"): their contents carry over from one call to the next. We recognise them as planned
-  tensors that are not plan inputs and either have initial state in the file (``storage == "mutable"``)
-  or are read before anything writes them and are no view (a buffer with a meaningless initial state,
-  as executorch exports ``self.count.add_(x)``). Both get ``[0, last]``.
+  tensors that are not plan inputs and either have initial state in the file (``storage == "mutable"``),
+  carry a fully-qualified name (``emit_mutable_buffer_names``: only mutable buffers get one), or are
+  read before an instruction writes them back and are no view (a buffer with a meaningless initial
+  state, as executorch exports ``self.count.add_(x)``: read by ``add.out``, written back by
+  ``copy_``). All get ``[0, last]``.
+* **Scratch tensors live only where they are used.** A planned tensor that instructions read but none
+  ever writes, that is no input, no view and no named state, is a work buffer a kernel takes as an
+  argument (a Cortex-M ``quantized_avg_pool2d.out`` ``Tensor scratch``): its contents mean nothing
+  before or after the call, and the planner gives it the lifetime of the node that uses it. It keeps
+  the plain definition (first to last instruction naming it), not the whole plan.
 
 Not refined: a backward ``JumpFalseCall`` (a loop) makes a value used inside the loop live for the
 whole loop; we keep the definition above, which can only under-report overlaps in loops.
@@ -36,6 +47,7 @@ import numpy as np
 from ..model import Plan
 from .facts import STORAGE, Facts
 from .graph import Edges, edges
+from .ops import alias_source
 from .types import Lifetime
 
 __all__ = ["lifetimes", "lifetime_arrays", "state_values", "aliases", "first_uses"]
@@ -100,6 +112,49 @@ def aliases(plan: Plan, f: Facts | None = None, e: Edges | None = None) -> dict[
     """
     f = f if f is not None else Facts(plan)
     e = e if e is not None else edges(plan, f)
+    out = _static_views(plan, f, e)
+    out.update(_kernel_views(plan, f))
+    return _resolve(out)
+
+
+def _kernel_views(plan: Plan, f: Facts) -> dict[int, int]:
+    """Out tensor -> source argument of every aliasing kernel (:data:`.ops.ALIAS_OPS`)."""
+    sources = {k: alias_source(op.name) for k, op in enumerate(plan.operators)}
+    ops = [k for k, pos in sources.items() if pos is not None]
+    if not ops:
+        return {}
+    ic, n = f.ic, f.n
+    out: dict[int, int] = {}
+    for i in np.flatnonzero((ic.kind == 1) & np.isin(ic.target, ops)).tolist():
+        args = ic.args[ic.starts[i]:ic.starts[i + 1]].tolist()
+        pos = sources[int(ic.target[i])]
+        if len(args) < pos + 2:
+            continue
+        src, view = args[pos], args[-1]
+        if src == view or not (0 <= src < n and 0 <= view < n) or not (f.is_tensor[src] and f.is_tensor[view]):
+            continue
+        if f.input_mask[view]:
+            continue
+        out[view] = src
+    return out
+
+
+def _resolve(alias: dict[int, int]) -> dict[int, int]:
+    """Point every view at its first base (a view of a view is a view of the base); cycles, which
+    only a broken file can make, are dropped."""
+    out: dict[int, int] = {}
+    for view in alias:
+        seen = {view}
+        base = alias[view]
+        while base in alias and base not in seen:
+            seen.add(base)
+            base = alias[base]
+        if base not in seen:
+            out[view] = base
+    return out
+
+
+def _static_views(plan: Plan, f: Facts, e: Edges) -> dict[int, int]:
     first_write, first_read = first_uses(f, e)
     m = f.m
     views = np.flatnonzero((f.storage == STORAGE["planned"]) & ~f.input_mask & (first_write == m)
@@ -135,12 +190,20 @@ def aliases(plan: Plan, f: Facts | None = None, e: Edges | None = None) -> dict[
 
 def state_values(plan: Plan, f: Facts | None = None, e: Edges | None = None,
                  alias: dict[int, int] | None = None) -> np.ndarray:
-    """Planned non-input tensors that carry state between calls (see the module doc), as indices."""
+    """Planned non-input tensors that carry state between calls (see the module doc), as indices.
+
+    Scratch tensors (read, never written, unnamed) are not state: they keep the lifetime of their uses."""
     f = f if f is not None else Facts(plan)
     e = e if e is not None else edges(plan, f)
     first_write, first_read = first_uses(f, e)
+    m = f.m
     state = f.planned & ~f.input_mask & (
-        (f.storage == STORAGE["mutable"]) | ((first_read < f.m) & (first_read < first_write)))
+        (f.storage == STORAGE["mutable"]) | ((first_read < first_write) & (first_write < m)))
+    # Named planned tensors are mutable buffers (only they get a fully-qualified name), even when
+    # this plan only reads them. Few values: look at their objects.
+    for v in np.flatnonzero(f.planned & ~f.input_mask & ~state & (first_read < first_write)).tolist():
+        if getattr(plan.values[v], "name", None):
+            state[v] = True
     if alias:
         state[np.fromiter(alias, dtype=np.int64, count=len(alias))] = False
     return np.flatnonzero(state)

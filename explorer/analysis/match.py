@@ -22,8 +22,10 @@ in this order (each rule only pairs tensors that are still unpaired on both side
      inputs as it likes), preferring the same op; their outputs are paired by position when the op is
      the same and writes as many, else greedily by dtype and shape. This is what pairs ``aten::add.out``
      on the CPU with the delegate call that now computes the same sum on a GPU.
-6. ``op-occurrence`` — what is left: the k-th call of the same op in run order, output position p,
-   only when dtype and shape agree (a guess; the summary says how many were made this way).
+6. ``op-occurrence`` — what is left: the k-th call of the same op in run order, output position p
+   (and, for tensors only read, such as a kernel's scratch buffer or a static view, read position p
+   when both calls read as many), only when dtype and shape agree (a guess; the summary says how
+   many were made this way).
 7. ``copy`` — values written by ``et_copy::_h2d_copy``/``_d2h_copy`` are not matched as values of their
    own: a copy stands for its *source* (followed through chains of copies: the "root"), and the j-th
    h2d (or d2h) copy of a root in A is paired with the j-th one of its counterpart in B. Unpaired
@@ -355,7 +357,10 @@ def _by_occurrence(m: Matching) -> None:
         j = calls.get((m.a.label[i], m.a.occurrence[i]))
         if j is None:
             continue
-        for x, y in zip(m.a.twrites[i], m.b.twrites[j]):
+        pairs = list(zip(m.a.twrites[i], m.b.twrites[j]))
+        if len(m.a.treads[i]) == len(m.b.treads[j]):
+            pairs += zip(m.a.treads[i], m.b.treads[j])
+        for x, y in pairs:
             if x not in m.a2b and y not in m.b2a and _compatible(m, x, y):
                 m.pair(x, y, "op-occurrence")
 

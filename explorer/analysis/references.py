@@ -11,7 +11,7 @@ its end), delegate blobs (``backend_delegate_data`` or ``segments``), and where 
   else the legacy inline ``constant_buffer`` (the runtime's rule in ``program.cpp``);
 * a mutable tensor's (planned *and* with initial state) indexes
   ``mutable_data_segments[mutable_data_segments_idx].offsets`` instead — the same number means a
-  different table (FORMAT.md, "What real exports do").
+  different table (docs/format.md, "Where a tensor's bytes live").
 
 Program-wide references (the segment of the constant, mutable and named data) are reported with
 ``plan == ""`` by :func:`program_references`.

@@ -3,12 +3,16 @@
 Each subcommand lives in its own module exposing ``register(subparsers)`` (adds its parser and sets
 ``func``) and a ``run(args, out) -> int``. ``main`` catches :class:`PteFormatError` once, prints one
 line and returns 2, so a bad file never gives a stack trace unless ``--traceback`` is asked for.
+A reader that stops early (``device-explorer inspect x.pte | head``) ends the output quietly, with
+the status a shell gives a process killed by SIGPIPE (141), as ``cat`` or ``grep`` do.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from pathlib import Path
 from typing import Sequence, TextIO
 
 from ..errors import PteFormatError
@@ -17,6 +21,7 @@ from ..text import visible
 __all__ = ["main"]
 
 _SUBCOMMANDS = ("inspect", "check", "show", "diff")
+_BROKEN_PIPE = 128 + 13  # what a shell reports for a process ended by SIGPIPE
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -24,17 +29,13 @@ def _parser() -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(
         prog="device-explorer",
-        description="See where every tensor and memory-planned buffer of an ExecuTorch .pte lives.")
+        description="See where every tensor and memory-planned buffer of an ExecuTorch .pte lives. "
+                    "Without a command, writes an offline HTML report of the bundled sample to "
+                    "./device-explorer-report.html (same as `device-explorer show`) and prints its file:// URL.")
     parser.add_argument("--traceback", action="store_true", help="show the Python traceback on errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in _SUBCOMMANDS:
-        try:
-            module = importlib.import_module(f".{name}", __name__)
-        except ModuleNotFoundError as exc:  # a subcommand not built yet in this checkout
-            if exc.name != f"{__name__}.{name}":
-                raise
-            continue
-        module.register(sub)
+        importlib.import_module(f".{name}", __name__).register(sub)
     return parser
 
 
@@ -57,6 +58,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int
     out = _TerminalText(stdout if stdout is not None else sys.stdout)
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = _parser()
+    bare = not argv
     if not argv or argv[0] == "demo":
         argv = ["show", *argv[1:]]  # no file: explore the bundled sample and write its report
     elif argv[0] in ("-o", "--output", "--plan"):
@@ -66,7 +68,14 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int
         parser.print_help(out)
         return 2
     try:
-        return int(args.func(args, out))
+        status = int(args.func(args, out))
+        if bare and status == 0:
+            url = Path(os.path.abspath(args.output)).as_uri()
+            print(f"open it in a browser: {url}", file=out)
+        return status
+    except BrokenPipeError:
+        _silence_stdout()
+        return _BROKEN_PIPE
     except PteFormatError as exc:
         if args.traceback:
             raise
@@ -82,6 +91,15 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int
             raise
         print(f"device-explorer: {exc}", file=sys.stderr)
         return 2
+
+
+def _silence_stdout() -> None:
+    """The reader has gone: point stdout at /dev/null so the interpreter's final flush can't raise again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is not a real file (tests pass a StringIO)
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,6 +1,6 @@
 """``device-explorer check FILE [--json] [--plan NAME] [--limit N]``: the placement checks.
 
-Exit status (DESIGN.md): 0 when no finding has severity ``error`` (warnings and infos allowed), 1 when
+Exit status (docs/analysis.md, "Checks"): 0 when no finding has severity ``error`` (warnings and infos allowed), 1 when
 one has, 2 when the file can't be read (``main`` maps PteFormatError/OSError to 2).
 
 Human output: a headline with counts, then findings grouped by severity (errors first), one per line,
@@ -28,7 +28,8 @@ from typing import TextIO
 from ..analysis import check
 from ..analysis.checks import DEFAULT_LIMIT
 from ..analysis.describe import SEVERITIES, finding_lines
-from ..format.reader import load
+from ..model import DataFile, Program
+from .data_option import add_data_option, load_with_data
 
 __all__ = ["register", "run", "JSON_FORMAT"]
 
@@ -46,11 +47,14 @@ def register(sub) -> None:
     p.add_argument("--plan", help="only findings of this plan (method)")
     p.add_argument("--limit", type=int, default=DEFAULT_LIMIT,
                    help=f"findings kept per plan and code before '... and N more' (default {DEFAULT_LIMIT}; 0: all)")
+    add_data_option(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    program = load(args.file)
+    program = load_with_data(args.file, args.data)
+    if isinstance(program, DataFile):  # a .ptd: it decoded (bounds-checked); placement checks need a program
+        program = Program(version=0, plans=(), size=program.size, source=program.source)
     if args.plan:
         program.plan(args.plan)  # KeyError naming the plans when it doesn't exist
     findings = check(program, limit=args.limit if args.limit and args.limit > 0 else None)

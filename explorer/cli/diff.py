@@ -19,7 +19,7 @@ from typing import TextIO
 
 from ..analysis.describe_diff import diff_lines
 from ..analysis.diff import diff
-from ..format.reader import load
+from .data_option import add_data_option, load_program
 from .profile_opts import ProfileExit, add_profile_options, joined_profile
 
 __all__ = ["register", "run"]
@@ -38,14 +38,15 @@ def register(sub) -> None:
     p.add_argument("--limit", type=int, default=10, help="items listed per section before '... and N more' (default 10)")
     p.add_argument("--html", metavar="OUT", help="also write the diff view (both graphs, memory maps, runtime needs) "
                                                  "as one self-contained, offline HTML file")
+    add_data_option(p)
     add_profile_options(p, nargs=2)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    a = load(args.file)
+    a = load_program(args.file, args.data)
     args.file = args.other  # so main's "cannot read" message names the file that failed
-    b = load(args.other)
+    b = load_program(args.other, args.data)
     result = diff(a, b, plan=args.plan)
     profiles = None
     if getattr(args, "profile", None):

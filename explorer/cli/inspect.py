@@ -9,11 +9,14 @@ from collections import defaultdict
 from typing import TextIO
 
 from ..analysis import analyze_program
-from ..analysis.describe import device_summary_lines, nbytes_text
+from ..analysis.describe import device_summary_lines, grouped, nbytes_text
 from ..analysis.requirements import requirements, requirements_lines
-from ..format.reader import load
-from ..json_form import program_json
-from ..model import Plan, Program
+from ..analysis.companions import payloads
+from ..analysis.describe_companions import bundle_lines, companion_lines, data_file_lines, named_data_lines
+from ..json_companions import data_file_json
+from ..json_form import FORMAT, program_json
+from ..model import DataFile, Plan, Program
+from .data_option import add_data_option, load_with_data
 from .profile_opts import ProfileExit, add_profile_options, joined_profile
 
 __all__ = ["register", "run", "summary_lines"]
@@ -26,12 +29,15 @@ def register(sub) -> None:
     p.add_argument("file", help="path to a .pte program")
     p.add_argument("--json", action="store_true", help="print the device-explorer/1 JSON form")
     p.add_argument("--plan", help="only this plan (method)")
+    add_data_option(p)
     add_profile_options(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    program = load(args.file)
+    program = load_with_data(args.file, args.data)
+    if isinstance(program, DataFile):  # a .ptd on its own: its entries
+        return _data_file(program, args, out)
     if args.plan:
         program.plan(args.plan)  # a clear KeyError-style message below if it doesn't exist
     profile = None
@@ -75,17 +81,20 @@ def summary_lines(program: Program, name: str, only: str | None = None) -> list[
                      f"from byte {h.segment_base_offset:,} (not read)")
     else:
         lines.append(f"  no extended header; {len(program.segments)} segment(s)")
-    if program.named_data:
-        lines.append(f"  named data: {len(program.named_data)} blob(s)")
+    found = payloads(program)
+    lines.extend(named_data_lines(program, found))  # keys, sizes and the delegates using each
     lines.append(f"  plans: {', '.join(program.plan_names) or '(none)'}")
+    lines.extend(bundle_lines(program))
     analyses = analyze_program(program)
     for plan in program.plans:
         if only and plan.name != only:
             continue
         lines.append("")
         lines.extend(_plan_lines(plan))
+        lines.extend(companion_lines(program, plan, found.get(plan.name, ())))
         per_device = device_summary_lines(program, analyses, plan=plan.name, indent="    ")
-        lines.append("  per device (peak live = most planned bytes alive at one instruction):")
+        lines.append("  per device (planned = every planned tensor's bytes summed over all lifetimes, can exceed the "
+                     "arenas; peak live = most bytes alive at one instruction; copies = transfers in/out):")
         lines.extend(per_device[1:])  # the first line repeats the plan's name
         lines.append("  runtime needs (MethodMeta::memory_planned_buffer_*(i) is arena #i+1):")
         lines.extend(requirements_lines(requirements(plan, analyses.get(plan.name)), indent="    "))
@@ -108,22 +117,75 @@ def _plan_lines(plan: Plan) -> list[str]:
     for t in tensors:
         if t.memory_id is not None:
             planned_in[t.memory_id] += 1
-    for b in buffers:
-        lines.append(f"    #{b.memory_id:<3} {nbytes_text(b.size):>10}  {str(b.device):<10} {planned_in[b.memory_id]} planned tensors")
+    lines.extend(_grouped_arenas(buffers, planned_in))
     if plan.delegates:
         calls_of: dict[int, int] = defaultdict(int)
         for i in plan.instructions:
             if i.delegate_index is not None:
                 calls_of[i.delegate_index] += 1
         lines.append("  delegates:")
-        for d in plan.delegates:
-            target = f" -> {d.target_device}" if d.target_device else ""
+        lines.extend(_grouped_delegates(plan, calls_of))
+    return lines
+
+
+def _runs(items: list, key) -> list[list]:
+    """Consecutive items with equal ``key(item)``, as lists."""
+    runs: list[list] = []
+    for item in items:
+        if runs and key(runs[-1][0]) == key(item):
+            runs[-1].append(item)
+        else:
+            runs.append([item])
+    return runs
+
+
+def _span(numbers: list[int]) -> str:
+    return f"#{numbers[0]}" if len(numbers) == 1 else f"#{numbers[0]}..#{numbers[-1]}"
+
+
+def _grouped_arenas(buffers, planned_in: dict[int, int]) -> list[str]:
+    """One line per arena; a run of arenas alike (size, device, tensor count) as one line with a count."""
+    lines = []
+    for run in _runs(list(buffers), lambda b: (b.size, b.device, planned_in[b.memory_id])):
+        b = run[0]
+        ids = _span([x.memory_id for x in run])
+        count = f"  (×{len(run)})" if len(run) > 1 else ""
+        lines.append(f"    {ids:<4} {nbytes_text(b.size):>10}  {str(b.device):<10} {planned_in[b.memory_id]} planned "
+                     f"tensors{' each' if len(run) > 1 else ''}{count}")
+    return lines
+
+
+def _grouped_delegates(plan: Plan, calls_of: dict[int, int]) -> list[str]:
+    """One line per delegate; a run of delegates alike (backend, target, where the blob is, calls) as one
+    line with their count, blob range and total size: 200 XNNPACK partitions read as one line."""
+    lines = []
+    key = lambda d: (d.id, d.target_device, d.location, d.data_size is None, calls_of[d.index])  # noqa: E731
+    for run in _runs(list(plan.delegates), key):
+        d = run[0]
+        target = f" -> {d.target_device}" if d.target_device else ""
+        calls = calls_of[d.index]
+        if len(run) == 1:
             where = f"{d.location} #{d.data_index}" + (f", {nbytes_text(d.data_size)}" if d.data_size is not None else ", dangling")
-            calls = calls_of[d.index]
             lines.append(f"    #{d.index} {d.id}{target}  ({where}; {calls} call(s))")
+            continue
+        blobs = sorted(x.data_index for x in run)
+        size = ", dangling" if d.data_size is None else f", {nbytes_text(sum(x.data_size or 0 for x in run))} in all"
+        lines.append(f"    {_span([x.index for x in run])} {d.id}{target}  ({len(run)} delegates; {d.location} "
+                     f"{_span(blobs)}{size}; {calls} call(s) each)")
     return lines
 
 
 def _refs(indices) -> str:
     shown = " ".join(f"%{i}" for i in indices[:12])
     return (shown + f" ... (+{len(indices) - 12})") if len(indices) > 12 else (shown or "-")
+
+
+def _data_file(data_file: DataFile, args: argparse.Namespace, out: TextIO) -> int:
+    name = os.path.basename(args.file)
+    if args.json:
+        json.dump({"format": FORMAT, "file": name, "data_file": data_file_json(data_file, name)}, out, indent=1)
+        out.write("\n")
+        return 0
+    for line in data_file_lines(data_file, name, limit=None):
+        print(line, file=out)
+    return 0

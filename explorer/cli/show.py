@@ -19,6 +19,7 @@ from typing import TextIO
 
 from ..analysis import check
 from ..analysis.describe import nbytes_text
+from .data_option import add_data_option, load_program
 
 __all__ = ["register", "run", "DEFAULT_OUTPUT"]
 
@@ -36,6 +37,7 @@ def register(sub) -> None:
     p.add_argument("--detail", choices=("auto", "full", "overview"), default="auto",
                    help="graph of every node (full), of instruction groups that expand on click (overview), "
                         "or the overview for plans of more than 2,000 nodes (auto, the default)")
+    add_data_option(p)
     p.set_defaults(func=run)
 
 
@@ -44,7 +46,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     from ..views.report import write_report
 
     source = args.file or sample_path()
-    program = open_program(source)
+    program = load_program(str(source), args.data) if args.file else open_program(source)
     if args.plan and args.plan not in program.plan_names:
         names = ", ".join(program.plan_names) or "none"
         print(f"device-explorer: no plan named {args.plan!r} in {os.path.basename(str(source))} (it has: {names})",

@@ -2,6 +2,12 @@
 
 Checked before any decoding so that "this is not a .pte" and "this .pte is truncated" are told
 apart from a corrupt program, each with the byte offset where the expectation failed.
+
+The identifier must be exactly ``ET12``, the ``file_identifier`` of ``schema/program.fbs``: executorch's
+runtime (``Program::load``) rejects any other, so a file we accepted with another one would be a
+file executorch can't run. When bytes 4-8 hold something else, :data:`KNOWN_MAGIC` says what the
+file most likely is (the other ExecuTorch flatbuffers carry their own identifiers, see
+``schema/*.fbs``) and what to do instead.
 """
 
 from __future__ import annotations
@@ -13,11 +19,30 @@ from dataclasses import dataclass
 from ..errors import PteFormatError
 from ..model import ExtendedHeader
 
-__all__ = ["Container", "read_container", "HEADER_MAGIC", "HEADER_OFFSET"]
+__all__ = ["Container", "read_container", "identify", "HEADER_MAGIC", "HEADER_OFFSET", "IDENTIFIER", "KNOWN_MAGIC"]
 
 HEADER_OFFSET = 8  # the extended header sits right after the root offset and file identifier
 HEADER_MAGIC = b"eh00"
-_IDENTIFIER = re.compile(rb"ET[0-9a-zA-Z]{2}")
+IDENTIFIER = b"ET12"  # schema/program.fbs file_identifier; the only one executorch 1.5.1 loads
+_OTHER_VERSION = re.compile(rb"ET[0-9]{2}")
+
+# bytes 4-8 (a flatbuffer's file identifier, or where a header puts its magic) -> what the file is
+KNOWN_MAGIC: dict[bytes, str] = {
+    b"FT01": "an ExecuTorch data file (.ptd, FlatTensor: weights kept outside the program); open the .pte "
+             "that names it instead",
+    b"BP08": "an ExecuTorch bundled program (.bpte: a program plus test inputs and expected outputs); its "
+             "program is inside: extract it with executorch's bundled_program tools (or save the program "
+             "before bundling) and open that .pte",
+    b"ED00": "an ETDump (run-time profiling/debug events written by the executorch runtime), not a program; "
+             "open the .pte that produced it",
+    b"XH00": "an XNNPACK delegate payload (the blob a .pte stores in a segment), not a program; open the .pte "
+             "that contains it",
+    b"XN01": "an XNNPACK delegate flatbuffer (the inside of a delegate blob), not a program; open the .pte "
+             "that contains it",
+}
+_ZIP = b"PK\x03\x04"
+_ZIP_HINT = ("a zip archive (a TorchScript model, a torch.export .pt2, or an ETRecord), not an ExecuTorch "
+             "program; export it to .pte with executorch (to_edge(...).to_executorch()) first")
 _HEADER_MIN_LENGTH = 24  # magic, length, program_size, segment_base_offset
 
 
@@ -36,9 +61,9 @@ def read_container(buf, size: int) -> Container:
         raise PteFormatError(f"file is {size} bytes, too short for a flatbuffer (root offset + identifier "
                              f"need 8)", offset=0)
     ident = bytes(buf[4:8])
-    if not _IDENTIFIER.fullmatch(ident):
-        raise PteFormatError(f"expected file identifier 'ET12' at bytes 4-8, found {ident!r}: not an "
-                             f"ExecuTorch program", offset=4)
+    if ident != IDENTIFIER:
+        raise PteFormatError(f"expected file identifier 'ET12' at bytes 4-8, found {ident!r}: "
+                             f"{identify(bytes(buf[:12]))}", offset=4)
     header = _read_header(buf, size)
     end = size
     if header is not None:
@@ -63,6 +88,22 @@ def read_container(buf, size: int) -> Container:
     if root < 8 or root + 4 > end:
         raise PteFormatError(f"root table offset {root} lies outside the {end}-byte flatbuffer", offset=0)
     return Container(ident.decode("ascii"), root, end, header, size)
+
+
+def identify(head: bytes) -> str:
+    """What a file whose first bytes are ``head`` is, when it is not an ET12 program (with advice)."""
+    if head[:4] == _ZIP:
+        return _ZIP_HINT
+    ident = head[4:8]
+    if ident in KNOWN_MAGIC:
+        return KNOWN_MAGIC[ident]
+    if head[8:12] in KNOWN_MAGIC:  # a size-prefixed flatbuffer (ETDump is written that way)
+        return KNOWN_MAGIC[head[8:12]]
+    if _OTHER_VERSION.fullmatch(ident):
+        return (f"an ExecuTorch program of schema version {ident[2:].decode()}, but this tool and executorch "
+                f"1.5.1 read only ET12; re-export it with executorch 1.5.1 (or use the executorch release "
+                f"that wrote it)")
+    return "not an ExecuTorch program"
 
 
 def _read_header(buf, size: int) -> ExtendedHeader | None:

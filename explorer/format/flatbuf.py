@@ -51,6 +51,7 @@ class FlatReader:
     """Reads tables, scalars, strings and vectors from ``buf[0:end]`` with every access checked."""
 
     __slots__ = ("buf", "end", "_vtables", "budget")
+    slots_read = MAX_SLOTS  # field slots validated and returned per table (a subclass may read more)
 
     def __init__(self, buf, end: int) -> None:
         self.buf = buf  # bytes, memoryview or mmap: anything struct.unpack_from accepts
@@ -95,13 +96,13 @@ class FlatReader:
                                  offset=pos)
         # only the first MAX_SLOTS slots are ever read (later ones are fields of a newer schema):
         # validating just those keeps a vtable's cost constant however large it claims to be
-        slots = min((vt_size - 4) // 2, MAX_SLOTS)
+        slots = min((vt_size - 4) // 2, self.slots_read)
         offsets = _vec_struct("H", slots).unpack_from(self.buf, vt + 4) if slots else ()
         for slot, off in enumerate(offsets):
             if off and (off < 4 or off >= table_size):
                 raise PteFormatError(f"field slot {slot} at table offset {off} lies outside the "
                                      f"{table_size}-byte table", offset=vt + 4 + 2 * slot)
-        padded = tuple(offsets) + (0,) * (MAX_SLOTS - slots)
+        padded = tuple(offsets) + (0,) * (self.slots_read - slots)
         self._vtables[vt] = padded
         return padded
 

@@ -11,10 +11,11 @@ import gc
 import mmap
 import os
 import traceback
-from typing import Union
+from typing import Iterable, Union
 
 from ..errors import PteFormatError
-from ..model import Program
+from ..model import DataFile, Program
+from . import bpte, ptd
 from .container import read_container
 from .decode import decode_program_fields
 from .flatbuf import FlatReader
@@ -24,11 +25,32 @@ __all__ = ["load", "Source"]
 Source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview]
 
 
-def load(source: Source) -> Program:
-    """Decode a ``.pte`` from a path (memory-mapped, read-only) or from bytes.
+def load(source: Source, data: Iterable[Source] | None = None) -> Union[Program, DataFile]:
+    """Decode a ``.pte`` (or a ``.bpte`` bundle's program, or a ``.ptd`` data file) from a path
+    (memory-mapped, read-only) or from bytes; which one is told by the file identifier, not the name.
 
+    ``data``: ``.ptd`` files whose entries the program's external tensors and delegates' named data are
+    looked up in (``Program.data_files``; the ``missing-external`` check runs only when given).
     Raises PteFormatError for anything structurally wrong; OSError only for a path that can't be opened.
     """
+    loaded = _load_one(source)
+    if data is None:
+        return loaded
+    if not isinstance(loaded, Program):
+        raise PteFormatError("data files can only be attached to a program, and this is a data file (.ptd)",
+                             offset=4)
+    files = []
+    for item in ([data] if isinstance(data, (str, os.PathLike, bytes, bytearray, memoryview)) else data):
+        data_file = _load_one(item)
+        if not isinstance(data_file, DataFile):
+            name = item if isinstance(item, (str, os.PathLike)) else "<bytes>"
+            raise PteFormatError(f"{os.fspath(name) if not isinstance(name, str) else name}: expected a data "
+                                 f"file (.ptd, identifier 'FT01'), found a program", offset=4)
+        files.append(data_file)
+    return dataclasses.replace(loaded, data_files=tuple(files))
+
+
+def _load_one(source: Source) -> Union[Program, DataFile]:
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source) if not isinstance(source, bytes) else source
         return _decode(data, len(data), None, lambda off, n: data[off:off + n])
@@ -77,7 +99,35 @@ def _decode(buf, size: int, source: str | None, read) -> Program:
             gc.enable()
 
 
-def _decode_unguarded(buf, size: int, source: str | None, read) -> Program:
+def _decode_unguarded(buf, size: int, source: str | None, read) -> Union[Program, DataFile]:
+    ident = bytes(buf[4:8]) if size >= 8 else b""
+    if ptd.IDENTIFIER.fullmatch(ident):
+        return ptd.read_data_file(buf, size, source)
+    if bpte.IDENTIFIER.fullmatch(ident):
+        return _decode_bundle(buf, size, source, read)
+    return _decode_program(buf, size, source, read)
+
+
+def _decode_bundle(buf, size: int, source: str | None, read) -> Program:
+    """The program inside a ``.bpte``, decoded like any other, with the bundle's test suites attached."""
+    bundle = bpte.read_bundle(buf, size)
+    start, count = bundle.program_offset, bundle.program_size
+    view = memoryview(buf)[start:start + count]
+    try:
+        program = _decode_program(view, count, source, lambda off, n: read(start + off, n))
+    except PteFormatError as exc:
+        if exc.offset is not None:  # say where in the .bpte file, and that it is the embedded program
+            exc = PteFormatError(exc.reason, offset=exc.offset + start, path=exc.path)
+        raise exc.within("bundled_program.program") from None
+    finally:
+        try:
+            view.release()
+        except BufferError:  # decoded columns still view the bytes (bytes input): freed with them
+            pass
+    return dataclasses.replace(program, bundle=bundle)
+
+
+def _decode_program(buf, size: int, source: str | None, read) -> Program:
     try:
         container = read_container(buf, size)
         reader = FlatReader(buf, container.flatbuffer_end)

@@ -1,0 +1,132 @@
+"""Human text about companions, for ``inspect`` and the details panel: a ``.ptd``'s entries, a bundle's
+test suites, named data and who uses it, external tensors and where their bytes are, delegate payloads.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ..model import DataFile, Payload, Plan, Program
+from .companions import external_bytes_by_device, external_links, named_data_usage
+from .describe import nbytes_text
+
+__all__ = ["data_file_lines", "bundle_lines", "companion_lines", "payload_lines", "shape_text"]
+
+_LIST = 20  # entries listed before "... and N more"
+
+
+def shape_text(dtype: str | None, sizes) -> str:
+    return f"{dtype or '?'}[{','.join(str(s) for s in sizes)}]"
+
+
+def _short(key: str, width: int = 40) -> str:
+    return key if len(key) <= width else key[:width - 3] + "..."
+
+
+def data_file_lines(data_file: DataFile, name: str, *, limit: int | None = _LIST) -> list[str]:
+    """The summary of a ``.ptd``: header, then one line per entry (key, layout, segment, bytes)."""
+    h = data_file.header
+    tensors = sum(1 for e in data_file.entries if e.is_tensor)
+    total = sum(s for _, s in data_file.segments)
+    lines = [f"{name}: {data_file.size:,} bytes, identifier {data_file.identifier} (ExecuTorch data file), "
+             f"version {data_file.version}",
+             (f"  flatbuffer {h.flatbuffer_size:,} B at byte {h.flatbuffer_offset}; {len(data_file.segments)} "
+              f"segment(s), {nbytes_text(total)} from byte {h.segment_base_offset:,} (not read)") if h else
+             f"  no FH01 header; {len(data_file.segments)} segment(s)",
+             f"  entries ({len(data_file.entries)}: {tensors} tensor(s), {len(data_file.entries) - tensors} opaque):"]
+    shown = data_file.entries if limit is None else data_file.entries[:limit]
+    for e in shown:
+        layout = shape_text(e.dtype, e.sizes) if e.is_tensor else "opaque"
+        where = (f"segment {e.segment_index} at byte {e.offset:,}, {nbytes_text(e.nbytes)}" if e.offset is not None
+                 else f"segment {e.segment_index} (no such segment)")
+        lines.append(f"    {e.key}  {layout}  ({where})")
+    if len(shown) < len(data_file.entries):
+        lines.append(f"    ... and {len(data_file.entries) - len(shown)} more")
+    return lines
+
+
+def bundle_lines(program: Program) -> list[str]:
+    """The test suites of a bundled program: per method, how many cases and their inputs/outputs."""
+    b = program.bundle
+    if b is None:
+        return []
+    lines = [f"  bundled program (version {b.version}, {b.file_size:,} bytes): the program above is embedded at byte "
+             f"{b.program_offset:,}; {len(b.suites)} test suite(s)"]
+    for s in b.suites:
+        lines.append(f"    {s.method_name!r}: {len(s.test_cases)} test case(s)")
+        signatures = Counter((tuple(_value_text(v) for v in c.inputs), tuple(_value_text(v) for v in c.expected_outputs))
+                             for c in s.test_cases)
+        for (ins, outs), n in signatures.items():
+            lines.append(f"      {n} x inputs ({', '.join(ins) or '-'}) -> expected ({', '.join(outs) or '-'})")
+    return lines
+
+
+def _value_text(v) -> str:
+    if v.kind == "Tensor":
+        return shape_text(v.dtype, v.sizes)
+    return f"{v.kind} {v.value}" if v.value is not None else v.kind
+
+
+def payload_lines(p: Payload, indent: str = "      ") -> list[str]:
+    """What a delegate's payload is: format, magic, where it is stored; its subgraph or keys when known."""
+    size = nbytes_text(p.size) if p.size is not None else "?"
+    head = f"{indent}payload: {p.format}, {size} {p.storage}" + (f", magic {p.magic!r}" if p.magic else "")
+    lines = [head]
+    if p.graph is not None:
+        g = p.graph
+        ops = Counter(n.op for n in g.nodes)
+        kinds = Counter(v.kind for v in g.values)
+        lines.append(f"{indent}  subgraph: {len(g.nodes)} node(s) ({', '.join(f'{n} {op}' for op, n in ops.most_common())}); "
+                     f"{len(g.values)} value(s) ({', '.join(f'{n} {k}' for k, n in sorted(kinds.items()))}); "
+                     f"constants {nbytes_text(g.constant_bytes)}"
+                     + (f" ({len(g.named_keys)} named-data key(s))" if g.named_keys else ""))
+        dtypes = Counter(v.dtype for v in g.values)
+        lines.append(f"{indent}  datatypes: {', '.join(f'{n} {d}' for d, n in dtypes.most_common())}")
+    elif p.named_keys:
+        lines.append(f"{indent}  named-data keys: {', '.join(_short(k) for k in p.named_keys)}")
+    if p.error:
+        lines.append(f"{indent}  does not decode: {p.error}")
+    if p.compile_specs:
+        lines.append(f"{indent}  compile specs: " + ", ".join(f"{k}={v}" for k, v in p.compile_specs))
+    return lines
+
+
+def companion_lines(program: Program, plan: Plan, items: tuple[Payload, ...]) -> list[str]:
+    """Per plan: external tensors (with their data file and key when linked), delegate payloads."""
+    lines: list[str] = []
+    external = [t for t in plan.tensors if t.storage == "external"]
+    if external:
+        links = external_links(program, plan)
+        by_device = external_bytes_by_device(plan)
+        per = ", ".join(f"{d}: {nbytes_text(n)}" for d, n in sorted(by_device.items()))
+        state = ("not linked (no data files given)" if program.data_files is None
+                 else f"{len(links)} of {len(external)} found in {', '.join(f.name for f in program.data_files)}")
+        lines.append(f"  external tensors ({len(external)}; {per}, in no arena and not in this file): {state}")
+        for t in external[:_LIST]:
+            link = links.get(t.index)
+            where = f"{link.file} [{link.key}]" if link else ("missing" if program.data_files is not None else "-")
+            lines.append(f"    %{t.index} {t.name or '(no name)'}  {shape_text(t.dtype, t.sizes)}  {t.device}  -> {where}")
+        if len(external) > _LIST:
+            lines.append(f"    ... and {len(external) - _LIST} more")
+    if items:
+        lines.append("  delegate payloads:")
+        for p in items:
+            lines.append(f"    #{p.delegate} {p.backend}")
+            lines.extend(payload_lines(p))
+    return lines
+
+
+def named_data_lines(program: Program, found: dict[str, tuple[Payload, ...]]) -> list[str]:
+    """The program's own named data: key, size, and which delegates use it."""
+    uses = named_data_usage(program, found)
+    if not uses:
+        return []
+    total = sum(u.size or 0 for u in uses)
+    lines = [f"  named data ({len(uses)} key(s), {nbytes_text(total)}):"]
+    for u in uses[:_LIST]:
+        who = ", ".join(f"{plan}#{d}" for plan, d in u.delegates) or "no decoded delegate names it"
+        size = nbytes_text(u.size) if u.size is not None else "no such segment"
+        lines.append(f"    {_short(u.key)}  segment {u.segment_index}, {size}  used by {who}")
+    if len(uses) > _LIST:
+        lines.append(f"    ... and {len(uses) - _LIST} more")
+    return lines

@@ -1,0 +1,143 @@
+"""A delegate's processed blob: its bytes (read only when asked) and what can be said about them.
+
+``load`` never reads delegate blobs. Here, on request, a blob is fetched (a segment through
+``Program.segment_data``; an inline ``backend_delegate_data`` entry by re-reading the program's
+flatbuffer) and identified: size, magic bytes, storage, and for formats that are public the contents —
+XNNPACK's subgraph (:mod:`.xnnpack`), the AOTInductor backends' list of named-data keys (CUDA, Metal:
+their payload is the keys of the ``.so`` and weights blobs, one per line) and Vulkan's compile specs.
+An unknown payload is described, never rejected.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..errors import PteFormatError
+from ..model import CompileSpec, Delegate, Program
+from ..model_companions import Payload
+from . import schema as S
+from .container import read_container
+from .flatbuf import FlatReader
+from .xnnpack import decode_xnnpack, is_xnnpack, needed_prefix
+
+__all__ = ["delegate_bytes", "identify", "describe_payload", "decode_compile_specs", "XNNPACK_IDS", "AOTI_IDS"]
+
+XNNPACK_IDS = frozenset({"XnnpackBackend"})
+AOTI_IDS = frozenset({"CudaBackend", "MetalBackend", "AotiBackend"})  # payload = named-data keys, one per line
+_KEY_LINE = re.compile(r"[\x21-\x7e]{1,256}")
+
+# Vulkan compile specs (backends/vulkan/vulkan_preprocess.py parse_compile_spec): key -> decoder
+_VK_STORAGE = {0: "BUFFER", 1: "TEXTURE_3D", 2: "TEXTURE_2D", 255: "DEFAULT_STORAGE"}
+_VK_LAYOUT = {0: "TENSOR_WIDTH_PACKED", 1: "TENSOR_HEIGHT_PACKED", 2: "TENSOR_CHANNELS_PACKED",
+              3: "PACKED_INT8_4W4C", 4: "PACKED_INT8_4H4W", 5: "PACKED_INT8_4W", 6: "PACKED_INT8_4C",
+              8: "PACKED_INT8_4C1W", 9: "PACKED_INT8_CONV2D", 255: "DEFAULT_LAYOUT"}
+
+
+def _le(v: bytes) -> int:
+    return int.from_bytes(v, "little")
+
+
+_VULKAN_SPECS = {
+    "storage_type_override": lambda v: _VK_STORAGE.get(_le(v), f"unknown({_le(v)})"),
+    "memory_layout_override": lambda v: _VK_LAYOUT.get(_le(v), f"unknown({_le(v)})"),
+    **{k: lambda v: str(_le(v)) for k in ("texture_limits_x", "texture_limits_y", "texture_limits_z",
+                                          "external_constants_max_data_bytes")},
+    **{k: lambda v: str(bool(_le(v))) for k in ("skip_tag_memory_metadata", "downcast_64_bit", "force_fp16",
+                                                "small_texture_limits", "skip_memory_planning",
+                                                "alias_buffer_mutations", "require_dynamic_shapes")},
+}
+
+
+def delegate_bytes(program: Program, delegate: Delegate, *, head_only: bool = False) -> bytes | None:
+    """The processed blob of ``delegate``; None when its index points nowhere (a bad-reference finding).
+
+    ``head_only``: for a segment holding an XNNPACK payload, only its header and flatbuffer (its inline
+    constants can be most of a big model and are never decoded).
+    """
+    if delegate.location == "segment":
+        if not 0 <= delegate.data_index < len(program.segments):
+            return None
+        seg = program.segments[delegate.data_index]
+        if head_only and seg.file_offset is not None and program._read is not None and seg.size > 4096 \
+                and seg.file_offset + seg.size <= program.size:
+            prefix = needed_prefix(program._read(seg.file_offset, 64))
+            if prefix is not None and prefix < seg.size:
+                return program._read(seg.file_offset, max(prefix, 64))
+        return program.segment_data(delegate.data_index)
+    if delegate.location != "inline" or not 0 <= delegate.data_index < len(program.delegate_data_sizes):
+        return None
+    return _inline_blob(program, delegate.data_index)
+
+
+def _inline_blob(program: Program, index: int) -> bytes:
+    if program._read is None:
+        raise PteFormatError("inline delegate data is not available: the program was built in memory",
+                             path=f"backend_delegate_data[{index}]")
+    end = program.header.program_size if program.header else program.size
+    flat = program._read(0, end)
+    container = read_container(flat, len(flat))
+    r = FlatReader(flat, container.flatbuffer_end)
+    vt = r.table(container.root)
+    blobs = r.tables(r.ref(container.root, vt, S.PROGRAM_BACKEND_DELEGATE_DATA))
+    try:
+        bvt = r.table(blobs[index])
+        return r.raw_bytes(r.ref(blobs[index], bvt, S.BLOB_DATA))
+    except PteFormatError as exc:
+        raise exc.within(f"program.backend_delegate_data[{index}]") from None
+
+
+def _magic(data: bytes) -> str:
+    """The identifying bytes: a flatbuffer identifier (bytes 4-8) when it looks like one, else the first 8."""
+    flatbuffer = len(data) >= 8 and 8 <= int.from_bytes(data[:4], "little") < len(data) \
+        and re.fullmatch(rb"[A-Za-z0-9]{4}", data[4:8])
+    head = data[4:8] if flatbuffer or data[4:8] == b"XH00" else data[:8]
+    text = head.decode("ascii", "replace")
+    return text if head.isascii() and text.isprintable() else head.hex()
+
+
+def decode_compile_specs(delegate: Delegate) -> tuple[tuple[str, str], ...]:
+    """Compile specs with values decoded where the backend's format is public (Vulkan), else as text/hex."""
+    vulkan = delegate.id == "VulkanBackend"
+    out = []
+    for spec in delegate.compile_specs:
+        decode = _VULKAN_SPECS.get(spec.key) if vulkan else None
+        out.append((spec.key, decode(spec.value) if decode and spec.value else CompileSpec.text.fget(spec)))
+    return tuple(out)
+
+
+def identify(program: Program, delegate: Delegate) -> Payload:
+    """Fetch and describe the payload of ``delegate``; decoding problems go to ``Payload.error``."""
+    specs = decode_compile_specs(delegate)
+    try:
+        data = delegate_bytes(program, delegate, head_only=True)
+    except PteFormatError as exc:
+        return Payload(delegate.index, delegate.id, delegate.location, delegate.data_size, "", "unavailable",
+                       error=str(exc), compile_specs=specs)
+    if data is None:
+        return Payload(delegate.index, delegate.id, delegate.location, None, "", "unavailable",
+                       compile_specs=specs)
+    size = len(data) if delegate.location != "segment" else program.segments[delegate.data_index].size
+    return describe_payload(delegate, data, size)
+
+
+def describe_payload(delegate: Delegate, data: bytes, size: int | None = None) -> Payload:
+    """What ``data`` (the payload, or its head when ``size`` says it is longer) is, for ``delegate``."""
+    size = len(data) if size is None else size
+    base = dict(delegate=delegate.index, backend=delegate.id, storage=delegate.location, size=size,
+                magic=_magic(data), compile_specs=decode_compile_specs(delegate))
+    if delegate.id in XNNPACK_IDS or (delegate.id not in AOTI_IDS and is_xnnpack(data)):
+        try:
+            graph = decode_xnnpack(data, size)
+        except PteFormatError as exc:
+            return Payload(**base, format="xnnpack", error=str(exc))
+        return Payload(**base, format="xnnpack", named_keys=graph.named_keys, graph=graph)
+    if delegate.id in AOTI_IDS:
+        text = data.decode("utf-8", "replace")
+        keys = tuple(line for line in text.split("\n") if line)
+        bad = [k for k in keys if not _KEY_LINE.fullmatch(k)]
+        if bad or not keys:
+            return Payload(**base, format="aoti-keys",
+                           error="expected named-data keys, one per line" + (f"; found {bad[0][:40]!r}" if bad else
+                                                                              "; the payload is empty"))
+        return Payload(**base, format="aoti-keys", named_keys=keys)
+    return Payload(**base, format="unknown")

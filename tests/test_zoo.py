@@ -1,0 +1,246 @@
+"""The zoo of real exports (``tests/fixtures/zoo``, made by ``scripts/make_zoo.py``): ``check`` is
+silent on every program and no arena is ever more than 100% used; plus the rules the zoo forced on
+the analysis (views by ``et_view``, scratch tensors), each also pinned on a synthetic program.
+
+Reading the zoo needs neither torch nor executorch; only ``test_zoo_reproduces`` (interop) exports
+it again with executorch and compares the bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import explorer
+from explorer.analysis import aliases, analyze, analyze_program, check
+from explorer.analysis.facts import Facts
+from explorer.analysis.graph import edges
+from explorer.analysis.lifetimes import lifetime_arrays, state_values
+from explorer.cli import main
+from explorer.format.writer import write
+
+from analysis_helpers import PlanBuilder
+
+ROOT = Path(__file__).resolve().parent.parent
+ZOO = ROOT / "tests" / "fixtures" / "zoo"
+INDEX = json.loads((ZOO / "zoo.json").read_text())
+PROGRAMS = sorted(ZOO.glob("*.pte"))
+
+
+def test_the_zoo_is_complete_small_and_every_program_has_a_verdict():
+    names = {p.stem for p in PROGRAMS}
+    assert len(names) >= 30
+    assert names == set(INDEX), "zoo.json and the .pte files disagree: run scripts/make_zoo.py"
+    assert sum(p.stat().st_size for p in ZOO.iterdir()) < 5 * 1024 * 1024
+    for name, record in INDEX.items():
+        if record["device"]:
+            assert record["runtime"].startswith("verified (InternalConsistency)"), (name, record["runtime"])
+        else:  # executorch's runtime loaded, ran and (where there is an eager model) matched it
+            assert record["runtime"].startswith("runs ("), (name, record["runtime"])
+        for ptd in record["ptd"]:
+            assert (ZOO / ptd).is_file()
+
+
+@pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: p.stem)
+def test_check_is_silent_on_every_zoo_program(path, capsys):
+    assert main(["check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert out.strip() == f"{path.name}: no findings (0 errors, 0 warnings)", out
+
+
+@pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: p.stem)
+def test_no_arena_is_more_than_full(path):
+    for name, result in analyze_program(explorer.load(path)).items():
+        for arena in result.memory.arenas:
+            assert arena.peak_live_bytes <= arena.size, (name, arena.memory_id, arena.peak_live_bytes, arena.size)
+        for totals in result.memory.devices:
+            assert totals.peak_live_bytes <= totals.arena_bytes, (name, totals)
+
+
+def test_the_zoo_covers_what_it_claims():
+    ops = {p.stem: {i.op.split(".")[0] for plan in explorer.load(p).plans for i in plan.instructions if i.op}
+           for p in PROGRAMS}
+    assert "executorch_prim::et_view" in ops["view_dynamic"] and "executorch_prim::et_view" in ops["dynamic_seq"]
+    assert any(op.startswith("quantized_decomposed::") for op in ops["quant_portable"])
+    assert "aten::copy_" in ops["counter_state"]
+    assert "executorch_prim::et_copy_index" in ops["map"]
+    devices = {str(b.device) for b in explorer.load(ZOO / "device_two_methods.pte").plan("device").buffers}
+    assert devices == {"cpu", "cuda:1"}
+    assert not explorer.load(ZOO / "device_two_methods.pte").plan("host").buffer_devices
+    assert explorer.load(ZOO / "xnnpack_partial.pte").plan("forward").delegates
+    assert len(explorer.load(ZOO / "multi_method.pte").plans) == 3
+
+
+# -- views written by executorch_prim::et_view ------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["view_dynamic", "dynamic_seq", "detector_dynamic"])
+def test_et_view_outputs_are_aliases_whose_base_outlives_them(name):
+    plan = explorer.load(ZOO / f"{name}.pte").plan("forward")
+    f = Facts(plan)
+    e = edges(plan, f)
+    alias = aliases(plan, f, e)
+    first, last = lifetime_arrays(plan, f, e, alias)
+    views = [i for i in plan.instructions if i.op == "executorch_prim::et_view.default"]
+    assert views
+    for instr in views:
+        src, out = instr.values[0], instr.values[-1]
+        base = alias[out]
+        assert base not in alias  # a view of a view points at the first base
+        assert base == alias.get(src, src)
+        t, b = plan.values[out], plan.values[base]
+        if t.memory_id is not None:  # the planner's _ViewSpec: same arena and bytes as the base
+            assert (t.memory_id, t.offset) == (b.memory_id, b.offset)
+        assert first[base] <= first[out] and last[base] >= last[out]
+
+
+def test_a_view_used_after_its_base_is_overwritten_is_still_caught():
+    """The alias rule must not hide a real fault: the base's bytes reused while a view still reads them."""
+    b = PlanBuilder(arenas=[(64, "cpu")])
+    x = b.tensor(arena=1, offset=32)
+    base = b.tensor(arena=1, offset=0)
+    view = b.tensor((4,), arena=1, offset=0)
+    other = b.tensor(arena=1, offset=0)  # the planner (wrongly) reuses base's bytes
+    out = b.tensor(arena=1, offset=32)
+    b.kernel("aten::relu.out", x, base, base)
+    b.kernel("executorch_prim::et_view.default", base, b.scalar((), "IntList"), view)
+    b.kernel("aten::neg.out", x, other, other)
+    b.kernel("aten::add.out", view, other, b.scalar(1), out, out)
+    b.inputs(x)
+    b.outputs(out)
+    codes = [f.code for f in check(b.program())]
+    assert "live-overlap" in codes
+
+
+# -- scratch tensors (the Cortex-M pattern, rebuilt with our writer) --------------------------------
+
+def _scratch_program():
+    """``cortex_m::quantized_avg_pool2d.out(input, kernel, stride, padding, zp, mult, shift, scratch, out)``:
+    the planner gives ``scratch`` the lifetime of its one call, so its bytes are reused before
+    (by the input) and after (by the result). executorch can't export Cortex-M kernels here
+    (tosa_serializer missing), so the same bytes pattern is written by our writer."""
+    b = PlanBuilder(arenas=[(160, "cpu")])
+    x = b.tensor((1, 4, 4, 4), "int8", arena=1, offset=0, name=None)         # 64 B, instruction 0 only
+    w = b.constant((4, 4, 1, 1), "int8")
+    a = b.tensor((1, 4, 4, 4), "int8", arena=1, offset=64)                   # 64 B, instructions 0..1
+    scratch = b.tensor((48,), "int8", arena=1, offset=0)                    # reuses x's bytes
+    p = b.tensor((1, 4, 2, 4), "int8", arena=1, offset=128)                  # 32 B
+    y = b.tensor((1, 4, 2, 4), "int8", arena=1, offset=0)                    # reuses scratch's bytes
+    b.kernel("cortex_m::quantized_conv2d.out", x, w, a, a)
+    ints = [b.scalar(2) for _ in range(2)]
+    kernel = b.scalar(tuple(ints), "IntList")
+    b.kernel("cortex_m::quantized_avg_pool2d.out", a, kernel, kernel, kernel, b.scalar(0), b.scalar(1),
+             b.scalar(0), scratch, p, p)
+    b.kernel("cortex_m::quantized_add.out", p, p, y, y)
+    b.inputs(x)
+    b.outputs(y)
+    return explorer.load(write(b.program())), scratch
+
+
+def test_a_scratch_tensor_lives_only_for_the_call_that_uses_it():
+    program, scratch = _scratch_program()
+    plan = program.plan("forward")
+    f = Facts(plan)
+    e = edges(plan, f)
+    first, last = lifetime_arrays(plan, f, e)
+    assert (int(first[scratch]), int(last[scratch])) == (1, 1)
+    assert scratch not in state_values(plan, f, e).tolist()
+    assert check(program) == []
+    arena = analyze(plan, program).memory.arenas[0]
+    assert arena.peak_live_bytes == 144 and arena.size == 160  # 90%; as whole-plan state it was 110%
+
+
+def test_state_read_before_written_still_lives_for_the_whole_plan():
+    """The scratch rule must not shorten mutable state: read first, written back later (``copy_``)."""
+    b = PlanBuilder(arenas=[(64, "cpu")])
+    x = b.tensor(arena=1, offset=0)
+    state = b.tensor(arena=1, offset=16)
+    t = b.tensor(arena=1, offset=32)
+    named = b.tensor(arena=1, offset=48, name="cache")  # a named buffer this plan only reads
+    out = b.tensor(arena=1, offset=0)
+    b.kernel("aten::add.out", state, x, b.scalar(1), t, t)
+    b.kernel("aten::copy_", state, t, b.scalar(False, "Bool"), state)
+    b.kernel("aten::add.out", t, named, b.scalar(1), out, out)
+    b.inputs(x)
+    b.outputs(out)
+    plan = b.program().plan("forward")
+    f = Facts(plan)
+    e = edges(plan, f)
+    assert sorted(state_values(plan, f, e).tolist()) == [state, named]
+    first, last = lifetime_arrays(plan, f, e)
+    assert (first[state], last[state]) == (0, 2) and (first[named], last[named]) == (0, 2)
+
+
+# -- the rule: peak live > 100% only when an error explains it --------------------------------------
+
+def _random_plan(rng: np.random.Generator):
+    arenas = [(int(rng.integers(32, 160)) // 16 * 16 + 16, "cpu") for _ in range(int(rng.integers(1, 3)))]
+    b = PlanBuilder(arenas=arenas)
+    made: list[int] = []
+
+    def tensor(written=True):
+        arena = int(rng.integers(1, len(arenas) + 1))
+        size = arenas[arena - 1][0]
+        n = int(rng.choice([1, 2, 4, 8]))
+        offset = int(rng.integers(0, size // 16)) * 16 if rng.random() < 0.95 else size  # sometimes past the end
+        return b.tensor((n,), arena=arena, offset=offset)
+
+    x = tensor()
+    made.append(x)
+    for _ in range(int(rng.integers(1, 10))):
+        kind = rng.random()
+        src = made[int(rng.integers(0, len(made)))]
+        if kind < 0.15:  # an et_view of an earlier tensor, planned at its bytes
+            t = plan_view = b.tensor((1,), arena=b.values[src].memory_id, offset=b.values[src].offset)
+            b.kernel("executorch_prim::et_view.default", src, b.scalar((), "IntList"), plan_view)
+            made.append(t)
+        elif kind < 0.3:  # a kernel with a scratch argument
+            scratch, out = tensor(), tensor()
+            b.kernel("cortex_m::quantized_avg_pool2d.out", src, scratch, out, out)
+            made.append(out)
+        elif kind < 0.4:  # state: read, then written back
+            state = tensor()
+            t = tensor()
+            b.kernel("aten::add.out", state, src, b.scalar(1), t, t)
+            b.kernel("aten::copy_", state, t, b.scalar(False, "Bool"), state)
+            made.append(t)
+        else:
+            other = made[int(rng.integers(0, len(made)))]
+            out = tensor()
+            b.kernel("aten::add.out", src, other, b.scalar(1), out, out)
+            made.append(out)
+    b.inputs(x)
+    b.outputs(made[-1])
+    return b.program()
+
+
+def test_peak_live_above_100_percent_always_comes_with_an_error_explaining_it():
+    rng = np.random.default_rng(0)
+    over = explained = 0
+    for _ in range(300):
+        program = _random_plan(rng)
+        plan = program.plans[0]
+        result = analyze(plan, program, limit=None)
+        for arena in result.memory.arenas:
+            if arena.peak_live_bytes <= arena.size:
+                continue
+            over += 1
+            codes = {f.code for f in result.findings if f.memory_id == arena.memory_id}
+            assert codes & {"live-overlap", "out-of-bounds"}, (plan, arena)
+            explained += 1
+    assert over > 20  # the generator does make over-full arenas, and each one was explained
+
+
+# -- the zoo is reproducible -------------------------------------------------------------------------
+
+@pytest.mark.interop
+def test_zoo_reproduces():
+    """``scripts/make_zoo.py --check`` exports every program again and compares bytes (minutes)."""
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "make_zoo.py"), "--check"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=1800)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "all zoo programs reproduce byte for byte" in done.stdout
