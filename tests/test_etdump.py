@@ -413,3 +413,21 @@ def test_profile_payload_for_the_app():
     assert doc["median"][3] == pp.stats[3].median and doc["bucket"][3] == "cuda:0"
     xnn = profile_payload(joined("xnnpack_mlp.etdp").plans["forward"])
     assert [n["id"] for n in xnn["nodes"]] == ["Fully Connected (NC, F32) GEMM #1", "Fully Connected (NC, F32) GEMM #2"]
+
+
+def test_xnnpack_node_events_resolve_to_decoded_nodes():
+    """XNNPACK reports its operators by name ('Fully Connected (NC, F32) GEMM #1'); they are matched to the
+    decoded XNodes of the same kind in order, only because the counts agree (2 events, 2 FullyConnected)."""
+    from explorer.analysis.profile_nodes import subgraph_resolver, xnnpack_kinds
+
+    assert xnnpack_kinds("Convolution (NHWC, F32) IGEMM #12") == ("Convolution", 12)
+    pp = joined("xnnpack_mlp.etdp").plans["forward"]
+    assert [(d.node[1], d.node[2], d.node[3]) for d in pp.delegate_nodes] == [
+        (0, "XNNFullyConnected", "kind and order"), (1, "XNNFullyConnected", "kind and order")]
+    program = explorer.load(FIX / "xnnpack_mlp.pte")
+    plan = program.plan("forward")
+    only_one = subgraph_resolver(program, plan, {0: ["Fully Connected (NC, F32) GEMM #1"]})
+    assert only_one(0, "Fully Connected (NC, F32) GEMM #1") is None  # 1 event, 2 nodes: not guessed
+    assert subgraph_resolver(program, plan, {})(0, 1) is not None  # an integer id: the node with that debug handle
+    code, text = cli("inspect", str(FIX / "xnnpack_mlp.pte"), "--profile", str(DUMPS / "xnnpack_mlp.etdp"))
+    assert "GEMM #2 = subgraph node 1 (XNNFullyConnected)" in text

@@ -61,8 +61,10 @@ def profile_lines(plan: Plan, pp: PlanProfile, *, limit: int = 10, indent: str =
     if pp.delegate_nodes:
         lines.append(f"{indent}  delegate nodes (as the backend reported them):")
         for d in sorted(pp.delegate_nodes, key=lambda d: -d.stat.median if d.stat.n else 0)[:limit]:
+            node = (f" = subgraph node {d.node[1]} ({d.node[2]})" if isinstance(d.node, tuple) and len(d.node) == 4
+                    else "")
             lines.append(f"{indent}    {t(d.stat.median):>10} n={d.stat.n:<3} instruction {d.instruction}: "
-                         f"{d.debug_id!s}")
+                         f"{d.debug_id!s}{node}")
     return lines
 
 

@@ -155,8 +155,8 @@ class PlanProfile:
             "copies": {c.direction: {"count": c.count, "bytes": c.nbytes, "time": c.stat.to_json(),
                                      "bytes_per_s": _num(c.bytes_per_s)} for c in self.copies},
             "top": [{"index": i, "median": _num(s.median)} for i, s in self.top(10)],
-            "delegate_nodes": [{"instruction": d.instruction, "debug_id": d.debug_id, **d.stat.to_json()}
-                               for d in self.delegate_nodes],
+            "delegate_nodes": [{"instruction": d.instruction, "debug_id": d.debug_id, **d.stat.to_json(),
+                                "node": _node_json(d.node)} for d in self.delegate_nodes],
         }
 
 
@@ -171,6 +171,15 @@ class Profile:
 
     def plan(self, name: str) -> PlanProfile | None:
         return self.plans.get(name)
+
+
+def _node_json(node) -> dict | None:
+    """A resolved subgraph node (profile_nodes.NodeRef) as JSON; other resolvers' results as their text."""
+    if node is None:
+        return None
+    if isinstance(node, tuple) and len(node) == 4:
+        return {"delegate": node[0], "index": node[1], "op": node[2], "match": node[3]}
+    return {"text": str(node)}
 
 
 def _num(x: float):
@@ -326,10 +335,11 @@ def assign_runs(program: Program, dump: ETDump, method: str | None = None,
 # -- the join -------------------------------------------------------------------------------------------
 
 def join_profile(program: Program, dump: ETDump, *, method: str | None = None,
-                 resolver: NodeResolver | None = None, tick_ns: float = 1.0,
+                 resolver: "NodeResolver | str | None" = "auto", tick_ns: float = 1.0,
                  strict: bool = True) -> Profile:
     """Join ``dump`` to ``program`` (see the module doc). ``method`` forces every run onto one plan;
-    ``resolver`` maps delegate node events to nodes of a decoded delegate subgraph; ``tick_ns`` is how
+    ``resolver`` maps delegate node events to nodes of a decoded delegate subgraph (``"auto"``: the
+    decoded XNNPACK subgraphs, :mod:`.profile_nodes`; None: don't); ``tick_ns`` is how
     many nanoseconds a tick is (1 for executorch's CPU runtime), used only for bytes/s. With ``strict``
     a dump none of whose runs fits raises :class:`ProfileMismatch`."""
     if method is not None:
@@ -348,11 +358,11 @@ def join_profile(program: Program, dump: ETDump, *, method: str | None = None,
     for plan in program.plans:
         runs = tuple(i for i, a in enumerate(assignment) if a == plan.name)
         if runs:
-            plans[plan.name] = _plan_profile(plan, dump, rows, runs, resolver, tick_ns)
+            plans[plan.name] = _plan_profile(program, plan, dump, rows, runs, resolver, tick_ns)
     return Profile(plans, tuple(findings), tuple(assignment), dump.source)
 
 
-def _plan_profile(plan: Plan, dump: ETDump, rows: _Rows, runs: tuple[int, ...],
+def _plan_profile(program: Program, plan: Plan, dump: ETDump, rows: _Rows, runs: tuple[int, ...],
                   resolver: NodeResolver | None, tick_ns: float) -> PlanProfile:
     p = dump.profile
     m = len(plan.instructions)
@@ -376,7 +386,7 @@ def _plan_profile(plan: Plan, dump: ETDump, rows: _Rows, runs: tuple[int, ...],
         np.add.at(run_times, r_of[sel], rows.dur[sel])
         seen[r_of[sel]] = True
         run_times[~seen] = np.nan
-    nodes = _delegate_nodes(plan, p, rows, at & rows.delegate, r_of, index, R, resolver)
+    nodes = _delegate_nodes(program, plan, p, rows, at & rows.delegate, r_of, index, R, resolver)
     devices, copies, bucket = _device_split(plan, times, run_times, tick_ns)
     return PlanProfile(plan.name, runs, times, kernel, run_times, nodes, devices, copies, bucket, tick_ns)
 
@@ -391,8 +401,8 @@ def _sum_matrix(R: int, m: int, r_of, index, dur, sel) -> np.ndarray:
     return out
 
 
-def _delegate_nodes(plan: Plan, p, rows: _Rows, sel, r_of, index, R: int,
-                    resolver: NodeResolver | None) -> tuple[DelegateNodeTime, ...]:
+def _delegate_nodes(program: Program, plan: Plan, p, rows: _Rows, sel, r_of, index, R: int,
+                    resolver) -> tuple[DelegateNodeTime, ...]:
     if not sel.any():
         return ()
     acc: dict[tuple, np.ndarray] = {}
@@ -404,6 +414,14 @@ def _delegate_nodes(plan: Plan, p, rows: _Rows, sel, r_of, index, R: int,
             arr = acc[key] = np.full(R, np.nan)
         r = int(r_of[k])
         arr[r] = (0 if np.isnan(arr[r]) else arr[r]) + float(rows.dur[k])
+    if resolver == "auto":
+        from .profile_nodes import subgraph_resolver
+        reported: dict[int, list] = {}
+        for (i, did) in acc:
+            d = plan.instructions[i].delegate_index
+            if d is not None:
+                reported.setdefault(d, []).append(did)
+        resolver = subgraph_resolver(program, plan, reported)
     out = []
     for (i, did), samples in acc.items():
         node = None

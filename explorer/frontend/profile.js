@@ -169,7 +169,8 @@ export function detailsHtml(prof, instructions) {
   const chosen = new Set(sel.instructions);
   const nodes = (prof.nodes || []).filter((d) => chosen.has(d.instruction));
   const nodeList = nodes.length ? `<div class="dx-muted">inside the delegate, as its backend reported (median per run):</div><ul class="dx-list">` +
-    nodes.slice(0, 30).map((d) => `<li><span class="dx-code">${esc(d.id)}</span> ${esc(fmtTime(d.median, prof.tickNs))}</li>`).join("") +
+    nodes.slice(0, 30).map((d) => `<li><span class="dx-code">${esc(d.id)}</span> ${esc(fmtTime(d.median, prof.tickNs))}` +
+      (d.node ? ` <span class="dx-muted">(${esc(d.node)})</span>` : "") + `</li>`).join("") +
     (nodes.length > 30 ? `<li class="dx-muted">and ${nodes.length - 30} more</li>` : "") + `</ul>` : "";
   return `<div class="dx-prof-details"><h4>${esc(what)}</h4>${chart}<div>median <b>${esc(fmtTime(sel.median, prof.tickNs))}</b> · ` +
     `min ${esc(fmtTime(sel.min, prof.tickNs))} · max ${esc(fmtTime(sel.max, prof.tickNs))} · ${sel.n} run${sel.n === 1 ? "" : "s"}</div>${nodeList}</div>`;

@@ -73,7 +73,9 @@ def profile_payload(pp: PlanProfile, name: str | None = None) -> dict:
                     "bytesPerS": None if not math.isfinite(c.bytes_per_s) else round(c.bytes_per_s, 1)}
                    for c in pp.copies],
         "top": [i for i, _ in pp.top(10)],
-        "nodes": [{"instruction": d.instruction, "id": str(d.debug_id), **_stat(d.stat)} for d in pp.delegate_nodes],
+        "nodes": [{"instruction": d.instruction, "id": str(d.debug_id), **_stat(d.stat),
+                   "node": (f"node {d.node[1]} {d.node[2]}" if isinstance(d.node, tuple) and len(d.node) == 4
+                            else None if d.node is None else str(d.node))} for d in pp.delegate_nodes],
     }
 
 
