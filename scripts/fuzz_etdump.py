@@ -8,7 +8,9 @@ corrupts one of them at its structural landmarks — found by walking it (:func:
 vectors, offset fields, scalar fields — or at random (bit flips, truncation, splices, aliasing every
 events vector onto one), then:
 
-* ``load_etdump`` must return an ETDump or raise PteFormatError, in well under a second;
+* ``load_etdump`` must return an ETDump or raise PteFormatError, in well under a second (a case over
+  ``--timeout-per-case`` is run twice more and counts as ``slow`` only if it is slow every time: the
+  machines are shared, and a busy second is not a slow reader);
 * a loaded dump must agree with what flatc's generated accessors read from the same bytes, whenever
   those (which check nothing) manage to read it at all (:func:`consistency`);
 * every event is materialised and the dump is joined to its program (and to another one): the join
@@ -369,6 +371,11 @@ def main(argv=None) -> int:
     for case in range(args.cases):
         seed, what, data = mut.mutate()
         out = run_case(seed, data, slow=args.timeout_per_case, hard=10 * args.timeout_per_case)
+        if out.kind == "slow":  # the machine is shared: slow only if it is slow every time
+            again = [run_case(seed, data, slow=args.timeout_per_case, hard=10 * args.timeout_per_case) for _ in range(2)]
+            if any(a.kind != "slow" for a in again):
+                out = min(again, key=lambda a: a.seconds)
+                counts["re-timed"] += 1
         counts[out.kind] += 1
         slowest = max(slowest, out.seconds)
         if out.failure and kept[out.kind] < args.keep_per_kind:
@@ -383,7 +390,7 @@ def main(argv=None) -> int:
             print(f"case {case}: {out.kind} ({seed}: {what}) -> {name}", flush=True)
         if (case + 1) % 10000 == 0:
             print(f"{case + 1} cases, {time.perf_counter() - t0:.0f} s: {dict(counts)}", flush=True)
-    failures = sum(n for k, n in counts.items() if k not in ("loaded", "format-error"))
+    failures = sum(n for k, n in counts.items() if k not in ("loaded", "format-error", "re-timed"))
     print(f"done: {args.cases} cases in {time.perf_counter() - t0:.0f} s, slowest {slowest * 1000:.1f} ms; "
           f"{dict(counts)}; failures {failures}")
     return 1 if failures else 0
