@@ -6,7 +6,8 @@
 // wide column). Pure functions first (node-tested, tests/js/profile.test.js), then the DOM/plotly glue.
 import {arr, esc, h} from "./util.js";
 
-export const SIZE_MIN = 7, SIZE_MAX = 34;  // op marker diameters (px) for no time .. the longest op
+export const SIZE_MIN = 7;  // op marker diameter (px) for no time
+export const SIZE_MAX = 34;  // ... and for the longest op
 
 // "850 ns", "12.2 µs", "3.40 ms", "1.20 s" (ticks × tickNs nanoseconds); "–" for no value
 export function fmtTime(ticks, tickNs = 1) {
@@ -176,6 +177,22 @@ export function detailsHtml(prof, instructions) {
     `min ${esc(fmtTime(sel.min, prof.tickNs))} · max ${esc(fmtTime(sel.max, prof.tickNs))} · ${sel.n} run${sel.n === 1 ? "" : "s"}</div>${nodeList}</div>`;
 }
 
+// ops of a graph sized by median time (and their hover text given it); returns a function putting the payload's
+// trace object back as it was (plotly keeps the payload's objects as its own)
+export function sizeOpsTrace(gd, trace, index, prof, maxT) {
+  const saved = {size: trace.marker.size, hovertext: trace.hovertext};
+  const ids = arr(trace.customdata), base = arr(saved.size), text = arr(saved.hovertext);
+  const scale = sizeScale(maxT);
+  const sizes = ids.map((i, k) => { const s = scale(prof.median[i]); return s === null ? (Array.isArray(base) ? base[k] : base) : s; });
+  const hover = text.map((t, k) => {
+    const i = ids[k];
+    return prof.n[i] ? t + `<br>time: ${fmtTime(prof.median[i], prof.tickNs)} median of ${prof.n[i]} run${prof.n[i] === 1 ? "" : "s"} ` +
+      `(${fmtTime(prof.min[i], prof.tickNs)}–${fmtTime(prof.max[i], prof.tickNs)})` : t + "<br>time: not recorded";
+  });
+  globalThis.Plotly.restyle(gd, {"marker.size": [sizes], hovertext: [hover]}, [index]);
+  return () => { trace.marker.size = saved.size; trace.hovertext = saved.hovertext; };
+}
+
 // -- glue: one plan's profile on the app's panels ----------------------------------------------------------
 
 // host: {graph, memory (plotly divs), T (trace indices), lod (the plan is an overview), rehighlight(),
@@ -189,25 +206,11 @@ export function profileView(P, host) {
   const lanes = (!host.lod && P.memory && P.blockDevices) ? P.blockDevices.length : 0;
   const ops = (!host.lod && P.graph) ? P.graph.data[host.T.ops] : null;
   const saved = {
-    ops: ops ? {size: ops.marker.size, hovertext: ops.hovertext} : null,
     bars: Array.from({length: lanes}, (_, k) => ({x: P.memory.data[2 * k].x, width: P.memory.data[2 * k].width})),
     layout: lanes ? JSON.parse(JSON.stringify(P.memory.layout)) : null,
   };
   const inst = {x: saved.bars.map((b) => arr(b.x)), width: saved.bars.map((b) => arr(b.width))};
   let axis = "index";
-
-  function sizeOps() {
-    if (!ops) return;
-    const ids = arr(ops.customdata), base = arr(saved.ops.size), text = arr(saved.ops.hovertext);
-    const scale = sizeScale(maxT);
-    const sizes = ids.map((i, k) => { const s = scale(prof.median[i]); return s === null ? (Array.isArray(base) ? base[k] : base) : s; });
-    const hover = text.map((t, k) => {
-      const i = ids[k];
-      return prof.n[i] ? t + `<br>time: ${fmtTime(prof.median[i], prof.tickNs)} median of ${prof.n[i]} run${prof.n[i] === 1 ? "" : "s"} ` +
-        `(${fmtTime(prof.min[i], prof.tickNs)}–${fmtTime(prof.max[i], prof.tickNs)})` : t + "<br>time: not recorded";
-    });
-    Plotly.restyle(host.graph, {"marker.size": [sizes], hovertext: [hover]}, [host.T.ops]);
-  }
 
   // vertical lines at instruction positions (peak, selected instruction) follow the axis
   function mapShapes(shapes) {
@@ -258,7 +261,7 @@ export function profileView(P, host) {
     toggle.querySelectorAll("button").forEach((b) => b.addEventListener("click", () => { timeMemory(b.dataset.axis === "time"); press(); }));
     if (host.mountMemoryHead) host.mountMemoryHead(toggle);
   }
-  sizeOps();
+  const unsize = ops ? sizeOpsTrace(host.graph, ops, host.T.ops, prof, maxT) : () => {};
   return {
     prof, C,
     axis: () => axis,
@@ -267,7 +270,7 @@ export function profileView(P, host) {
     mapSelection, mapShapes,
     remove() {
       card.remove(); toggle.remove();
-      if (ops) { ops.marker.size = saved.ops.size; ops.hovertext = saved.ops.hovertext; }
+      unsize();
       saved.bars.forEach((b, k) => { P.memory.data[2 * k].x = b.x; P.memory.data[2 * k].width = b.width; });
       if (saved.layout) {
         for (const key of Object.keys(P.memory.layout)) delete P.memory.layout[key];

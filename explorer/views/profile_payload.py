@@ -18,7 +18,7 @@ from ..analysis.profile import PlanProfile
 from ..model import Device
 from .palette import device_color
 
-__all__ = ["profile_payload", "open_profile", "attach_profile", "bucket_color", "PER_RUN_LIMIT", "COPIES_COLOR", "OTHER_COLOR"]
+__all__ = ["profile_payload", "open_profile", "attach_profile", "attach_profile_pair", "bucket_color", "PER_RUN_LIMIT", "COPIES_COLOR", "OTHER_COLOR"]
 
 PER_RUN_LIMIT = 400_000  # runs x instructions sent for the per-run bars
 COPIES_COLOR = "#57606A"  # host<->device copies: dark grey (no device owns them)
@@ -103,4 +103,23 @@ def attach_profile(payload: dict, profile) -> dict:
         if pp is not None:
             p["profile"] = profile_payload(pp, name)
     payload["profileFindings"] = [f.message for f in profile.findings]
+    return payload
+
+
+def attach_profile_pair(payload: dict, views: dict, profiles) -> dict:
+    """Give every plan of a diff payload both sides' profiles (``P.profiles = {a, b}``) and their comparison
+    per paired instruction and per device (``P.profileDiff``), where both profiles have runs of the plan.
+    ``views``: plan name -> DiffPlanView; ``profiles``: (Profile of A, Profile of B)."""
+    import os
+
+    from ..analysis.profile_diff import profile_diff
+
+    pa, pb = profiles
+    for p in payload.get("plans", []):
+        xa, xb, dv = pa.plans.get(p["name"]), pb.plans.get(p["name"]), views.get(p["name"])
+        if xa is None or xb is None or dv is None:
+            continue
+        p["profiles"] = {"a": profile_payload(xa, os.path.basename(pa.source) if pa.source else None),
+                         "b": profile_payload(xb, os.path.basename(pb.source) if pb.source else None)}
+        p["profileDiff"] = profile_diff(dv.a.plan, dv.b.plan, xa, xb, dv.diff).to_json()
     return payload
