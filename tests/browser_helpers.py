@@ -26,6 +26,15 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
 
 
+def _kernel_env() -> dict:
+    """The server's (and so the kernel's) environment: this checkout's ``explorer`` first on the path, so
+    the notebook imports the code under test rather than whatever copy is installed."""
+    env = dict(os.environ)
+    repo = str(Path(__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join([repo, *filter(None, [env.get("PYTHONPATH")])])
+    return env
+
+
 def require_browser() -> None:
     """Skip without Chromium or Playwright locally; fail in CI, where a skip would hide a gap."""
     missing = []
@@ -65,7 +74,7 @@ def jupyter_lab(root: Path, timeout: float = 60):
          f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
          f"--LabApp.workspaces_dir={workspaces}", f"--LabApp.user_settings_dir={settings}",
          "--ServerApp.open_browser=False", "--LabApp.news_url=None"],
-        stdout=log, stderr=subprocess.STDOUT, cwd=root)
+        stdout=log, stderr=subprocess.STDOUT, cwd=root, env=_kernel_env())
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + timeout

@@ -100,13 +100,13 @@ def test_widget_in_jupyterlab(tmp_path, expected):
         wait_kernel_idle(page)
         timings["kernel_idle_s"] = time.monotonic() - start
         run_all(page)
-        graph, memory = ".dx-explorer .dx-graph-box .js-plotly-plot", ".dx-explorer .dx-memory-box .js-plotly-plot"
+        graph, memory = ".dx-explorer .dx-graph", ".dx-explorer .dx-memory"
         page.wait_for_function(PLOTS_DRAWN_JS, arg=".dx-explorer .js-plotly-plot", timeout=90_000)
         timings["open_to_widget_drawn_s"] = time.monotonic() - start
         # the figures fill their boxes (plotly alone would stay at 700 px)
         page.wait_for_function(
-            "(sel) => { const g = document.querySelector(sel); const box = g.closest('.dx-graph-box');"
-            " return Math.abs(g._fullLayout.width - box.clientWidth) < 4 }", arg=graph, timeout=10_000)
+            "(sel) => { const g = document.querySelector(sel);"
+            " return g.clientWidth > 300 && Math.abs(g._fullLayout.width - g.clientWidth) < 4 }", arg=graph, timeout=10_000)
         page.locator(".dx-explorer").first.scroll_into_view_if_needed()
         page.wait_for_timeout(300)
         points = check_panels(page, graph, memory, expected)  # page coordinates: measured after scrolling
@@ -158,37 +158,37 @@ def test_exported_report_without_kernel(tmp_path, expected):
     with chromium((1280, 1000)) as (page, messages):
         page.route("**/*", lambda route: route.abort() if not route.request.url.startswith("file:") else route.continue_())
         page.goto(report.as_uri())
-        page.wait_for_function("() => document.querySelectorAll('#dx-graph .point').length > 0 &&"
-                               " document.querySelectorAll('#dx-memory .point').length > 0", timeout=30_000)
-        points = check_panels(page, "#dx-graph", "#dx-memory", expected)
+        page.wait_for_function("() => document.querySelectorAll('.dx-graph .point').length > 0 &&"
+                               " document.querySelectorAll('.dx-memory .point').length > 0", timeout=30_000)
+        points = check_panels(page, ".dx-graph", ".dx-memory", expected)
         page.screenshot(path=str(ARTIFACTS / "report.png"), full_page=True)
         started = time.monotonic()
         click_point(page, points[expected["click"]["point"]])
-        page.wait_for_function("(label) => document.querySelector('#dx-details').textContent.includes(label)",
+        page.wait_for_function("(label) => document.querySelector('.dx-details').textContent.includes(label)",
                                arg=expected["click"]["label"], timeout=5_000)
         assert time.monotonic() - started < 2
-        details = page.locator("#dx-details").inner_text()
+        details = page.locator(".dx-details").inner_text()
         assert "cuda:0" in details and "arena 2" in details and "written by" in details
-        outlined = page.evaluate("() => document.getElementById('dx-memory').data"
+        outlined = page.evaluate("() => document.querySelector('.dx-memory').data"
                                  ".filter((t, k) => k % 2 === 1 && t.name === 'selected').map(t => t.x.length)")
         assert sum(outlined) == 1, "the clicked tensor is outlined in the memory map"
         page.screenshot(path=str(ARTIFACTS / "report_clicked.png"), full_page=True)
         # a rectangle of the memory map selects its tensor too
-        bar = page.locator("#dx-memory .barlayer .trace").first.locator(".point path").first
+        bar = page.locator(".dx-memory .barlayer .trace").first.locator(".point path").first
         bar.scroll_into_view_if_needed()
         box = bar.bounding_box()
         page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         page.wait_for_function("(v) => window.dxReport.state.values.length === 1 && window.dxReport.state.values[0] === v",
                                arg=expected["first_block"], timeout=5_000)
-        label = page.evaluate("() => document.querySelector('#dx-details h4').textContent")
+        label = page.evaluate("() => document.querySelector('.dx-details h4').textContent")
         assert label.endswith(f"%{expected['first_block']}")
-        assert page.evaluate(f"() => document.getElementById('dx-graph').data[{TRACE['hl_nodes']}].x.length") == 1
+        assert page.evaluate(f"() => document.querySelector('.dx-graph').data[{TRACE['hl_nodes']}].x.length") == 1
         # the device filter fades the other devices' tensors; the search box selects matches
-        page.locator("#dx-devices button", has_text="cuda:0").click()
-        faded = page.evaluate(f"() => document.getElementById('dx-graph').data[{TRACE['tensors']}].marker.opacity")
+        page.locator(".dx-devices button", has_text="cuda:0").click()
+        faded = page.evaluate(f"() => document.querySelector('.dx-graph').data[{TRACE['tensors']}].marker.opacity")
         cpu = hex_to_rgb(device_style(Device.parse("cpu")).color)
         assert [o < 1 for o in faded] == [fill != cpu for fill in expected["fills"]]
-        page.fill("#dx-search", "h2d")
+        page.fill(".dx-search", "h2d")
         assert page.evaluate("() => window.dxReport.state.instructions.length") == expected["h2d_copies"]
         assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
 
@@ -208,15 +208,15 @@ def test_report_finding_click_selects_its_values(tmp_path):
     report = write_report(buggy, tmp_path / "planted.html")
     with chromium((1280, 1000)) as (page, messages):
         page.goto(report.as_uri())
-        page.wait_for_function("() => document.querySelectorAll('#dx-graph .point').length > 0", timeout=30_000)
-        page.locator("#dx-findings button", has_text="device-mismatch").click()
-        details = page.locator("#dx-details").inner_text()
+        page.wait_for_function("() => document.querySelectorAll('.dx-graph .point').length > 0", timeout=30_000)
+        page.locator(".dx-findings button", has_text="device-mismatch").click()
+        details = page.locator(".dx-details").inner_text()
         assert "device-mismatch" in details and "%17" in details and "et_copy::_h2d_copy.out" in details
         state = page.evaluate("() => ({values: window.dxReport.state.values, instructions: window.dxReport.state.instructions,"
-                              f" ringed: document.getElementById('dx-graph').data[{TRACE['hl_nodes']}].x.length,"
-                              " outlined: document.getElementById('dx-memory').data[3].x.length})")
+                              f" ringed: document.querySelector('.dx-graph').data[{TRACE['hl_nodes']}].x.length,"
+                              " outlined: document.querySelector('.dx-memory').data[3].x.length})")
         assert state == {"values": [17], "instructions": [7], "ringed": 2, "outlined": 1}
-        assert page.locator("#dx-findings button[aria-current=true]").count() == 1
+        assert page.locator(".dx-findings button[aria-current=true]").count() == 1
         page.screenshot(path=str(ARTIFACTS / "report_finding.png"), full_page=True)
         assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
 
@@ -244,16 +244,16 @@ def test_hostile_names_show_as_text_and_run_nothing(tmp_path):
         dialogs = []
         page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
         page.goto(report.as_uri())
-        page.wait_for_function("() => document.querySelectorAll('#dx-graph .point').length > 0", timeout=30_000)
+        page.wait_for_function("() => document.querySelectorAll('.dx-graph .point').length > 0", timeout=30_000)
         page.evaluate("() => window.dxReport.select({values: [1]})")
-        assert HOSTILE in page.locator("#dx-details").inner_text()
+        assert HOSTILE in page.locator(".dx-details").inner_text()
         page.evaluate("() => window.dxReport.select({instructions: [1]})")
-        assert HOSTILE in page.locator("#dx-details").inner_text()
-        page.fill("#dx-search", "script")
+        assert HOSTILE in page.locator(".dx-details").inner_text()
+        page.fill(".dx-search", "script")
         page.wait_for_timeout(200)
-        assert "window.__pwned" in page.locator("#dx-details").inner_text()
+        assert "window.__pwned" in page.locator(".dx-details").inner_text()
         page.wait_for_timeout(300)
         assert page.evaluate("() => window.__pwned") is None
-        assert page.locator("#dx-details img, #dx-graph img, #dx-memory img").count() == 0
+        assert page.locator(".dx-details img, .dx-graph img, .dx-memory img").count() == 0
         assert dialogs == []
         page.screenshot(path=str(ARTIFACTS / "report_hostile.png"), full_page=True)

@@ -69,11 +69,11 @@ def test_diff_report_links_both_sides(tmp_path, expected):
     with chromium((1400, 1000)) as (page, messages), screenshot_on_failure(page, "diff_report_failure.png"):
         page.route("**/*", lambda r: r.abort() if not r.request.url.startswith("file:") else r.continue_())
         page.goto(report.as_uri())
-        page.wait_for_function("() => ['#dx-graph-a', '#dx-graph-b', '#dx-memory'].every(s =>"
+        page.wait_for_function("() => ['.dx-graph-a', '.dx-graph-b', '.dx-memory'].every(s =>"
                                " document.querySelectorAll(s + ' .point').length > 0)", timeout=30_000)
         rings = {}
         for side in "ab":
-            sel = f"#dx-graph-{side}"
+            sel = f".dx-graph-{side}"
             tensors = page.evaluate(POINTS_JS, [sel, TRACE["tensors"]])
             assert len(tensors) == len(expected["tensors"][side]), f"one marker per tensor in {side}"
             ring_index = page.evaluate(f"() => document.querySelector('{sel}').data.length - 1")
@@ -88,12 +88,12 @@ def test_diff_report_links_both_sides(tmp_path, expected):
             dimmed = sum(1 for t in tensors if t["opacity"] and float(t["opacity"]) < 0.5)
             assert 0 < dimmed < len(tensors), "unchanged tensors dimmed, changed ones not"
         assert len(rings["a"]) >= 4 and len(rings["b"]) >= 4 + 11
-        page.locator("#dx-header").screenshot(path=str(ARTIFACTS / "diff_report_header.png"))
+        page.locator(".dx-header").screenshot(path=str(ARTIFACTS / "diff_report_header.png"))
         page.screenshot(path=str(ARTIFACTS / "diff_report.png"), full_page=True)
 
         # a real click on %5 in A selects %11 in B as well
         a_value, b_value = expected["click"]
-        tensors_a = page.evaluate(POINTS_JS, ["#dx-graph-a", TRACE["tensors"]])
+        tensors_a = page.evaluate(POINTS_JS, [".dx-graph-a", TRACE["tensors"]])
         target = tensors_a[expected["tensors"]["a"].index(a_value)]
         page.mouse.move(target["x"], target["y"])
         page.wait_for_timeout(150)
@@ -101,15 +101,15 @@ def test_diff_report_links_both_sides(tmp_path, expected):
         page.wait_for_function("() => window.dxDiff.state.values.b.length === 1", timeout=5_000)
         state = page.evaluate("() => ({a: window.dxDiff.state.values.a, b: window.dxDiff.state.values.b})")
         assert state == {"a": [a_value], "b": [b_value]}
-        tensors_b = page.evaluate(POINTS_JS, ["#dx-graph-b", TRACE["tensors"]])
+        tensors_b = page.evaluate(POINTS_JS, [".dx-graph-b", TRACE["tensors"]])
         pair = tensors_b[expected["tensors"]["b"].index(b_value)]
-        selected_b = page.evaluate(POINTS_JS, ["#dx-graph-b", TRACE["hl_nodes"]])
+        selected_b = page.evaluate(POINTS_JS, [".dx-graph-b", TRACE["hl_nodes"]])
         assert len(selected_b) == 1 and abs(selected_b[0]["x"] - pair["x"]) < 2 and abs(selected_b[0]["y"] - pair["y"]) < 2
-        assert len(page.evaluate(POINTS_JS, ["#dx-graph-a", TRACE["hl_nodes"]])) == 1
-        outlined = page.evaluate("() => { const gd = document.getElementById('dx-memory');"
+        assert len(page.evaluate(POINTS_JS, [".dx-graph-a", TRACE["hl_nodes"]])) == 1
+        outlined = page.evaluate("() => { const gd = document.querySelector('.dx-memory');"
                                  " return gd.data.filter(t => t.name === 'selected').map(t => (t.customdata || []).length) }")
         assert sum(outlined) == 2, "both memory blocks outlined"
-        details = page.locator("#dx-details").inner_text()
+        details = page.locator(".dx-details").inner_text()
         assert "moved device" in details and f"%{a_value}" in details and f"%{b_value}" in details
         assert "aten::add.out" in details and "BackendWithCompilerDemo" in details and "cuda:0" in details
         page.screenshot(path=str(ARTIFACTS / "diff_report_clicked.png"), full_page=True)
@@ -127,16 +127,17 @@ def test_diff_widget_in_jupyterlab(tmp_path, expected):
         page.goto(f"{base}/lab/tree/{notebook.name}?token={token}")
         wait_kernel_idle(page)
         run_all(page)
-        graph = {s: f".dx-diff-widget .dx-diff-graph-{s} .js-plotly-plot" for s in "ab"}
+        graph = {s: f".dx-explorer .dx-graph-{s}" for s in "ab"}
         page.wait_for_function(
             "(sels) => sels.every(s => { const g = document.querySelector(s);"
             " return g && g._fullLayout && g.querySelectorAll('.point').length > 0 })",
-            arg=[graph["a"], graph["b"], ".dx-diff-widget .dx-diff-memory .js-plotly-plot"], timeout=90_000)
-        # both graphs fill their half (the probe sets their widths from Python)
+            arg=[graph["a"], graph["b"], ".dx-explorer .dx-memory"], timeout=90_000)
+        # both graphs fill their half of the cell
         page.wait_for_function(
-            "(sel) => { const g = document.querySelector(sel); const box = g.closest('.dx-diff-graph-a');"
-            " return Math.abs(g._fullLayout.width - box.clientWidth) < 6 }", arg=graph["a"], timeout=15_000)
-        page.locator(".dx-diff-widget").first.scroll_into_view_if_needed()
+            "(sel) => { const g = document.querySelector(sel);"
+            " return g.clientWidth > 300 && Math.abs(g._fullLayout.width - g.clientWidth) < 6 }", arg=graph["a"],
+            timeout=15_000)
+        page.locator(".dx-explorer").first.scroll_into_view_if_needed()
         page.wait_for_timeout(400)
         a_value, b_value = expected["click"]
         points = page.evaluate(POINTS_JS, [graph["a"], TRACE["tensors"]])
@@ -146,14 +147,14 @@ def test_diff_widget_in_jupyterlab(tmp_path, expected):
         page.wait_for_timeout(150)
         page.mouse.click(target["x"], target["y"])
         page.wait_for_function(
-            "(label) => { const d = document.querySelector('.dx-diff-widget .dx-details');"
+            "(label) => { const d = document.querySelector('.dx-explorer .dx-details');"
             " return d && d.textContent.includes('moved device') && d.textContent.includes(label) }",
             arg=f"%{b_value}", timeout=10_000)
         page.wait_for_function(
             f"(sel) => document.querySelector(sel).data[{TRACE['hl_nodes']}].x.length === 1", arg=graph["b"],
             timeout=10_000)
         page.screenshot(path=str(ARTIFACTS / "diff_widget.png"))
-        page.locator(".dx-diff-widget .dx-details").scroll_into_view_if_needed()
+        page.locator(".dx-explorer .dx-details").scroll_into_view_if_needed()
         page.wait_for_timeout(300)
         page.screenshot(path=str(ARTIFACTS / "diff_widget_details.png"))
         cell = page.locator(".jp-Notebook .jp-Cell").nth(1)

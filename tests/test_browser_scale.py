@@ -32,8 +32,8 @@ from explorer.views.overview import OVERVIEW_TRACE
 pytestmark = pytest.mark.browser
 
 T = OVERVIEW_TRACE
-GRAPH = ".dx-explorer .dx-graph-box .js-plotly-plot"
-MEMORY = ".dx-explorer .dx-memory-box .js-plotly-plot"
+GRAPH = ".dx-explorer .dx-graph"
+MEMORY = ".dx-explorer .dx-memory"
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -185,11 +185,11 @@ def test_report_scale(tmp_path, request, values):
         page.route("**/*", lambda r: r.abort() if not r.request.url.startswith("file:") else r.continue_())
         started = time.monotonic()
         page.goto(report.as_uri())
-        page.wait_for_function("() => document.querySelectorAll('#dx-graph .point').length > 0 &&"
-                               " document.querySelectorAll('#dx-memory .heatmaplayer image, #dx-memory .hm image').length > 0",
+        page.wait_for_function("() => document.querySelectorAll('.dx-graph .point').length > 0 &&"
+                               " document.querySelectorAll('.dx-memory .heatmaplayer image, .dx-memory .hm image').length > 0",
                                timeout=120_000)
         timings["open_to_first_render_s"] = time.monotonic() - started
-        explore(page, "#dx-graph", "#dx-memory", "#dx-details", "", timings, name)
+        explore(page, ".dx-graph", ".dx-memory", ".dx-details", "", timings, name)
         # the page folds and lays out exactly as Python does, for the same expansion
         state = page.evaluate("() => { const L = window.dxReport.lod(), f = L.folded();"
                               " return {expanded: L.state().expanded, nodes: f.nodes, x: f.x, y: f.y, edges: f.edges} }")

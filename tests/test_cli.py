@@ -90,7 +90,9 @@ def test_inspect_groups_alike_delegates_and_labels_copies_and_planned(tmp_path):
     code, text = _run("inspect", str(path))
     assert code == 0
     assert "    #0..#199 XnnpackBackend  (200 delegates; inline #0..#199, 1.6 KiB in all; 1 call(s) each)" in text
-    assert text.count("XnnpackBackend") == 2  # the delegates line and the runtime needs
+    # the delegates line, the payloads line (200 alike payloads as one entry) and the runtime needs
+    assert text.count("XnnpackBackend") == 3
+    assert "#0..#199 XnnpackBackend  (200 delegates, alike)" in text
     code, text = _run("inspect", str(FIXTURES / "device_mlp.pte"))
     assert "planned = every planned tensor's bytes summed over all lifetimes" in text
     assert "copies in 7 (224 B) out 4 (128 B)" in text or "copies in 4 (128 B) out 7 (224 B)" in text

@@ -15,8 +15,6 @@ from pathlib import Path
 
 import pytest
 from analysis_helpers import PlanBuilder
-from plotly.callbacks import Points
-from plotly.offline import get_plotlyjs
 
 import explorer
 from explorer.analysis.diff import diff
@@ -27,7 +25,10 @@ from explorer.views.diff_figures import (
     memory_lanes,
     ring_trace_index,
 )
+from explorer import frontend
+from explorer.views.diff_figures import diff_graph_figure
 from explorer.views.diff_report import diff_report_html
+from explorer.views.embed import DATA_TYPE, page_payload
 from explorer.views.diff_style import DIM_TENSOR, OP_STATUS_STYLES, STATUS_STYLES
 from explorer.views.graph import TRACE
 from explorer.views.requirements_html import requirement_changes, requirements_html
@@ -45,23 +46,51 @@ def widgets():
 
 
 def payload(html: str) -> dict:
-    match = re.search(r'<script type="application/json" id="dx-data">(.*?)</script>', html, re.S)
-    assert match, "the data block is missing"
-    return json.loads(match.group(1))
+    return page_payload(html)
+
+
+def widget_payload(widget) -> dict:
+    import gzip
+
+    return json.loads(gzip.decompress(widget._payload))
+
+
+def plan_data(widget) -> dict:
+    return next(p for p in widget_payload(widget)["plans"] if p["name"] == widget.plan)
 
 
 def click(widget, side: str, kind: str, value: int) -> None:
-    """What a click on a graph point does: plotly calls the trace's on_click with Points."""
-    fig = widget._graphs[side]
-    trace = fig.data[TRACE[kind]]
-    k = list(trace.customdata).index(value)
-    points = Points(point_inds=[k], xs=[trace.x[k]], ys=[trace.y[k]], trace_name=trace.name,
-                    trace_index=TRACE[kind])
-    widget._graph_click(side)(trace, points, None)
+    """What a click on a graph point does in the page (explorer/frontend/diff.js): select it on its side,
+    its counterpart through the payload's pairing, and send the selection to the ``selected`` trait."""
+    P = plan_data(widget)
+    o = "b" if side == "a" else "a"
+    values = [value] if kind == "tensors" else []
+    instructions = [value] if kind == "ops" else []
+    other_v = [P["pairs"][side][str(v)] for v in values if str(v) in P["pairs"][side]]
+    other_i = [P["ipairs"][side][str(i)] for i in instructions if str(i) in P["ipairs"][side]]
+    widget.set_state({"selected": {"plan": widget.plan, "side": side, "values": {side: values, o: other_v},
+                                   "instructions": {side: instructions, o: other_i}}})
+
+
+def details(widget) -> str:
+    """The details panel for the current selection, as the page fills it from the payload."""
+    P, sel = plan_data(widget), widget.selected
+    side = sel.side or "a"
+    vs, is_ = sel.values(side), sel.instructions(side)
+    if len(vs) == 1 and not is_:
+        return P["texts"][P["vd"][side][str(vs[0])]]
+    if len(is_) == 1 and not vs:
+        return P["texts"][P["id"][side][str(is_[0])]]
+    return widget_payload(widget)["empty"] if not sel else "selection"
+
+
+def graph(widget, side: str):
+    return diff_graph_figure(widget.view, side)
 
 
 def ringed(widget, side: str) -> set[tuple[float, float, str]]:
-    ring = widget._graphs[side].data[ring_trace_index(widget._graphs[side])]
+    fig = graph(widget, side)
+    ring = fig.data[ring_trace_index(fig)]
     return {(round(x, 6), round(y, 6), c) for x, y, c in zip(ring.x, ring.y, ring.marker.color)}
 
 
@@ -81,7 +110,7 @@ def test_exactly_the_changed_tensors_and_ops_are_ringed(widgets, pair):
         changed = {v for v, s in status.items() if s != "same"}
         assert changed == {v for c in p.values for v in ([c.a.index] if side == "a" and c.a else
                                                          [c.b.index] if side == "b" and c.b else [])}
-        opacity = w._graphs[side].data[TRACE["tensors"]].marker.opacity
+        opacity = graph(w, side).data[TRACE["tensors"]].marker.opacity
         assert [o == 1.0 for o in opacity] == [v in changed for v in geom.tensors.tolist()]
         assert min(opacity) == DIM_TENSOR or not (set(status) - changed)
 
@@ -112,10 +141,11 @@ def test_memory_lanes_are_paired_by_arena_change(widgets):
     titles = [a["text"] for a in diff_memory_figure(moved.view).layout.annotations]
     assert any("arena 2 · cuda:0 → cuda:1" in t and "moved" in t for t in titles)
     # blocks outlined in their tensor's status colour, unchanged ones faded
+    fig = diff_memory_figure(w.view)
     for lane in memory_lanes(w.view):
         if lane["memory_id"] is None:
             continue
-        trace = w._memory.data[lane["blocks"]]
+        trace = fig.data[lane["blocks"]]
         status = w.plan_diff.status_a if lane["side"] == "a" else w.plan_diff.status_b
         for v, color, opacity in zip(trace.customdata, trace.marker.line.color, trace.marker.opacity):
             s = status[int(v)]
@@ -127,15 +157,8 @@ def test_click_on_a_tensor_in_a_selects_its_pair_in_b(widgets):
     w = widgets[REAL[0]]
     click(w, "a", "tensors", 5)
     assert (w.selected.values_a, w.selected.values_b, w.selected.side) == ((5,), (11,), "a")
-    for side, v in (("a", 5), ("b", 11)):
-        geom = w.view.side(side).geometry
-        k = geom.tensors.tolist().index(v)
-        hl = w._graphs[side].data[TRACE["hl_nodes"]]
-        assert list(hl.x) == [geom.tx[k]] and list(hl.y) == [geom.ty[k]]
-    outlined = {(lane["side"], int(c)) for lane in memory_lanes(w.view) if lane["memory_id"] is not None
-                for c in list(w._memory.data[lane["select"]].customdata)}
-    assert outlined == {("a", 5), ("b", 11)}
-    details = w._details.value
+    assert w.selected == w.view.linked("a", (5,)), "the page pairs as Python does"
+    details = globals()["details"](w)
     assert "moved device" in details and "%5" in details and "%11" in details
     assert "aten::add.out" in details and "BackendWithCompilerDemo" in details
     assert re.search(r"<tr class='dx-changed'><td>device →</td>.*cpu.*cuda:0", details)
@@ -148,15 +171,13 @@ def test_click_on_b_and_on_ops_and_memory_blocks(widgets):
     assert (w.selected.values_a, w.selected.values_b, w.selected.side) == ((21,), (28,), "b")
     click(w, "b", "ops", 3)  # the delegate call that now computes A's first add
     assert (w.selected.instructions_a, w.selected.instructions_b) == ((0,), (3,))
-    assert "aten::add.out" in w._details.value and "BackendWithCompilerDemo" in w._details.value
+    assert "aten::add.out" in details(w) and "BackendWithCompilerDemo" in details(w)
     click(w, "b", "tensors", 9)  # an h2d copy only B has
     assert (w.selected.values_a, w.selected.values_b) == ((), (9,))
-    assert "not in A (added in B)" in w._details.value
+    assert "not in A (added in B)" in details(w)
     lane = next(x for x in memory_lanes(w.view) if x["side"] == "b" and x["memory_id"] == 2)
-    trace = w._memory.data[lane["blocks"]]
-    k = list(trace.customdata).index(23)
-    w._on_memory_click(trace, Points(point_inds=[k], xs=[0], ys=[0], trace_name=trace.name,
-                                     trace_index=lane["blocks"]), None)
+    assert 23 in list(diff_memory_figure(w.view).data[lane["blocks"]].customdata)
+    click(w, "b", "tensors", 23)  # a block of B's cuda:0 lane selects its tensor on B
     assert (w.selected.values_a, w.selected.values_b) == ((18,), (23,))
 
 
@@ -167,10 +188,12 @@ def test_select_from_code(widgets):
     removed = next(c for c in w.plan_diff.values if c.status == "removed" and c.kind == "value")
     sel = w.select(removed)
     assert (sel.values_a, sel.values_b) == ((removed.a.index,), ())
-    assert "not in B (removed)" in w._details.value
+    assert "not in B (removed)" in details(w)
     sel = w.select("%16", side="b")
-    assert sel.values_a == (17,) and "moved device" in w._details.value
-    assert not w.select() and "Click a tensor" in w._details.value
+    assert sel.values_a == (17,) and "moved device" in details(w)
+    assert w.get_state("selected")["selected"] == {"plan": "forward", "side": "b", "values": {"a": [17], "b": [16]},
+                                                   "instructions": {"a": [], "b": []}}
+    assert not w.select() and "Click a tensor" in details(w)
     with pytest.raises(IndexError):
         w.select(10_000)
     with pytest.raises(ValueError):
@@ -179,17 +202,17 @@ def test_select_from_code(widgets):
 
 
 def test_header_counts_and_runtime_needs(widgets):
-    header = widgets[REAL[0]]._header.value
+    header = plan_data(widgets[REAL[0]])["header"]
     assert "moved between devices <b>4 (4 cpu → cuda:0)</b>" in header
     assert "copies <b>+11 −0 (+352 B per run)</b>" in header
     assert "arena changes <b>2 (added, resized)</b>" in header
     assert "runtime-needs changes <b>6</b>" in header
-    req = widgets[REAL[1]]._requirements.value
+    req = plan_data(widgets[REAL[1]])["requirements"]
     assert ("-", "cuda:0") in requirement_changes(widgets[REAL[1]].plan_diff.requirements_a,
                                                   widgets[REAL[1]].plan_diff.requirements_b)
     assert req.count("class='dx-minus'") == 1 and req.count("class='dx-plus'") == 1  # cuda:0 gone, cuda:1 new
     assert "class='dx-tilde'" in req and "index 1" in req  # the allocator is now called with index 1
-    same = widgets[REAL[2]]._requirements.value
+    same = plan_data(widgets[REAL[2]])["requirements"]
     assert "1 change" in same and "96 B" in same and "128 B" in same
 
 
@@ -212,15 +235,16 @@ def test_report_is_self_contained_with_both_sides(tmp_path):
     assert f"wrote {target}" in out.getvalue() and "4 tensors moved" in out.getvalue()
     html = target.read_text(encoding="utf-8")
     assert not re.search(r"<script[^>]*\bsrc\s*=", html, re.I) and not re.search(r"<link[^>]*\bhref", html, re.I)
-    plotly_js = get_plotlyjs()
+    plotly_js = frontend.plotly_js()
     assert html.count(plotly_js[:200]) == 1 and plotly_js[-200:] in html
     data = payload(html)
     (plan,) = data["plans"]
     assert set(plan["graphs"]) == {"a", "b"} and plan["pairs"]["a"]["5"] == 11 and plan["pairs"]["b"]["11"] == 5
     assert plan["ipairs"]["b"]["3"] == 0
     assert plan["vd"]["a"]["5"] == plan["vd"]["b"]["11"]  # one details text per pair, found from either side
-    for anchor in ('id="dx-graph-a"', 'id="dx-graph-b"', 'id="dx-memory"', 'id="dx-details"', 'id="dx-req"'):
-        assert anchor in html
+    assert data["mode"] == "diff" and data["nameA"] == "cpu_only.pte"
+    for anchor in ('"dx-graph-a"', '"dx-graph-b"', '"dx-memory"', '"dx-details"', '"dx-req"'):
+        assert anchor in frontend.source("diff.js")
     # --json stays pure JSON when --html is asked for too
     out = io.StringIO()
     assert main(["diff", str(PAIRS / REAL[1][0]), str(PAIRS / REAL[1][1]), "--json", "--html",
@@ -249,11 +273,11 @@ def _hostile_pair():
 def test_report_escapes_what_the_files_say():
     pa, pb = _hostile_pair()
     html = diff_report_html(pa, pb)
-    head, rest = html.split('<script type="application/json" id="dx-data">', 1)
+    head, rest = html.split(f'<script type="{DATA_TYPE}" id="dx-data">', 1)
     data_block, tail = rest.split("</script>", 1)
     assert HOSTILE not in head + tail and "__pwned" not in head + tail
-    assert "</" not in data_block and "<!" not in data_block and "\u202e" not in data_block
-    assert len(re.findall(r"<script\b", head + tail)) == 2  # plotly.js and ours
+    assert re.fullmatch(r"[A-Za-z0-9+/=]+", data_block)
+    assert len(re.findall(r"<script\b", head + tail)) == 2  # plotly.js and the app
     data = payload(html)
     texts = "".join(data["plans"][0]["texts"]) + data["plans"][0]["header"] + data["plans"][0]["requirements"]
     assert HOSTILE not in texts and "&lt;img src=x onerror=alert(1)&gt;" in texts
@@ -273,16 +297,16 @@ def test_single_program_runtime_needs_block():
 def test_several_plans_and_a_program_against_itself():
     path = PAIRS.parent / "two_methods.pte"
     w = explorer.Diff(path, path, plan="encode")
-    assert w.plan == "encode" and w._plan_box.layout.display == "flex"
+    assert w.plan == "encode" and [p["name"] for p in widget_payload(w)["plans"]] == ["encode", "forward"]
     assert (w.view.name_a, w.view.name_b) == ("A: two_methods.pte", "B: two_methods.pte")
     assert not any(s != "same" for s in w.plan_diff.status_a.values())
-    assert w._graphs["a"].data[ring_trace_index(w._graphs["a"])].x.size == 0  # nothing ringed
-    assert "moved between devices <b>0</b>" in w._header.value and "the runtime needs exactly the same" in \
-        w._requirements.value
+    assert not ringed(w, "a")  # nothing ringed
+    assert "moved between devices <b>0</b>" in plan_data(w)["header"]
+    assert "the runtime needs exactly the same" in plan_data(w)["requirements"]
     w.plan = "forward"
-    assert w.plan_diff.plan == "forward" and "plan forward" in w._header.value
+    assert w.plan_diff.plan == "forward" and "plan forward" in plan_data(w)["header"]
     tensor = w.view.a.geometry.tensors.tolist()[0]
     sel = w.select(tensor)
-    assert sel.values_a == sel.values_b == (tensor,) and "unchanged" in w._details.value
+    assert sel.values_a == sel.values_b == (tensor,) and "unchanged" in details(w)
     data = payload(diff_report_html(path, path, plan="encode"))
     assert [p["name"] for p in data["plans"]] == ["encode", "forward"] and data["plan"] == "encode"

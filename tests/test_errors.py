@@ -84,8 +84,6 @@ def test_wrong_identifier():
 @pytest.mark.parametrize("magic, says", [
     (b"ET11", "schema version 11, but this tool and executorch 1.5.1 read only ET12"),
     (b"ET13", "schema version 13"),
-    (b"FT01", "data file (.ptd"),
-    (b"BP08", "bundled program"),
     (b"ED00", "ETDump"),
     (b"XH00", "XNNPACK delegate payload"),
     (b"XN01", "XNNPACK delegate flatbuffer"),
@@ -99,11 +97,16 @@ def test_a_zip_is_named_with_what_to_do():
     _fails(b"PK\x03\x04" + bytes(60), "zip archive", "to_executorch")
 
 
-def test_a_real_ptd_file_is_named():
+def test_a_real_ptd_file_opens_as_a_data_file():
+    """FT01 and BP08 are the companions load() opens itself (docs/companions.md), not "not a program"."""
     ptd = Path(__file__).parent / "fixtures" / "zoo" / "external_weights.ptd"
-    with pytest.raises(PteFormatError, match=r"data file \(\.ptd") as info:
-        explorer.load(ptd)
-    assert info.value.offset == 4
+    data = explorer.load(ptd)
+    assert data.identifier == "FT01" and data.entries
+
+
+def test_a_broken_bundle_names_the_bundle_schema():
+    err = _fails(GOOD[:4] + b"BP08" + GOOD[8:], "bundled_program")
+    assert err.offset is not None
 
 
 def test_root_offset_outside_buffer():

@@ -36,6 +36,7 @@ from explorer.model import CompileSpec, Frame
 from explorer.views.escape import html_attr, html_text, plotly_text, visible
 from explorer.views.graph import TRACE
 from explorer.views.prepare import plan_view
+from explorer.views.embed import DATA_TYPE, page_payload
 from explorer.views.report import report_html, write_report
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -160,9 +161,7 @@ def figure_strings(fig: dict) -> list[str]:
 
 
 def payload(page: str) -> dict:
-    match = re.search(r'<script type="application/json" id="dx-data">(.*?)</script>', page, re.DOTALL)
-    assert match
-    return json.loads(match.group(1))
+    return page_payload(page)
 
 
 # -- the policy -------------------------------------------------------------------------------------
@@ -226,28 +225,29 @@ class Page(HTMLParser):
 def test_report_page_has_only_its_own_elements(program, page):
     parsed = Page(page)
     tags = [t for t, _ in parsed.tags]
-    assert set(tags) <= {"html", "head", "meta", "title", "style", "script", "body", "div", "span", "h1", "h3",
-                         "label", "select", "option", "input", "ul", "p"}, set(tags)
-    assert tags.count("script") == 3, "plotly.js, the data block and the report script: nothing injected"
+    # the app builds the rest with createElement / textContent (checked in Chromium below)
+    assert set(tags) <= {"html", "head", "meta", "title", "style", "script", "body", "div", "p", "noscript"}, set(tags)
+    assert tags.count("script") == 3, "plotly.js, the data element and the app: nothing injected"
     for tag, attrs in parsed.tags:
         assert not any(name.startswith("on") for name in attrs), (tag, attrs)
         assert not any("javascript:" in (value or "").lower() for value in attrs.values()), (tag, attrs)
         assert not (set(attrs) & {"href", "src", "action", "formaction"}), (tag, attrs)
-    # the plan selector: shown names escaped and visible, values (compared by the script) exactly the plan names
-    options = [attrs["value"] for tag, attrs in parsed.tags if tag == "option"]
-    assert options == list(PLAN_NAMES)
-    shown = [text for tag, text in parsed.data if tag == "option"]
-    assert shown == [visible(n) for n in PLAN_NAMES]
     for tag, text in parsed.data:
         if tag not in ("script", "style"):
             check_plain(text)
-    data_block = page.split('<script type="application/json" id="dx-data">', 1)[1].split("</script>", 1)[0]
-    assert "</" not in data_block and "<!" not in data_block and "\u2028" not in data_block
+    data_block = page.split(f'<script type="{DATA_TYPE}" id="dx-data">', 1)[1].split("</script>", 1)[0]
+    assert re.fullmatch(r"[A-Za-z0-9+/=]+", data_block), "base64 only: nothing in it can end the element"
 
 
 def test_report_payload_holds_only_escaped_text(program, page):
-    data = payload(page)
+    check_payload(payload(page))
+
+
+def check_payload(data: dict) -> None:
+    """What the app is given: HTML fragments escaped in Python, plain text for textContent, plotly text."""
     assert [p["name"] for p in data["plans"]] == list(PLAN_NAMES)  # keys, compared, never shown
+    assert [p["label"] for p in data["plans"]] == [visible(n) for n in PLAN_NAMES]  # shown in the plan selector
+    check_plain(data["title"])
     for p in data["plans"]:
         fragments = [p["totals"], *p["details"]["v"].values(), *p["details"]["i"].values(), *p["findingDetails"].values()]
         shown = "\n".join(check_fragment(f) for f in fragments)
@@ -284,82 +284,24 @@ def test_stack_trace_context_cannot_forge_frames(program):
 
 # -- the widget, from Python ------------------------------------------------------------------------
 
-def click(figure, trace_index: int, point_index: int) -> None:
-    """Deliver a plotly click the way the front end does (as tests/test_widget.py)."""
-    trace = figure.data[trace_index]
-    figure._handler_js2py_pointsCallback({"new": {
-        "event_type": "plotly_click",
-        "points": {"trace_indexes": [trace_index], "point_indexes": [point_index],
-                   "xs": [float(trace.x[point_index])], "ys": [float(trace.y[point_index])]},
-        "device_state": {"alt": False, "ctrl": False, "meta": False, "shift": False, "button": 0, "buttons": 1},
-    }})
-
-
-def widget_html(ex: Explorer) -> list[str]:
-    """The ``.value`` of every HTML widget the Explorer shows."""
-    import ipywidgets as W
-
-    found, todo = [], [ex]
-    while todo:
-        w = todo.pop()
-        if isinstance(w, W.HTML):
-            found.append(w.value)
-        todo.extend(getattr(w, "children", ()))
-    return found
-
-
-def check_widget(ex: Explorer) -> None:
-    for fig in (ex._graph, ex._memory):
-        plain = fig.to_plotly_json()
-        for text in figure_strings(plain):
-            check_fragment(text, PLOTLY_TAGS)
-        for trace in fig.data:  # the click payload: value/instruction indices, never text
-            if trace.customdata is not None:
-                assert np.asarray(trace.customdata).dtype.kind in "iu", trace.name
-    for value in widget_html(ex):
-        check_fragment(value)
-    for button in ex._finding_buttons:  # descriptions and tooltips are set as text, not HTML
-        check_plain(button.description)
-        check_plain(button.tooltip)
-    for label in ex._plan_box._options_labels:
-        check_plain(label)
-    for toggle in ex._device_box.children[1:]:
-        check_plain(toggle.description)
-        check_plain(toggle.tooltip)
-    assert not ex._out.outputs, ex._out.outputs  # no callback failed
 
 
 def test_widget_shows_only_escaped_text(program):
+    """The widget runs the report's app on the same payload, so the same checks hold; the traits carry
+    indices and raw names only as keys."""
+    import gzip
+
     ex = Explorer(program)
     assert ex.plan == PLAN_NAMES[0]
-    check_widget(ex)
-    graph = ex._graph
-    ops = list(graph.data[TRACE["ops"]].customdata)
-    click(graph, TRACE["ops"], ops.index(DELEGATE_CALL))  # the delegate call: id, compile specs, stack trace
-    assert ex.selected.instructions == (DELEGATE_CALL,)
-    shown = check_fragment(ex._details.value)
-    for text in ("Backend" + ALERT, visible(IMG + BIDI) + " = " + BREAKOUT + JS_URL, TEMPLATE + " = " + TEX,
-                 BIDI.encode().hex(), visible(ALERT + TEMPLATE + BIDI + FORGED), visible(CONTROL)):
-        assert text in shown, text
-    check_widget(ex)
-    tensors = list(graph.data[TRACE["tensors"]].customdata)
-    for value in tensors:
-        click(graph, TRACE["tensors"], tensors.index(value))
-        shown = check_fragment(ex._details.value)
-        assert visible(program.plans[0].values[value].name) in shown
-    for finding in ex.findings[:10]:
-        ex.select(finding)
-        check_fragment(ex._details.value)
-    button = next(b for b in ex._finding_buttons if IMG in b.description)
-    button.click()
-    assert ex.selected.finding is ex.findings[button.finding_index]
-    check_widget(ex)
-    ex._search.value = "\\u202e"  # what a person reads can be searched for
-    assert ex.selected.query == "\\u202e"
-    check_widget(ex)
-    ex._plan_box.value = PLAN_NAMES[1]  # the dropdown shows escapes but selects the real plan
-    assert ex.plan == PLAN_NAMES[1] and ex._plan_box.label == visible(PLAN_NAMES[1])
-    check_widget(ex)
+    check_payload(json.loads(gzip.decompress(ex._payload)))
+    ex.select(instructions=[DELEGATE_CALL])
+    state = ex.get_state()
+    assert state["selected"]["instructions"] == [DELEGATE_CALL] and state["plan"] == PLAN_NAMES[0]
+    finding = next(f for f in ex.findings if IMG in f.message)
+    ex.select(finding)
+    assert ex.get_state()["selected"]["finding"] == str(ex.findings.index(finding))
+    ex.plan = PLAN_NAMES[1]  # the real plan name, whatever it holds
+    assert ex.get_state()["plan"] == PLAN_NAMES[1] and ex.selected.plan == PLAN_NAMES[1]
 
 
 def test_widget_export_is_the_escaped_report(program, tmp_path):
@@ -485,35 +427,35 @@ def test_hostile_report_in_chromium(program, tmp_path, browser_ready):
         page.on("request", lambda r: requests.append(r.url))
         page.route("**/*", lambda route: route.abort() if not route.request.url.startswith("file:") else route.continue_())
         page.goto(report.as_uri())
-        page.wait_for_function("() => document.querySelectorAll('#dx-graph .point').length > 0 &&"
-                               " document.querySelectorAll('#dx-memory .point').length > 0", timeout=30_000)
+        page.wait_for_function("() => document.querySelectorAll('.dx-graph .point').length > 0 &&"
+                               " document.querySelectorAll('.dx-memory .point').length > 0", timeout=30_000)
         assert_clean(page)
         assert page.evaluate("() => window.dxReport.state.plan") == PLAN_NAMES[0]
-        assert page.locator("#dx-plan option").all_inner_texts() == [visible(n) for n in PLAN_NAMES]
-        summary = page.locator("#dx-summary").inner_text()
+        assert page.locator(".dx-plan option").all_inner_texts() == [visible(n) for n in PLAN_NAMES]
+        summary = page.locator(".dx-summary").inner_text()
         assert IMG in summary and visible(BIDI) in summary
         # node labels drawn in the graph: literal text
-        labels = page.evaluate("() => Array.from(document.querySelectorAll('#dx-graph .textpoint text'))"
+        labels = page.evaluate("() => Array.from(document.querySelectorAll('.dx-graph .textpoint text'))"
                                ".map(t => t.textContent)")
         assert any("img src=x" in t for t in labels) and any("\\u202e" in t for t in labels), labels
 
-        op_points = page.evaluate(f"() => ({TRACE_POINTS_JS})([document.getElementById('dx-graph'), {TRACE['ops']}])")
+        op_points = page.evaluate(f"() => ({TRACE_POINTS_JS})([document.querySelector('.dx-graph'), {TRACE['ops']}])")
         target = op_points[ops.index(DELEGATE_CALL)]
-        assert "#3" in hover_text(page, "#dx-graph", "Backend" + ALERT, target)
+        assert "#3" in hover_text(page, ".dx-graph", "Backend" + ALERT, target)
         page.mouse.click(target["x"], target["y"])
-        page.wait_for_function("(id) => document.getElementById('dx-details').textContent.includes(id)",
+        page.wait_for_function("(id) => document.querySelector('.dx-details').textContent.includes(id)",
                                arg="Backend" + ALERT, timeout=5_000)
-        details = page.locator("#dx-details").inner_text()
+        details = page.locator(".dx-details").inner_text()
         for text in (visible(IMG + BIDI) + " = " + BREAKOUT + JS_URL, TEMPLATE + " = " + TEX, BIDI.encode().hex(),
                      f"{BREAKOUT}.py:7 in {IMG}", visible(ALERT + TEMPLATE + BIDI + FORGED), f"{JS_URL}:8 in {TEX}"):
             assert text in details, text
-        trace = page.locator("#dx-details .dx-trace").inner_text()
+        trace = page.locator(".dx-details .dx-trace").inner_text()
         assert len(trace.strip().split("\n")) == 4, trace  # two frames, two context lines: nothing forged
         assert_clean(page)
 
-        tensor_points = page.evaluate(f"() => ({TRACE_POINTS_JS})([document.getElementById('dx-graph'), {TRACE['tensors']}])")
+        tensor_points = page.evaluate(f"() => ({TRACE_POINTS_JS})([document.querySelector('.dx-graph'), {TRACE['tensors']}])")
         point = tensor_points[bidi_tensor]
-        hover = hover_text(page, "#dx-graph", visible(BIDI), point)
+        hover = hover_text(page, ".dx-graph", visible(BIDI), point)
         assert not RAW.search(hover), hover
         name = program.plans[0].values[tensors[bidi_tensor]].name
         from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -522,31 +464,31 @@ def test_hostile_report_in_chromium(program, tmp_path, browser_ready):
             page.mouse.move(point["x"], point["y"], steps=3)
             page.mouse.click(point["x"], point["y"])
             try:
-                page.wait_for_function("(n) => document.querySelector('#dx-details h4').textContent.includes(n)",
+                page.wait_for_function("(n) => document.querySelector('.dx-details h4').textContent.includes(n)",
                                        arg=visible(name), timeout=5_000)
                 break
             except PlaywrightTimeout:
                 if attempt == 2:
-                    shown = page.evaluate("() => (document.querySelector('#dx-details h4') || {}).textContent")
+                    shown = page.evaluate("() => (document.querySelector('.dx-details h4') || {}).textContent")
                     raise AssertionError(f"details show {shown!r}, expected {visible(name)!r} at {point}")
         page.screenshot(path=str(browser_ready / "injection_report.png"), full_page=True)
         assert_clean(page)
 
-        finding = page.locator("#dx-findings button", has_text=IMG).first
+        finding = page.locator(".dx-findings button", has_text=IMG).first
         label = finding.inner_text()
         assert IMG in label and visible(BIDI) in label
         finding.click()
-        assert page.locator("#dx-findings button[aria-current=true]").count() == 1
-        details = page.locator("#dx-details").inner_text()
+        assert page.locator(".dx-findings button[aria-current=true]").count() == 1
+        details = page.locator(".dx-details").inner_text()
         assert IMG in details and visible(BIDI) in details
         assert_clean(page)
 
-        page.fill("#dx-search", "\\u202e")  # search matches what is shown
+        page.fill(".dx-search", "\\u202e")  # search matches what is shown
         assert page.evaluate("() => window.dxReport.state.values.length") > 0
-        assert ALERT not in page.locator("#dx-details").inner_html()
-        page.select_option("#dx-plan", index=1)
+        assert ALERT not in page.locator(".dx-details").inner_html()
+        page.select_option(".dx-plan", index=1)
         assert page.evaluate("() => window.dxReport.state.plan") == PLAN_NAMES[1]
-        assert BREAKOUT in page.locator("#dx-summary").inner_text()
+        assert BREAKOUT in page.locator(".dx-summary").inner_text()
         assert_clean(page)
 
         assert dialogs == []
@@ -571,7 +513,7 @@ def test_hostile_widget_in_jupyterlab(program, tmp_path, browser_ready):
     write_notebook(notebook, ["import explorer\nex = explorer.Explorer('hostile.pte')\nex"])
     view = plan_view(program.plans[0], program)
     ops = view.geometry.ops.tolist()
-    graph = ".dx-explorer .dx-graph-box .js-plotly-plot"
+    graph = ".dx-explorer .dx-graph"
     with jupyter_lab(tmp_path) as (base, token), chromium((1280, 1000)) as (page, messages), \
             screenshot_on_failure(page, "injection_lab_failure.png", tmp_path / "jupyter.log"):
         dialogs = []
@@ -597,8 +539,8 @@ def test_hostile_widget_in_jupyterlab(program, tmp_path, browser_ready):
         assert TEMPLATE + " = " + TEX in details and visible(ALERT + TEMPLATE + BIDI + FORGED) in details
         assert_clean(page, ".dx-explorer", scripts=None)
         page.screenshot(path=str(browser_ready / "injection_lab.png"))
-        page.locator(".dx-explorer .dx-finding", has_text=IMG).first.click()
-        page.wait_for_function("() => document.querySelector('.dx-explorer .dx-finding.dx-current') !== null",
+        page.locator(".dx-explorer .dx-findings button", has_text=IMG).first.click()
+        page.wait_for_function("() => document.querySelector('.dx-explorer .dx-findings button[aria-current=true]') !== null",
                                timeout=15_000)
         assert IMG in page.locator(".dx-explorer .dx-details").inner_text()
         assert_clean(page, ".dx-explorer", scripts=None)

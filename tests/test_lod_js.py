@@ -1,28 +1,32 @@
-"""The big-plan report script run by Node against a stand-in Plotly: every function runs (no reference
-errors), and folding + layout agree exactly with Python for many expansion sequences. Skipped
-without ``node``; tests/test_browser_scale.py runs the same script in Chromium."""
+"""The app's level-of-detail modules (explorer/frontend/lod*.js) run by Node against a stand-in Plotly:
+every function runs (no reference errors), and folding + layout agree exactly with Python for many
+expansion sequences. Node is required (CI installs it); tests/test_browser_scale.py runs the same
+modules in Chromium."""
 
 from __future__ import annotations
 
 import json
 import shutil
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
 from lod_helpers import llm_program, synthetic
 
+from explorer import frontend
+from explorer.views.embed import to_json
 from explorer.views.overview import Overview
 from explorer.views.prepare import plan_view
-from explorer.views.report import _plan_payload, _to_json
-from explorer.views.report_lod_js import LOD_SCRIPT
+from explorer.views.report import _plan_payload
 
 NODE = shutil.which("node")
-pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
+FRONTEND = Path(frontend.__file__).parent
 
 # A Plotly that keeps data and layout as plain objects (dotted keys, per-trace arrays, undefined = keep).
 HARNESS = r"""
-const fs = require("fs");
+import fs from "node:fs";
+import {lodPlan} from "LOD_MODULE";
 function setPath(o, dotted, v) {
   const ks = dotted.split(".");
   for (let q = 0; q < ks.length - 1; q++) { if (typeof o[ks[q]] !== "object" || o[ks[q]] === null) o[ks[q]] = {}; o = o[ks[q]]; }
@@ -38,8 +42,6 @@ function restyle(gd, upd, idx) {
 function relayout(gd, upd) { for (const key of Object.keys(upd || {})) setPath(gd.layout, key, upd[key]); }
 global.Plotly = {react: (gd, d, l) => { gd.data = d; gd.layout = l; }, restyle: restyle, relayout: relayout,
                  update: (gd, t, l, idx) => { restyle(gd, t, idx); relayout(gd, l); }};
-global.window = global;
-eval(fs.readFileSync(process.argv[2], "utf8"));
 const P = JSON.parse(fs.readFileSync(process.argv[3], "utf8"));
 const commands = JSON.parse(fs.readFileSync(process.argv[4], "utf8"));
 const clone = (o) => JSON.parse(JSON.stringify(o));
@@ -50,7 +52,8 @@ let html = "";
 const host = {graph, memory, state, config: {}, shown: () => shown, html: (h) => { html = h; },
               select: (s) => { state.values = s.values || []; state.instructions = s.instructions || []; },
               findings: () => []};
-const L = window.dxLodPlan(P, host);
+host.expanded = () => {};
+const L = lodPlan(P, host);
 const out = [];
 for (const c of commands) {
   if (c.op === "expand") L.expand(c.arg);
@@ -75,11 +78,12 @@ process.stdout.write(JSON.stringify(out));
 
 
 def run_js(tmp_path, view, commands) -> list[dict]:
-    (tmp_path / "lod.js").write_text(LOD_SCRIPT, encoding="utf-8")
-    (tmp_path / "harness.js").write_text(HARNESS, encoding="utf-8")
-    (tmp_path / "plan.json").write_text(_to_json(_plan_payload(view, [], [])), encoding="utf-8")
+    assert NODE, "node is needed for the app's tests (CI installs it)"
+    harness = HARNESS.replace("LOD_MODULE", (FRONTEND / "lod.js").as_uri())
+    (tmp_path / "harness.mjs").write_text(harness, encoding="utf-8")
+    (tmp_path / "plan.json").write_text(to_json(_plan_payload(view, [], [])), encoding="utf-8")
     (tmp_path / "commands.json").write_text(json.dumps(commands))
-    done = subprocess.run([NODE, str(tmp_path / "harness.js"), str(tmp_path / "lod.js"), str(tmp_path / "plan.json"),
+    done = subprocess.run([NODE, str(tmp_path / "harness.mjs"), "-", str(tmp_path / "plan.json"),
                            str(tmp_path / "commands.json")], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout)

@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 from analysis_helpers import PlanBuilder
-from plotly.offline import get_plotlyjs
 
 from explorer import load
 from explorer.cli import main
 from explorer.format.writer import write
+from explorer import frontend
+from explorer.views.embed import DATA_TYPE, page_payload
 from explorer.views.report import report_html, write_report
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -22,9 +23,7 @@ BREAKOUT = "</script><script>window.__pwned=1</script>"
 
 
 def payload(html: str) -> dict:
-    match = re.search(r'<script type="application/json" id="dx-data">(.*?)</script>', html, re.S)
-    assert match, "the data block is missing"
-    return json.loads(match.group(1))
+    return page_payload(html)
 
 
 def hostile_program():
@@ -48,8 +47,10 @@ def sample_html():
 def test_self_contained_with_plotly_inlined_once(sample_html):
     assert not re.search(r"<script[^>]*\bsrc\s*=", sample_html, re.I), "no external scripts"
     assert not re.search(r"<link[^>]*\bhref\s*=", sample_html, re.I), "no external stylesheets"
-    plotly_js = get_plotlyjs()
+    plotly_js = frontend.plotly_js()
     assert sample_html.count(plotly_js[:200]) == 1 and plotly_js[-200:] in sample_html
+    assert "plotly.js (cartesian - minified) v4.1.1" in sample_html, "the vendored partial bundle, not all of plotly.js"
+    assert sample_html.count(frontend.source("app.js")[-300:]) == 1, "the app's modules, inlined once"
     assert "require.js" not in sample_html and "cdn.plot.ly" not in sample_html.replace(plotly_js, "")
     assert sample_html.startswith("<!DOCTYPE html>") and '<meta charset="utf-8">' in sample_html
 
@@ -66,9 +67,10 @@ def test_report_has_the_same_panels(sample_html):
     assert set(plan["details"]["v"]) == {str(t.index) for t in program.plans[0].tensors}
     assert len(plan["details"]["i"]) == len(program.plans[0].instructions)
     assert [d for d, _ in plan["devices"]] == ["cpu", "cuda:0"]
-    for anchor in ('id="dx-graph"', 'id="dx-memory"', 'id="dx-details"', 'id="dx-findings"', 'id="dx-plan"',
-                   'id="dx-search"', 'id="dx-devices"', 'id="dx-totals"'):
-        assert anchor in sample_html
+    for anchor in ('"dx-graph"', '"dx-memory"', '"dx-details"', '"dx-findings"', '"dx-plan"',
+                   '"dx-search"', '"dx-devices"', '"dx-totals"'):
+        assert anchor in frontend.source("app.js"), "the app draws every panel"
+    assert 'id="dx-app"' in sample_html
 
 
 def test_every_plan_is_in_the_report():
@@ -79,13 +81,15 @@ def test_every_plan_is_in_the_report():
 def test_strings_from_the_file_cannot_break_out():
     program = hostile_program()
     html = report_html(program)
-    head, rest = html.split('<script type="application/json" id="dx-data">', 1)
+    head, rest = html.split(f'<script type="{DATA_TYPE}" id="dx-data">', 1)
     data_block, tail = rest.split("</script>", 1)
     # HTML outside the data block: only escaped text
     assert HOSTILE not in head + tail and "__pwned" not in head + tail
     # inside it, nothing the HTML tokenizer reacts to: no end tag, no comment opener, no line separators
     assert "</" not in data_block and "<!" not in data_block and "\u2028" not in data_block
-    # the page's own script elements are exactly ours: plotly.js and report.js (and the data block)
+    # base64 text only: nothing inside can end the element
+    assert re.fullmatch(r"[A-Za-z0-9+/=]*", data_block)
+    # the page's own script elements are exactly ours: plotly.js and the app (and the data block)
     assert len(re.findall(r"<script\b", head + tail)) == 2
     data = payload(html)
     details = data["plans"][0]["details"]

@@ -1,29 +1,22 @@
-"""The Explorer widget without a browser: traits, linked selection, clicks, filters, plans."""
+"""The Explorer widget without a browser: its traits (as the front end reads and writes them), the payload
+it sends, the messages it answers. What the page does with them is tested in Chromium (test_browser.py)
+and under node (tests/js)."""
 
 from __future__ import annotations
 
+import gzip
+import json
 from pathlib import Path
 
 import pytest
 from analysis_helpers import PlanBuilder
 
 from explorer import Explorer, load
+from explorer import frontend
 from explorer.format.writer import write
-from explorer.views.graph import TRACE
 from explorer.views.selection import Selection
 
 FIXTURES = Path(__file__).parent / "fixtures"
-
-
-def click(figure, trace_index: int, point_index: int) -> None:
-    """Deliver a plotly click the way the front end does (``_js2py_pointsCallback``)."""
-    trace = figure.data[trace_index]
-    figure._handler_js2py_pointsCallback({"new": {
-        "event_type": "plotly_click",
-        "points": {"trace_indexes": [trace_index], "point_indexes": [point_index],
-                   "xs": [float(trace.x[point_index])], "ys": [float(trace.y[point_index])]},
-        "device_state": {"alt": False, "ctrl": False, "meta": False, "shift": False, "button": 0, "buttons": 1},
-    }})
 
 
 @pytest.fixture(scope="module")
@@ -34,6 +27,15 @@ def sample():
 @pytest.fixture
 def ex():
     return Explorer(FIXTURES / "device_add.pte")
+
+
+def payload(widget: Explorer) -> dict:
+    return json.loads(gzip.decompress(widget._payload))
+
+
+def from_browser(widget: Explorer, **state) -> None:
+    """Apply a state update as the front end sends it (JSON, through the traits' deserialisers)."""
+    widget.set_state(state)
 
 
 def planted_program():
@@ -52,9 +54,23 @@ def planted_program():
 def test_opens_the_bundled_sample(sample):
     assert Path(sample.program.source).name == "sample.pte"
     assert sample.plan == "forward" and sample.selected == Selection("forward")
-    assert "cuda:0" in sample.devices and "cpu" in sample.devices
-    assert "sample.pte" in sample._header.value and "cuda:0 11" in sample._header.value
-    assert "Click a tensor" in sample._details.value
+    assert sample.devices == ("cpu", "cuda:0") and sample.expanded == ()
+    data = payload(sample)
+    assert data["title"] == "sample.pte" and data["plan"] == "forward"
+    assert "cuda:0 11" in data["plans"][0]["summary"]
+
+
+def test_the_front_end_is_the_app_and_plotly_comes_once(sample):
+    assert sample._esm == frontend.bundle("widget") and "export default {render: __dx_index.render}" in sample._esm
+    assert "createApp(el, model, data)" in sample._esm and sample._css == frontend.css()
+    assert "plotly.js (cartesian" not in sample._esm, "plotly.js is sent once per page, not in each widget's module"
+    assert len(sample._esm) < 200_000 and len(sample._payload) < 50_000
+    sent = []
+    sample.send = lambda content, buffers=None: sent.append((content, buffers))
+    sample._on_message(sample, {"type": "plotly"}, [])
+    sample._on_message(sample, {"type": "something else"}, [])
+    ((content, buffers),) = sent
+    assert content == {"type": "plotly"} and buffers[0].startswith(b"/**\n* plotly.js (cartesian - minified)")
 
 
 def test_accepts_path_bytes_and_program():
@@ -65,43 +81,28 @@ def test_accepts_path_bytes_and_program():
     assert Explorer(str(FIXTURES / "device_add.pte")).plan == "forward"
 
 
-def test_select_from_code_updates_every_panel(ex):
+def test_select_from_code_is_sent_as_json(ex):
     plan = ex.view.plan
     cuda = next(t for t in plan.tensors if not t.device.is_cpu)
     sel = ex.select(cuda.index)
     assert ex.selected == sel == Selection("forward", (cuda.index,))
     assert sel.tensors(plan) == [cuda]
-    hl = ex._graph.data[TRACE["hl_nodes"]]
-    assert list(hl.x) == [ex.view.geometry.pos[("v", cuda.index)][0]]
-    lanes = [ex._memory.data[2 * k + 1] for k in range(len(ex.analysis.memory.arenas))]
-    assert [list(lane.customdata) for lane in lanes] == [[], [cuda.index]]
-    assert "cuda:0" in ex._details.value and f"arena {cuda.memory_id}" in ex._details.value
-    # by label, by object; instructions; clearing
+    assert ex.get_state("selected")["selected"] == {"plan": "forward", "values": [cuda.index], "instructions": [],
+                                                    "finding": None, "query": ""}
     assert ex.select(cuda.label).values == (cuda.index,)
     assert ex.select(cuda).values == (cuda.index,)
     ex.select(instructions=[2])
-    assert ex.selected.instructions == (2,)
-    assert any(s.name == "selected instruction" and s.x0 == 2 for s in ex._memory.layout.shapes)
-    assert ex.view.plan.instructions[2].label in ex._details.value
+    assert ex.get_state("selected")["selected"]["instructions"] == [2]
     ex.select()
-    assert not ex.selected and len(ex._graph.data[TRACE["hl_nodes"]].x) == 0
-    assert not any(s.name == "selected instruction" for s in ex._memory.layout.shapes)
+    assert not ex.selected
 
 
-def test_selection_edits_reach_the_browser(ex):
-    """Every panel edit must become a message to the front end, not only a Python-side change."""
-    sent = {"graph": [], "memory": []}
-    for name, fig in (("graph", ex._graph), ("memory", ex._memory)):
-        fig.observe(lambda change, name=name: sent[name].append(change["new"]), names=["_py2js_update"])
-    ex.select(2, instructions=[1])
-    graph_keys = {k for msg in sent["graph"] if msg for k in msg["style_data"]}
-    memory_keys = {k for msg in sent["memory"] if msg for k in msg["style_data"]}
-    memory_layout = {k for msg in sent["memory"] if msg for k in msg["layout_data"]}
-    assert {"x", "y", "marker.symbol"} <= graph_keys
-    assert {"x", "base", "y", "customdata"} <= memory_keys and "shapes" in memory_layout
-    sent["graph"].clear()
-    ex.devices = ("cpu",)
-    assert any(msg and "marker.opacity" in msg["style_data"] for msg in sent["graph"])
+def test_clicks_in_the_page_set_the_trait(ex):
+    from_browser(ex, selected={"plan": "forward", "values": [3], "instructions": [], "finding": None, "query": ""})
+    assert ex.selected == Selection("forward", (3,))
+    from_browser(ex, selected={"plan": "forward", "values": [], "instructions": [1, 2], "finding": None,
+                               "query": "h2d"})
+    assert ex.selected == Selection("forward", (), (1, 2), query="h2d")
 
 
 def test_select_rejects_what_the_plan_does_not_have(ex):
@@ -113,84 +114,54 @@ def test_select_rejects_what_the_plan_does_not_have(ex):
         ex.select(0, plan="nope")
 
 
-def test_clicks_on_graph_and_memory_select(ex):
-    tensors = ex._graph.data[TRACE["tensors"]]
-    click(ex._graph, TRACE["tensors"], 2)
-    assert ex.selected.values == (int(tensors.customdata[2]),)
-    ops = ex._graph.data[TRACE["ops"]]
-    click(ex._graph, TRACE["ops"], 1)
-    assert ex.selected.instructions == (int(ops.customdata[1]),) and ex.selected.values == ()
-    cuda_lane = ex._memory.data[2]
-    click(ex._memory, 2, 0)
-    assert ex.selected.values == (int(cuda_lane.customdata[0]),)
-    assert "written by" in ex._details.value or "read by" in ex._details.value
-
-
-def test_findings_list_selects_values_and_instructions():
+def test_findings_travel_by_index():
     ex = Explorer(planted_program())
     mismatch = [f for f in ex.findings if f.code == "device-mismatch"]
     assert mismatch, ex.findings
     k = ex.findings.index(mismatch[0])
-    button = ex._findings.children[k]
-    assert "device-mismatch" in button.description and "dx-error-finding" in button._dom_classes
-    button.click()  # what clicking the entry does
-    assert ex.selected.finding == mismatch[0]
-    assert ex.selected.values == mismatch[0].values and ex.selected.instructions == mismatch[0].instructions
-    assert "device-mismatch" in ex._details.value
-    assert "dx-current" in button._dom_classes
-    ex.select(0)
-    assert "dx-current" not in button._dom_classes  # the list follows the selection
+    assert "device-mismatch" in payload(ex)["findings"][k]["label"]
     ex.select(mismatch[0])
-    assert "dx-current" in button._dom_classes
-
-
-def test_plan_switch_rebuilds_panels_and_select_follows_plans():
-    ex = Explorer(FIXTURES / "two_methods.pte")
-    assert ex.plan == "forward" and not ex._plan_box.disabled
-    forward_graph = ex._graph
+    assert ex.selected.values == mismatch[0].values and ex.selected.instructions == mismatch[0].instructions
+    assert ex.get_state("selected")["selected"]["finding"] == str(k)
     ex.select(0)
-    ex._plan_box.value = "encode"  # what the dropdown does
-    assert ex.plan == "encode" and ex._graph is not forward_graph
-    encode = ex.program.plan("encode")
-    assert len(ex._graph.data[TRACE["tensors"]].x) == len(encode.tensors)
-    assert ex.selected == Selection("encode")
+    from_browser(ex, selected={"plan": "forward", "values": list(mismatch[0].values),
+                               "instructions": list(mismatch[0].instructions), "finding": str(k), "query": ""})
+    assert ex.selected.finding is mismatch[0]  # a click on the findings list
+
+
+def test_plan_switch_and_select_follow_plans():
+    ex = Explorer(FIXTURES / "two_methods.pte")
+    assert ex.plan == "forward" and [p["name"] for p in payload(ex)["plans"]] == ["encode", "forward"]
+    ex.select(0)
+    from_browser(ex, plan="encode")  # the plan selector
+    assert ex.plan == "encode" and ex.selected == Selection("encode")
     sel = ex.select(1, plan="forward")
     assert ex.plan == "forward" and ex.selected == sel == Selection("forward", (1,))
-    assert len(ex._graph.data[TRACE["hl_nodes"]].x) == 1
+    with pytest.raises(Exception, match="no plan 'nope'"):
+        ex.plan = "nope"
 
 
-def test_device_filter_fades_other_devices(ex):
-    ex.devices = ("cpu",)
-    geometry = ex.view.geometry
-    opacity = dict(zip(geometry.tensors.tolist(), ex._graph.data[TRACE["tensors"]].marker.opacity))
-    for index, device in zip(geometry.tensors.tolist(), geometry.tensor_devices):
-        assert (opacity[index] == 1.0) == device.is_cpu
-    assert list(ex._memory.data[2].marker.opacity) == [0.15] * len(ex.analysis.memory.arenas[1].blocks)
-    assert [t.value for t in ex._device_box.children[1:]] == [True, False]
-    ex._device_box.children[2].value = True  # the cuda:0 toggle
+def test_device_filter_is_a_trait(ex):
     assert ex.devices == ("cpu", "cuda:0")
-    assert set(ex._graph.data[TRACE["tensors"]].marker.opacity) == {1.0}
+    from_browser(ex, devices=["cpu"])  # the cuda:0 button pressed
+    assert ex.devices == ("cpu",)
+    ex.devices = ("cpu", "cuda:0")
+    assert list(ex.get_state("devices")["devices"]) == ["cpu", "cuda:0"]
 
 
-def test_search_box_selects_matches(ex):
-    ex._search.value = "h2d"
-    copies = [i.index for i in ex.view.plan.instructions if "h2d" in i.label]
-    assert ex.selected.instructions == tuple(copies) and ex.selected.query == "h2d"
-    assert "search" in ex._details.value
-    ex._search.value = ""
-    assert not ex.selected
-
-
-def test_figures_follow_the_measured_box_widths(ex):
-    ex._probe.widths = [512, 900]
-    assert ex._graph.layout.width == 512 and ex._memory.layout.width == 900
-    ex.select(0)
-    ex.plan = ex.plan  # no change: nothing rebuilt
-    assert ex._graph.layout.width == 512
+def test_search_rules_are_the_pages(ex):
+    """The page searches with the rules of explorer.views.selection.search: %N any value, #N an instruction."""
+    rules = frontend.source("search.js")  # run under node in tests/js/search.test.js
+    assert "k < P.nValues" in rules and "k < P.nInstructions" in rules
+    data = payload(ex)["plans"][0]
+    assert data["nValues"] == len(ex.view.plan.values) and data["nInstructions"] == len(ex.view.plan.instructions)
 
 
 def test_save_html(ex, tmp_path):
+    from explorer.views.embed import page_payload
+
     ex.select(0)
     path = ex.save_html(tmp_path / "r.html")
     html = path.read_text(encoding="utf-8")
-    assert html.count("plotly.js v") >= 1 and '"selected":{"plan":"forward","values":[0]' in html
+    assert html.count("plotly.js (cartesian - minified) v") == 1
+    assert page_payload(html)["selected"]["values"] == [0]

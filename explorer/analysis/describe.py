@@ -64,12 +64,12 @@ def instruction_text(plan: Plan, index: int) -> str:
     return f"{instr.label} (instruction {index})"
 
 
-_NUMBERS = re.compile(r"%\d+|\b(instructions?) [\d, .]*\d")
+_NUMBERS = re.compile(r"%\d+|\b(instructions?|delegates?) [\d, .]*\d")
 
 
 def unnumbered(message: str) -> str:
-    """A message without value and instruction numbers: what stays the same when a program is
-    renumbered, or when one problem repeats at many places."""
+    """A message without value, instruction and delegate numbers: what stays the same when a program
+    is renumbered, or when one problem repeats at many places."""
     return _NUMBERS.sub(lambda x: x.group(1) or "%", message)
 
 

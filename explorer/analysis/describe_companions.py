@@ -110,9 +110,26 @@ def companion_lines(program: Program, plan: Plan, items: tuple[Payload, ...]) ->
             lines.append(f"    ... and {len(external) - _LIST} more")
     if items:
         lines.append("  delegate payloads:")
-        for p in items:
-            lines.append(f"    #{p.delegate} {p.backend}")
-            lines.extend(payload_lines(p))
+        lines.extend(_payload_runs(items))
+    return lines
+
+
+def _payload_runs(items: tuple[Payload, ...]) -> list[str]:
+    """Consecutive delegates of one backend whose payloads read the same are listed once with their
+    index range: 200 XNNPACK partitions with equal payload summaries make one entry, not 200."""
+    runs: list[tuple[int, int, str, list[str]]] = []
+    for p in items:
+        body = payload_lines(p)
+        if runs and runs[-1][2] == p.backend and runs[-1][3] == body and runs[-1][1] + 1 == p.delegate:
+            first, _, backend, _ = runs[-1]
+            runs[-1] = (first, p.delegate, backend, body)
+        else:
+            runs.append((p.delegate, p.delegate, p.backend, body))
+    lines: list[str] = []
+    for first, last, backend, body in runs:
+        head = f"    #{first} {backend}" if first == last else f"    #{first}..#{last} {backend}  ({last - first + 1} delegates, alike)"
+        lines.append(head)
+        lines.extend(body)
     return lines
 
 

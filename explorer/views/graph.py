@@ -37,7 +37,6 @@ EDGE_KINDS = ("same", "h2d", "d2h", "d2d")
 # trace positions in every graph figure
 TRACE = {"edges": 0, "tensors": 4, "ops": 5, "hl_edges": 6, "hl_nodes": 7}
 LABEL_LIMIT = 80  # draw text labels when the plan has at most this many nodes (hover always works)
-_GL_LIMIT = 1500  # WebGL above this many nodes; crisp SVG (and no WebGL context) below
 
 
 @dataclass(frozen=True)
@@ -147,11 +146,10 @@ def build_graph_figure(plan: Plan, analysis: PlanAnalysis, layout: Layout | None
     """
     geom = geometry or graph_geometry(plan, analysis, layout)
     n_nodes = len(geom.tensors) + len(geom.ops)
-    svg = n_nodes <= _GL_LIMIT
 
     def scatter(**props) -> dict:  # plain dicts, validated once by the tests, not per point at run time
-        kind = {"type": "scatter", "cliponaxis": False} if svg else {"type": "scattergl"}
-        return {**kind, **{k: v for k, v in props.items() if v is not None}}
+        # SVG only: the vendored plotly.js has no WebGL traces; a big plan is drawn as an overview instead
+        return {"type": "scatter", "cliponaxis": False, **{k: v for k, v in props.items() if v is not None}}
 
     show_labels = n_nodes <= LABEL_LIMIT if labels is None else labels
     error_values = {v for f in analysis.findings if f.severity == "error" for v in f.values}

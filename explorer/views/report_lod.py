@@ -1,5 +1,5 @@
 """The report's data for a big plan: the overview and binned memory map as first drawn, plus compact
-tables from which the page's script (:mod:`.report_lod_js`) expands groups, re-bins on zoom and
+tables from which the app (``explorer/frontend/lod*.js``) expands groups, re-bins on zoom and
 writes details — instead of a prebuilt HTML fragment per tensor and instruction.
 
 Tables are column lists (one list per field), so a 100k-value plan costs a few MB of numbers and

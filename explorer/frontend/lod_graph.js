@@ -1,20 +1,11 @@
-"""Part of the big-plan report script (see :mod:`.report_lod_js`): expanding and collapsing groups in
-place, the overview's traces, boxes and headers, focus ranges and selection rings — as
-:class:`explorer.views.overview.Overview` does in Python."""
+import {ptext, esc, short, fmtBytes, num, batch} from "./util.js";
 
-# The shared context both halves of the script unpack into locals (one list, so they can't drift apart).
-CONTEXT_JS = r"""  var P = C.P, host = C.host, L = C.L, T = C.T, m = C.m, n = C.n, DEV = C.DEV, ST = C.ST, G = C.G, nG = C.nG,
-    gbase = C.gbase, span = C.span, TT = C.TT, F = C.F, OPS = C.OPS, rowOf = C.rowOf, written = C.written,
-    home = C.home, fstart = C.fstart, inputs = C.inputs, outputs = C.outputs, errors = C.errors,
-    errorInstrs = C.errorInstrs, OPSYM = C.OPSYM, ptext = C.ptext, esc = C.esc, short = C.short,
-    fmtBytes = C.fmtBytes, num = C.num, devName = C.devName, swatch = C.swatch, kindOf = C.kindOf,
-    tensorHover = C.tensorHover, opHover = C.opHover, children = C.children, path = C.path,
-    visibleNodes = C.visibleNodes, folded = C.folded, depthOf = C.depthOf, batch = C.batch;"""
-
-GRAPH_JS = r"""
-dxLod.graph = function (C) {  // expand / collapse, the overview's traces, selection rings
-  "use strict";
-/*CONTEXT*/
+// A big plan (level of detail), part 2: expanding and collapsing groups in place, the overview's traces, boxes,
+// headers, focus ranges and selection rings.
+export function lodGraph(C) {
+  const {P, host, L, T, m, n, DEV, ST, G, nG, gbase, span, TT, F, OPS, rowOf, written, home, fstart, inputs, outputs,
+    errors, errorInstrs, OPSYM, devName, swatch, kindOf, tensorHover, opHover, children, path, visibleNodes, folded,
+    depthOf} = C;
   function groupDetails() { return C.groupDetails.apply(null, arguments); }
   function memoryHighlight() { return C.memoryHighlight.apply(null, arguments); }
   function drawMemory() { return C.drawMemory.apply(null, arguments); }
@@ -34,11 +25,18 @@ dxLod.graph = function (C) {  // expand / collapse, the overview's traces, selec
     if (closed.length) C.s.note = "collapsed " + closed.join(", ") + " to draw at most " + num(L.limits.visible) + " nodes";
     C.s.cur = null;
   }
-  function expand(g) { open(g); draw(focus(g)); host.html(groupDetails(g)); }
+  function expand(g) { open(g); draw(focus(g)); host.html(groupDetails(g)); host.expanded(C.s.expanded); }
+  function setExpanded(list) {  // the expanded groups set from outside (the widget's `expanded` trait)
+    var want = list.filter(function (g) { return g > 0 && g < nG; });
+    if (JSON.stringify(want) === JSON.stringify(C.s.expanded)) return;
+    C.s.expanded = []; C.s.note = ""; C.s.cur = null;
+    want.forEach(function (g) { open(g); });
+    draw(want.length ? focus(want[want.length - 1]) : null, !want.length);
+  }
   function collapse(g) {
-    if (g === undefined || g === null) { C.s.expanded = []; C.s.note = ""; C.s.cur = null; draw(null, true); return; }
+    if (g === undefined || g === null) { C.s.expanded = []; C.s.note = ""; C.s.cur = null; draw(null, true); host.expanded(C.s.expanded); return; }
     drop(g); C.s.note = ""; C.s.cur = null; draw(focus(g));
-    host.html(groupDetails(g));
+    host.html(groupDetails(g)); host.expanded(C.s.expanded);
   }
   function reveal(values, instructions) {
     var anchors = values.filter(function (v) { return v >= 0 && v < n && home[v] >= 0; }).map(function (v) { return home[v]; })
@@ -48,7 +46,7 @@ dxLod.graph = function (C) {  // expand / collapse, the overview's traces, selec
       var p = path(i), f = folded();
       if (p.length && f.nodes[f.instUnit[i]][0] === "g") { open(p[p.length - 1]); opened.push(p[p.length - 1]); }
     });
-    if (opened.length) draw(focus(opened[opened.length - 1]));
+    if (opened.length) { draw(focus(opened[opened.length - 1])); host.expanded(C.s.expanded); }
   }
 
   // -- drawing ----------------------------------------------------------------------------------
@@ -257,8 +255,6 @@ dxLod.graph = function (C) {  // expand / collapse, the overview's traces, selec
     TT.index.forEach(function (idx, r) { v[idx] = TT.label[r]; });
     return {v: v, i: OPS.op.map(function (k2) { return OPS.opTable[k2][0]; })};
   }
-  Object.assign(C, {expand: expand, collapse: collapse, reveal: reveal, highlight: highlight, holdsError: holdsError,
+  Object.assign(C, {setExpanded: setExpanded, expand: expand, collapse: collapse, reveal: reveal, highlight: highlight, holdsError: holdsError,
     clickGraph: clickGraph, devices: devices, labels: labels, draw: draw, boxes: boxes, status: status});
-};
-"""
-GRAPH_JS = GRAPH_JS.replace("/*CONTEXT*/", CONTEXT_JS)
+}

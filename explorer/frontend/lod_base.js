@@ -1,25 +1,8 @@
-"""The report page's script for big plans: overview expand/collapse, memory zoom, details from tables.
+import {ptext, esc, short, fmtBytes, num, batch} from "./util.js";
 
-In three parts (this module: tables, text, the group tree, folding and layout;
-:mod:`.report_lod_graph_js`: the overview; :mod:`.report_lod_panels_js`: details and the memory map),
-joined by :data:`LOD_SCRIPT`; each part adds its functions to a shared context ``C``.
-
-``window.dxLodPlan(P, host)`` takes a plan payload whose ``lod`` key :func:`.report_lod.lod_payload`
-made, and returns the object the page script (:mod:`.report_js`) calls for that plan. It mirrors the
-Python side step for step — :func:`explorer.analysis.folding.fold` (units, merged edges, layering,
-barycenter order), :class:`.overview.Overview` (traces, boxes, headers, focus, visible limit) and
-:class:`.memory_lod.MemoryLod` (windows, exact occupancy bins) — so the page draws what the widget
-draws for the same expansion. Strings from the file reach plotly through ``ptext`` (``&<>``) and the
-page through ``esc``.
-"""
-
-from .report_lod_graph_js import GRAPH_JS
-from .report_lod_panels_js import PANELS_JS
-
-BASE_JS = r"""
-window.dxLod = window.dxLod || {};
-dxLod.base = function (P, host) {  // tables, text, the group tree, folding and layout
-  "use strict";
+// A big plan (level of detail), part 1: tables, text, the group tree, folding and layout.
+// Each part adds its functions to a shared context C (see lod.js).
+export function lodBase(P, host) {
   var C = {};
   var L = P.lod, T = L.trace, m = L.m, n = L.n, DEV = L.devices, ST = L.style;
   var G = L.groups, nG = G.start.length, gbase = m + n, span = gbase + nG;
@@ -37,16 +20,12 @@ dxLod.base = function (P, host) {  // tables, text, the group tree, folding and 
   var OPSYM = L.names.opKinds.map(function (k) { return ST.op[k].symbol; });
 
   // -- text -------------------------------------------------------------------------------------
-  function ptext(s) { return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;"); }
-  function esc(s) { return ptext(s).replace(/"/g, "&quot;").replace(/'/g, "&#x27;"); }
-  function short(s, k) { s = String(s); return s.length <= k ? s : s.slice(0, k - 1) + "\u2026"; }
   function fmtBytes(b) {
     if (b === null || b === undefined || b < 0) return "?";
     var units = [["GiB", 1 << 30], ["MiB", 1 << 20], ["KiB", 1 << 10]];
     for (var u = 0; u < units.length; u++) if (b >= units[u][1]) return (b / units[u][1]).toFixed(1) + " " + units[u][0];
     return b + " B";
   }
-  function num(x) { return Number(x).toLocaleString("en-US"); }
   function devName(d) { return d >= 0 ? DEV[d].name : "?"; }
   function swatch(d) {
     if (d < 0) return "?";
@@ -260,40 +239,9 @@ dxLod.base = function (P, host) {  // tables, text, the group tree, folding and 
   function folded() { if (!C.s.cur) C.s.cur = fold(); return C.s.cur; }
 
   function depthOf(g) { var d = 0; while (g > 0) { g = G.parent[g]; d++; } return d; }
-  function batch() {  // trace updates collected per trace index, sent as one Plotly.update
-    var per = new Map();
-    return {
-      set: function (index, props) { per.set(index, Object.assign(per.get(index) || {}, props)); },
-      send: function (gd, layout) {
-        var idx = Array.from(per.keys()), keys = new Set(), upd = {};
-        if (!idx.length) { Plotly.relayout(gd, layout || {}); return; }
-        per.forEach(function (props) { Object.keys(props).forEach(function (k2) { keys.add(k2); }); });
-        keys.forEach(function (k2) { upd[k2] = idx.map(function (q) { return per.get(q)[k2]; }); });
-        Plotly.update(gd, upd, layout || {}, idx);
-      }
-    };
-  }
   Object.assign(C, {P: P, host: host, L: L, T: T, m: m, n: n, DEV: DEV, ST: ST, G: G, nG: nG, gbase: gbase,
     span: span, TT: TT, F: F, OPS: OPS, rowOf: rowOf, written: written, home: home, fstart: fstart, inputs: inputs,
-    outputs: outputs, errors: errors, errorInstrs: errorInstrs, OPSYM: OPSYM, ptext: ptext, esc: esc, short: short,
-    fmtBytes: fmtBytes, num: num, devName: devName, swatch: swatch, kindOf: kindOf, tensorHover: tensorHover,
-    opHover: opHover, children: children, path: path, visibleNodes: visibleNodes, folded: folded, depthOf: depthOf,
-    batch: batch});
+    outputs: outputs, errors: errors, errorInstrs: errorInstrs, OPSYM: OPSYM, devName: devName, swatch: swatch, kindOf: kindOf, tensorHover: tensorHover,
+    opHover: opHover, children: children, path: path, visibleNodes: visibleNodes, folded: folded, depthOf: depthOf});
   return C;
-};
-"""
-
-COMPOSE_JS = r"""
-window.dxLodPlan = function (P, host) {  // the object the page script (report_js.py) calls for a big plan
-  "use strict";
-  var C = dxLod.base(P, host);
-  dxLod.graph(C);
-  dxLod.panels(C);
-  return {expand: C.expand, collapse: C.collapse, reveal: C.reveal, highlight: C.highlight, devices: C.devices,
-          labels: C.labels, valueDetails: C.valueDetails, instrDetails: C.instrDetails, groupDetails: C.groupDetails,
-          clickGraph: C.clickGraph, clickMemory: C.clickMemory, onRelayout: C.onRelayout, folded: C.folded, lane: C.lane,
-          state: function () { return {expanded: C.s.expanded.slice(), window: C.s.win, note: C.s.note, status: C.status()}; }};
-};
-"""
-
-LOD_SCRIPT = BASE_JS + GRAPH_JS + PANELS_JS + COMPOSE_JS
+}

@@ -1,13 +1,11 @@
-"""Part of the big-plan report script (see :mod:`.report_lod_js`): details of a tensor, an op or a group
-written from the tables (escaped with ``esc``), and the memory map's lanes, exact occupancy bins and
-zoom — as :class:`explorer.views.memory_lod.MemoryLod` does in Python."""
+import {ptext, esc, short, fmtBytes, num, batch} from "./util.js";
 
-from .report_lod_graph_js import CONTEXT_JS
-
-PANELS_JS = r"""
-dxLod.panels = function (C) {  // details from the tables, the binned memory map and its zoom
-  "use strict";
-/*CONTEXT*/
+// A big plan (level of detail), part 3: details of a tensor, an op or a group written from the tables,
+// and the memory map's lanes, exact occupancy bins and zoom.
+export function lodPanels(C) {
+  const {P, host, L, T, m, n, DEV, ST, G, nG, gbase, span, TT, F, OPS, rowOf, written, home, fstart, inputs, outputs,
+    errors, errorInstrs, OPSYM, devName, swatch, kindOf, tensorHover, opHover, children, path, visibleNodes, folded,
+    depthOf} = C;
   function holdsError() { return C.holdsError.apply(null, arguments); }
   // -- details ----------------------------------------------------------------------------------
   function ul(items) {
@@ -94,7 +92,7 @@ dxLod.panels = function (C) {  // details from the tables, the binned memory map
       out.push(["in", num(ti) + " tensors \u00b7 " + esc(fmtBytes(bi))], ["out", num(to) + " tensors \u00b7 " + esc(fmtBytes(bo))]);
     }
     if (holdsError(g)) out.push(["findings", "<span class='dx-badge dx-error'>holds a value an error finding names</span>"]);
-    var state = C.s.expanded.indexOf(g) >= 0 ? "C.s.expanded \u2014 click \u25be to collapse" : "click it in the graph to expand";
+    var state = C.s.expanded.indexOf(g) >= 0 ? "expanded \u2014 click \u25be to collapse" : "click it in the graph to expand";
     return "<div class='dx-root'><h4>" + esc(G.label[g]) + " <span class='dx-muted'>" + esc(G.kind[g]) + " group</span></h4>" +
       rows(out) + "<span class='dx-muted'>" + state + "</span></div>";
   }
@@ -225,6 +223,4 @@ dxLod.panels = function (C) {  // details from the tables, the binned memory map
   Object.assign(C, {valueDetails: valueDetails, instrDetails: instrDetails, groupDetails: groupDetails,
     drawMemory: drawMemory, memoryHighlight: memoryHighlight, onRelayout: onRelayout, clickMemory: clickMemory,
     lane: lane});
-};
-"""
-PANELS_JS = PANELS_JS.replace("/*CONTEXT*/", CONTEXT_JS)
+}

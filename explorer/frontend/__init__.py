@@ -1,0 +1,67 @@
+"""The browser app: real ES modules and one stylesheet, shipped as package data.
+
+The notebook widgets (:mod:`explorer.widget`) hand :func:`bundle` to anywidget as ``_esm``; the HTML
+reports (:mod:`explorer.views.report`) inline the same bundle with a page entry. :func:`bundle` joins
+the modules in dependency order into one module, each in its own function scope: an ``import {a, b}
+from "./m.js"`` becomes a read of module ``m``'s exports. There is no build step and no npm at run
+time; node and the browser's devtools load the same files unbundled.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from importlib import resources
+
+__all__ = ["bundle", "css", "plotly_js", "PLOTLY_VERSION", "source"]
+
+# every module, dependencies first; the entries (index.js for the widget, page.js for a report) come last
+MODULES = ("util.js", "search.js", "highlight.js", "lod_base.js", "lod_graph.js", "lod_panels.js", "lod.js", "model.js",
+           "app.js", "diff.js")
+ENTRIES = {"widget": ("index.js", "export default {{render: {m}.render}};"),
+           "page": ("page.js", "{m}.startPage();")}
+
+_IMPORT = re.compile(r'^import \{([^}]*)\} from "\./([a-z_]+)\.js";$', re.M)
+_EXPORT = re.compile(r"^export (?:async function|function|const|class) (\w+)", re.M)
+_EXPORT_DEFAULT = re.compile(r"^export default .*$", re.M)
+
+
+def source(name: str) -> str:
+    """The text of one file of the app."""
+    return (resources.files(__name__) / name).read_text(encoding="utf-8")
+
+
+def _scope(name: str) -> str:
+    return "__dx_" + name.removesuffix(".js")
+
+
+def _wrap(name: str) -> str:
+    """One module as a scope: its imports read from the modules before it, its exports returned."""
+    text = source(name)
+    exports = _EXPORT.findall(text)
+    text = _IMPORT.sub(lambda m: f"const {{{m.group(1)}}} = {_scope(m.group(2))};", text)
+    text = _EXPORT_DEFAULT.sub("", text)
+    text = re.sub(r"^export (?=async function|function|const|class)", "", text, flags=re.M)
+    return f"// ---- {name}\nconst {_scope(name)} = (() => {{\n{text}\nreturn {{{', '.join(exports)}}};\n}})();\n"
+
+
+@lru_cache(maxsize=None)
+def bundle(entry: str = "widget") -> str:
+    """The app as one ES module: every module in its own scope, then the ``entry`` (``"widget"``: the
+    default export anywidget calls ``render`` on; ``"page"``: starts a report page)."""
+    name, tail = ENTRIES[entry]
+    return "".join(_wrap(m) for m in (*MODULES, name)) + tail.format(m=_scope(name)) + "\n"
+
+
+@lru_cache(maxsize=None)
+def css() -> str:
+    return source("style.css")
+
+
+@lru_cache(maxsize=None)
+def plotly_js() -> str:
+    """plotly.js, vendored (see ``vendor/``): the only copy the widget and the reports load."""
+    return source("vendor/plotly.min.js")
+
+
+PLOTLY_VERSION = "vendor"

@@ -1,0 +1,268 @@
+// The explorer app: one program's panels (graph, details, findings, per-device table, memory map) and every
+// interaction (hover, select, search, device filter, expand/collapse, memory zoom). The notebook widget
+// (index.js) and the exported report (page.js) both run it; they differ only in the `model` they pass: the
+// widget's anywidget model, or a stand-in over the page's embedded data (model.js). State that Python can read
+// and set lives in the model: `plan`, `selected`, `devices`, `expanded`.
+import {esc, h} from "./util.js";
+import {laneBlocks, nodePositions, pickBlocks, rings} from "./highlight.js";
+import {lodPlan} from "./lod.js";
+import {search} from "./search.js";
+
+const CONFIG = {displaylogo: false, responsive: true, scrollZoom: true,
+                modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d"]};
+
+function skeleton(el, data) {
+  el.textContent = "";
+  const root = h("div", "dx-app dx-root");
+  root.innerHTML = `
+<div class="dx-head"><h1 class="dx-title"></h1><span class="dx-muted dx-summary"></span></div>
+<div class="dx-controls">
+ <label>plan <select class="dx-plan"></select></label>
+ <span><span class="dx-muted">devices </span><span class="dx-devices"></span></span>
+ <input class="dx-search" type="search" placeholder="search: name, op, %value, #op" aria-label="search">
+</div>
+<div class="dx-row">
+ <div class="dx-card dx-graph-card"><div class="dx-graph"></div></div>
+ <div class="dx-side">
+  <div class="dx-card"><div class="dx-details"></div></div>
+  <div class="dx-card"><h3>Findings <span class="dx-muted dx-findings-count"></span></h3><ul class="dx-findings"></ul></div>
+ </div>
+</div>
+<div class="dx-section dx-card"><h3>Per device</h3><div class="dx-totals"></div></div>
+<div class="dx-section dx-card"><h3>Memory map <span class="dx-muted">— one lane per arena; each tensor spans its lifetime (x) and bytes (y)</span></h3>
+ <div class="dx-memory"></div></div>`;
+  el.appendChild(root);
+  const $ = (cls) => root.querySelector("." + cls);
+  $("dx-title").textContent = data.title;
+  $("dx-findings-count").textContent = `(${data.findings.length}, from explorer.check — click one to select it)`;
+  const planBox = $("dx-plan");
+  for (const p of data.plans) {
+    const o = h("option", "", p.label);
+    o.value = p.name;
+    planBox.appendChild(o);
+  }
+  planBox.disabled = data.plans.length < 2;
+  return $;
+}
+
+export function createApp(el, model, data) {
+  const T = data.trace;
+  const $ = skeleton(el, data);
+  const graphDiv = $("dx-graph"), memoryDiv = $("dx-memory"), detailsBox = $("dx-details");
+  const state = {plan: null, values: [], instructions: [], finding: null, query: "", shown: {}};
+  let P = null;  // the current plan's payload
+  let LOD = null;  // a big plan: its overview / binned memory map (lod.js)
+  const host = {graph: graphDiv, memory: memoryDiv, state, config: CONFIG,
+                shown: () => state.shown, select: (sel) => select(sel, true),
+                html: (markup) => { detailsBox.innerHTML = markup; }, findings: () => data.findings,
+                expanded: (list) => publish("expanded", list.slice())};
+  const Plotly = globalThis.Plotly;
+
+  function publish(key, value) {  // state the user changed -> the model (and Python, in the widget)
+    if (JSON.stringify(model.get(key)) === JSON.stringify(value)) return;
+    model.set(key, value);
+    model.save_changes();
+  }
+
+  function planByName(name) { return data.plans.find((p) => p.name === name) || data.plans[0]; }
+
+  function showPlan(name) {
+    P = planByName(name);
+    state.plan = P.name;
+    $("dx-plan").value = P.name;
+    $("dx-summary").textContent = "· " + P.summary;
+    $("dx-totals").innerHTML = P.totals;  // escaped when it was built (explorer.views.details)
+    Plotly.react(graphDiv, P.graph.data, P.graph.layout, CONFIG);
+    Plotly.react(memoryDiv, P.memory.data, P.memory.layout, CONFIG);
+    state.baseShapes = (P.memory.layout.shapes || []).slice();
+    LOD = null;
+    if (P.lod) {
+      LOD = lodPlan(P, host);
+      if (!P.labels) P.labels = LOD.labels();
+    } else indexNodes();
+    deviceButtons();
+    publish("plan", P.name);
+    if (LOD && (model.get("expanded") || []).length) LOD.setExpanded(model.get("expanded"));
+    else publish("expanded", []);
+    const pre = model.get("selected");  // set with the plan (Explorer.select of another plan's finding)
+    if (pre && pre.plan === P.name) {
+      select(pre, false);
+      if (LOD && (pre.values.length || pre.instructions.length)) LOD.reveal(pre.values, pre.instructions);
+    } else select({values: [], instructions: []}, true);
+  }
+
+  function deviceButtons() {
+    const wanted = model.get("devices");
+    state.shown = {};
+    const box = $("dx-devices");
+    box.textContent = "";
+    for (const [d, color] of P.devices) {
+      state.shown[d] = !wanted || !wanted.length || wanted.indexOf(d) >= 0;
+      const b = h("button", "dx-dev"), dot = h("span", "dx-sw");
+      dot.style.backgroundColor = color;
+      b.type = "button";
+      b.appendChild(dot);
+      b.appendChild(document.createTextNode(d));
+      b.setAttribute("aria-pressed", String(state.shown[d]));
+      b.title = "show tensors on " + d;
+      b.dataset.device = d;
+      b.addEventListener("click", () => {
+        state.shown[d] = !state.shown[d];
+        applyDevices();
+        publish("devices", shownList());
+      });
+      box.appendChild(b);
+    }
+    if (Object.values(state.shown).some((v) => !v)) applyDevices();
+    else publish("devices", shownList());
+  }
+  function shownList() { return P.devices.map((p) => p[0]).filter((d) => state.shown[d]); }
+
+  function applyDevices() {
+    for (const b of $("dx-devices").querySelectorAll("button")) b.setAttribute("aria-pressed", String(state.shown[b.dataset.device]));
+    if (LOD) { LOD.devices(); return; }
+    const O = data.opacity;
+    const op = P.tensorDevices.map((d) => O.tensor[state.shown[d] ? 0 : 1]);
+    Plotly.restyle(graphDiv, {"marker.opacity": [op]}, [T.tensors]);
+    P.blockDevices.forEach((devs, k) => {
+      Plotly.restyle(memoryDiv, {"marker.opacity": [devs.map((d) => O.block[state.shown[d] ? 0 : 1])]}, [2 * k]);
+    });
+  }
+
+  let nodes = new Map();  // "v3" / "i7" -> [x, y], rebuilt per plan
+  function indexNodes() {
+    nodes = nodePositions(P.graph, T);
+    state.blocks = P.memory.data.filter((_, k) => k % 2 === 0 && k < 2 * P.blockDevices.length).map(laneBlocks);
+  }
+
+  function highlight() {
+    if (LOD) { LOD.highlight(state.values, state.instructions); return; }
+    const r = rings(nodes, P.edges, P.opSymbols, state.values, state.instructions);
+    Plotly.update(graphDiv, {x: [r.edges.x, r.nodes.x], y: [r.edges.y, r.nodes.y], "marker.symbol": [undefined, r.nodes.symbol]},
+                  {}, [T.hl_edges, T.hl_nodes]);
+    if (!P.blockDevices.length) return;
+    const chosen = new Set(state.values), upd = {x: [], width: [], base: [], y: [], customdata: []}, idx = [];
+    state.blocks.forEach((lane, k) => {
+      const picked = pickBlocks(lane, chosen);
+      for (const key of Object.keys(upd)) upd[key].push(picked[key]);
+      idx.push(2 * k + 1);
+    });
+    const shapes = state.baseShapes.slice();
+    for (const i of state.instructions) {
+      if (i >= 0 && i < P.nInstructions) shapes.push({type: "line", xref: "x", yref: "paper", x0: i, x1: i, y0: 0, y1: 1,
+                                                      line: {color: "#000000", width: 2}, name: "selected instruction"});
+    }
+    Plotly.update(memoryDiv, upd, {shapes}, idx);
+  }
+
+  function listHtml(title, items) {
+    return "<tr><td>" + title + "</td><td><ul class='dx-list'>" + items.join("") + "</ul></td></tr>";
+  }
+
+  function details() {
+    const box = detailsBox;
+    if (state.finding !== null) { box.innerHTML = P.findingDetails[state.finding] || ""; return; }
+    if (LOD && state.values.length + state.instructions.length === 1) {
+      box.innerHTML = state.values.length ? LOD.valueDetails(state.values[0]) : LOD.instrDetails(state.instructions[0]);
+      return;
+    }
+    if (state.values.length === 1 && !state.instructions.length && P.details.v[state.values[0]] !== undefined) {
+      box.innerHTML = P.details.v[state.values[0]]; return;
+    }
+    if (state.instructions.length === 1 && !state.values.length) { box.innerHTML = P.details.i[state.instructions[0]] || ""; return; }
+    if (!state.values.length && !state.instructions.length) {
+      box.innerHTML = (state.query ? "<h4>search “" + esc(state.query) + "”: nothing found</h4>" : "") +
+        "<span class='dx-muted'>Click a tensor, an op, a memory block or a finding to see its details.</span>";
+      return;
+    }
+    const rows = [];
+    if (state.values.length) rows.push(listHtml(state.values.length + " values", state.values.slice(0, 40).map((v) =>
+      "<li><b>" + esc(P.labels.v[v] || ("%" + v)) + "</b></li>")));
+    if (state.instructions.length) rows.push(listHtml(state.instructions.length + " ops", state.instructions.slice(0, 40).map((i) =>
+      "<li><span class='dx-muted'>#" + i + "</span> <span class='dx-code'>" + esc(P.labels.i[i]) + "</span></li>")));
+    box.innerHTML = "<h4>" + (state.query ? "search “" + esc(state.query) + "”" : "selection") + "</h4>" +
+      "<table class='dx-kv'>" + rows.join("") + "</table>";
+  }
+
+  function markFinding() {
+    $("dx-findings").querySelectorAll("button").forEach((b, k) => b.setAttribute("aria-current", String(String(k) === String(state.finding))));
+  }
+
+  function selection() {
+    return {plan: state.plan, values: state.values.slice(), instructions: state.instructions.slice(),
+            finding: state.finding, query: state.query};
+  }
+
+  // sel: {values, instructions, finding (its index, as a string), query}; fromUser: tell the model
+  function select(sel, fromUser) {
+    state.values = (sel.values || []).slice(); state.instructions = (sel.instructions || []).slice();
+    state.finding = sel.finding === undefined || sel.finding === null ? null : String(sel.finding);
+    state.query = sel.query || "";
+    highlight(); details(); markFinding();
+    if (fromUser !== false) publish("selected", selection());
+  }
+
+  function wireClicks() {
+    graphDiv.on("plotly_click", (ev) => {
+      const pt = ev.points[0];
+      if (LOD) { LOD.clickGraph(pt); return; }
+      if (pt.curveNumber === T.tensors) select({values: [pt.customdata]});
+      else if (pt.curveNumber === T.ops) select({instructions: [pt.customdata]});
+    });
+    memoryDiv.on("plotly_relayout", (ev) => { if (LOD) LOD.onRelayout(ev); });
+    memoryDiv.on("plotly_click", (ev) => {
+      const pt = ev.points[0];
+      if (LOD) { LOD.clickMemory(pt); return; }
+      if (pt.curveNumber % 2 === 0 && pt.customdata !== undefined) select({values: [pt.customdata]});
+    });
+  }
+
+  const list = $("dx-findings");
+  data.findings.forEach((f, k) => {
+    const li = h("li"), b = h("button", "dx-sev-" + f.severity, f.label);
+    b.type = "button";
+    b.addEventListener("click", () => {
+      if (f.plan !== state.plan) showPlan(f.plan);
+      select({values: f.values, instructions: f.instructions, finding: String(k)});
+      if (LOD) LOD.reveal(f.values, f.instructions);  // open the groups holding what it names
+    });
+    li.appendChild(b);
+    list.appendChild(li);
+  });
+  if (!data.findings.length) list.appendChild(h("li", "dx-muted", "no findings"));
+
+  $("dx-plan").addEventListener("change", (e) => showPlan(e.target.value));
+  $("dx-search").addEventListener("input", (e) => select(search(P, e.target.value)));
+
+  // state set from Python (the widget) -> the panels
+  model.on("change:plan", () => { if (model.get("plan") !== state.plan) showPlan(model.get("plan")); });
+  model.on("change:selected", () => {
+    const sel = model.get("selected") || {};
+    if (JSON.stringify(sel) === JSON.stringify(selection())) return;
+    if (sel.plan && sel.plan !== state.plan) showPlan(sel.plan);
+    select(sel, false);
+    if (LOD) LOD.reveal(state.values, state.instructions);
+  });
+  model.on("change:devices", () => {
+    const want = model.get("devices") || [];
+    if (JSON.stringify(want) === JSON.stringify(shownList())) return;
+    for (const d of Object.keys(state.shown)) state.shown[d] = want.indexOf(d) >= 0;
+    applyDevices();
+  });
+  model.on("change:expanded", () => { if (LOD) LOD.setExpanded(model.get("expanded") || []); });
+
+  // the plots follow their boxes' widths (a notebook cell, a resized window)
+  if (typeof ResizeObserver !== "undefined") {
+    let pending = 0;
+    const resize = new ResizeObserver(() => {
+      cancelAnimationFrame(pending);
+      pending = requestAnimationFrame(() => { for (const gd of [graphDiv, memoryDiv]) if (gd._fullLayout) Plotly.Plots.resize(gd); });
+    });
+    resize.observe(graphDiv.parentElement);
+    resize.observe(memoryDiv.parentElement);
+  }
+
+  showPlan(model.get("plan") || data.plan);
+  wireClicks();
+  return {select, state, showPlan, search: (text) => search(P, text), lod: () => LOD};
+}

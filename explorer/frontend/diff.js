@@ -1,0 +1,164 @@
+// The app in two-program mode: the placement diff of A (before) and B (after). Both graphs side by side with
+// changes ringed, memory lanes paired, the runtime needs compared; a click on either side (or a memory block)
+// selects it and its counterpart. Model state: `plan`, `selected` ({plan, side, values: {a, b},
+// instructions: {a, b}}), as explorer.views.diff_prepare.DiffSelection.to_json writes it.
+import {esc, h} from "./util.js";
+import {laneBlocks, nodePositions, pickBlocks, rings} from "./highlight.js";
+
+const CONFIG = {displaylogo: false, responsive: true, scrollZoom: true,
+                modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d"]};
+const SIDES = ["a", "b"];
+
+function skeleton(el, data) {
+  el.textContent = "";
+  const root = h("div", "dx-app dx-root dx-diff");
+  root.innerHTML = `
+<div class="dx-header"></div>
+<div class="dx-controls"><label class="dx-muted">plan <select class="dx-plan"></select></label>
+ <span class="dx-muted dx-only"></span></div>
+<div class="dx-row">
+ <div class="dx-card dx-half"><h3><span class="dx-side-a">A</span><span class="dx-name-a"></span> <span class="dx-muted">(before)</span></h3><div class="dx-graph-a"></div></div>
+ <div class="dx-card dx-half"><h3><span class="dx-side-b">B</span><span class="dx-name-b"></span> <span class="dx-muted">(after)</span></h3><div class="dx-graph-b"></div></div>
+</div>
+<div class="dx-row">
+ <div class="dx-card" style="flex:3 1 520px"><h3>Details <span class="dx-muted">— the selection and its counterpart</span></h3><div class="dx-details"></div></div>
+ <div class="dx-card" style="flex:2 1 380px"><h3>Runtime needs <span class="dx-muted">— what the runtime must provide, A vs B</span></h3><div class="dx-req"></div></div>
+</div>
+<div class="dx-row"><div class="dx-card" style="flex:1 1 100%"><h3>Memory maps <span class="dx-muted">— per arena pair, A's lane above B's;
+ each tensor spans its lifetime (x, instructions of its own program) and bytes (y, one scale per pair)</span></h3>
+ <div class="dx-memory"></div></div></div>`;
+  el.appendChild(root);
+  const $ = (cls) => root.querySelector("." + cls);
+  $("dx-name-a").textContent = data.nameA;
+  $("dx-name-b").textContent = data.nameB;
+  $("dx-only").textContent = data.only;
+  const planBox = $("dx-plan");
+  for (const p of data.plans) {
+    const o = h("option", "", p.label);
+    o.value = p.name;
+    planBox.appendChild(o);
+  }
+  planBox.disabled = data.plans.length < 2;
+  if (data.plans.length < 2 && !data.only) $("dx-controls").hidden = true;
+  return $;
+}
+
+export function createDiffApp(el, model, data) {
+  const T = data.trace, Plotly = globalThis.Plotly;
+  const $ = skeleton(el, data);
+  const G = {a: $("dx-graph-a"), b: $("dx-graph-b")}, memoryDiv = $("dx-memory");
+  const state = {plan: null, side: "", values: {a: [], b: []}, instructions: {a: [], b: []}};
+  let P = null, nodes = {a: new Map(), b: new Map()}, blocks = [];
+  const other = (side) => (side === "a" ? "b" : "a");
+
+  function publish(key, value) {
+    if (JSON.stringify(model.get(key)) === JSON.stringify(value)) return;
+    model.set(key, value);
+    model.save_changes();
+  }
+
+  function showPlan(name) {
+    P = data.plans.find((p) => p.name === name) || data.plans[0];
+    state.plan = P.name;
+    $("dx-plan").value = P.name;
+    $("dx-header").innerHTML = P.header;  // escaped when built (explorer.views.diff_details)
+    $("dx-req").innerHTML = P.requirements;
+    for (const s of SIDES) {
+      Plotly.react(G[s], P.graphs[s].data, P.graphs[s].layout, CONFIG);
+      nodes[s] = nodePositions(P.graphs[s], T);
+    }
+    Plotly.react(memoryDiv, P.memory.data, P.memory.layout, CONFIG);
+    blocks = P.lanes.map((lane) => Object.assign(laneBlocks(P.memory.data[lane.blocks]), {side: lane.side}));
+    publish("plan", P.name);
+    const pre = model.get("selected");
+    if (pre && pre.plan === P.name && pre.side) apply(pre);
+    else select({side: "", values: [], instructions: []});
+  }
+
+  function highlight() {
+    for (const s of SIDES) {
+      const r = rings(nodes[s], P.edges[s], P.opSymbols[s], state.values[s], state.instructions[s]);
+      Plotly.update(G[s], {x: [r.edges.x, r.nodes.x], y: [r.edges.y, r.nodes.y], "marker.symbol": [undefined, r.nodes.symbol]},
+                    {}, [T.hl_edges, T.hl_nodes]);
+    }
+    const chosen = {a: new Set(state.values.a), b: new Set(state.values.b)};
+    const upd = {x: [], width: [], base: [], y: [], customdata: []}, idx = [];
+    blocks.forEach((lane, k) => {
+      const picked = pickBlocks(lane, chosen[lane.side]);
+      for (const key of Object.keys(upd)) upd[key].push(picked[key]);
+      idx.push(P.lanes[k].select);
+    });
+    if (idx.length) Plotly.update(memoryDiv, upd, {}, idx);
+  }
+
+  function details() {
+    const box = $("dx-details"), s = state.side || "a";
+    const vs = state.values[s], is = state.instructions[s];
+    if (vs.length === 1 && !is.length && P.vd[s][vs[0]] !== undefined) { box.innerHTML = P.texts[P.vd[s][vs[0]]]; return; }
+    if (is.length === 1 && !vs.length && P.id[s][is[0]] !== undefined) { box.innerHTML = P.texts[P.id[s][is[0]]]; return; }
+    if (!vs.length && !is.length) { box.innerHTML = data.empty; return; }
+    box.innerHTML = "<div class='dx-root dx-diff'><h4>selection</h4>" + SIDES.map((x) =>
+      "<div><span class='dx-side-" + x + "'>" + x.toUpperCase() + "</span>" +
+      esc(state.values[x].map((v) => "%" + v).concat(state.instructions[x].map((i) => "#" + i)).join(", ") || "—") +
+      "</div>").join("") + "</div>";
+  }
+
+  function selection() {
+    return {plan: state.plan, side: state.side, values: {a: state.values.a.slice(), b: state.values.b.slice()},
+            instructions: {a: state.instructions.a.slice(), b: state.instructions.b.slice()}};
+  }
+
+  function apply(sel) {  // a whole selection (both sides), as Python sends it
+    state.side = sel.side || "";
+    state.values = {a: (sel.values.a || []).slice(), b: (sel.values.b || []).slice()};
+    state.instructions = {a: (sel.instructions.a || []).slice(), b: (sel.instructions.b || []).slice()};
+    highlight(); details();
+  }
+
+  // sel: {side: "a"|"b", values, instructions} on that side; the other side follows the pairing
+  function select(sel) {
+    const s = sel.side || "", o = s ? other(s) : "";
+    state.side = s;
+    state.values = {a: [], b: []}; state.instructions = {a: [], b: []};
+    if (s) {
+      state.values[s] = (sel.values || []).slice();
+      state.instructions[s] = (sel.instructions || []).slice();
+      state.values[o] = state.values[s].map((v) => P.pairs[s][v]).filter((v) => v !== undefined);
+      state.instructions[o] = state.instructions[s].map((i) => P.ipairs[s][i]).filter((i) => i !== undefined);
+    }
+    highlight(); details();
+    publish("selected", selection());
+  }
+
+  $("dx-plan").addEventListener("change", (e) => showPlan(e.target.value));
+  model.on("change:plan", () => { if (model.get("plan") !== state.plan) showPlan(model.get("plan")); });
+  model.on("change:selected", () => {
+    const sel = model.get("selected");
+    if (!sel || JSON.stringify(sel) === JSON.stringify(selection())) return;
+    if (sel.plan !== state.plan) showPlan(sel.plan);
+    else apply(sel);
+  });
+  if (typeof ResizeObserver !== "undefined") {
+    let pending = 0;
+    const resize = new ResizeObserver(() => {
+      cancelAnimationFrame(pending);
+      pending = requestAnimationFrame(() => { for (const gd of [G.a, G.b, memoryDiv]) if (gd._fullLayout) Plotly.Plots.resize(gd); });
+    });
+    for (const gd of [G.a, G.b, memoryDiv]) resize.observe(gd.parentElement);
+  }
+
+  showPlan(model.get("plan") || data.plan);
+  for (const s of SIDES) {
+    G[s].on("plotly_click", (ev) => {
+      const pt = ev.points[0];
+      if (pt.curveNumber === T.tensors) select({side: s, values: [pt.customdata]});
+      else if (pt.curveNumber === T.ops) select({side: s, instructions: [pt.customdata]});
+    });
+  }
+  memoryDiv.on("plotly_click", (ev) => {
+    const pt = ev.points[0];
+    const lane = P.lanes.find((l) => l.blocks === pt.curveNumber && l.memory_id !== null);
+    if (lane && pt.customdata !== undefined) select({side: lane.side, values: [pt.customdata]});
+  });
+  return {select, state, showPlan};
+}

@@ -1,0 +1,17 @@
+// A big plan drawn at a level of detail: an overview of instruction groups expanded in place, and memory lanes
+// binned into exact occupancy cells until a zoom leaves few enough tensors to draw. The three parts share one
+// context object; lodPlan returns what the app (app.js) calls for such a plan.
+import {lodBase} from "./lod_base.js";
+import {lodGraph} from "./lod_graph.js";
+import {lodPanels} from "./lod_panels.js";
+
+export function lodPlan(P, host) {
+  const C = lodBase(P, host);
+  lodGraph(C);
+  lodPanels(C);
+  return {expand: C.expand, collapse: C.collapse, reveal: C.reveal, highlight: C.highlight, devices: C.devices,
+          labels: C.labels, valueDetails: C.valueDetails, instrDetails: C.instrDetails, groupDetails: C.groupDetails,
+          clickGraph: C.clickGraph, clickMemory: C.clickMemory, onRelayout: C.onRelayout, folded: C.folded, lane: C.lane,
+          setExpanded: C.setExpanded,
+          state: () => ({expanded: C.s.expanded.slice(), window: C.s.win, note: C.s.note, status: C.status()})};
+}

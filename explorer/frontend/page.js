@@ -1,0 +1,16 @@
+// An exported report (one program or a diff): the app over the data embedded in the page (no kernel, no network).
+import {createApp} from "./app.js";
+import {createDiffApp} from "./diff.js";
+import {decodePayload, localModel} from "./model.js";
+
+export async function startPage() {
+  const packed = document.getElementById("dx-data").textContent.trim();
+  const data = await decodePayload(packed);
+  const model = localModel({plan: data.plan, selected: data.selected, devices: [], expanded: []});
+  const el = document.getElementById("dx-app");
+  const app = data.mode === "diff" ? createDiffApp(el, model, data) : createApp(el, model, data);
+  if (data.mode === "diff") window.dxDiff = app;
+  else window.dxReport = app;
+  document.body.dataset.ready = "1";
+  return app;
+}

@@ -1,0 +1,49 @@
+// Small helpers every panel shares: escaping, number and byte formatting, payload arrays, batched plotly updates.
+// Text from a .pte file reaches plotly only through ptext (plotly renders a subset of HTML) and the page only
+// through esc or textContent.
+
+export function ptext(s) { return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;"); }
+export function esc(s) { return ptext(s).replace(/"/g, "&quot;").replace(/'/g, "&#x27;"); }
+export function short(s, k) { s = String(s); return s.length <= k ? s : s.slice(0, k - 1) + "\u2026"; }
+export function num(x) { return Number(x).toLocaleString("en-US"); }
+
+export function fmtBytes(b) {
+  if (b === null || b === undefined || b < 0) return "?";
+  const units = [["GiB", 1 << 30], ["MiB", 1 << 20], ["KiB", 1 << 10]];
+  for (const [name, size] of units) if (b >= size) return (b / size).toFixed(1) + " " + name;
+  return b + " B";
+}
+
+// plotly's Python side ships numpy arrays as {dtype, bdata} (base64); figures keep them so in .data
+const TYPED = {f8: Float64Array, f4: Float32Array, i1: Int8Array, u1: Uint8Array, i2: Int16Array,
+               u2: Uint16Array, i4: Int32Array, u4: Uint32Array};
+export function arr(a) {
+  if (!a) return [];
+  if (!a.bdata) return a;
+  const bin = atob(a.bdata), bytes = new Uint8Array(bin.length);
+  for (let k = 0; k < bin.length; k++) bytes[k] = bin.charCodeAt(k);
+  return Array.from(new TYPED[a.dtype](bytes.buffer));
+}
+
+// trace updates collected per trace index, sent as one Plotly.update
+export function batch() {
+  const per = new Map();
+  return {
+    set(index, props) { per.set(index, Object.assign(per.get(index) || {}, props)); },
+    send(gd, layout) {
+      const idx = Array.from(per.keys()), keys = new Set(), upd = {};
+      if (!idx.length) { globalThis.Plotly.relayout(gd, layout || {}); return; }
+      per.forEach((props) => Object.keys(props).forEach((k) => keys.add(k)));
+      keys.forEach((k) => { upd[k] = idx.map((q) => per.get(q)[k]); });
+      globalThis.Plotly.update(gd, upd, layout || {}, idx);
+    },
+  };
+}
+
+// an element with a class (and optional text); never parses markup
+export function h(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}

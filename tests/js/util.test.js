@@ -1,0 +1,53 @@
+// Helpers every panel uses: escaping (text from a .pte file), formatting, payload arrays, batched updates.
+import test from "node:test";
+import assert from "node:assert/strict";
+import {arr, batch, esc, fmtBytes, num, ptext, short} from "../../explorer/frontend/util.js";
+
+test("escaping leaves no markup", () => {
+  const hostile = "<img src=x onerror=alert(1)>&\"'";
+  assert.equal(ptext(hostile), "&lt;img src=x onerror=alert(1)&gt;&amp;\"'");
+  assert.equal(esc(hostile), "&lt;img src=x onerror=alert(1)&gt;&amp;&quot;&#x27;");
+  assert.equal(esc(42), "42");
+});
+
+test("bytes, numbers and shortened names read as in Python (explorer.views.text)", () => {
+  assert.equal(fmtBytes(0), "0 B");
+  assert.equal(fmtBytes(1023), "1023 B");
+  assert.equal(fmtBytes(1536), "1.5 KiB");
+  assert.equal(fmtBytes(3 * (1 << 20)), "3.0 MiB");
+  assert.equal(fmtBytes(-1), "?");
+  assert.equal(fmtBytes(null), "?");
+  assert.equal(num(1234567), "1,234,567");
+  assert.equal(short("abcdef", 4), "abc\u2026");
+  assert.equal(short("abc", 4), "abc");
+});
+
+test("numpy arrays shipped as {dtype, bdata} decode to numbers", () => {
+  const f64 = Buffer.from(new Float64Array([1.5, -2, 0]).buffer).toString("base64");
+  assert.deepEqual(arr({dtype: "f8", bdata: f64}), [1.5, -2, 0]);
+  const i32 = Buffer.from(new Int32Array([7, 8]).buffer).toString("base64");
+  assert.deepEqual(arr({dtype: "i4", bdata: i32}), [7, 8]);
+  assert.deepEqual(arr([1, 2]), [1, 2]);
+  assert.deepEqual(arr(undefined), []);
+});
+
+test("batch sends one Plotly.update per figure, keys aligned per trace", () => {
+  const calls = [];
+  globalThis.Plotly = {update: (...a) => calls.push(["update", ...a]), relayout: (...a) => calls.push(["relayout", ...a])};
+  const b = batch();
+  b.set(3, {x: [1]});
+  b.set(5, {y: [2]});
+  b.set(3, {y: [3]});
+  b.send("gd", {shapes: []});
+  assert.equal(calls.length, 1);
+  const [kind, gd, upd, layout, idx] = calls[0];
+  assert.equal(kind, "update");
+  assert.equal(gd, "gd");
+  assert.deepEqual(idx, [3, 5]);
+  assert.deepEqual(upd.x, [[1], undefined]);
+  assert.deepEqual(upd.y, [[3], [2]]);
+  assert.deepEqual(layout, {shapes: []});
+  batch().send("gd", {a: 1});
+  assert.equal(calls[1][0], "relayout");
+  delete globalThis.Plotly;
+});
