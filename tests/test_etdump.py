@@ -431,3 +431,21 @@ def test_xnnpack_node_events_resolve_to_decoded_nodes():
     assert subgraph_resolver(program, plan, {})(0, 1) is not None  # an integer id: the node with that debug handle
     code, text = cli("inspect", str(FIX / "xnnpack_mlp.pte"), "--profile", str(DUMPS / "xnnpack_mlp.etdp"))
     assert "GEMM #2 = subgraph node 1 (XNNFullyConnected)" in text
+
+
+def test_widgets_take_profiles():
+    """Explorer(program, profile=...) and Diff(a, b, profiles=(...)) send the profile to the app."""
+    import gzip
+
+    def unpack(packed):
+        return json.loads(gzip.decompress(packed))
+
+    ex = explorer.Explorer(FIX / "device_mlp.pte", profile=DUMPS / "synthetic_device_mlp.etdp")
+    (plan,) = unpack(ex._payload)["plans"]
+    assert plan["profile"]["runs"] == 5 and ex.profile.plans["forward"].stats[0].n == 5
+    d = explorer.Diff(FIX / "mlp.pte", FIX / "xnnpack_mlp.pte",
+                      profiles=(DUMPS / "mlp.etdp", DUMPS / "xnnpack_mlp.etdp"))
+    (plan,) = unpack(d._payload)["plans"]
+    assert set(plan["profiles"]) == {"a", "b"} and plan["profileDiff"]["plan"] == "forward"
+    with pytest.raises(ProfileMismatch):
+        explorer.Explorer(FIX / "mlp.pte", profile=DUMPS / "two_methods.etdp")
