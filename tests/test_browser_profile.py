@@ -130,3 +130,25 @@ def test_diff_view_with_two_profiles(tmp_path):
         assert page.locator(".dx-details .dx-prof-runs").count() == 2  # A's and B's time per run
         page.screenshot(path=str(ARTIFACTS / "profile_diff.png"), full_page=True)
         assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
+
+
+def test_widget_with_profile_in_jupyterlab(tmp_path):
+    """The notebook widget draws the profile as the report does, and the time axis switch works there too."""
+    from browser_helpers import jupyter_lab, run_all, wait_kernel_idle, write_notebook
+
+    notebook = tmp_path / "profile.ipynb"
+    write_notebook(notebook, [f"import explorer\nex = explorer.Explorer({str(FIX / 'device_mlp.pte')!r}, "
+                              f"profile={str(DUMPS / 'synthetic_device_mlp.etdp')!r})\nex"])
+    with jupyter_lab(tmp_path) as (base, token), chromium((1300, 1000)) as (page, messages), \
+            screenshot_on_failure(page, "lab_profile_failure.png", tmp_path / "jupyter.log"):
+        page.goto(f"{base}/lab/tree/{notebook.name}?token={token}")
+        wait_kernel_idle(page)
+        run_all(page)
+        page.wait_for_selector(".dx-explorer .dx-prof-seg", timeout=90_000)
+        buckets = page.evaluate("() => [...document.querySelectorAll('.dx-explorer .dx-prof-seg')].map(s => s.dataset.bucket)")
+        assert buckets == ["cpu", "cuda:0", "copies", "executor"]
+        page.locator(".dx-explorer .dx-prof-axis button[data-axis=time]").click()
+        page.wait_for_function("() => document.querySelector('.dx-explorer .dx-memory').layout.xaxis.range[1] > 1000")
+        page.locator(".dx-explorer .dx-prof").scroll_into_view_if_needed()
+        page.screenshot(path=str(ARTIFACTS / "lab_profile.png"))
+        assert not [m for m in messages if m.startswith("pageerror")], messages
