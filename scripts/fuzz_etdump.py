@@ -51,7 +51,9 @@ __all__ = ["Landmarks", "walk", "Mutator", "run_case", "seed_files", "consistenc
 # which program each seed dump is a run of (plus one it is not, to exercise the mismatch path)
 PROGRAMS = {"mlp.etdp": "mlp.pte", "xnnpack_mlp.etdp": "xnnpack_mlp.pte", "two_methods.etdp": "two_methods.pte",
             "synthetic_device_add.etdp": "device_add.pte", "synthetic_device_mlp.etdp": "device_mlp.pte",
-            "synthetic_slow_copies.etdp": "device_mlp.pte"}
+            "synthetic_slow_copies.etdp": "device_mlp.pte", "zoo_cond.etdp": "zoo/cond.pte",
+            "zoo_map.etdp": "zoo/map.pte", "zoo_multi_method.etdp": "zoo/multi_method.pte",
+            "zoo_quant_xnnpack.etdp": "zoo/quant_xnnpack.pte"}
 OTHER = "device_mlp.pte"
 INTERESTING_U32 = (0, 1, 2, 3, 4, 7, 8, 0x7F, 0x80, 0xFF, 0x100, 0x7FFF, 0x8000, 0xFFFF, 0x10000, 0x7FFFFFFF,
                    0x80000000, 0xFFFFFFFE, 0xFFFFFFFF)
