@@ -13,12 +13,12 @@ needs to see. The analysis layer reports them as ``bad-reference`` findings.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Callable, Iterator, Sequence, Union
+from . import devices as _devices
 
-from .model_companions import (  # noqa: F401  (re-exported: the companion vocabulary)
+from .model_companions import (  # re-exported: the companion vocabulary
     Bundle, DataEntry, DataFile, DataHeader, DelegateGraph, GraphNode, GraphValue, MethodTestSuite, Payload,
     TestCase, TestValue,
 )
@@ -28,10 +28,13 @@ __all__ = [
     "Delegate", "Frame", "Instruction", "Chain", "Buffer", "BufferDevice", "Segment",
     "SubsegmentOffsets", "NamedData", "ExtendedHeader", "Plan", "Program", "AnyValue",
     "dtype_name", "dtype_itemsize",
+    # the companion vocabulary (explorer.model_companions)
+    "DataHeader", "DataEntry", "DataFile", "TestValue", "TestCase", "MethodTestSuite", "Bundle", "GraphValue",
+    "GraphNode", "DelegateGraph", "Payload",
 ]
 
 # DeviceType enum of schema/program.fbs (mirror of the runtime's DeviceType). More will come.
-DEVICE_TYPES: dict[int, str] = {0: "cpu", 1: "cuda"}
+DEVICE_TYPES: dict[int, str] = {t.code: t.name for t in _devices.DEVICE_TYPES}  # from the one registry (explorer/devices.py)
 _DEVICE_CODES = {v: k for k, v in DEVICE_TYPES.items()}
 
 # ScalarType byte -> (torch-style dtype name, bytes per element as the runtime's elementSize says).
@@ -73,7 +76,7 @@ def _nbytes(sizes: Sequence[int], itemsize: int) -> int | None:
     return n if n < _NBYTES_LIMIT else None
 
 
-_DEVICE_RE = re.compile(r"^\s*(cpu|cuda|unknown\((-?\d+)\))(?::(-?\d+))?\s*$")
+_DEVICE_RE = _devices.DEVICE_PATTERN
 
 
 @dataclass(frozen=True, order=True)
@@ -95,6 +98,17 @@ class Device:
     @property
     def is_cpu(self) -> bool:
         return self.type == 0
+
+    @property
+    def is_host(self) -> bool:
+        """Memory the CPU addresses directly (see :mod:`explorer.devices`)."""
+        t = _devices.BY_CODE.get(self.type)
+        return bool(t and t.host)
+
+    @property
+    def code(self) -> int:
+        """The analysis' integer code for this device (:func:`explorer.devices.device_code`)."""
+        return _devices.device_code(self.type, self.index)
 
     def __str__(self) -> str:
         if self.type == 0 and self.index == 0:

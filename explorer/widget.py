@@ -21,7 +21,11 @@ from pathlib import Path
 
 import traitlets
 
+from .analysis.companions import companion_findings
 from .analysis.types import Finding
+from .format.reader import load
+from .model import DataFile
+from .views.data_file_page import data_file_payload
 from .views.embed import pack
 from .widget_base import AppWidget
 from .views.prepare import PlanView, default_plan, open_program, plan_view, wants_lod
@@ -44,7 +48,8 @@ class Explorer(AppWidget):
     """Where every tensor and arena of an ExecuTorch program lives: graph, memory map, details, findings.
 
     ``Explorer()`` opens the bundled sample; ``Explorer("model.pte")``, ``Explorer(data_bytes)`` or
-    ``Explorer(program)`` open yours. ``plan=`` picks the method (default ``forward``).
+    ``Explorer(program)`` open yours. ``plan=`` picks the method (default ``forward``); ``data=["m.ptd"]``
+    links external tensors to the data files holding them. A ``.ptd`` on its own shows its entries.
 
     A plan with more than 2,000 graph nodes is drawn at a level of detail (``lod=None``, the default;
     ``lod=True``/``False`` forces it on or off): the graph is an overview of instruction groups that
@@ -62,13 +67,19 @@ class Explorer(AppWidget):
     devices = traitlets.Tuple(help="devices (as strings) whose tensors are drawn; the others fade").tag(sync=True)
     expanded = traitlets.Tuple(help="ids of the open groups of a big plan's overview").tag(sync=True)
 
-    def __init__(self, source=None, *, plan: str | None = None, lod: bool | None = None, profile=None, **kwargs):
+    def __init__(self, source=None, *, plan: str | None = None, lod: bool | None = None, data=None, profile=None,
+                 **kwargs):
         from .views.profile_payload import open_profile
 
-        self.program = open_program(source)
-        self.profile = open_profile(self.program, profile)  # run times drawn on the panels (docs/profiles.md)
+        self.program = open_program(source) if data is None else load(source, data=data)  # data: .ptd files
+        self.profile = None
         self._lod = lod
         self._views: dict[str, PlanView] = {}
+        if isinstance(self.program, DataFile):  # a .ptd: the page of its entries, no plans
+            self.findings = []
+            super().__init__(_payload=pack(data_file_payload(self.program)), selected=Selection(""), **kwargs)
+            return
+        self.profile = open_profile(self.program, profile)  # run times drawn on the panels (docs/profiles.md)
         self.findings: list[Finding] = self._check()
         first = plan or default_plan(self.program)
         if first not in self.program.plan_names:
@@ -167,6 +178,7 @@ class Explorer(AppWidget):
             found.extend(lazy.findings)
             if wants_lod(p, self._lod):
                 self._views[p.name] = plan_view(p, self.program, lod=True, analysis=lazy)
+        found.extend(companion_findings(self.program))  # missing-external, bad-delegate-payload
         return found
 
     def _view_all(self) -> dict[str, PlanView]:
@@ -199,7 +211,7 @@ class Explorer(AppWidget):
 
     @traitlets.validate("plan")
     def _valid_plan(self, proposal) -> str:
-        if proposal["value"] not in self.program.plan_names:
+        if proposal["value"] not in getattr(self.program, "plan_names", ()):  # (a data file has no plans)
             raise traitlets.TraitError(f"no plan {proposal['value']!r}: the program has "
                                        f"{', '.join(self.program.plan_names)}")
         return proposal["value"]

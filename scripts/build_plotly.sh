@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Refresh the vendored plotly.js: the cartesian partial bundle (scatter, bar, heatmap — the traces the app
-# draws), minified, with its licence and version. Dev-time only: the package never fetches anything.
+# Refresh the vendored plotly.js: the basic partial bundle (scatter, bar, pie — the app
+# draws scatter and bar), minified, with its licence and version. Dev-time only: the package never fetches anything.
 #   scripts/build_plotly.sh [version]      (default: the version in explorer/frontend/vendor/plotly.VERSION)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,8 +8,8 @@ VENDOR=explorer/frontend/vendor
 VERSION="${1:-$(awk '{print $2}' "$VENDOR/plotly.VERSION")}"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
-(cd "$WORK" && npm pack --silent "plotly.js-cartesian-dist-min@$VERSION" >/dev/null && tar xzf ./*.tgz)
-cp "$WORK/package/plotly-cartesian.min.js" "$VENDOR/plotly.min.js"
+(cd "$WORK" && npm pack --silent "plotly.js-basic-dist-min@$VERSION" >/dev/null && tar xzf ./*.tgz)
+cp "$WORK/package/plotly-basic.min.js" "$VENDOR/plotly.min.js"
 cp "$WORK/package/LICENSE" "$VENDOR/plotly.LICENSE"
-echo "plotly.js-cartesian-dist-min $VERSION" > "$VENDOR/plotly.VERSION"
-echo "vendored plotly.js cartesian $VERSION ($(wc -c < "$VENDOR/plotly.min.js") bytes)"
+echo "plotly.js-basic-dist-min $VERSION" > "$VENDOR/plotly.VERSION"
+echo "vendored plotly.js basic $VERSION ($(wc -c < "$VENDOR/plotly.min.js") bytes)"

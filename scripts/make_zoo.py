@@ -53,8 +53,7 @@ class Export:
     inputs: dict[str, tuple] = field(default_factory=dict)  # method -> example inputs for the run
     ptd: dict[str, bytes] = field(default_factory=dict)  # file name -> .ptd bytes
     run: bool = True  # False for device programs (no device allocator on this machine)
-    atol: float = 1e-4
-    stateful: bool = False  # compare a fresh eager copy called once
+    atol: float = 1e-4  # outputs are compared with a fresh copy of the eager model, called once
 
 
 # --------------------------------------------------------------------------------------------------
@@ -392,6 +391,15 @@ def b_detector_dynamic() -> Export:
                   {"forward": (torch.randn(2, 3, 8, 8),)}, atol=1e-3)
 
 
+def b_detector_xnnpack_dynamic() -> Export:
+    torch = _torch()
+    module = _DetectorHead.make(torch).eval()
+    example = (torch.randn(2, 3, 8, 8),)
+    dyn = {"x": {0: torch.export.Dim("b", min=1, max=4)}}
+    return Export(_lower(module, example, dynamic_shapes=dyn, xnnpack=True), module,
+                  {"forward": (torch.randn(3, 3, 8, 8),)}, atol=1e-3)
+
+
 def b_kv_cache() -> Export:
     torch = _torch()
 
@@ -410,7 +418,7 @@ def b_kv_cache() -> Export:
             return w @ self.v_cache
     module = M().eval()
     example = (torch.randn(1, 1, 4), torch.tensor([2]))
-    return Export(_lower(module, example), module, {"forward": example}, stateful=True)
+    return Export(_lower(module, example), module, {"forward": example})
 
 
 def b_kv_cache_xnnpack() -> Export:
@@ -428,7 +436,7 @@ def b_kv_cache_xnnpack() -> Export:
             return self.fc(self.cache).sum(0)
     module = M().eval().requires_grad_(False)
     example = (torch.randn(1, 4), torch.tensor([3]))
-    return Export(_lower(module, example, xnnpack=True), module, {"forward": example}, stateful=True)
+    return Export(_lower(module, example, xnnpack=True), module, {"forward": example})
 
 
 def b_counter_state() -> Export:
@@ -449,7 +457,7 @@ def b_counter_state() -> Export:
     module = M().eval()
     example = (torch.randn(3),)
     config = ExecutorchBackendConfig(emit_mutable_buffer_names=True, passes=[InitializedMutableBufferPass(["count"])])
-    return Export(_lower(module, example, config=config), module, {"forward": example}, stateful=True)
+    return Export(_lower(module, example, config=config), module, {"forward": example})
 
 
 def b_cond() -> Export:
@@ -675,12 +683,7 @@ def b_reinplace() -> Export:
     module = M().eval()
     example = (torch.randn(2, 3), torch.tensor([0, 2]))
     return Export(_lower(module, example, config=ExecutorchBackendConfig(run_reinplace_pass=True)), module,
-                  {"forward": example}, stateful=True)
-
-
-def _cfg(**kw):
-    from executorch.exir import ExecutorchBackendConfig
-    return ExecutorchBackendConfig(**kw)
+                  {"forward": example})
 
 
 SPECS: dict[str, tuple[str, Callable[[], Export]]] = {}
@@ -707,6 +710,8 @@ def _specs() -> dict[str, tuple[str, Callable[[], Export]]]:
                              b_detector_xnnpack)
     s["detector_dynamic"] = ("detector head, dynamic batch (max 4): et_view kernels on conv outputs",
                              b_detector_dynamic)
+    s["detector_xnnpack_dynamic"] = ("detector head, XNNPACK, dynamic batch: et_view kernels outside the delegates",
+                                     b_detector_xnnpack_dynamic)
     s["gru_unrolled"] = ("GRUCell unrolled over 3 steps (select, chunk, sigmoid, tanh)", _simple(m_gru, (3, 1, 4), (1, 6)))
     s["embed_norm"] = ("embedding + layer norm + mean over int64 tokens",
                        lambda: _tok(m_embed_norm))
@@ -918,17 +923,15 @@ def main(argv: list[str] | None = None) -> int:
         for key, data in exp.ptd.items():  # one data file: NAME.ptd; several: NAME.KEY.ptd
             files[f"{name}.ptd" if len(exp.ptd) == 1 else f"{name}.{key}"] = data
         if args.check:
-            for fname, data in files.items():
-                path = ZOO / fname
-                if not path.exists() or path.read_bytes() != data:
-                    differing.append(fname)
-            print(f"{name:22s} {'same' if not differing or differing[-1] not in files else 'DIFFERS'}")
+            changed = [f for f, data in files.items() if not (ZOO / f).exists() or (ZOO / f).read_bytes() != data]
+            differing += changed
+            print(f"{name:22s} {'DIFFERS: ' + ', '.join(changed) if changed else 'same'}")
             continue
         for fname, data in files.items():
             (ZOO / fname).write_bytes(data)
         verdict = runtime_verdict(name, Export(exp.pte, exp.module, exp.inputs,
                                                {k: files[k] for k in files if k.endswith(".ptd")},
-                                               exp.run, exp.atol, exp.stateful))
+                                               exp.run, exp.atol))
         records[name] = {
             "features": _specs()[name][0], "contents": _features(exp.pte), "bytes": len(exp.pte),
             "ptd": {k: len(v) for k, v in files.items() if k.endswith(".ptd")},

@@ -14,12 +14,11 @@ from explorer.model import Device
 from explorer.views.details import (
     device_table,
     instruction_details,
-    selection_details,
     value_details,
 )
 from explorer.views.escape import html_text, plotly_text, script_json
-from explorer.views.graph import TRACE, build_graph_figure, graph_highlight
-from explorer.views.memory import build_memory_figure, memory_highlight
+from explorer.views.graph import TRACE, build_graph_figure
+from explorer.views.memory import build_memory_figure
 from explorer.views.palette import (
     CPU_COLOR,
     CUDA_COLORS,
@@ -29,7 +28,7 @@ from explorer.views.palette import (
     ordered_devices,
 )
 from explorer.views.prepare import plan_view, program_summary
-from explorer.views.selection import resolve, search
+from explorer.views.selection import resolve
 
 FIXTURES = Path(__file__).parent / "fixtures"
 HOSTILE = "<img src=x onerror=alert(1)>"
@@ -153,16 +152,14 @@ def test_text_from_the_file_is_escaped_in_every_figure():
     assert "<img" not in joined and "</script>" not in joined and "a&amp;b" in joined
 
 
-def test_graph_highlight_and_device_fading():
+def test_overlays_start_empty_and_every_tensor_at_full_strength():
+    """Selection rings and the device filter are the browser app's (frontend/highlight.js, app.js)."""
     view = view_of("device_add.pte")
-    cuda = [t.index for t in view.plan.tensors if not t.device.is_cpu]
-    edges, nodes = graph_highlight(view.geometry, values=[cuda[0]])
-    assert list(nodes["x"]) == [view.geometry.pos[("v", cuda[0])][0]]
-    assert len(edges["x"]) == 3 * len([e for e in view.geometry.edges if ("v", cuda[0]) in e[:2]])
-    fig = build_graph_figure(view.plan, view.analysis, geometry=view.geometry, hidden_devices={"cuda:0"})
-    tensors = fig.data[TRACE["tensors"]]
-    faded = {int(i) for i, o in zip(tensors.customdata, tensors.marker.opacity) if o < 1}
-    assert faded == set(cuda)
+    fig = build_graph_figure(view.plan, view.analysis, geometry=view.geometry)
+    assert len(fig.data[TRACE["hl_edges"]].x) == 0 and len(fig.data[TRACE["hl_nodes"]].x) == 0
+    assert fig.data[TRACE["tensors"]].marker.opacity == 1.0
+    memory = build_memory_figure(view.plan, view.analysis)
+    assert all(len(t.x) == 0 for t in memory.data if t.name == "selected")
 
 
 def test_unknown_devices_are_grey_with_their_own_marker():
@@ -223,7 +220,7 @@ def test_memory_rectangles_span_the_lifetime():
             assert x - w / 2 == pytest.approx(b.first - 0.5) and x + w / 2 == pytest.approx(b.last + 0.5)
 
 
-def test_planted_device_mismatch_is_outlined_and_selected_blocks_overlay():
+def test_planted_device_mismatch_is_outlined():
     b = PlanBuilder(arenas=[(32, "cpu"), (32, "cuda:0")])
     x = b.tensor(arena=1, offset=0)
     wrong = b.tensor(arena=2, offset=0, device="cpu")  # a cpu tensor planned in the cuda arena
@@ -236,14 +233,10 @@ def test_planted_device_mismatch_is_outlined_and_selected_blocks_overlay():
     tensors = graph.data[TRACE["tensors"]]
     outline = dict(zip((int(i) for i in tensors.customdata), tensors.marker.line.color))
     assert outline[wrong] == ERROR and outline[x] != ERROR
-    memory = build_memory_figure(view.plan, view.analysis, values=[wrong], instructions=[0])
+    memory = build_memory_figure(view.plan, view.analysis)
     cuda_lane = memory.data[2]
     assert list(cuda_lane.marker.color) == [CPU_COLOR]  # the tensor's own colour in the cuda lane shows it
     assert list(cuda_lane.marker.line.color) == [ERROR]
-    assert [int(v) for v in memory.data[3].customdata] == [wrong]
-    assert any(s.name == "selected instruction" and s.x0 == 0 for s in memory.layout.shapes)
-    lanes, shapes = memory_highlight(view.analysis, 1, values=[x])
-    assert [len(lane["x"]) for lane in lanes] == [1, 0] and shapes == []
 
 
 def test_memory_map_without_arenas_says_so():
@@ -267,8 +260,6 @@ def test_details_are_escaped_and_complete():
     assert HOSTILE not in html and html_text(HOSTILE) in html
     html = instruction_details(view.plan, view.analysis, 2)
     assert "target_device = cuda:0" in html
-    html = selection_details(view.plan, view.analysis, values=[0, 1], title=HOSTILE)
-    assert "<img" not in html and "2 values" in html
     table = device_table(view.plan, view.analysis)
     assert "cuda:0" in table and "cpu" in table
 
@@ -296,10 +287,6 @@ def test_selection_rules():
         resolve(plan, [99])
     with pytest.raises(IndexError):
         resolve(plan, instructions=[5])
-    assert search(plan, "relu").instructions == (0,)
-    assert search(plan, "MOD").values == (x,)
-    assert search(plan, f"%{y}").values == (y,) and search(plan, "#0").instructions == (0,)
-    assert not search(plan, "   ")
 
 
 def test_summary_names_devices_and_findings():
@@ -327,7 +314,7 @@ def test_figures_are_valid_plotly(name, view):
     """The builders skip plotly's per-point validation for speed; every property must still be valid."""
     import plotly.graph_objects as go
 
-    for fig in (build_graph_figure(view.plan, view.analysis, geometry=view.geometry, values=[0], instructions=[0]),
+    for fig in (build_graph_figure(view.plan, view.analysis, geometry=view.geometry),
                 build_graph_figure(view.plan, view.analysis, geometry=view.geometry, labels=True),
-                build_memory_figure(view.plan, view.analysis, values=[0], instructions=[0])):
+                build_memory_figure(view.plan, view.analysis)):
         go.Figure(fig.to_dict())  # raises ValueError naming any invalid property

@@ -63,14 +63,14 @@ def test_opens_the_bundled_sample(sample):
 def test_the_front_end_is_the_app_and_plotly_comes_once(sample):
     assert sample._esm == frontend.bundle("widget") and "export default {render: __dx_index.render}" in sample._esm
     assert "createApp(el, model, data)" in sample._esm and sample._css == frontend.css()
-    assert "plotly.js (cartesian" not in sample._esm, "plotly.js is sent once per page, not in each widget's module"
+    assert "plotly.js (basic" not in sample._esm, "plotly.js is sent once per page, not in each widget's module"
     assert len(sample._esm) < 200_000 and len(sample._payload) < 50_000
     sent = []
     sample.send = lambda content, buffers=None: sent.append((content, buffers))
     sample._on_message(sample, {"type": "plotly"}, [])
     sample._on_message(sample, {"type": "something else"}, [])
     ((content, buffers),) = sent
-    assert content == {"type": "plotly"} and buffers[0].startswith(b"/**\n* plotly.js (cartesian - minified)")
+    assert content == {"type": "plotly"} and buffers[0].startswith(b"/**\n* plotly.js (basic - minified)")
 
 
 def test_accepts_path_bytes_and_program():
@@ -163,5 +163,5 @@ def test_save_html(ex, tmp_path):
     ex.select(0)
     path = ex.save_html(tmp_path / "r.html")
     html = path.read_text(encoding="utf-8")
-    assert html.count("plotly.js (cartesian - minified) v") == 1
+    assert html.count("plotly.js (basic - minified) v") == 1
     assert page_payload(html)["selected"]["values"] == [0]

@@ -53,6 +53,14 @@ def test_check_is_silent_on_every_zoo_program(path, capsys):
     assert out.strip() == f"{path.name}: no findings (0 errors, 0 warnings)", out
 
 
+@pytest.mark.parametrize("name", [n for n, r in INDEX.items() if r["ptd"]])
+def test_check_is_silent_with_the_data_files_attached(name, capsys):
+    """With ``--data`` the external tensors are looked up too (``missing-external``): still silent."""
+    (ptd,) = INDEX[name]["ptd"]
+    assert main(["check", str(ZOO / f"{name}.pte"), "--data", str(ZOO / ptd)]) == 0
+    assert "no findings" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: p.stem)
 def test_no_arena_is_more_than_full(path):
     for name, result in analyze_program(explorer.load(path)).items():
@@ -78,7 +86,7 @@ def test_the_zoo_covers_what_it_claims():
 
 # -- views written by executorch_prim::et_view ------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["view_dynamic", "dynamic_seq", "detector_dynamic"])
+@pytest.mark.parametrize("name", ["view_dynamic", "dynamic_seq", "detector_dynamic", "detector_xnnpack_dynamic"])
 def test_et_view_outputs_are_aliases_whose_base_outlives_them(name):
     plan = explorer.load(ZOO / f"{name}.pte").plan("forward")
     f = Facts(plan)
@@ -244,3 +252,28 @@ def test_zoo_reproduces():
                           capture_output=True, text=True, timeout=1800)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "all zoo programs reproduce byte for byte" in done.stdout
+
+
+# -- host kernels on device memory, from a real device export --------------------------------------
+
+def test_host_kernels_reading_device_tensors_of_a_real_export_are_errors(tmp_path, capsys):
+    """``device_cuda0.pte`` with its d2h copies bypassed, as a partitioner that forgot them would write
+    it: the host kernels ``addmm``, ``mul`` and ``view_copy`` now read the delegates' cuda:0 results."""
+    import dataclasses
+
+    program = explorer.load(ZOO / "device_cuda0.pte")
+    plan = program.plan("forward")
+    copied = {i.args[-1]: i.args[0] for i in plan.instructions if i.op == "et_copy::_d2h_copy.out"}
+    instructions = tuple(
+        i if i.kind != "KernelCall" or i.op.startswith("et_copy::")
+        else dataclasses.replace(i, args=tuple(copied.get(a, a) for a in i.args))
+        for i in plan.instructions)
+    broken = dataclasses.replace(program, plans=(dataclasses.replace(plan, instructions=instructions),))
+    path = tmp_path / "no_d2h.pte"
+    path.write_bytes(write(broken))
+    found = [f for f in check(explorer.load(path)) if f.code == "cross-device-no-copy"]
+    ops = sorted(f.message.split(" the host kernel ")[1].split(" ")[0] for f in found)
+    assert ops == ["aten::addmm.out", "aten::mul.out", "aten::view_copy.out"]
+    assert all(f.severity == "error" and "on cuda:0 memory" in f.message for f in found)
+    assert main(["check", str(path)]) == 1
+    assert "[cross-device-no-copy]" in capsys.readouterr().out

@@ -24,6 +24,7 @@ from .layout import crossings, layout
 from .lifetimes import aliases, lifetime_arrays, lifetimes
 from .memory import memory_map, planned_arrays
 from .transfers import transfer_arrays, transfer_totals, transfers
+from .lazy import LazyAnalysis
 from .types import (ArenaMap, Block, Dataflow, DeviceTotals, Finding, Layout, Lifetime, MemoryMap,
                     PlanAnalysis, Transfer, TransferTotals)
 
@@ -37,23 +38,7 @@ __all__ = [
 
 def analyze(plan: Plan, program: Program | None = None, *, limit: int | None = DEFAULT_LIMIT) -> PlanAnalysis:
     """Dataflow, lifetimes, memory map, transfers and findings of one plan (each computed once)."""
-    f = Facts(plan)
-    e = edges(plan, f)
-    alias = aliases(plan, f, e)
-    first, last = lifetime_arrays(plan, f, e, alias)
-    planned = planned_arrays(f, alias)
-    moving = transfer_arrays(f, e)
-    moves = transfers(plan, f, e, moving)
-    return PlanAnalysis(
-        plan=plan.name,
-        dataflow=dataflow(plan, e),
-        lifetimes=lifetimes(plan, (first, last)),
-        memory=memory_map(plan, f, first, last, moves, planned),
-        transfers=moves,
-        transfer_totals=transfer_totals(moves),
-        findings=tuple(plan_findings(plan, f, e, first, last, planned, moving, program, limit)),
-        aliases=alias,
-    )
+    return LazyAnalysis(plan, program, limit=limit).complete()
 
 
 def analyze_program(program: Program, *, limit: int | None = DEFAULT_LIMIT) -> dict[str, PlanAnalysis]:
@@ -69,11 +54,6 @@ def check(program: Program, *, limit: int | None = DEFAULT_LIMIT) -> list[Findin
     """
     found = program_findings(program, limit)
     for plan in program.plans:
-        f = Facts(plan)
-        e = edges(plan, f)
-        alias = aliases(plan, f, e)
-        first, last = lifetime_arrays(plan, f, e, alias)
-        planned = planned_arrays(f, alias)
-        found.extend(plan_findings(plan, f, e, first, last, planned, transfer_arrays(f, e), program, limit))
+        found.extend(LazyAnalysis(plan, program, limit=limit).findings)
     found.extend(companion_findings(program))  # missing-external, bad-delegate-payload
     return found

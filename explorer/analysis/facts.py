@@ -16,6 +16,8 @@ from functools import cached_property
 import numpy as np
 
 from ..columns import STORAGE_CODES, InstructionColumns, instruction_columns, value_columns
+from ..devices import code_device
+from ..devices import device_code as _device_code
 from ..model import DEVICE_TYPES, Device, Plan
 
 __all__ = ["Facts", "STORAGE", "KIND", "LIST_KINDS", "device_code"]
@@ -28,7 +30,7 @@ INSTR = {"None": 0, "KernelCall": 1, "DelegateCall": 2, "MoveCall": 3, "JumpFals
 
 
 def device_code(device: Device) -> int:
-    return device.type * 1024 + device.index + 512
+    return device.code
 
 
 class Facts:
@@ -63,7 +65,7 @@ class Facts:
 
     @cached_property
     def dcode(self) -> np.ndarray:
-        return self.device_type * 1024 + self.device_index + 512
+        return _device_code(self.device_type, self.device_index)
 
     @cached_property
     def planned(self) -> np.ndarray:
@@ -96,7 +98,7 @@ class Facts:
     def device(self, code: int) -> Device:
         dev = self._devices.get(code)
         if dev is None:
-            dev = self._devices[code] = Device(code // 1024, code % 1024 - 512)
+            dev = self._devices[code] = Device(*code_device(code))
         return dev
 
     def value_device(self, v: int) -> Device:

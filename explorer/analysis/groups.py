@@ -85,7 +85,7 @@ def op_devices(plan: Plan, f: Facts, e: Edges) -> np.ndarray:
     for k, d in enumerate(plan.delegates):
         target = d.target_device
         if target is not None:
-            dev[(f.ic.kind == 2) & (f.ic.target == k)] = target.type * 1024 + target.index + 512
+            dev[(f.ic.kind == 2) & (f.ic.target == k)] = target.code
     return dev
 
 

@@ -1,4 +1,8 @@
-"""The analysis of a big plan, kept as arrays; the per-value records are made only when asked for.
+"""The one analysis pipeline: a plan's facts as arrays at once, the per-value records when asked for.
+
+:func:`~explorer.analysis.analyze` (:meth:`LazyAnalysis.complete`), :func:`~explorer.analysis.check`
+(its ``findings``) and every view run this same sequence — facts, edges, aliases, lifetimes, planned
+bytes, moving tensors, findings — and differ only in which records they read afterwards.
 
 :func:`~explorer.analysis.analyze` builds a record per value, instruction and block (``Lifetime``,
 ``Block``, ``Transfer``, the dataflow tuples): about 1.5 s on a 100k-value plan, most of which a view
@@ -22,7 +26,7 @@ from .graph import dataflow, edges
 from .lifetimes import aliases, lifetime_arrays, lifetimes
 from .memory import device_totals, memory_map, peak, planned_arrays
 from .transfers import transfer_arrays, transfer_totals, transfers
-from .types import ArenaMap, Dataflow, DeviceTotals, Lifetime, MemoryMap, Transfer, TransferTotals
+from .types import ArenaMap, Dataflow, DeviceTotals, Lifetime, MemoryMap, PlanAnalysis, Transfer, TransferTotals
 
 __all__ = ["LazyAnalysis"]
 
@@ -46,6 +50,12 @@ class LazyAnalysis:
         self.moving = transfer_arrays(f, e)
         self.findings = tuple(plan_findings(plan, f, e, self.first, self.last, self.planned, self.moving,
                                             program, limit))
+
+    def complete(self) -> PlanAnalysis:
+        """Every record made: the :class:`~.types.PlanAnalysis` of :func:`explorer.analysis.analyze`."""
+        return PlanAnalysis(plan=self.plan, dataflow=self.dataflow, lifetimes=self.lifetimes, memory=self.memory,
+                            transfers=self.transfers, transfer_totals=self.transfer_totals, findings=self.findings,
+                            aliases=self.aliases)
 
     @cached_property
     def dataflow(self) -> Dataflow:
@@ -79,7 +89,7 @@ class LazyAnalysis:
         cross = src != dst
         out = []
         for row in device_totals(f, self.planned, self.first, self.last, ()):
-            code = row.device.type * 1024 + row.device.index + 512
+            code = row.device.code
             into, away = cross & (dst == code), cross & (src == code)
             out.append(dataclasses.replace(row, transfers_in=int(into.sum()), bytes_in=int(nbytes[into].sum()),
                                            transfers_out=int(away.sum()), bytes_out=int(nbytes[away].sum())))

@@ -143,4 +143,4 @@ def device_totals(f: Facts, p: dict[str, np.ndarray], first: np.ndarray, last: n
 
 
 def _code(device) -> int:
-    return device.type * 1024 + device.index + 512
+    return device.code

@@ -19,8 +19,9 @@ from typing import TextIO
 
 from ..analysis import check
 from ..analysis.describe import nbytes_text
+from ..model import DataFile
+from .data_option import add_data_option, load_with_data
 from .profile_opts import ProfileExit, add_profile_options, joined_profile
-from .data_option import add_data_option, load_program
 
 __all__ = ["register", "run", "DEFAULT_OUTPUT"]
 
@@ -48,7 +49,9 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     from ..views.report import write_report
 
     source = args.file or sample_path()
-    program = load_program(str(source), args.data) if args.file else open_program(source)
+    program = load_with_data(str(source), args.data) if args.file else open_program(source)
+    if isinstance(program, DataFile):  # a .ptd: a page with its entries (no graph, no arenas)
+        return _data_file_page(program, args, out)
     if args.plan and args.plan not in program.plan_names:
         names = ", ".join(program.plan_names) or "none"
         print(f"device-explorer: no plan named {args.plan!r} in {os.path.basename(str(source))} (it has: {names})",
@@ -72,4 +75,17 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         arenas = ", ".join(f"#{a.memory_id} {nbytes_text(a.size)} {a.device}" for a in summaries)
         line = program_summary(view, [f for f in findings if f.plan == plan.name])
         print(f"{name}: {line}" + (f" [arenas {arenas}]" if arenas else ""), file=out)
+    return 0
+
+
+def _data_file_page(data_file: DataFile, args: argparse.Namespace, out: TextIO) -> int:
+    from pathlib import Path
+
+    from ..views.data_file_page import data_file_html
+
+    name = os.path.basename(str(args.file))
+    written = Path(args.output)
+    written.write_text(data_file_html(data_file, name), encoding="utf-8")
+    print(f"wrote {written.resolve()} ({nbytes_text(written.stat().st_size)}; self-contained, works offline)", file=out)
+    print(f"{name}: data file, {len(data_file.entries)} entries", file=out)
     return 0

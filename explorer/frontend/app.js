@@ -8,6 +8,7 @@ import {laneBlocks, nodePositions, pickBlocks, rings} from "./highlight.js";
 import {lodPlan} from "./lod.js";
 import {search} from "./search.js";
 import {profileView} from "./profile.js";
+import {delegateExpander} from "./delegate.js";
 
 const CONFIG = {displaylogo: false, responsive: true, scrollZoom: true,
                 modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d"]};
@@ -54,10 +55,12 @@ export function createApp(el, model, data) {
   let P = null;  // the current plan's payload
   let LOD = null;  // a big plan: its overview / binned memory map (lod.js)
   let PROF = null;  // a run profile drawn on this plan's panels (profile.js)
+  let DG = null;  // a plan drawn in full: the delegate calls opened in place (delegate.js)
   const host = {graph: graphDiv, memory: memoryDiv, state, config: CONFIG,
                 shown: () => state.shown, select: (sel) => select(sel, true),
                 html: (markup) => { detailsBox.innerHTML = markup; }, findings: () => data.findings,
-                expanded: (list) => publish("expanded", list.slice())};
+                expanded: (list) => publish("expanded", list.slice()),
+                moved: () => { indexNodes(); highlight(); }};
   const Plotly = globalThis.Plotly;
 
   function publish(key, value) {  // state the user changed -> the model (and Python, in the widget)
@@ -75,6 +78,8 @@ export function createApp(el, model, data) {
     $("dx-plan").value = P.name;
     $("dx-summary").textContent = "· " + P.summary;
     $("dx-totals").innerHTML = P.totals;  // escaped when it was built (explorer.views.details)
+    if (DG) DG.reset();  // the previous plan's figure as it came, before drawing another
+    DG = null;
     Plotly.react(graphDiv, P.graph.data, P.graph.layout, CONFIG);
     Plotly.react(memoryDiv, P.memory.data, P.memory.layout, CONFIG);
     state.baseShapes = (P.memory.layout.shapes || []).slice();
@@ -82,7 +87,10 @@ export function createApp(el, model, data) {
     if (P.lod) {
       LOD = lodPlan(P, host);
       if (!P.labels) P.labels = LOD.labels();
-    } else indexNodes();
+    } else {
+      indexNodes();
+      DG = delegateExpander(P, graphDiv, T, host);
+    }
     if (P.profile) PROF = profileView(P, {graph: graphDiv, memory: memoryDiv, T, lod: !!LOD, rehighlight: () => highlight(),
       mountTop: (card) => $("dx-controls").after(card), mountMemoryHead: (el) => memoryDiv.previousElementSibling.appendChild(el)});
     deviceButtons();
@@ -136,7 +144,7 @@ export function createApp(el, model, data) {
 
   let nodes = new Map();  // "v3" / "i7" -> [x, y], rebuilt per plan
   function indexNodes() {
-    nodes = nodePositions(P.graph, T);
+    nodes = nodePositions({data: graphDiv.data || P.graph.data}, T);  // as drawn (delegates may be open)
     state.blocks = P.memory.data.filter((_, k) => k % 2 === 0 && k < 2 * P.blockDevices.length).map(laneBlocks);
   }
 
@@ -169,7 +177,9 @@ export function createApp(el, model, data) {
     const box = detailsBox;
     if (state.finding !== null) { box.innerHTML = P.findingDetails[state.finding] || ""; return; }
     if (LOD && state.values.length + state.instructions.length === 1) {
-      box.innerHTML = state.values.length ? LOD.valueDetails(state.values[0]) : LOD.instrDetails(state.instructions[0]);
+      const extra = (P.companions || {}).rows || {};  // data files, delegate payloads (escaped in Python)
+      box.innerHTML = state.values.length ? LOD.valueDetails(state.values[0]) + ((extra.v || {})[state.values[0]] || "")
+        : LOD.instrDetails(state.instructions[0]) + ((extra.i || {})[state.instructions[0]] || "");
       return;
     }
     if (state.values.length === 1 && !state.instructions.length && P.details.v[state.values[0]] !== undefined) {
@@ -213,8 +223,12 @@ export function createApp(el, model, data) {
     graphDiv.on("plotly_click", (ev) => {
       const pt = ev.points[0];
       if (LOD) { LOD.clickGraph(pt); return; }
+      if (DG && DG.click(pt)) return;  // a node inside an open delegate
       if (pt.curveNumber === T.tensors) select({values: [pt.customdata]});
-      else if (pt.curveNumber === T.ops) select({instructions: [pt.customdata]});
+      else if (pt.curveNumber === T.ops) {
+        select({instructions: [pt.customdata]});
+        if (DG) DG.toggle(pt.customdata);  // a delegate with a decoded inside opens / closes in place
+      }
     });
     memoryDiv.on("plotly_relayout", (ev) => { if (LOD) LOD.onRelayout(ev); });
     memoryDiv.on("plotly_click", (ev) => {
@@ -261,9 +275,13 @@ export function createApp(el, model, data) {
   // the plots follow their boxes' widths (a notebook cell, a resized window)
   if (typeof ResizeObserver !== "undefined") {
     let pending = 0;
-    const resize = new ResizeObserver(() => {
+    const resize = new ResizeObserver(() => {  // only a real change of width: not the call observe() makes
       cancelAnimationFrame(pending);
-      pending = requestAnimationFrame(() => { for (const gd of [graphDiv, memoryDiv]) if (gd._fullLayout) Plotly.Plots.resize(gd); });
+      pending = requestAnimationFrame(() => {
+        for (const gd of [graphDiv, memoryDiv]) {
+          if (gd._fullLayout && Math.abs(gd._fullLayout.width - gd.clientWidth) > 1) Plotly.Plots.resize(gd);
+        }
+      });
     });
     resize.observe(graphDiv.parentElement);
     resize.observe(memoryDiv.parentElement);
@@ -271,5 +289,6 @@ export function createApp(el, model, data) {
 
   showPlan(model.get("plan") || data.plan);
   wireClicks();
-  return {select, state, showPlan, search: (text) => search(P, text), lod: () => LOD, profile: () => PROF};
+  return {select, state, showPlan, search: (text) => search(P, text), lod: () => LOD, delegates: () => DG,
+          profile: () => PROF};
 }

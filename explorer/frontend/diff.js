@@ -150,7 +150,11 @@ export function createDiffApp(el, model, data) {
     let pending = 0;
     const resize = new ResizeObserver(() => {
       cancelAnimationFrame(pending);
-      pending = requestAnimationFrame(() => { for (const gd of [G.a, G.b, memoryDiv]) if (gd._fullLayout) Plotly.Plots.resize(gd); });
+      pending = requestAnimationFrame(() => {
+        for (const gd of [G.a, G.b, memoryDiv]) {
+          if (gd._fullLayout && Math.abs(gd._fullLayout.width - gd.clientWidth) > 1) Plotly.Plots.resize(gd);
+        }
+      });
     });
     for (const gd of [G.a, G.b, memoryDiv]) resize.observe(gd.parentElement);
   }

@@ -33,9 +33,9 @@ export function lodBase(P, host) {
       "'></span>" + esc(DEV[d].name);
   }
   function kindOf(a, b) {  // transfer_kind over device table indices
-    if (a === b || (DEV[a].cpu && DEV[b].cpu)) return "same";
-    if (DEV[a].cpu) return "h2d";
-    if (DEV[b].cpu) return "d2h";
+    if (a === b || (DEV[a].host && DEV[b].host)) return "same";
+    if (DEV[a].host) return "h2d";
+    if (DEV[b].host) return "d2h";
     return "d2d";
   }
   function tensorHover(v) {

@@ -134,16 +134,21 @@ export function lodPanels(C) {
         }
       }
     });
-    var z = [], c = [], xs = [], ys = [];
+    // the non-empty cells as bars (explorer.views.memory_lod.cells): shade = fraction in use
+    var step = (w[1] - w[0]) / nx, rise = height / ny, out = {x: [], width: [], base: [], y: [], shade: [], customdata: []};
     for (var j = 0; j < ny; j++) {
-      var zr = [], cr = [];
-      for (var i = 0; i < nx; i++) { var q = j * nx + i; zr.push(cnt[q] ? Math.min(occ[q], 1) : null); cr.push(cnt[q]); }
-      z.push(zr); c.push(cr); ys.push((j + 0.5) * height / ny);
+      for (var i = 0; i < nx; i++) {
+        var q = j * nx + i;
+        if (!cnt[q]) continue;
+        var used = Math.round(Math.min(occ[q], 1) * 1000) / 1000;
+        out.x.push(w[0] + (i + 0.5) * step); out.width.push(step); out.base.push(j * rise); out.y.push(rise);
+        out.shade.push(used); out.customdata.push([cnt[q], used]);
+      }
     }
-    for (i = 0; i < nx; i++) xs.push(w[0] + (i + 0.5) * (w[1] - w[0]) / nx);
-    return {z: z, customdata: c, x: xs, y: ys};
+    return out;
   }
-  function blockData(vals) {
+  function blockData(vals, k2) {
+    var w = spanOf(), minW = (w[1] - w[0]) / 600, minH = Math.max(AR[k2].size, AR[k2].high, 1) / 100;
     var shown = host.shown(), O = ST.opacity.block;
     var pat = vals.map(function (v) { return TT.first[rowOf[v]] < 0 ? "/" : DEV[TT.dev[rowOf[v]]].pattern; });
     var out = {x: [], width: [], base: [], y: [], customdata: vals, hovertext: vals.map(tensorHover),
@@ -154,7 +159,9 @@ export function lodPanels(C) {
     if (pat.some(Boolean)) out["marker.pattern.shape"] = pat;
     vals.forEach(function (v) {
       var b = bounds(v), r = rowOf[v];
-      out.x.push((b[0] + b[1]) / 2); out.width.push(b[1] - b[0]); out.base.push(TT.off[r]); out.y.push(TT.nbytes[r]);
+      // at least ~2 px wide and 1.5 px tall (explorer.views.memory.MIN_WIDTH / MIN_HEIGHT): no sub-pixel slivers
+      out.x.push((b[0] + b[1]) / 2); out.width.push(Math.max(b[1] - b[0], minW)); out.base.push(TT.off[r]);
+      out.y.push(Math.max(TT.nbytes[r], minH));
     });
     return out;
   }
@@ -165,8 +172,13 @@ export function lodPanels(C) {
       notes.push(ln.note);
       if (a.rows.length <= lim && !all) return;
       drawn[k2] = ln.blocks;
-      b.set(2 * k2, blockData(ln.blocks));
-      if (ln.heat) b.set(2 * nA + k2, {visible: true, x: ln.heat.x, y: ln.heat.y, z: ln.heat.z, customdata: ln.heat.customdata, opacity: op});
+      b.set(2 * k2, blockData(ln.blocks, k2));
+      if (ln.heat) {
+        var c = DEV[a.dev].color, rgb = [1, 3, 5].map(function (q) { return parseInt(c.slice(q, q + 2), 16); }).join(",");
+        b.set(2 * nA + k2, {visible: true, x: ln.heat.x, width: ln.heat.width, base: ln.heat.base, y: ln.heat.y,
+                            "marker.color": ln.heat.shade.map(function (s) { return "rgba(" + rgb + "," + (0.12 + 0.88 * s).toFixed(2) + ")"; }),
+                            customdata: ln.heat.customdata, opacity: op});
+      }
       else b.set(2 * nA + k2, {visible: false, opacity: op});
     });
     var ann = titles.slice();
@@ -213,8 +225,8 @@ export function lodPanels(C) {
     if (AR.some(function (a) { return a.rows.length > lim; })) drawMemory();
   }
   function clickMemory(pt) {
-    if (pt.data.type === "heatmap") {
-      var xs = pt.data.x, step = xs.length > 1 ? xs[1] - xs[0] : 1;
+    if (pt.curveNumber >= 2 * nA && pt.curveNumber < 3 * nA) {  // a cell of a binned lane: zoom in around it
+      var step = pt.data.width && pt.data.width.length ? pt.data.width[0] : 1;
       Plotly.relayout(host.memory, {"xaxis.range": [pt.x - 1.5 * step, pt.x + 1.5 * step]});
       return;
     }

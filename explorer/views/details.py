@@ -1,7 +1,7 @@
 """Details panel, device totals and findings as HTML fragments (shared by the widget and the report).
 
 Every string from the file goes through :func:`html_text`. Styles are classes under ``dx-`` defined
-once in :data:`CSS`, which the widget and the report both include.
+once in the app's stylesheet (explorer/frontend/style.css).
 """
 
 from __future__ import annotations
@@ -13,42 +13,8 @@ from .escape import visible
 from .palette import device_style, ordered_devices
 from .text import fmt_bytes, fmt_shape, op_kind, where
 
-__all__ = ["CSS", "device_button_css", "swatch", "value_details", "instruction_details", "finding_details", "selection_details",
+__all__ = ["swatch", "value_details", "instruction_details", "finding_details",
            "device_table", "finding_label", "SEVERITY_MARK"]
-
-CSS = """
-.dx-root{font-family:-apple-system,'Segoe UI',Helvetica,Arial,sans-serif;font-size:13px;color:#1F2328;line-height:1.45}
-.dx-root h4{margin:0 0 6px 0;font-size:14px;font-weight:600;overflow-wrap:anywhere}
-.dx-muted{color:#6E7781}
-.dx-sw{display:inline-block;width:11px;height:11px;border-radius:50%;vertical-align:-1px;margin-right:5px;
-  border:1px solid rgba(0,0,0,.25)}
-.dx-sw.dx-unknown{background-image:repeating-linear-gradient(45deg,rgba(255,255,255,.8) 0 2px,transparent 2px 4px)}
-.dx-kv{border-collapse:collapse;width:100%}
-.dx-kv td{padding:2px 8px 2px 0;vertical-align:top;overflow-wrap:anywhere}
-.dx-kv td:first-child{color:#6E7781;white-space:nowrap;width:1%}
-.dx-tot{border-collapse:collapse;font-size:12.5px}
-.dx-tot th,.dx-tot td{padding:3px 12px 3px 0;text-align:right;white-space:nowrap}
-.dx-tot th{color:#6E7781;font-weight:500;border-bottom:1px solid #D0D7DE}
-.dx-tot td:first-child,.dx-tot th:first-child{text-align:left}
-.dx-badge{display:inline-block;padding:0 6px;border-radius:9px;font-size:11.5px;font-weight:600;margin-right:4px}
-.dx-error{background:#FFEBE9;color:#B31B1B;border:1px solid #F5C2C0}
-.dx-warning{background:#FFF8C5;color:#7D4E00;border:1px solid #EAD98C}
-.dx-info{background:#DDF4FF;color:#0550AE;border:1px solid #B6E3FF}
-.dx-list{margin:2px 0 0 0;padding-left:18px}
-.dx-list li{margin:1px 0;overflow-wrap:anywhere}
-.dx-code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px}
-.dx-trace{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:11.5px;white-space:pre-wrap;
-  background:#F6F8FA;border-radius:4px;padding:4px 6px;margin:4px 0;overflow-wrap:anywhere}
-"""
-
-def device_button_css(devices, scope: str = ".dx-explorer") -> str:
-    """CSS giving the k-th device toggle (class ``dx-dev-k``) a dot in its device colour."""
-    rules = [(f"{scope} .dx-dev::before{{content:'';display:inline-block;width:10px;height:10px;border-radius:50%;"
-              f"margin-right:6px;vertical-align:-1px;border:1px solid rgba(0,0,0,.25)}}")]
-    for k, device in enumerate(devices):
-        rules.append(f"{scope} .dx-dev-{k}::before{{background:{device_style(device).color}}}")
-    return "".join(rules)
-
 
 SEVERITY_MARK = {"error": "✖", "warning": "▲", "info": "ℹ"}
 _MAX_LIST = 40
@@ -186,29 +152,6 @@ def finding_details(plan: Plan, finding: Finding) -> str:
     if finding.instructions:
         rows.append(("instructions", _ul(_instr_ref(plan, i) for i in finding.instructions)))
     return f"<h4>{_finding_line(finding)}</h4>{_rows(rows)}"
-
-
-def selection_details(plan: Plan, analysis: PlanAnalysis, values=(), instructions=(), finding: Finding | None = None,
-                      title: str | None = None) -> str:
-    """HTML for whatever is selected: one tensor, one instruction, a finding, or a list of matches."""
-    if finding is not None:
-        body = finding_details(plan, finding)
-    elif len(values) == 1 and not instructions:
-        body = value_details(plan, analysis, values[0])
-    elif len(instructions) == 1 and not values:
-        body = instruction_details(plan, analysis, instructions[0])
-    elif values or instructions:
-        rows = []
-        if values:
-            rows.append((f"{len(values)} value{'s' * (len(values) != 1)}", _ul(_value_ref(plan, v) for v in values)))
-        if instructions:
-            rows.append((f"{len(instructions)} op{'s' * (len(instructions) != 1)}",
-                         _ul(_instr_ref(plan, i) for i in instructions)))
-        body = f"<h4>{h(title or 'selection')}</h4>{_rows(rows)}"
-    else:
-        body = (f"<h4>{h(title)}</h4>" if title else "") + \
-            "<span class='dx-muted'>Click a tensor, an op, a memory block or a finding to see its details.</span>"
-    return f"<div class='dx-root'>{body}</div>"
 
 
 def device_table(plan: Plan, analysis: PlanAnalysis) -> str:

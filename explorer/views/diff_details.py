@@ -21,7 +21,7 @@ from .prepare import PlanView
 from .requirements_html import requirement_changes
 from .text import fmt_bytes, fmt_shape, where
 
-__all__ = ["summary_html", "pair_details", "instruction_pair_details", "diff_selection_details", "EMPTY_DETAILS"]
+__all__ = ["summary_html", "pair_details", "instruction_pair_details", "EMPTY_DETAILS"]
 
 EMPTY_DETAILS = ("<div class='dx-root dx-diff'><span class='dx-muted'>Click a tensor or an op in either graph (or a "
                  "block of the memory map): it and its counterpart on the other side are selected, and the "
@@ -223,23 +223,3 @@ def instruction_pair_details(dv: DiffPlanView, side: str, i: int) -> str:
             f"{'#' + str(b_i) if b_i is not None else '—'}</span></h4>"
             f"<table class='dx-cmp'><tr><th>{_side_tag('a')}{h(dv.name_a)}</th><th>{_side_tag('b')}{h(dv.name_b)}</th></tr>"
             f"<tr>{''.join(cols)}</tr></table></div>")
-
-
-def diff_selection_details(dv: DiffPlanView, sel: DiffSelection) -> str:
-    """Details for whatever is selected (one tensor or op and its counterpart; else a short list)."""
-    side = sel.side or "a"
-    values, instructions = sel.values(side), sel.instructions(side)
-    if len(values) == 1 and not instructions:
-        return pair_details(dv, side, values[0])
-    if len(instructions) == 1 and not values:
-        return instruction_pair_details(dv, side, instructions[0])
-    if not sel:
-        return EMPTY_DETAILS
-    items = []
-    for s in (side, other_side(side)):
-        plan = dv.side(s).plan
-        names = [f"%{v} {h(plan.value(v).label) if isinstance(plan.value(v), Tensor) else ''}" for v in sel.values(s)]
-        names += [f"#{i} <span class='dx-code'>{h(plan.instructions[i].label)}</span>" for i in sel.instructions(s)]
-        items.append(f"<li>{_side_tag(s)}{', '.join(names[:40]) or '—'}</li>")
-    return f"<div class='dx-root dx-diff'><h4>selection</h4><ul class='dx-list'>{''.join(items)}</ul></div>"
-

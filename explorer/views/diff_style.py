@@ -19,7 +19,7 @@ from .escape import html_text as h
 from .palette import EDGE_STYLES, INK, OP_STYLES, device_style, ordered_devices
 
 __all__ = ["StatusStyle", "STATUS_STYLES", "OP_STATUS_STYLES", "DIM_TENSOR", "DIM_OP", "DIM_BLOCK",
-           "legend_html", "graph_legend_html", "status_badge", "ring", "DIFF_CSS"]
+           "legend_html", "graph_legend_html", "status_badge", "ring"]
 
 
 @dataclass(frozen=True)
@@ -47,39 +47,6 @@ OP_STATUS_STYLES = {
 DIM_TENSOR = 0.28  # marker opacity of unchanged tensors
 DIM_OP = 0.4  # marker opacity of unchanged ops
 DIM_BLOCK = 0.3  # bar opacity of unchanged memory blocks
-
-DIFF_CSS = """
-.dx-diff .dx-legend{display:flex;flex-wrap:wrap;gap:4px 16px;align-items:center;font-size:12px;color:#1F2328}
-.dx-diff .dx-ring{display:inline-block;width:11px;height:11px;border-radius:50%;margin-right:5px;vertical-align:-2px;
-  background:#fff;box-sizing:border-box}
-.dx-diff .dx-ring.dx-op{border-radius:2px}
-.dx-diff .dx-dim{display:inline-block;width:11px;height:11px;border-radius:50%;margin-right:5px;vertical-align:-2px;
-  background:#0072B2;opacity:.28}
-.dx-diff .dx-legend svg{vertical-align:-2px;margin-right:4px}
-.dx-diff .dx-legend .dx-group{color:#6E7781;margin-left:6px}
-.dx-diff .dx-status{display:inline-block;padding:0 7px;border-radius:9px;font-size:11.5px;font-weight:600;color:#fff;
-  margin-right:6px;vertical-align:1px}
-.dx-diff .dx-chips{display:flex;flex-wrap:wrap;gap:6px;margin:4px 0}
-.dx-diff .dx-chip{border:1px solid #D0D7DE;border-radius:14px;padding:1px 10px;background:#fff;font-size:12.5px}
-.dx-diff .dx-chip b{font-weight:600}
-.dx-diff .dx-chip.dx-hot{border-color:#E3008C;background:#FFF0FA}
-.dx-diff .dx-cmp{border-collapse:collapse;width:100%;font-size:12.5px}
-.dx-diff .dx-cmp th{color:#6E7781;font-weight:500;text-align:left;border-bottom:1px solid #D0D7DE;padding:2px 8px 2px 0}
-.dx-diff .dx-cmp td{padding:2px 8px 2px 0;vertical-align:top;overflow-wrap:anywhere}
-.dx-diff .dx-cmp td:first-child{color:#6E7781;white-space:nowrap;width:1%}
-.dx-diff .dx-cmp tr.dx-changed td{background:#FFF8C5}
-.dx-diff .dx-cmp tr.dx-changed td:first-child{color:#1F2328;font-weight:600}
-.dx-diff .dx-cmp tr.dx-plus td{background:#DAFBE1}
-.dx-diff .dx-cmp tr.dx-minus td{background:#FFEBE9}
-.dx-diff .dx-none{color:#8C959F;font-style:italic}
-.dx-diff .dx-side-a,.dx-diff .dx-side-b{display:inline-block;font-weight:700;font-size:11px;border-radius:4px;
-  padding:0 5px;margin-right:5px;color:#fff;vertical-align:1px}
-.dx-diff .dx-side-a{background:#57606A}
-.dx-diff .dx-side-b{background:#1F2328}
-.dx-diff details{margin-top:6px}
-.dx-diff summary{cursor:pointer;color:#0969DA}
-"""
-
 
 def ring(color: str, width: float, op: bool = False) -> str:
     """A small HTML ring (square for ops) in a status colour, for legends and badges."""

@@ -31,7 +31,7 @@ from .palette import (
 )
 from .text import instruction_hover, op_kind, op_short, tensor_hover
 
-__all__ = ["GraphGeometry", "graph_geometry", "build_graph_figure", "graph_highlight", "tensor_opacity", "TRACE"]
+__all__ = ["GraphGeometry", "graph_geometry", "build_graph_figure", "TRACE"]
 
 EDGE_KINDS = ("same", "h2d", "d2h", "d2d")
 # trace positions in every graph figure
@@ -115,34 +115,13 @@ def _segments(geom: GraphGeometry, edges) -> tuple[np.ndarray, np.ndarray]:
     return x, y
 
 
-def graph_highlight(geom: GraphGeometry, values=(), instructions=()) -> tuple[dict, dict]:
-    """Overlay trace updates for a selection: (edge trace props, node trace props)."""
-    chosen = dict.fromkeys([("v", v) for v in values] + [("i", i) for i in instructions])
-    nodes = [n for n in chosen if n in geom.pos]
-    edges = [e for e in geom.edges if e[0] in chosen or e[1] in chosen]
-    ex, ey = _segments(geom, edges)
-    op_kinds = dict(zip(geom.ops.tolist(), geom.op_kinds))
-    symbols = ["circle-open" if kind == "v" else OP_STYLES[op_kinds[index]]["symbol"] + "-open"
-               for kind, index in nodes]
-    return ({"x": ex, "y": ey},
-            {"x": np.array([geom.pos[n][0] for n in nodes]), "y": np.array([geom.pos[n][1] for n in nodes]),
-             "marker": {"symbol": symbols}})
-
-
-def tensor_opacity(geom: GraphGeometry, hidden) -> list[float]:
-    """Per tensor point: full strength, or faded when its device (as a string) is in ``hidden``."""
-    shown, faded = TENSOR_OPACITY
-    return [faded if str(d) in hidden else shown for d in geom.tensor_devices]
-
-
 def build_graph_figure(plan: Plan, analysis: PlanAnalysis, layout: Layout | None = None, *,
-                       geometry: GraphGeometry | None = None, hidden_devices=frozenset(),
-                       values=(), instructions=(), labels: bool | None = None,
+                       geometry: GraphGeometry | None = None, labels: bool | None = None,
                        height: int | None = None) -> go.Figure:
     """The graph panel as a figure.
 
-    ``hidden_devices`` fades tensors on those devices (device filter); ``values``/``instructions``
-    draw the selection overlay; ``labels`` forces text labels on or off (default: when small).
+    ``labels`` forces text labels on or off (default: when small). The selection overlay traces start
+    empty and the device filter at full strength: the browser app draws both (``frontend/highlight.js``).
     """
     geom = geometry or graph_geometry(plan, analysis, layout)
     n_nodes = len(geom.tensors) + len(geom.ops)
@@ -163,7 +142,6 @@ def build_graph_figure(plan: Plan, analysis: PlanAnalysis, layout: Layout | None
                               line={"color": style["color"], "width": style["width"], "dash": style["dash"]}))
 
     tstyles = [device_style(d) for d in geom.tensor_devices]
-    hidden = {str(d) for d in hidden_devices}
     lifetimes = analysis.lifetimes
     hover = []
     for v in geom.tensors.tolist():
@@ -175,7 +153,7 @@ def build_graph_figure(plan: Plan, analysis: PlanAnalysis, layout: Layout | None
         text=["\u2002" + plotly_text(shorten(plan.values[v].label, 22)) for v in geom.tensors.tolist()] if show_labels else None,
         textposition="middle right", textfont={"size": 10, "color": "#57606A"},
         marker={"color": [s.color for s in tstyles], "symbol": [s.symbol for s in tstyles], "size": 13,
-                "opacity": tensor_opacity(geom, hidden),
+                "opacity": TENSOR_OPACITY[0],
                 "line": {"color": [ERROR if v in error_values else "white" for v in geom.tensors.tolist()],
                          "width": [3 if v in error_values else 1 for v in geom.tensors.tolist()]}}))
 
@@ -193,12 +171,11 @@ def build_graph_figure(plan: Plan, analysis: PlanAnalysis, layout: Layout | None
                 "size": [OP_STYLES[k]["size"] for k in geom.op_kinds], "color": "#F6F8FA",
                 "line": {"width": 2, "color": [device_style(d).color if d else INK for d in geom.op_devices]}}))
 
-    hl_edges, hl_nodes = graph_highlight(geom, values, instructions)
     traces.append(scatter(mode="lines", hoverinfo="skip", showlegend=False, name="selected edges",
-                          line={"color": SELECT, "width": 3}, **hl_edges))
+                          line={"color": SELECT, "width": 3}, x=[], y=[]))
     traces.append(scatter(mode="markers", hoverinfo="skip", showlegend=False, name="selected",
                           marker={"size": 24, "color": SELECT, "line": {"width": 2.5, "color": SELECT},
-                                  **hl_nodes["marker"]}, x=hl_nodes["x"], y=hl_nodes["y"]))
+                                  "symbol": []}, x=[], y=[]))
     traces.extend(_legend(geom))
     return go.Figure(data=traces, layout=_layout(geom, show_labels, height), _validate=False)
 

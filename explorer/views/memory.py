@@ -18,10 +18,14 @@ from .escape import plotly_text
 from .palette import BLOCK_OPACITY, ERROR, FONT, INK, MUTED, SELECT, device_style, ordered_devices
 from .text import fmt_bytes, tensor_hover
 
-__all__ = ["build_memory_figure", "memory_highlight", "block_opacity", "lane_title", "LANE_HEIGHT", "lanes_layout",
+__all__ = ["build_memory_figure", "lane_title", "LANE_HEIGHT", "lanes_layout",
            "lane_axes", "selection_trace", "legend_entries", "empty_memory_figure"]
 
 LANE_HEIGHT = 150  # pixels per arena lane
+# Smallest block drawn, as a share of the lane's instruction span / of the arena's bytes: about 2 px on a
+# 1,200 px wide map and 1.5 px of a lane, so a one-instruction tensor of a 1k-op program is not a sub-pixel
+# sliver. The hover still gives the exact lifetime and bytes.
+MIN_WIDTH, MIN_HEIGHT = 1 / 600, 1 / 100
 _NO_LIFETIME = "/"  # hatch for a planned tensor no instruction names (drawn over the whole plan)
 
 
@@ -39,43 +43,28 @@ def _block_geometry(arena: ArenaMap, n_instructions: int):
     span = max(n_instructions, 1)
     first = np.array([b.first if b.first is not None else 0 for b in arena.blocks], dtype=float)
     last = np.array([b.last if b.last is not None else span - 1 for b in arena.blocks], dtype=float)
-    return {"x": (first + last) / 2, "width": last - first + 1,
+    height = max(arena.size, arena.high_water, 1)
+    return {"x": (first + last) / 2, "width": np.maximum(last - first + 1, span * MIN_WIDTH),
             "base": np.array([b.offset for b in arena.blocks], dtype=float),
-            "y": np.array([b.nbytes for b in arena.blocks], dtype=float),
+            "y": np.maximum(np.array([b.nbytes for b in arena.blocks], dtype=float), height * MIN_HEIGHT),
             "customdata": np.array([b.value for b in arena.blocks], dtype=np.int64)}
 
 
-def memory_highlight(analysis: PlanAnalysis, n_instructions: int, values=(), instructions=()):
-    """Selection overlay: per-lane Bar updates (selected blocks, outlined) and vertical shapes."""
-    chosen = set(values)
-    lanes = []
-    for arena in analysis.memory.arenas:
-        geom = _block_geometry(arena, n_instructions)
-        keep = np.array([b.value in chosen for b in arena.blocks], dtype=bool)
-        lanes.append({k: v[keep] if len(keep) else v for k, v in geom.items()})
-    shapes = [{"type": "line", "xref": "x", "yref": "paper", "x0": i, "x1": i, "y0": 0, "y1": 1,
-               "line": {"color": SELECT, "width": 2}, "name": "selected instruction"}
-              for i in instructions if 0 <= i < n_instructions]
-    return lanes, shapes
-
-
-def build_memory_figure(plan: Plan, analysis: PlanAnalysis, *, hidden_devices=frozenset(),
-                        values=(), instructions=()) -> go.Figure:
-    """The memory-map panel as a figure (see the module docstring for its trace order)."""
+def build_memory_figure(plan: Plan, analysis: PlanAnalysis) -> go.Figure:
+    """The memory-map panel as a figure (see the module docstring for its trace order). The selection
+    outlines start empty: the browser app fills them (``frontend/highlight.js``)."""
     arenas = analysis.memory.arenas
     n = len(plan.instructions)
     if not arenas:
         return empty_memory_figure()
-    hidden = {str(d) for d in hidden_devices}
-    hl_lanes, hl_shapes = memory_highlight(analysis, n, values, instructions)
     errors = {v for f in analysis.findings if f.severity == "error" for v in f.values}
     layout = lanes_layout(arenas, n)
     traces = []
-    for k, (arena, hl) in enumerate(zip(arenas, hl_lanes)):
+    empty = {key: [] for key in ("x", "width", "base", "y", "customdata")}
+    for k, arena in enumerate(arenas):
         x, y = lane_axes(k)
-        traces.append(_blocks(plan, arena, n, hidden, errors) | {"xaxis": x, "yaxis": y})
-        traces.append(selection_trace(hl, x, y))
-    layout["shapes"].extend(hl_shapes)
+        traces.append(_blocks(plan, arena, n, errors) | {"xaxis": x, "yaxis": y})
+        traces.append(selection_trace(empty, x, y))
     traces.extend(legend_entries(b.device for a in arenas for b in a.blocks))
     return go.Figure(data=traces, layout=layout, _validate=False)
 
@@ -157,18 +146,12 @@ def lanes_layout(arenas, n: int) -> dict:
     return layout
 
 
-def block_opacity(arena: ArenaMap, hidden) -> list[float]:
-    """Per block: near-opaque, or faded when its tensor's device (as a string) is in ``hidden``."""
-    shown, faded = BLOCK_OPACITY
-    return [faded if str(b.device) in hidden else shown for b in arena.blocks]
-
-
-def _blocks(plan: Plan, arena: ArenaMap, n: int, hidden: set[str], errors: set[int]) -> dict:
+def _blocks(plan: Plan, arena: ArenaMap, n: int, errors: set[int]) -> dict:
     """The Bar trace of one lane: a rectangle per planned tensor, in its device's colour."""
     styles = [device_style(b.device) for b in arena.blocks]
     hatches = [_NO_LIFETIME if b.first is None else s.pattern for b, s in zip(arena.blocks, styles)]
     marker = {"color": [s.color for s in styles],
-              "opacity": block_opacity(arena, hidden),
+              "opacity": BLOCK_OPACITY[0],
               "line": {"color": [ERROR if b.value in errors else "white" for b in arena.blocks],
                        "width": [2.5 if b.value in errors else 0.6 for b in arena.blocks]}}
     if any(hatches):  # only then: plotly warns about pattern + per-bar colours (harmlessly)

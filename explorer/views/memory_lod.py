@@ -1,10 +1,12 @@
-"""Memory map of a big plan: lanes with more than ``BLOCK_LIMIT`` tensors are drawn as an occupancy
-heatmap, and show their tensors again once a zoom leaves few enough in view.
+"""Memory map of a big plan: lanes with more than ``BLOCK_LIMIT`` tensors are drawn as occupancy cells,
+and show their tensors again once a zoom leaves few enough in view.
 
 Same lanes, axes and titles as :func:`.memory.build_memory_figure` (:func:`.memory.lanes_layout`), built
 from :class:`~explorer.analysis.lazy.LazyAnalysis` arrays instead of ``Block`` records. Per lane the
-trace order is the small map's — ``2k`` blocks drawn, ``2k + 1`` selection outline — then one heatmap
-per lane (``2 * lanes + k``, hidden when the lane draws its blocks), then the legend.
+trace order is the small map's — ``2k`` blocks drawn, ``2k + 1`` selection outline — then one trace of
+cells per lane (``2 * lanes + k``, hidden when the lane draws its blocks), then the legend. The cells
+are bars (one per non-empty bin, shaded by how much of it is in use): the app's plotly.js bundle has no
+heatmap, and a bar per cell hovers and clicks like a block.
 
 An aggregated lane bins the instruction window shown (``x``) × the arena's bytes (``y``) into at most
 ``BINS`` cells; a cell's value is the fraction of its area (steps × bytes) that live tensors cover,
@@ -22,7 +24,7 @@ import plotly.graph_objects as go
 
 from ..model import Plan, Tensor
 from .escape import plotly_text
-from .memory import empty_memory_figure, lane_axes, lanes_layout, legend_entries, selection_trace
+from .memory import MIN_HEIGHT, MIN_WIDTH, empty_memory_figure, lane_axes, lanes_layout, legend_entries, selection_trace
 from .palette import BLOCK_OPACITY, ERROR, INK, SELECT, device_style
 from .text import tensor_hover
 
@@ -60,6 +62,18 @@ def occupancy(x0: np.ndarray, x1: np.ndarray, y0: np.ndarray, y1: np.ndarray, wi
     occ = occ.cumsum(0).cumsum(1)[:ny, :nx]
     cnt = cnt.cumsum(0).cumsum(1)[:ny, :nx]
     return np.maximum(occ, 0), np.rint(cnt).astype(np.int64)
+
+
+def cells(occ: np.ndarray, cnt: np.ndarray, window: tuple[float, float], height: float) -> dict:
+    """The non-empty bins of :func:`occupancy` as bar arrays: x centre, width, base, height, the shade
+    (``marker.color``, the fraction in use) and ``customdata`` rows ``[tensors touching, fraction]``."""
+    ny, nx = occ.shape
+    j, i = np.nonzero(cnt > 0)
+    step, rise = (window[1] - window[0]) / nx, height / ny
+    used = np.minimum(occ[j, i], 1.0)
+    return {"x": window[0] + (i + 0.5) * step, "width": np.full(i.size, step), "base": j * rise,
+            "y": np.full(i.size, rise), "marker.color": np.round(used, 3),
+            "customdata": np.stack([cnt[j, i], np.round(used, 3)], axis=1) if i.size else np.zeros((0, 2))}
 
 
 class MemoryLod:
@@ -153,8 +167,11 @@ class MemoryLod:
         for v, lo, hi, none in zip(values, rows["first"][idx].tolist(), rows["last"][idx].tolist(), no_life):
             t = self.plan.values[v]
             hover.append(tensor_hover(t, None if none else (lo, hi)) if isinstance(t, Tensor) else f"%{v}")
-        return {"type": "bar", "x": (b0[idx] + b1[idx]) / 2, "width": b1[idx] - b0[idx],
-                "base": rows["offset"][idx].astype(float), "y": rows["nbytes"][idx].astype(float),
+        x0, x1 = self._span()
+        height = max(self.arenas[k].size, self.arenas[k].high_water, 1)
+        return {"type": "bar", "x": (b0[idx] + b1[idx]) / 2, "width": np.maximum(b1[idx] - b0[idx], (x1 - x0) * MIN_WIDTH),
+                "base": rows["offset"][idx].astype(float),
+                "y": np.maximum(rows["nbytes"][idx].astype(float), height * MIN_HEIGHT),
                 "customdata": rows["value"][idx], "orientation": "v", "name": f"arena {self.arenas[k].memory_id}",
                 "hovertext": hover, "hoverinfo": "text", "showlegend": False, "marker": marker}
 
@@ -163,20 +180,18 @@ class MemoryLod:
         x, y = lane_axes(k)
         color = device_style(arena.device).color
         r, g, b = (int(color[i:i + 2], 16) for i in (1, 3, 5))
-        base = {"type": "heatmap", "name": f"arena {arena.memory_id} (aggregated)", "xaxis": x, "yaxis": y,
-                "zmin": 0, "zmax": 1, "showscale": False, "hoverongaps": False,
-                "colorscale": [[0, f"rgba({r},{g},{b},0.12)"], [1, f"rgba({r},{g},{b},1)"]],
+        base = {"type": "bar", "orientation": "v", "name": f"arena {arena.memory_id} (aggregated)",
+                "xaxis": x, "yaxis": y, "showlegend": False,
+                "marker": {"line": {"width": 0}},
                 "opacity": BLOCK_OPACITY[1] if str(arena.device) in hidden else 1.0,
-                "hovertemplate": "≈ instruction %{x:.0f} · byte %{y:.0f}<br>%{z:.0%} in use · %{customdata:,} tensors"
+                "hovertemplate": "≈ instruction %{x:.0f}<br>%{customdata[1]:.0%} in use · %{customdata[0]:,} tensors"
                                  "<extra>aggregated</extra>"}
         if heat is None:
-            return base | {"visible": False, "x": [], "y": [], "z": [[]], "customdata": [[]]}
-        occ, cnt, (x0, x1), height = heat
-        ny, nx = occ.shape
-        z = np.where(cnt > 0, np.minimum(occ, 1.0), np.nan)
-        return base | {"visible": True, "x": x0 + (np.arange(nx) + 0.5) * (x1 - x0) / nx,
-                       "y": (np.arange(ny) + 0.5) * height / ny, "z": z.astype(np.float32),
-                       "customdata": cnt.astype(np.int32)}
+            return base | {"visible": False, "x": [], "y": [], "width": [], "base": [], "customdata": []}
+        c = cells(*heat)
+        shade = c.pop("marker.color")  # the device's colour, more opaque the more of the cell is in use
+        colors = [f"rgba({r},{g},{b},{0.12 + 0.88 * s:.2f})" for s in shade.tolist()]
+        return base | {"visible": True, **c, "marker": {**base["marker"], "color": colors}}
 
     def highlight(self, values=(), instructions=()) -> tuple[list[dict], list[dict]]:
         """Selection overlay: per lane the selected blocks (outlined), and instruction lines."""

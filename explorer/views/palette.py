@@ -10,16 +10,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..devices import BY_CODE, BY_NAME, UNKNOWN_COLOR
 from ..model import Device
 
 __all__ = ["DeviceStyle", "device_style", "device_color", "ordered_devices", "EDGE_STYLES", "OP_STYLES",
            "FONT", "INK", "MUTED", "SELECT", "ERROR"]
 
-CPU_COLOR = "#0072B2"  # blue
-# cuda:0, cuda:1, ...: orange, bluish green, reddish purple, vermillion, sky blue, yellow (then repeat,
-# with a different marker symbol so a repeat hue is still told apart).
-CUDA_COLORS = ("#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#F0E442")
-UNKNOWN_COLOR = "#8C8C8C"
+# The colours of each device type live in the registry (explorer/devices.py): cpu blue, cuda:0, cuda:1, ...
+# orange, bluish green, ... (past the last, the hues repeat with another marker symbol so they stay apart).
+CPU_COLOR = BY_NAME["cpu"].colors[0]
+CUDA_COLORS = BY_NAME["cuda"].colors
 
 FONT = "-apple-system, 'Segoe UI', Helvetica, Arial, sans-serif"
 INK = "#1F2328"  # text and outlines
@@ -44,11 +44,10 @@ class DeviceStyle:
 
 def device_style(device: Device) -> DeviceStyle:
     """Colour, marker and pattern of ``device``: fixed per device, not per program."""
-    if device.is_cpu and device.index == 0:
-        return DeviceStyle(CPU_COLOR, "circle", "", "cpu")
-    if device.kind == "cuda" and device.index >= 0:
-        lap, hue = divmod(device.index, len(CUDA_COLORS))
-        return DeviceStyle(CUDA_COLORS[hue], _REPEAT_SYMBOLS[lap % len(_REPEAT_SYMBOLS)], "", str(device))
+    kind = BY_CODE.get(device.type)
+    if kind is not None and device.index >= 0 and (not device.is_cpu or device.index == 0):
+        lap, hue = divmod(device.index, len(kind.colors))
+        return DeviceStyle(kind.colors[hue], _REPEAT_SYMBOLS[lap % len(_REPEAT_SYMBOLS)], "", str(device))
     # an unknown device type, cpu:n or a negative index: grey, crossed marker, hatched block
     return DeviceStyle(UNKNOWN_COLOR, "circle-x", "x", str(device))
 

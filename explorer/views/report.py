@@ -16,6 +16,7 @@ from pathlib import Path
 from .. import frontend
 from ..analysis.types import Finding
 from ..model import Program
+from .companions_view import add_to_plan_payload
 from .details import device_table, finding_details, finding_label, instruction_details, value_details
 from .embed import data_element
 from .escape import html_text, visible
@@ -95,7 +96,8 @@ def app_payload(program: Program, *, findings: list[Finding], plan: str | None =
         "trace": TRACE,
         "opacity": {"tensor": TENSOR_OPACITY, "block": BLOCK_OPACITY},
         "plan": plan or default_plan(program),
-        "plans": [_plan_payload(v, [f for f in findings if f.plan == v.plan.name], findings) for v in plans],
+        "plans": [add_to_plan_payload(_plan_payload(v, [f for f in findings if f.plan == v.plan.name], findings),
+                                      program, v.plan) for v in plans],  # + data files, delegate insides
         "findings": [{"label": finding_label(f), "plan": f.plan, "severity": f.severity,
                       "values": list(f.values), "instructions": list(f.instructions)} for f in findings],
         "selected": None if not selected else selection_json(selected, findings),

@@ -32,7 +32,7 @@ def lod_payload(view: PlanView) -> dict:
     f, G = lazy.facts, ov.groups
     G.build_all()
     codes = sorted({int(c) for c in np.unique(f.dcode[f.is_tensor])} | set(G.device_codes)
-                   | {b.device.type * 1024 + b.device.index + 512 for b in plan.buffers}, key=f.device)
+                   | {b.device.code for b in plan.buffers}, key=f.device)
     dev_index = {c: k for k, c in enumerate(codes)}
     devices = [f.device(c) for c in codes]
 
@@ -57,7 +57,7 @@ def lod_payload(view: PlanView) -> dict:
     return {
         "trace": OVERVIEW_TRACE,
         "devices": [{"name": visible(d), "color": device_style(d).color, "symbol": device_style(d).symbol,
-                     "pattern": device_style(d).pattern, "cpu": d.is_cpu, "known": d.known} for d in devices],
+                     "pattern": device_style(d).pattern, "host": d.is_host, "known": d.known} for d in devices],
         "expanded": list(ov.expanded), "window": list(mem.window) if mem.window else None,
         "groups": {"parent": [g.parent for g in groups], "start": [g.start for g in groups],
                    "stop": [g.stop for g in groups], "kind": [g.kind for g in groups],
@@ -135,4 +135,4 @@ def _chains(plan, m: int) -> list[int]:
 
 
 def _code(device) -> int:
-    return device.type * 1024 + device.index + 512
+    return device.code

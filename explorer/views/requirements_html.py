@@ -5,7 +5,7 @@ planned buffers per device, the ``DeviceAllocator`` registrations, copy kernels 
 notes, problems). A runtime integrator reads the same facts in the widget and the report:
 
 * :func:`requirements_html` — one plan, a collapsible ``<details>`` block (self-contained: it needs
-  only :data:`REQ_CSS` and the shared ``dx-`` classes of :mod:`.details`); meant to sit under the
+  only the ``dx-req`` classes of the app's stylesheet, explorer/frontend/style.css); meant to sit under the
   per-device table of the single-program widget and report.
 * :func:`requirements_diff_html` — both sides of a diff in one table, a row per device and per
   registration/kernel/backend, rows that differ marked ``+`` (new in B), ``-`` (gone) or ``~``
@@ -21,20 +21,7 @@ from .details import swatch
 from .escape import html_text as h
 from .text import fmt_bytes
 
-__all__ = ["requirements_html", "requirements_diff_html", "requirement_changes", "REQ_CSS"]
-
-REQ_CSS = """
-.dx-req summary{cursor:pointer;font-weight:600}
-.dx-req table{border-collapse:collapse;width:100%;font-size:12.5px;margin-top:4px;table-layout:fixed}
-.dx-req td,.dx-req th{padding:2px 8px 2px 0;vertical-align:top;text-align:left;overflow-wrap:anywhere}
-.dx-req th{color:#6E7781;font-weight:500;border-bottom:1px solid #D0D7DE}
-.dx-req td.dx-mark{width:1%;font-weight:700;text-align:center;font-family:ui-monospace,Menlo,Consolas,monospace}
-.dx-req tr.dx-plus td{background:#DAFBE1}
-.dx-req tr.dx-minus td{background:#FFEBE9}
-.dx-req tr.dx-tilde td{background:#FFF8C5}
-.dx-req .dx-problem{color:#B31B1B;font-weight:600}
-"""
-
+__all__ = ["requirements_html", "requirements_diff_html", "requirement_changes"]
 
 def _provider(d: DeviceNeed) -> str:
     if d.device.is_cpu:

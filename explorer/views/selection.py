@@ -1,8 +1,7 @@
 """What is selected, and how names, indices, objects and search text turn into a selection.
 
-The widget keeps a :class:`Selection` in its ``selected`` trait; the HTML report mirrors the same
-rules in its script (``report.js``): ``%N`` is value N, ``#N`` instruction N, a bare number value N,
-anything else a case-insensitive substring of tensor names and op/delegate names.
+The widget keeps a :class:`Selection` in its ``selected`` trait. The search box lives in the browser
+app only (``explorer/frontend/search.js``, tested under node).
 """
 
 from __future__ import annotations
@@ -12,7 +11,7 @@ from dataclasses import dataclass
 from ..analysis.types import Finding
 from ..model import Instruction, Plan, Tensor, Value
 
-__all__ = ["Selection", "resolve", "search"]
+__all__ = ["Selection", "resolve"]
 
 
 @dataclass(frozen=True)
@@ -84,20 +83,3 @@ def resolve(plan: Plan, items=(), instructions=()) -> Selection:
     instrs.extend(_instruction_index(plan, i) for i in instructions)
     return Selection(plan.name, tuple(dict.fromkeys(values)), tuple(dict.fromkeys(instrs)),
                      finding if len(items) == 1 and not instructions else None)
-
-
-def search(plan: Plan, query: str) -> Selection:
-    """Every value and instruction matching ``query`` (rules in the module docstring)."""
-    text = query.strip()
-    if not text:
-        return Selection(plan.name)
-    if text[0] in "%#" and text[1:].isdigit() or text.isdigit():
-        index = int(text.lstrip("%#"))
-        if text[0] == "#":
-            found = (index,) if index < len(plan.instructions) else ()
-            return Selection(plan.name, (), found, query=text)
-        return Selection(plan.name, (index,) if index < len(plan.values) else (), query=text)
-    needle = text.lower()
-    values = tuple(t.index for t in plan.tensors if needle in t.label.lower())
-    instrs = tuple(i.index for i in plan.instructions if needle in i.label.lower())
-    return Selection(plan.name, values, instrs, query=text)
