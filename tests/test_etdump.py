@@ -483,3 +483,16 @@ def test_widgets_take_profiles():
     assert set(plan["profiles"]) == {"a", "b"} and plan["profileDiff"]["plan"] == "forward"
     with pytest.raises(ProfileMismatch):
         explorer.Explorer(FIX / "mlp.pte", profile=DUMPS / "two_methods.etdp")
+
+
+def test_looped_instructions_count_every_execution():
+    """zoo/map.pte runs its body three times per run (a JumpFalseCall loop, JF_CALL envelopes): each body
+    instruction's time is the sum of its executions and the JSON says how many (``calls``)."""
+    pp = joined("zoo_map.etdp").plans["forward"]
+    doc = {i["index"]: i for i in pp.to_json()["instructions"]}
+    program = explorer.load(FIX / "zoo/map.pte")
+    jump = next(i.index for i in program.plan("forward").instructions if i.kind == "JumpFalseCall")
+    assert doc[jump]["calls"] == 3 and "calls" not in doc[0]
+    assert (pp.calls[:, 1] == 3).all() and (pp.calls[:, 0] == 1).all()
+    code, text = cli("inspect", str(FIX / "zoo/map.pte"), "--profile", str(DUMPS / "zoo_map.etdp"))
+    assert code == 0 and "(x3 per run)" in text
