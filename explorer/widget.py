@@ -55,6 +55,10 @@ class Explorer(AppWidget):
     ``lod=True``/``False`` forces it on or off): the graph is an overview of instruction groups that
     expand in place on click (:meth:`expand`, :meth:`collapse`, :meth:`reveal`), and memory lanes with
     more than 4,000 tensors are binned until a zoom leaves few enough to draw.
+
+    ``profile=`` (an ETDump path or bytes; docs/profiles.md) draws run times on it: ops sized by their time,
+    a per-device time bar, time per run of the selection, the memory map's x axis switchable to measured
+    time. ``self.profile`` is the joined profile.
     """
 
     plan = traitlets.Unicode(help="name of the plan (method) shown").tag(sync=True)
@@ -63,19 +67,25 @@ class Explorer(AppWidget):
     devices = traitlets.Tuple(help="devices (as strings) whose tensors are drawn; the others fade").tag(sync=True)
     expanded = traitlets.Tuple(help="ids of the open groups of a big plan's overview").tag(sync=True)
 
-    def __init__(self, source=None, *, plan: str | None = None, lod: bool | None = None, data=None, **kwargs):
+    def __init__(self, source=None, *, plan: str | None = None, lod: bool | None = None, data=None, profile=None,
+                 **kwargs):
+        from .views.profile_payload import open_profile
+
         self.program = open_program(source) if data is None else load(source, data=data)  # data: .ptd files
+        self.profile = None
         self._lod = lod
         self._views: dict[str, PlanView] = {}
         if isinstance(self.program, DataFile):  # a .ptd: the page of its entries, no plans
             self.findings = []
             super().__init__(_payload=pack(data_file_payload(self.program)), selected=Selection(""), **kwargs)
             return
+        self.profile = open_profile(self.program, profile)  # run times drawn on the panels (docs/profiles.md)
         self.findings: list[Finding] = self._check()
         first = plan or default_plan(self.program)
         if first not in self.program.plan_names:
             raise KeyError(f"no plan {first!r}: the program has {', '.join(self.program.plan_names)}")
-        payload = app_payload(self.program, findings=self.findings, plan=first, views=self._view_all())
+        payload = app_payload(self.program, findings=self.findings, plan=first, views=self._view_all(),
+                              profile=self.profile)
         self._plan_devices = {p["name"]: [d for d, _color in p["devices"]] for p in payload["plans"]}
         super().__init__(_payload=pack(payload), plan=first, selected=Selection(first),
                          devices=tuple(self._devices(first)), **kwargs)
@@ -152,6 +162,7 @@ class Explorer(AppWidget):
         from .views.report import write_report
 
         return write_report(self.program, path, findings=self.findings, plan=self.plan, selected=self.selected,
+                            profile=self.profile,
                             views=self._views)
 
     # -- building -----------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from ..analysis import check
 from ..analysis.describe import nbytes_text
 from ..model import DataFile
 from .data_option import add_data_option, load_with_data
+from .profile_opts import ProfileExit, add_profile_options, joined_profile
 
 __all__ = ["register", "run", "DEFAULT_OUTPUT"]
 
@@ -39,6 +40,7 @@ def register(sub) -> None:
                    help="graph of every node (full), of instruction groups that expand on click (overview), "
                         "or the overview for plans of more than 2,000 nodes (auto, the default)")
     add_data_option(p)
+    add_profile_options(p)
     p.set_defaults(func=run)
 
 
@@ -55,10 +57,16 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         print(f"device-explorer: no plan named {args.plan!r} in {os.path.basename(str(source))} (it has: {names})",
               file=sys.stderr)
         return 2
+    profile = None
+    if getattr(args, "profile", None):
+        try:
+            profile = joined_profile(args, program, args.profile)
+        except ProfileExit:
+            return 2
     findings = list(check(program))
     lod = {"auto": None, "full": False, "overview": True}[getattr(args, "detail", "auto")]
     views = {plan.name: plan_view(plan, program, lod=wants_lod(plan, lod)) for plan in program.plans}
-    written = write_report(program, args.output, findings=findings, plan=args.plan, views=views)
+    written = write_report(program, args.output, findings=findings, plan=args.plan, views=views, profile=profile)
     name = os.path.basename(str(source)) + (" (the bundled sample)" if not args.file else "")
     print(f"wrote {written.resolve()} ({nbytes_text(written.stat().st_size)}; self-contained, works offline)", file=out)
     for plan in program.plans:

@@ -7,6 +7,7 @@ import {esc, h} from "./util.js";
 import {laneBlocks, nodePositions, pickBlocks, rings} from "./highlight.js";
 import {lodPlan} from "./lod.js";
 import {search} from "./search.js";
+import {profileView} from "./profile.js";
 import {delegateExpander} from "./delegate.js";
 
 const CONFIG = {displaylogo: false, responsive: true, scrollZoom: true,
@@ -53,6 +54,7 @@ export function createApp(el, model, data) {
   const state = {plan: null, values: [], instructions: [], finding: null, query: "", shown: {}};
   let P = null;  // the current plan's payload
   let LOD = null;  // a big plan: its overview / binned memory map (lod.js)
+  let PROF = null;  // a run profile drawn on this plan's panels (profile.js)
   let DG = null;  // a plan drawn in full: the delegate calls opened in place (delegate.js)
   const host = {graph: graphDiv, memory: memoryDiv, state, config: CONFIG,
                 shown: () => state.shown, select: (sel) => select(sel, true),
@@ -70,6 +72,7 @@ export function createApp(el, model, data) {
   function planByName(name) { return data.plans.find((p) => p.name === name) || data.plans[0]; }
 
   function showPlan(name) {
+    if (PROF) { PROF.remove(); PROF = null; }  // puts back what it changed on the previous plan's figures
     P = planByName(name);
     state.plan = P.name;
     $("dx-plan").value = P.name;
@@ -88,6 +91,8 @@ export function createApp(el, model, data) {
       indexNodes();
       DG = delegateExpander(P, graphDiv, T, host);
     }
+    if (P.profile) PROF = profileView(P, {graph: graphDiv, memory: memoryDiv, T, lod: !!LOD, rehighlight: () => highlight(),
+      mountTop: (card) => $("dx-controls").after(card), mountMemoryHead: (el) => memoryDiv.previousElementSibling.appendChild(el)});
     deviceButtons();
     publish("plan", P.name);
     if (LOD && (model.get("expanded") || []).length) LOD.setExpanded(model.get("expanded"));
@@ -160,7 +165,8 @@ export function createApp(el, model, data) {
       if (i >= 0 && i < P.nInstructions) shapes.push({type: "line", xref: "x", yref: "paper", x0: i, x1: i, y0: 0, y1: 1,
                                                       line: {color: "#000000", width: 2}, name: "selected instruction"});
     }
-    Plotly.update(memoryDiv, upd, {shapes}, idx);
+    if (PROF) Plotly.update(memoryDiv, PROF.mapSelection(upd), {shapes: PROF.mapShapes(shapes)}, idx);  // its time axis
+    else Plotly.update(memoryDiv, upd, {shapes}, idx);
   }
 
   function listHtml(title, items) {
@@ -209,6 +215,7 @@ export function createApp(el, model, data) {
     state.finding = sel.finding === undefined || sel.finding === null ? null : String(sel.finding);
     state.query = sel.query || "";
     highlight(); details(); markFinding();
+    if (PROF) detailsBox.insertAdjacentHTML("beforeend", PROF.details(state.instructions));
     if (fromUser !== false) publish("selected", selection());
   }
 
@@ -282,5 +289,6 @@ export function createApp(el, model, data) {
 
   showPlan(model.get("plan") || data.plan);
   wireClicks();
-  return {select, state, showPlan, search: (text) => search(P, text), lod: () => LOD, delegates: () => DG};
+  return {select, state, showPlan, search: (text) => search(P, text), lod: () => LOD, delegates: () => DG,
+          profile: () => PROF};
 }
