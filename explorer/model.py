@@ -18,7 +18,7 @@ from functools import cached_property
 from typing import Callable, Iterator, Sequence, Union
 from . import devices as _devices
 
-from .model_companions import (  # noqa: F401  (re-exported: the companion vocabulary)
+from .model_companions import (  # re-exported: the companion vocabulary
     Bundle, DataEntry, DataFile, DataHeader, DelegateGraph, GraphNode, GraphValue, MethodTestSuite, Payload,
     TestCase, TestValue,
 )
@@ -28,6 +28,9 @@ __all__ = [
     "Delegate", "Frame", "Instruction", "Chain", "Buffer", "BufferDevice", "Segment",
     "SubsegmentOffsets", "NamedData", "ExtendedHeader", "Plan", "Program", "AnyValue",
     "dtype_name", "dtype_itemsize",
+    # the companion vocabulary (explorer.model_companions)
+    "DataHeader", "DataEntry", "DataFile", "TestValue", "TestCase", "MethodTestSuite", "Bundle", "GraphValue",
+    "GraphNode", "DelegateGraph", "Payload",
 ]
 
 # DeviceType enum of schema/program.fbs (mirror of the runtime's DeviceType). More will come.

@@ -21,7 +21,11 @@ from pathlib import Path
 
 import traitlets
 
+from .analysis.companions import companion_findings
 from .analysis.types import Finding
+from .format.reader import load
+from .model import DataFile
+from .views.data_file_page import data_file_payload
 from .views.embed import pack
 from .widget_base import AppWidget
 from .views.prepare import PlanView, default_plan, open_program, plan_view, wants_lod
@@ -44,12 +48,17 @@ class Explorer(AppWidget):
     """Where every tensor and arena of an ExecuTorch program lives: graph, memory map, details, findings.
 
     ``Explorer()`` opens the bundled sample; ``Explorer("model.pte")``, ``Explorer(data_bytes)`` or
-    ``Explorer(program)`` open yours. ``plan=`` picks the method (default ``forward``).
+    ``Explorer(program)`` open yours. ``plan=`` picks the method (default ``forward``); ``data=["m.ptd"]``
+    links external tensors to the data files holding them. A ``.ptd`` on its own shows its entries.
 
     A plan with more than 2,000 graph nodes is drawn at a level of detail (``lod=None``, the default;
     ``lod=True``/``False`` forces it on or off): the graph is an overview of instruction groups that
     expand in place on click (:meth:`expand`, :meth:`collapse`, :meth:`reveal`), and memory lanes with
     more than 4,000 tensors are binned until a zoom leaves few enough to draw.
+
+    ``profile=`` (an ETDump path or bytes; docs/profiles.md) draws run times on it: ops sized by their time,
+    a per-device time bar, time per run of the selection, the memory map's x axis switchable to measured
+    time. ``self.profile`` is the joined profile.
     """
 
     plan = traitlets.Unicode(help="name of the plan (method) shown").tag(sync=True)
@@ -58,15 +67,25 @@ class Explorer(AppWidget):
     devices = traitlets.Tuple(help="devices (as strings) whose tensors are drawn; the others fade").tag(sync=True)
     expanded = traitlets.Tuple(help="ids of the open groups of a big plan's overview").tag(sync=True)
 
-    def __init__(self, source=None, *, plan: str | None = None, lod: bool | None = None, **kwargs):
-        self.program = open_program(source)
+    def __init__(self, source=None, *, plan: str | None = None, lod: bool | None = None, data=None, profile=None,
+                 **kwargs):
+        from .views.profile_payload import open_profile
+
+        self.program = open_program(source) if data is None else load(source, data=data)  # data: .ptd files
+        self.profile = None
         self._lod = lod
         self._views: dict[str, PlanView] = {}
+        if isinstance(self.program, DataFile):  # a .ptd: the page of its entries, no plans
+            self.findings = []
+            super().__init__(_payload=pack(data_file_payload(self.program)), selected=Selection(""), **kwargs)
+            return
+        self.profile = open_profile(self.program, profile)  # run times drawn on the panels (docs/profiles.md)
         self.findings: list[Finding] = self._check()
         first = plan or default_plan(self.program)
         if first not in self.program.plan_names:
             raise KeyError(f"no plan {first!r}: the program has {', '.join(self.program.plan_names)}")
-        payload = app_payload(self.program, findings=self.findings, plan=first, views=self._view_all())
+        payload = app_payload(self.program, findings=self.findings, plan=first, views=self._view_all(),
+                              profile=self.profile)
         self._plan_devices = {p["name"]: [d for d, _color in p["devices"]] for p in payload["plans"]}
         super().__init__(_payload=pack(payload), plan=first, selected=Selection(first),
                          devices=tuple(self._devices(first)), **kwargs)
@@ -143,6 +162,7 @@ class Explorer(AppWidget):
         from .views.report import write_report
 
         return write_report(self.program, path, findings=self.findings, plan=self.plan, selected=self.selected,
+                            profile=self.profile,
                             views=self._views)
 
     # -- building -----------------------------------------------------------------------------------
@@ -158,6 +178,7 @@ class Explorer(AppWidget):
             found.extend(lazy.findings)
             if wants_lod(p, self._lod):
                 self._views[p.name] = plan_view(p, self.program, lod=True, analysis=lazy)
+        found.extend(companion_findings(self.program))  # missing-external, bad-delegate-payload
         return found
 
     def _view_all(self) -> dict[str, PlanView]:
@@ -190,7 +211,7 @@ class Explorer(AppWidget):
 
     @traitlets.validate("plan")
     def _valid_plan(self, proposal) -> str:
-        if proposal["value"] not in self.program.plan_names:
+        if proposal["value"] not in getattr(self.program, "plan_names", ()):  # (a data file has no plans)
             raise traitlets.TraitError(f"no plan {proposal['value']!r}: the program has "
                                        f"{', '.join(self.program.plan_names)}")
         return proposal["value"]

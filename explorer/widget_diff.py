@@ -49,13 +49,18 @@ class Diff(AppWidget):
     selected = traitlets.Instance(DiffSelection, args=("",), help="what both sides highlight").tag(
         sync=True, to_json=lambda sel, _widget: sel.to_json(), from_json=_selection_from_json)
 
-    def __init__(self, a, b, *, plan: str | None = None, **kwargs):
+    def __init__(self, a, b, *, plan: str | None = None, profiles=None, **kwargs):
+        from .views.profile_payload import open_profile
+
         self.program_a, self.program_b, self.diff = open_diff(a, b)
+        # (ETDump of A, ETDump of B): what got faster or slower, drawn on both graphs (docs/profiles.md)
+        self.profiles = None if profiles is None else (open_profile(self.program_a, profiles[0]),
+                                                       open_profile(self.program_b, profiles[1]))
         self.diff: ProgramDiff
         first = plan or default_diff_plan(self.diff)
         self.diff.plan(first)  # KeyError naming the missing plan
         self._views: dict[str, DiffPlanView] = diff_views(self.diff, self.program_a, self.program_b)
-        payload = diff_payload(self.diff, self._views, plan=first)
+        payload = diff_payload(self.diff, self._views, plan=first, profiles=self.profiles)
         super().__init__(_payload=pack(payload), plan=first, selected=DiffSelection(first), **kwargs)
         self.observe(self._on_plan, names=["plan"])
 
@@ -98,7 +103,7 @@ class Diff(AppWidget):
 
         return write_diff_report(self.program_a, self.program_b, path, result=self.diff,
                                  programs=(self.program_a, self.program_b), plan=self.plan, selected=self.selected,
-                                 views=self._views)
+                                 views=self._views, profiles=self.profiles)
 
     # -- trait observers and messages ---------------------------------------------------------------
 

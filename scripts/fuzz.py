@@ -741,6 +741,11 @@ def force(program) -> int:
     runtime requirements, from the analysis), every value and instruction, every segment's bytes."""
     from explorer.json_form import program_json
 
+    if getattr(program, "kind", "program") == "data":  # a .ptd: its JSON form and every entry's fields
+        from explorer.json_companions import data_file_json
+
+        return len(json.dumps(data_file_json(program))) + sum(
+            hash((e.key, e.dtype, e.tensor_nbytes, e.offset)) & 1 for e in program.entries)
     text = json.dumps(program_json(program))
     n = len(text)
     for plan in program.plans:
@@ -775,7 +780,7 @@ def consistency(program) -> None:
     """
     from explorer.columns import INSTRUCTION_CODES, OFFSET_SATURATED, STORAGE_CODES
 
-    for plan in program.plans:
+    for plan in getattr(program, "plans", ()):  # (a .ptd data file has none)
         if plan._columns is None:
             continue
         vc, ic = plan._columns
@@ -835,7 +840,7 @@ def _check_fn():
         from explorer.analysis import check
     except Exception:  # noqa: BLE001 - being written by someone else; absent is fine
         return None
-    return check
+    return lambda program: [] if getattr(program, "kind", "program") == "data" else check(program)
 
 
 def _views_fn():
@@ -845,7 +850,8 @@ def _views_fn():
     except Exception:  # noqa: BLE001 - someone else's layer, maybe not importable in this checkout
         return None
     check = _check_fn()
-    return lambda program: report_html(program, findings=list(check(program)) if check else None)
+    return lambda program: None if getattr(program, "kind", "program") == "data" else report_html(
+        program, findings=list(check(program)) if check else None)
 
 
 def run_case(data: bytes, *, path: str | None = None, analysis=None, views=None, slow: float = 1.0,
@@ -952,6 +958,9 @@ def _seed_corpus(synthetic: bool) -> list[tuple[str, bytes]]:
     seeds = [(p.name, p.read_bytes()) for p in seed_files()]
     seeds += [(f"headerless:{name}", headerless(data)) for name, data in seeds
               if name in ("device_mlp.pte", "stacktrace.pte", "mutable_state.pte", "two_methods.pte")]
+    # companions: .ptd data files, a .bpte bundle, programs with XNNPACK payloads (decoded by the JSON form)
+    seeds += [(f"companions/{p.name}", p.read_bytes()) for p in sorted((FIXTURES / "companions").glob("*"))
+              if p.suffix in (".pte", ".ptd", ".bpte")]
     if synthetic:  # a bigger, many-valued program from the writer, so scale-sensitive paths get hit too
         from explorer.format.synth import synthetic_program
         from explorer.format.writer import write

@@ -8,7 +8,8 @@ corrupts one of them at its structural landmarks — found by walking it (:func:
 vectors, offset fields, scalar fields — or at random (bit flips, truncation, splices, aliasing every
 events vector onto one), then:
 
-* ``load_etdump`` must return an ETDump or raise PteFormatError, in well under a second;
+* ``load_etdump`` must return an ETDump or raise PteFormatError, in well under a second of CPU time (a
+  case over ``--timeout-per-case`` is run twice more and counts as ``slow`` only if it is slow every time);
 * a loaded dump must agree with what flatc's generated accessors read from the same bytes, whenever
   those (which check nothing) manage to read it at all (:func:`consistency`);
 * every event is materialised and the dump is joined to its program (and to another one): the join
@@ -50,7 +51,9 @@ __all__ = ["Landmarks", "walk", "Mutator", "run_case", "seed_files", "consistenc
 # which program each seed dump is a run of (plus one it is not, to exercise the mismatch path)
 PROGRAMS = {"mlp.etdp": "mlp.pte", "xnnpack_mlp.etdp": "xnnpack_mlp.pte", "two_methods.etdp": "two_methods.pte",
             "synthetic_device_add.etdp": "device_add.pte", "synthetic_device_mlp.etdp": "device_mlp.pte",
-            "synthetic_slow_copies.etdp": "device_mlp.pte"}
+            "synthetic_slow_copies.etdp": "device_mlp.pte", "zoo_cond.etdp": "zoo/cond.pte",
+            "zoo_map.etdp": "zoo/map.pte", "zoo_multi_method.etdp": "zoo/multi_method.pte",
+            "zoo_quant_xnnpack.etdp": "zoo/quant_xnnpack.pte"}
 OTHER = "device_mlp.pte"
 INTERESTING_U32 = (0, 1, 2, 3, 4, 7, 8, 0x7F, 0x80, 0xFF, 0x100, 0x7FFF, 0x8000, 0xFFFF, 0x10000, 0x7FFFFFFF,
                    0x80000000, 0xFFFFFFFE, 0xFFFFFFFF)
@@ -314,17 +317,19 @@ def _alarm(signum, frame):
 
 
 def run_case(seed: str, data: bytes, *, slow: float = 1.0, hard: float | None = None) -> Outcome:
-    t0 = time.perf_counter()
+    """One case; its time is this process's CPU time (the machines are shared: waiting for a core is not
+    the reader being slow), and ``hard`` interrupts it after that much CPU time."""
+    t0 = time.process_time()
     stage = "load"
     if hard:
-        old = signal.signal(signal.SIGALRM, _alarm)
-        signal.setitimer(signal.ITIMER_REAL, hard)
+        old = signal.signal(signal.SIGPROF, _alarm)
+        signal.setitimer(signal.ITIMER_PROF, hard)
     try:
         try:
             dump = load_etdump(data)
         except PteFormatError as exc:
             assert str(exc)
-            return Outcome("format-error", time.perf_counter() - t0)
+            return Outcome("format-error", time.process_time() - t0)
         stage = "model"
         consistency(data, dump)
         for r in dump.runs:
@@ -337,19 +342,19 @@ def run_case(seed: str, data: bytes, *, slow: float = 1.0, hard: float | None = 
                     json.dumps(pp.to_json())
             except ProfileMismatch:
                 pass
-        seconds = time.perf_counter() - t0
+        seconds = time.process_time() - t0
         return Outcome("slow" if seconds > slow else "loaded", seconds)
     except _Timeout:
-        return Outcome(f"hang[{stage}]", time.perf_counter() - t0)
+        return Outcome(f"hang[{stage}]", time.process_time() - t0)
     except Exception as exc:  # noqa: BLE001 - the point: classify anything unexpected
         tb = traceback.extract_tb(exc.__traceback__)
         where = f"{Path(tb[-1].filename).name}:{tb[-1].name}" if tb else "?"
-        return Outcome(f"crash[{stage}] {type(exc).__name__} @ {where}", time.perf_counter() - t0,
+        return Outcome(f"crash[{stage}] {type(exc).__name__} @ {where}", time.process_time() - t0,
                        "".join(traceback.format_exception(exc))[-2000:])
     finally:
         if hard:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, old)
+            signal.setitimer(signal.ITIMER_PROF, 0)
+            signal.signal(signal.SIGPROF, old)
 
 
 def main(argv=None) -> int:
@@ -369,6 +374,11 @@ def main(argv=None) -> int:
     for case in range(args.cases):
         seed, what, data = mut.mutate()
         out = run_case(seed, data, slow=args.timeout_per_case, hard=10 * args.timeout_per_case)
+        if out.kind == "slow":  # the machine is shared: slow only if it is slow every time
+            again = [run_case(seed, data, slow=args.timeout_per_case, hard=10 * args.timeout_per_case) for _ in range(2)]
+            if any(a.kind != "slow" for a in again):
+                out = min(again, key=lambda a: a.seconds)
+                counts["re-timed"] += 1
         counts[out.kind] += 1
         slowest = max(slowest, out.seconds)
         if out.failure and kept[out.kind] < args.keep_per_kind:
@@ -383,7 +393,7 @@ def main(argv=None) -> int:
             print(f"case {case}: {out.kind} ({seed}: {what}) -> {name}", flush=True)
         if (case + 1) % 10000 == 0:
             print(f"{case + 1} cases, {time.perf_counter() - t0:.0f} s: {dict(counts)}", flush=True)
-    failures = sum(n for k, n in counts.items() if k not in ("loaded", "format-error"))
+    failures = sum(n for k, n in counts.items() if k not in ("loaded", "format-error", "re-timed"))
     print(f"done: {args.cases} cases in {time.perf_counter() - t0:.0f} s, slowest {slowest * 1000:.1f} ms; "
           f"{dict(counts)}; failures {failures}")
     return 1 if failures else 0

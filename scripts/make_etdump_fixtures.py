@@ -41,6 +41,13 @@ REAL = {
     "mlp.etdp": ("mlp.pte", [("forward", [(2, 4)])]),
     "xnnpack_mlp.etdp": ("xnnpack_mlp.pte", [("forward", [(2, 4)])]),
     "two_methods.etdp": ("two_methods.pte", [("encode", [(1, 4)]), ("forward", [(1, 2)])]),
+    # from the zoo: control flow (cond's branches, map's loop re-running instructions), three methods,
+    # a quantized XNNPACK delegate reporting its operators
+    "zoo_cond.etdp": ("zoo/cond.pte", [("forward", [(2, 4)])]),
+    "zoo_map.etdp": ("zoo/map.pte", [("forward", [(3, 4), (4,)])]),
+    "zoo_multi_method.etdp": ("zoo/multi_method.pte", [("encode", [(1, 6)]), ("decode", [(3, 1)]),
+                                                        ("score", [(4,), (4,)])]),
+    "zoo_quant_xnnpack.etdp": ("zoo/quant_xnnpack.pte", [("forward", [(1, 3, 6, 6)])]),
 }
 
 # Cost model of the synthetic device runs, in nanoseconds.

@@ -53,8 +53,8 @@ class Export:
     inputs: dict[str, tuple] = field(default_factory=dict)  # method -> example inputs for the run
     ptd: dict[str, bytes] = field(default_factory=dict)  # file name -> .ptd bytes
     run: bool = True  # False for device programs (no device allocator on this machine)
-    atol: float = 1e-4
-    stateful: bool = False  # compare a fresh eager copy called once
+    atol: float = 1e-4  # outputs are compared with a fresh copy of the eager model, called once
+    leading: bool = False  # compare the first outputs (a training step: the loss before its gradients)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -392,6 +392,15 @@ def b_detector_dynamic() -> Export:
                   {"forward": (torch.randn(2, 3, 8, 8),)}, atol=1e-3)
 
 
+def b_detector_xnnpack_dynamic() -> Export:
+    torch = _torch()
+    module = _DetectorHead.make(torch).eval()
+    example = (torch.randn(2, 3, 8, 8),)
+    dyn = {"x": {0: torch.export.Dim("b", min=1, max=4)}}
+    return Export(_lower(module, example, dynamic_shapes=dyn, xnnpack=True), module,
+                  {"forward": (torch.randn(3, 3, 8, 8),)}, atol=1e-3)
+
+
 def b_kv_cache() -> Export:
     torch = _torch()
 
@@ -410,7 +419,7 @@ def b_kv_cache() -> Export:
             return w @ self.v_cache
     module = M().eval()
     example = (torch.randn(1, 1, 4), torch.tensor([2]))
-    return Export(_lower(module, example), module, {"forward": example}, stateful=True)
+    return Export(_lower(module, example), module, {"forward": example})
 
 
 def b_kv_cache_xnnpack() -> Export:
@@ -428,7 +437,7 @@ def b_kv_cache_xnnpack() -> Export:
             return self.fc(self.cache).sum(0)
     module = M().eval().requires_grad_(False)
     example = (torch.randn(1, 4), torch.tensor([3]))
-    return Export(_lower(module, example, xnnpack=True), module, {"forward": example}, stateful=True)
+    return Export(_lower(module, example, xnnpack=True), module, {"forward": example})
 
 
 def b_counter_state() -> Export:
@@ -449,7 +458,7 @@ def b_counter_state() -> Export:
     module = M().eval()
     example = (torch.randn(3),)
     config = ExecutorchBackendConfig(emit_mutable_buffer_names=True, passes=[InitializedMutableBufferPass(["count"])])
-    return Export(_lower(module, example, config=config), module, {"forward": example}, stateful=True)
+    return Export(_lower(module, example, config=config), module, {"forward": example})
 
 
 def b_cond() -> Export:
@@ -531,10 +540,14 @@ def b_training() -> Export:
 
         def forward(self, x, y):
             return self.loss(self.l2(torch.sigmoid(self.l1(x))), y)
-    ep = torch.export.export(Net(), (torch.randn(1, 2), torch.ones(1, dtype=torch.int64)), strict=True)
+    net = Net()
+    eager = copy.deepcopy(net)
+    ep = torch.export.export(net, (torch.randn(1, 2), torch.ones(1, dtype=torch.int64)), strict=True)
     ep = _export_forward_backward(ep)
     pte = to_edge(ep).to_executorch().buffer
-    return Export(pte, None, {"forward": (torch.randn(1, 2), torch.ones(1, dtype=torch.int64))})
+    # forward returns the loss, then the gradients; the other three methods are attribute getters
+    return Export(pte, {"forward": eager}, {"forward": (torch.randn(1, 2), torch.ones(1, dtype=torch.int64))},
+                  leading=True)
 
 
 def b_external_weights() -> Export:
@@ -628,6 +641,50 @@ def _device(target: str, mixed: bool = False) -> Callable[[], Export]:
     return build
 
 
+def _alternating_partitioner(devices: tuple[str, ...]):
+    """DeviceAwarePartitioner's rule (delegate every aten.add), but partition k goes to devices[k % n]."""
+    from executorch.exir.backend.canonical_partitioners.pattern_op_partitioner import generate_pattern_op_partitions
+    from executorch.exir.backend.compile_spec_schema import CompileSpec
+    from executorch.exir.backend.partitioner import DelegationSpec, Partitioner, PartitionResult
+    from executorch.exir.backend.test.backend_with_compiler_demo import BackendWithCompilerDemo
+    from executorch.exir.backend.test.device_util import AddOperatorSupport
+    from executorch.exir.passes.propagate_device_pass import TARGET_DEVICE_COMPILE_SPEC_KEY
+
+    class Alternating(Partitioner):
+        def partition(self, exported_program) -> PartitionResult:
+            tags = {}
+            parts = generate_pattern_op_partitions(exported_program.graph_module, op_support=AddOperatorSupport())
+            for k, part in enumerate(sorted(parts, key=lambda p: p.id)):
+                tag = f"tag{part.id}"
+                for node in part.nodes:
+                    node.meta["delegation_tag"] = tag
+                tags[tag] = DelegationSpec(BackendWithCompilerDemo.__name__, [
+                    CompileSpec("max_value", bytes([4])),
+                    CompileSpec(TARGET_DEVICE_COMPILE_SPEC_KEY, devices[k % len(devices)].encode())])
+            return PartitionResult(tagged_exported_program=exported_program, partition_tags=tags)
+
+    return Alternating()
+
+
+def b_device_two_gpus() -> Export:
+    """One method on cpu, cuda:0 and cuda:1 at once."""
+    torch = _torch()
+    from executorch.exir import ExecutorchBackendConfig, to_edge
+
+    class M(torch.nn.Module):
+        def forward(self, x, y):
+            a = x + y              # cuda:0
+            h = torch.relu(a)      # cpu
+            c = h + x              # cuda:1
+            d = c * 2.0            # cpu
+            return d + h           # cuda:0
+
+    ep = torch.export.export(M().eval(), (torch.randn(2, 4), torch.randn(2, 4)))
+    edge = to_edge(ep).to_backend(_alternating_partitioner(("cuda:0", "cuda:1")))
+    pte = edge.to_executorch(ExecutorchBackendConfig(enable_non_cpu_memory_planning=True)).buffer
+    return Export(pte, None, {}, run=False)
+
+
 def b_device_two_methods() -> Export:
     """cpu and cuda:1 programs side by side: one method on the device, one on the host."""
     torch = _torch()
@@ -675,12 +732,7 @@ def b_reinplace() -> Export:
     module = M().eval()
     example = (torch.randn(2, 3), torch.tensor([0, 2]))
     return Export(_lower(module, example, config=ExecutorchBackendConfig(run_reinplace_pass=True)), module,
-                  {"forward": example}, stateful=True)
-
-
-def _cfg(**kw):
-    from executorch.exir import ExecutorchBackendConfig
-    return ExecutorchBackendConfig(**kw)
+                  {"forward": example})
 
 
 SPECS: dict[str, tuple[str, Callable[[], Export]]] = {}
@@ -707,6 +759,8 @@ def _specs() -> dict[str, tuple[str, Callable[[], Export]]]:
                              b_detector_xnnpack)
     s["detector_dynamic"] = ("detector head, dynamic batch (max 4): et_view kernels on conv outputs",
                              b_detector_dynamic)
+    s["detector_xnnpack_dynamic"] = ("detector head, XNNPACK, dynamic batch: et_view kernels outside the delegates",
+                                     b_detector_xnnpack_dynamic)
     s["gru_unrolled"] = ("GRUCell unrolled over 3 steps (select, chunk, sigmoid, tanh)", _simple(m_gru, (3, 1, 4), (1, 6)))
     s["embed_norm"] = ("embedding + layer norm + mean over int64 tokens",
                        lambda: _tok(m_embed_norm))
@@ -738,6 +792,8 @@ def _specs() -> dict[str, tuple[str, Callable[[], Export]]]:
     s["no_alloc_input"] = ("alloc_graph_input=False only", b_alloc_io(False, True))
     s["device_cuda0"] = ("adds delegated to cuda:0, CPU linear/relu/view between, h2d/d2h copies", _device("cuda:0"))
     s["device_cuda1"] = ("same on cuda:1 (device_index 1 in the bytes)", _device("cuda:1"))
+    s["device_two_gpus"] = ("mixed in one method: adds alternate between cuda:0 and cuda:1, CPU ops between",
+                            b_device_two_gpus)
     s["device_two_methods"] = ("mixed: method `device` on cuda:1, method `host` on cpu", b_device_two_methods)
     return s
 
@@ -792,7 +848,8 @@ def runtime_verdict(name: str, exp: Export) -> str:
                 return (f"verified (InternalConsistency); load_method refused here: {str(err).splitlines()[0][:80]} "
                         f"(needs a device allocator)")
             return "verified (InternalConsistency), method loaded (not run: device program)"
-        ran = []
+        ran: list[str] = []
+        matched: list[str] = []
         for method_name in names:
             try:
                 method = program.load_method(method_name)
@@ -805,7 +862,7 @@ def runtime_verdict(name: str, exp: Export) -> str:
                 got = method(tuple(i.clone() if isinstance(i, torch.Tensor) else i for i in inputs))
             except Exception as err:
                 return f"execute({method_name}) failed: {str(err).splitlines()[0][:100]}"
-            module = exp.module[method_name] if isinstance(exp.module, dict) else exp.module
+            module = exp.module.get(method_name) if isinstance(exp.module, dict) else exp.module
             if module is None:
                 ran.append(method_name)
                 if not all(torch.isfinite(t).all() for t in got if isinstance(t, torch.Tensor)):
@@ -817,14 +874,18 @@ def runtime_verdict(name: str, exp: Export) -> str:
             got = _flat(got)
             if len(got) < len(want):
                 return f"ran {method_name}: {len(got)} outputs, eager has {len(want)}"
-            got = got[len(got) - len(want):]  # mutated user inputs come first as extra outputs
+            # mutated user inputs come first as extra outputs; a training step returns the loss first
+            got = got[:len(want)] if exp.leading else got[len(got) - len(want):]
             for k, (g, w) in enumerate(zip(got, want)):
                 if not torch.allclose(g.to(torch.float64), w.to(torch.float64), atol=exp.atol, rtol=1e-3):
                     diff = (g.to(torch.float64) - w.to(torch.float64)).abs().max().item()
                     return f"ran {method_name}: output {k} differs from eager by {diff:.3g}"
             ran.append(method_name)
-        compared = "" if exp.module is None else ", matches eager"
-        return f"runs ({', '.join(ran)}){compared}"
+            matched.append(method_name)
+        if not matched:
+            return f"runs ({', '.join(ran)})"
+        same = ", matches eager" if matched == ran else f"; {', '.join(matched)} matches eager"
+        return f"runs ({', '.join(ran)}){same}"
 
 
 def _random_like(t):
@@ -877,7 +938,8 @@ def write_readme(records: dict) -> None:
         "`zoo.json` records per program what it exercises and the verdict of executorch's own runtime",
         "(`_load_program_from_buffer` with `Verification.InternalConsistency`, `load_method`, run on random",
         "inputs, outputs compared with the eager model). `tests/test_zoo.py` checks that",
-        "`device-explorer check` is silent on every one of them and that no arena is more than 100% used.",
+        "`device-explorer check` is silent on every one of them and that no arena is more than 100% used;",
+        "`docs/analysis.md` has the findings each one gave before the analysis learnt from them, and after.",
         "",
         "| program | exercises | what our reader sees | bytes | executorch runtime |",
         "|---|---|---|---|---|",
@@ -918,17 +980,15 @@ def main(argv: list[str] | None = None) -> int:
         for key, data in exp.ptd.items():  # one data file: NAME.ptd; several: NAME.KEY.ptd
             files[f"{name}.ptd" if len(exp.ptd) == 1 else f"{name}.{key}"] = data
         if args.check:
-            for fname, data in files.items():
-                path = ZOO / fname
-                if not path.exists() or path.read_bytes() != data:
-                    differing.append(fname)
-            print(f"{name:22s} {'same' if not differing or differing[-1] not in files else 'DIFFERS'}")
+            changed = [f for f, data in files.items() if not (ZOO / f).exists() or (ZOO / f).read_bytes() != data]
+            differing += changed
+            print(f"{name:22s} {'DIFFERS: ' + ', '.join(changed) if changed else 'same'}")
             continue
         for fname, data in files.items():
             (ZOO / fname).write_bytes(data)
         verdict = runtime_verdict(name, Export(exp.pte, exp.module, exp.inputs,
                                                {k: files[k] for k in files if k.endswith(".ptd")},
-                                               exp.run, exp.atol, exp.stateful))
+                                               exp.run, exp.atol, exp.leading))
         records[name] = {
             "features": _specs()[name][0], "contents": _features(exp.pte), "bytes": len(exp.pte),
             "ptd": {k: len(v) for k, v in files.items() if k.endswith(".ptd")},

@@ -272,6 +272,7 @@ def test_copies_and_views_of_device_tensors_are_not_host_kernels():
     h = b.tensor(arena=1, offset=16)
     b.h2d(x, d)
     b.kernel("executorch_prim::et_view.default", d, b.scalar(4), v)
+    b.kernel("aten::sym_size.int", d, b.scalar(0), b.scalar(2))  # metadata only
     b.d2h(v, h)
     b.inputs(x)
     b.outputs(h)

@@ -357,3 +357,93 @@ def test_cli_inspect_json_graph_of_xnnpack():
     for g in graphs:
         assert g["format"] == "xnnpack" and set(g["nodes"][0]) == {"index", "op", "inputs", "outputs"}
         assert {"id", "dtype", "dims", "kind"} <= set(g["values"][0]) and isinstance(g["constant_bytes"], int)
+
+
+@pytest.mark.interop
+def test_every_xnnpack_node_type_from_executorchs_own_serializer():
+    """A payload written by executorch's XNNPACK serializer with one node of each of the 47 types: every
+    node's op, inputs and outputs as executorch's dataclass says (field names, not our slot table)."""
+    import dataclasses
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_xnnpack", ROOT / "bench" / "bench_xnnpack.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    payload, made = bench.build_payload(47 * 2)
+    graph = decode_xnnpack(payload)
+    assert len({n.op for n in graph.nodes}) == 47
+    for ours, theirs in zip(graph.nodes, made, strict=True):
+        assert ours.op == type(theirs).__name__
+        ids = [(f.name, getattr(theirs, f.name)) for f in dataclasses.fields(theirs) if f.name.endswith("_id")]
+        if ours.op.startswith("XNNConcatenate"):
+            ids = [(k, v) for k, v in ids if not k[5:6].isdigit() or int(k[5]) <= int(ours.op[-1])]
+        assert ours.outputs == tuple(v for k, v in ids if k.startswith("output"))
+        assert ours.inputs == tuple(v for k, v in ids if not k.startswith("output"))
+    assert graph.input_ids == (0,) and graph.values[graph.output_ids[0]].kind == "output"
+    assert graph.named_keys and graph.constant_bytes == sum(v.constant_bytes for v in graph.values)
+
+
+@pytest.mark.interop
+def test_the_fixture_script_reproduces_the_data_file_pair():
+    """scripts/make_companion_fixtures.py makes external.pte + external.ptd byte for byte (its --check mode
+    does this for every file)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_companion_fixtures",
+                                                  ROOT / "scripts" / "make_companion_fixtures.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    made = script.build_external()
+    assert {name: bytes(data) for name, data in made.items()} == {
+        name: (COMPANIONS / name).read_bytes() for name in ("external.pte", "external.ptd")}
+
+
+def test_identifying_payloads_reads_heads_not_weights():
+    """An unknown backend's blob is identified from its first bytes; an XNNPACK one from its header and
+    flatbuffer; a blob several delegates share is read once."""
+    import dataclasses
+
+    reads = []
+    for name, limit in (("device_external.pte", 64), ("xnnpack_multi.pte", None)):
+        p = explorer.load(PTE[name])
+        raw = p._read
+        spy = dataclasses.replace(p, _read=lambda off, n: reads.append(n) or raw(off, n))
+        reads.clear()
+        found = payloads(spy)["forward"]
+        assert all(x.size == d.data_size for x, d in zip(found, p.plans[0].delegates))
+        if limit:
+            assert max(reads) <= limit
+        else:  # header + flatbuffer of each payload, never more than the segment
+            assert sum(reads) <= sum(d.data_size for d in p.plans[0].delegates) + 64 * 3
+    p = explorer.load(PTE["xnnpack_multi.pte"])
+    plan = p.plans[0]
+    same = dataclasses.replace(plan, delegates=tuple(dataclasses.replace(d, data_index=plan.delegates[0].data_index)
+                                                      for d in plan.delegates))
+    raw = p._read
+    reads.clear()
+    shared = payloads(dataclasses.replace(p, plans=(same,), _read=lambda off, n: reads.append(n) or raw(off, n)))
+    assert [x.delegate for x in shared["forward"]] == [0, 1, 2] and len(reads) == 2  # head, then header+flatbuffer
+
+
+def test_inline_xnnpack_payloads_decode_like_segment_ones():
+    """The same three XNNPACK payloads stored inline (backend_delegate_data, written by our writer and filled
+    in) decode to the same subgraphs as from their segments."""
+    import dataclasses
+
+    from explorer.format.payload import inline_spans
+    from explorer.format.writer import write
+
+    p = explorer.load(PTE["xnnpack_multi.pte"])
+    plan = p.plans[0]
+    blobs = [delegate_bytes(p, d) for d in plan.delegates]
+    inline = dataclasses.replace(plan, delegates=tuple(dataclasses.replace(d, location="inline", data_index=k)
+                                                       for k, d in enumerate(plan.delegates)))
+    data = bytearray(write(dataclasses.replace(p, plans=(inline,), delegate_data_sizes=tuple(map(len, blobs)))))
+    for (offset, size), blob in zip(inline_spans(explorer.load(bytes(data))), blobs, strict=True):
+        assert size == len(blob)
+        data[offset:offset + size] = blob
+    ours = payloads(explorer.load(bytes(data)))["forward"]
+    theirs = payloads(p)["forward"]
+    assert [x.storage for x in ours] == ["inline"] * 3
+    assert [x.graph.nodes for x in ours] == [x.graph.nodes for x in theirs]
+    assert [x.graph.values for x in ours] == [x.graph.values for x in theirs]

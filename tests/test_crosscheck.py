@@ -27,6 +27,7 @@ pytestmark = pytest.mark.interop
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "fixtures"
 FIXTURE_FILES = sorted(FIXTURES.glob("*.pte"))
+ZOO_FILES = sorted((FIXTURES / "zoo").glob("*.pte"))  # tests/test_zoo.py checks the analysis on them
 
 MAX_REPORTED = 40  # mismatches listed per file before the message is cut
 
@@ -183,7 +184,8 @@ def test_fixtures_exist():
     assert FIXTURE_FILES, f"no .pte fixtures in {FIXTURES}; run scripts/make_fixtures.py"
 
 
-@pytest.mark.parametrize("path", FIXTURE_FILES, ids=[p.name for p in FIXTURE_FILES])
+@pytest.mark.parametrize("path", FIXTURE_FILES + ZOO_FILES,
+                         ids=[p.name for p in FIXTURE_FILES] + [f"zoo/{p.name}" for p in ZOO_FILES])
 def test_inspect_json_matches_executorch(path: Path):
     _require_executorch()
     theirs = reference.executorch_view(path)

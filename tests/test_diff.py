@@ -336,3 +336,26 @@ def test_the_same_findings_are_neither_fixed_nor_new(pad):
     assert result.plans[0].findings == ()
     text = "\n".join(diff_lines(result))
     assert "findings 0 new, 0 fixed" in text
+
+
+def test_alike_new_findings_are_one_line_with_a_count():
+    b = PlanBuilder(arenas=[(64, "cpu"), (256, "cuda:0")])
+    xs = [b.tensor(arena=1, offset=16 * k) for k in range(3)]
+    ds = [b.tensor(arena=2, offset=16 * k, device="cuda:0") for k in range(3)]
+    for x, d in zip(xs, ds):  # three moves across devices without a copy: the same problem three times
+        b.move(x, d)
+    b.inputs(*xs)
+    b.outputs(*ds)
+    program = b.program()
+    lines = diff_lines(diff(program, program))
+    assert not any("[cross-device-no-copy]" in line for line in lines)  # identical: nothing new or fixed
+    a = PlanBuilder(arenas=[(64, "cpu")])
+    y = a.tensor(arena=1, offset=0)
+    a.inputs(y)
+    a.outputs(y)
+    lines = diff_lines(diff(a.program(), program))
+    new = [line for line in lines if line.startswith("    new   [cross-device-no-copy]")]
+    assert new == ["    new   [cross-device-no-copy] 3 alike, the first: " + explorer.check(program)[0].message]
+    from explorer.analysis.describe import finding_lines
+    text = finding_lines(explorer.check(program))
+    assert text[3].startswith("  [cross-device-no-copy] plan 'forward': 3 alike (instructions 0, 1, 2), the first: ")

@@ -97,6 +97,24 @@ def test_a_zip_is_named_with_what_to_do():
     _fails(b"PK\x03\x04" + bytes(60), "zip archive", "to_executorch")
 
 
+@pytest.mark.parametrize("magic, says", [(b"FT01", "data file (.ptd"), (b"BP08", "bundled program")])
+def test_the_program_container_names_companion_files(magic, says):
+    """``explorer.load`` opens .ptd and .bpte files itself; the program container, asked to read one as
+    a program, still says what it is."""
+    data = GOOD[:4] + magic + GOOD[8:]
+    with pytest.raises(PteFormatError, match="expected file identifier 'ET12'") as info:
+        read_container(data, len(data))
+    assert says in str(info.value) and info.value.offset == 4
+
+
+def test_a_real_ptd_file_is_named():
+    ptd = (Path(__file__).parent / "fixtures" / "zoo" / "external_weights.ptd").read_bytes()
+    with pytest.raises(PteFormatError, match=r"data file \(\.ptd") as info:
+        read_container(ptd, len(ptd))
+    assert info.value.offset == 4
+    assert type(explorer.load(ptd)).__name__ == "DataFile"  # what explorer.load makes of it
+
+
 def test_a_real_ptd_file_opens_as_a_data_file():
     """FT01 and BP08 are the companions load() opens itself (docs/companions.md), not "not a program"."""
     ptd = Path(__file__).parent / "fixtures" / "zoo" / "external_weights.ptd"

@@ -37,7 +37,9 @@ from explorer.profile_model import ProfileEvent
 ROOT = Path(__file__).resolve().parent.parent
 FIX = Path(__file__).parent / "fixtures"
 DUMPS = FIX / "etdump"
-REAL = {"mlp.etdp": "mlp.pte", "xnnpack_mlp.etdp": "xnnpack_mlp.pte", "two_methods.etdp": "two_methods.pte"}
+REAL = {"mlp.etdp": "mlp.pte", "xnnpack_mlp.etdp": "xnnpack_mlp.pte", "two_methods.etdp": "two_methods.pte",
+        "zoo_cond.etdp": "zoo/cond.pte", "zoo_map.etdp": "zoo/map.pte", "zoo_multi_method.etdp": "zoo/multi_method.pte",
+        "zoo_quant_xnnpack.etdp": "zoo/quant_xnnpack.pte"}
 SYNTH = {"synthetic_device_add.etdp": "device_add.pte", "synthetic_device_mlp.etdp": "device_mlp.pte",
          "synthetic_slow_copies.etdp": "device_mlp.pte"}
 ALL = {**REAL, **SYNTH}
@@ -214,42 +216,74 @@ def test_per_instruction_stats_are_over_runs():
 @pytest.mark.interop
 @pytest.mark.parametrize("name", sorted(REAL))
 def test_join_matches_executorch_inspector(name):
-    """Same per-instruction medians as executorch's Inspector on the same file (envelopes, kernel spans,
-    delegate nodes and the run), with Inspector's run grouping mapped to our method assignment."""
+    """The same times as executorch's Inspector on the same file: per run and instruction (envelopes,
+    kernel spans, delegate nodes, the run), and the same medians wherever Inspector groups exactly the runs
+    we join to one plan. Inspector groups runs by their event signature (cond's two branches are two
+    groups, one plan here) and keeps only the *last* execution of an instruction a loop runs several times
+    per run, where we sum them (``calls``): both are checked as such."""
     from executorch.devtools import Inspector
     from executorch.devtools.inspector._inspector_utils import TimeScale
 
+    from explorer.analysis.profile import ENVELOPES
+
     inspector = Inspector(etdump_path=str(DUMPS / name), etrecord=None, source_time_scale=TimeScale.NS,
                           target_time_scale=TimeScale.NS)
+    dump = load_etdump(DUMPS / name)
     profile = joined(name)
-    blocks = [b for b in inspector.event_blocks if b.name == "Execute"]
-    assert len(blocks) == len(profile.plans)
-    compared = 0
-    for block in blocks:
-        # the plan whose runs this block holds: the one with that many instruction envelopes
-        ours = {}
-        for plan_name, pp in profile.plans.items():
-            ours[plan_name] = pp
-        ids = {e._instruction_id for e in block.events if e.name in ("OPERATOR_CALL", "DELEGATE_CALL")}
-        (plan_name,) = [n for n, pp in ours.items()
-                        if {i for i, s in enumerate(pp.stats) if s.n} == ids and
-                        len(block.events[0].perf_data.raw) == len(pp.runs)]
-        pp = ours[plan_name]
+    program = explorer.load(FIX / ALL[name])
+    # where each event of the dump is: (name, instruction_id, start) -> run block, and the last span per run
+    run_of, last = {}, {}
+    for r in dump.runs:
+        for e in r.profile_events:
+            key = e.name if e.name is not None else e.delegate_debug_id_str
+            run_of[(key, e.instruction_id, e.start_time)] = r.index
+            last[(r.index, key, e.instruction_id)] = e.duration
+    position = {run: (plan, k) for plan, pp in profile.plans.items() for k, run in enumerate(pp.runs)}
+    compared = medians = 0
+    for block in (b for b in inspector.event_blocks if b.name == "Execute"):
+        block_runs = set()
         for e in block.events:
-            raw = e.perf_data.raw
-            if e.name in ("OPERATOR_CALL", "DELEGATE_CALL"):
-                s = pp.stats[e._instruction_id]
-                assert (s.median, s.min, s.max, s.n) == (e.perf_data.p50, e.perf_data.min, e.perf_data.max, len(raw))
-            elif e.name.startswith("native_call_"):
-                col = pp.kernel_times[:, e._instruction_id]
-                assert np.median(col) == e.perf_data.p50
-            elif e.delegate_debug_identifier is not None:
-                (node,) = [d for d in pp.delegate_nodes if d.debug_id == e.delegate_debug_identifier]
-                assert node.stat.median == e.perf_data.p50 and node.stat.n == len(raw)
-            elif e.name == "Method::execute":
-                assert pp.run.median == e.perf_data.p50
-            compared += 1
-    assert compared >= 4
+            key = e.name if e.delegate_debug_identifier is None else e.delegate_debug_identifier
+            for start, raw in zip(e._start_time, e.perf_data.raw):
+                run = run_of[(key, e._instruction_id if e.name != "Method::execute" else 0, start)]
+                plan, k = position[run]
+                pp = profile.plans[plan]
+                block_runs.add(run)
+                if e.name in ENVELOPES:
+                    i = program.plan(plan).chains[0].start + e._instruction_id
+                    calls = int(pp.calls[k, i])
+                    if calls == 1:
+                        assert pp.times[k, i] == raw
+                    else:  # a loop: ours is the sum, Inspector's the last execution
+                        assert calls > 1 and pp.times[k, i] > raw == last[(run, e.name, e._instruction_id)]
+                elif e.name == "Method::execute":
+                    assert pp.run_times[k] == raw
+                elif e.name.startswith("native_call_"):
+                    i = program.plan(plan).chains[0].start + e._instruction_id
+                    if pp.calls[k, i] == 1:
+                        assert pp.kernel_times[k, i] == raw
+                elif e.delegate_debug_identifier is not None:
+                    (node,) = [d for d in pp.delegate_nodes if d.debug_id == e.delegate_debug_identifier]
+                    assert node.stat.n == len(pp.runs)
+                compared += 1
+        plans = {position[r][0] for r in block_runs}
+        if len(plans) == 1 and block_runs == set(profile.plans[next(iter(plans))].runs):
+            pp = profile.plans[next(iter(plans))]
+            for e in block.events:
+                if e.name in ENVELOPES:
+                    i = program.plan(pp.plan).chains[0].start + e._instruction_id
+                    if (pp.calls[:, i] == 1).all():
+                        s = pp.stats[i]
+                        assert (s.median, s.min, s.max, s.n) == (e.perf_data.p50, e.perf_data.min, e.perf_data.max,
+                                                                 len(e.perf_data.raw))
+                        medians += 1
+                elif e.name == "Method::execute":
+                    assert pp.run.median == e.perf_data.p50
+                elif e.delegate_debug_identifier is not None:
+                    (node,) = [d for d in pp.delegate_nodes if d.debug_id == e.delegate_debug_identifier]
+                    assert node.stat.median == e.perf_data.p50
+    assert compared >= 10
+    assert medians or name == "zoo_cond.etdp"  # cond's runs took different branches: no block holds them all
 
 
 def test_synthetic_device_profile_splits_devices_and_copies():
@@ -413,3 +447,52 @@ def test_profile_payload_for_the_app():
     assert doc["median"][3] == pp.stats[3].median and doc["bucket"][3] == "cuda:0"
     xnn = profile_payload(joined("xnnpack_mlp.etdp").plans["forward"])
     assert [n["id"] for n in xnn["nodes"]] == ["Fully Connected (NC, F32) GEMM #1", "Fully Connected (NC, F32) GEMM #2"]
+
+
+def test_xnnpack_node_events_resolve_to_decoded_nodes():
+    """XNNPACK reports its operators by name ('Fully Connected (NC, F32) GEMM #1'); they are matched to the
+    decoded XNodes of the same kind in order, only because the counts agree (2 events, 2 FullyConnected)."""
+    from explorer.analysis.profile_nodes import subgraph_resolver, xnnpack_kinds
+
+    assert xnnpack_kinds("Convolution (NHWC, F32) IGEMM #12") == ("Convolution", 12)
+    pp = joined("xnnpack_mlp.etdp").plans["forward"]
+    assert [(d.node[1], d.node[2], d.node[3]) for d in pp.delegate_nodes] == [
+        (0, "XNNFullyConnected", "kind and order"), (1, "XNNFullyConnected", "kind and order")]
+    program = explorer.load(FIX / "xnnpack_mlp.pte")
+    plan = program.plan("forward")
+    only_one = subgraph_resolver(program, plan, {0: ["Fully Connected (NC, F32) GEMM #1"]})
+    assert only_one(0, "Fully Connected (NC, F32) GEMM #1") is None  # 1 event, 2 nodes: not guessed
+    assert subgraph_resolver(program, plan, {})(0, 1) is not None  # an integer id: the node with that debug handle
+    code, text = cli("inspect", str(FIX / "xnnpack_mlp.pte"), "--profile", str(DUMPS / "xnnpack_mlp.etdp"))
+    assert "GEMM #2 = subgraph node 1 (XNNFullyConnected)" in text
+
+
+def test_widgets_take_profiles():
+    """Explorer(program, profile=...) and Diff(a, b, profiles=(...)) send the profile to the app."""
+    import gzip
+
+    def unpack(packed):
+        return json.loads(gzip.decompress(packed))
+
+    ex = explorer.Explorer(FIX / "device_mlp.pte", profile=DUMPS / "synthetic_device_mlp.etdp")
+    (plan,) = unpack(ex._payload)["plans"]
+    assert plan["profile"]["runs"] == 5 and ex.profile.plans["forward"].stats[0].n == 5
+    d = explorer.Diff(FIX / "mlp.pte", FIX / "xnnpack_mlp.pte",
+                      profiles=(DUMPS / "mlp.etdp", DUMPS / "xnnpack_mlp.etdp"))
+    (plan,) = unpack(d._payload)["plans"]
+    assert set(plan["profiles"]) == {"a", "b"} and plan["profileDiff"]["plan"] == "forward"
+    with pytest.raises(ProfileMismatch):
+        explorer.Explorer(FIX / "mlp.pte", profile=DUMPS / "two_methods.etdp")
+
+
+def test_looped_instructions_count_every_execution():
+    """zoo/map.pte runs its body three times per run (a JumpFalseCall loop, JF_CALL envelopes): each body
+    instruction's time is the sum of its executions and the JSON says how many (``calls``)."""
+    pp = joined("zoo_map.etdp").plans["forward"]
+    doc = {i["index"]: i for i in pp.to_json()["instructions"]}
+    program = explorer.load(FIX / "zoo/map.pte")
+    jump = next(i.index for i in program.plan("forward").instructions if i.kind == "JumpFalseCall")
+    assert doc[jump]["calls"] == 3 and "calls" not in doc[0]
+    assert (pp.calls[:, 1] == 3).all() and (pp.calls[:, 0] == 1).all()
+    code, text = cli("inspect", str(FIX / "zoo/map.pte"), "--profile", str(DUMPS / "zoo_map.etdp"))
+    assert code == 0 and "(x3 per run)" in text

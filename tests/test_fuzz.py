@@ -57,12 +57,8 @@ FAST = settings(derandomize=True, deadline=None, max_examples=80, database=None,
 
 
 def outcome(data: bytes, limit: float = CASE_LIMIT) -> Program | None:
-    """Load ``data``: a Program (cross-checked, then forced) or None for a PteFormatError; anything else fails.
-
-    A crash downstream of the reader (the JSON form reaches into the analysis) that is already recorded
-    as ``open`` in tests/fixtures/crashes/index.json is tolerated here — its saved input is replayed as a
-    strict xfail below — so a known bug of another layer doesn't hide what this file tests.
-    """
+    """Load ``data``: a Program (cross-checked, then forced) or None for a PteFormatError; anything else
+    fails, whichever layer it comes from (a crash is fixed, not recorded as tolerated)."""
     start = time.perf_counter()
     try:
         program = explorer.load(data)
@@ -71,26 +67,14 @@ def outcome(data: bytes, limit: float = CASE_LIMIT) -> Program | None:
         program = None
     if program is not None:
         fuzz.consistency(program)
-        try:
-            fuzz.force(program)
-        except Exception as exc:  # noqa: BLE001 - re-raised unless a known, recorded bug of another layer
-            sig = fuzz.signature(exc)
-            if fuzz.owner_of(sig) == "reader" or sig not in KNOWN_OPEN:
-                raise
+        fuzz.force(program)
     seconds = time.perf_counter() - start
     assert seconds < limit, f"case took {seconds:.2f} s"
     return program
 
 
 def _crash_index() -> dict:
-    try:
-        return json.loads((CRASHES / "index.json").read_text())
-    except OSError:
-        return {}
-
-
-# signatures ("IndexError @ explorer/analysis/graph.py:edges") of recorded, still open bugs of other layers
-KNOWN_OPEN = {e["kind"].split("] ", 1)[-1] for e in _crash_index().values() if e.get("open")}
+    return json.loads((CRASHES / "index.json").read_text())  # committed with the saved inputs
 
 
 def _patch(data: bytes, offset: int, fmt: str, value) -> bytes:
@@ -106,11 +90,6 @@ def _sample(items, n: int) -> list:
     if len(items) <= n:
         return items
     return [items[round(k * (len(items) - 1) / (n - 1))] for k in range(n)]
-
-
-def _analysis():
-    """``explorer.check``, the public entry point of the analysis."""
-    return explorer.check
 
 
 # -- the fixtures themselves -------------------------------------------------------------------------
@@ -182,8 +161,7 @@ def test_campaign_mutators(seed):
     """The long campaign's own mutators (stacked corruptions of every kind), a few hundred cases."""
     what, data = _MUTATOR.reseed(seed).mutate()
     out = fuzz.run_case(data, slow=CASE_LIMIT)
-    known = out.kind.startswith("crash") and out.kind.split("] ", 1)[-1] in KNOWN_OPEN  # recorded elsewhere
-    assert not out.failure or known, f"{what}: {out.kind}\n{out.detail}"
+    assert not out.failure, f"{what}: {out.kind}\n{out.detail}"
 
 
 class _Reseedable:
@@ -508,7 +486,7 @@ def test_negative_and_giant_indices_load_and_check(name, case):
         assert [_stored(v) for v in after.values] == [_stored(v) for v in before.values]
         assert (after.inputs, after.outputs, after.buffer_sizes, after.buffer_devices) == \
             (before.inputs, before.outputs, before.buffer_sizes, before.buffer_devices)
-    check = _analysis()
+    check = explorer.check
     start = time.perf_counter()
     findings = check(loaded)
     assert time.perf_counter() - start < CASE_LIMIT
@@ -538,31 +516,19 @@ def test_saved_crash_inputs_load_or_raise_format_error(path):
     assert results[0] == results[1]
 
 
-def _downstream_params():
-    params = []
-    for path in CRASH_FILES:
-        entry = CRASH_INDEX.get(path.stem, {})
-        marks = [pytest.mark.xfail(strict=True, reason=entry["open"])] if entry.get("open") else []
-        params.append(pytest.param(path, id=path.stem, marks=marks))
-    return params
-
-
-@pytest.mark.parametrize("path", _downstream_params())
+@pytest.mark.parametrize("path", CRASH_FILES, ids=lambda p: p.stem)
 def test_saved_crash_inputs_survive_json_and_check(path):
     """What users do next: the JSON form, every object, ``check`` (and the HTML report for inputs that once
-    broke it). An input whose index entry is ``open`` crashed a layer owned elsewhere (analysis, views...):
-    xfail(strict) until that layer is fixed."""
+    broke it). Every saved input must pass: a crash in any layer is fixed before its input is committed."""
     try:
         program = explorer.load(path)
     except PteFormatError:
         return
     start = time.perf_counter()
     fuzz.force(program)
-    check = _analysis()
-    if check is not None:
-        check(program)
+    findings = explorer.check(program)
     assert time.perf_counter() - start < CASE_LIMIT
     if CRASH_INDEX.get(path.stem, {}).get("stage") == "views":  # the HTML report, only where it once failed
         from explorer.views.report import report_html
 
-        report_html(program, findings=list(check(program)) if check else None)
+        report_html(program, findings=list(findings))

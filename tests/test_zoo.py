@@ -53,6 +53,14 @@ def test_check_is_silent_on_every_zoo_program(path, capsys):
     assert out.strip() == f"{path.name}: no findings (0 errors, 0 warnings)", out
 
 
+@pytest.mark.parametrize("name", [n for n, r in INDEX.items() if r["ptd"]])
+def test_check_is_silent_with_the_data_files_attached(name, capsys):
+    """With ``--data`` the external tensors are looked up too (``missing-external``): still silent."""
+    (ptd,) = INDEX[name]["ptd"]
+    assert main(["check", str(ZOO / f"{name}.pte"), "--data", str(ZOO / ptd)]) == 0
+    assert "no findings" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: p.stem)
 def test_no_arena_is_more_than_full(path):
     for name, result in analyze_program(explorer.load(path)).items():
@@ -72,13 +80,15 @@ def test_the_zoo_covers_what_it_claims():
     devices = {str(b.device) for b in explorer.load(ZOO / "device_two_methods.pte").plan("device").buffers}
     assert devices == {"cpu", "cuda:1"}
     assert not explorer.load(ZOO / "device_two_methods.pte").plan("host").buffer_devices
+    mixed = {str(b.device) for b in explorer.load(ZOO / "device_two_gpus.pte").plan("forward").buffers}
+    assert mixed == {"cpu", "cuda:0", "cuda:1"}
     assert explorer.load(ZOO / "xnnpack_partial.pte").plan("forward").delegates
     assert len(explorer.load(ZOO / "multi_method.pte").plans) == 3
 
 
 # -- views written by executorch_prim::et_view ------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["view_dynamic", "dynamic_seq", "detector_dynamic"])
+@pytest.mark.parametrize("name", ["view_dynamic", "dynamic_seq", "detector_dynamic", "detector_xnnpack_dynamic"])
 def test_et_view_outputs_are_aliases_whose_base_outlives_them(name):
     plan = explorer.load(ZOO / f"{name}.pte").plan("forward")
     f = Facts(plan)
@@ -244,3 +254,78 @@ def test_zoo_reproduces():
                           capture_output=True, text=True, timeout=1800)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "all zoo programs reproduce byte for byte" in done.stdout
+
+
+# -- host kernels on device memory, from a real device export --------------------------------------
+
+def test_host_kernels_reading_device_tensors_of_a_real_export_are_errors(tmp_path, capsys):
+    """``device_cuda0.pte`` with its d2h copies bypassed, as a partitioner that forgot them would write
+    it: the host kernels ``addmm``, ``mul`` and ``view_copy`` now read the delegates' cuda:0 results."""
+    import dataclasses
+
+    program = explorer.load(ZOO / "device_cuda0.pte")
+    plan = program.plan("forward")
+    copied = {i.args[-1]: i.args[0] for i in plan.instructions if i.op == "et_copy::_d2h_copy.out"}
+    instructions = tuple(
+        i if i.kind != "KernelCall" or i.op.startswith("et_copy::")
+        else dataclasses.replace(i, args=tuple(copied.get(a, a) for a in i.args))
+        for i in plan.instructions)
+    broken = dataclasses.replace(program, plans=(dataclasses.replace(plan, instructions=instructions),))
+    path = tmp_path / "no_d2h.pte"
+    path.write_bytes(write(broken))
+    found = [f for f in check(explorer.load(path)) if f.code == "cross-device-no-copy"]
+    ops = sorted(f.message.split(" the host kernel ")[1].split(" ")[0] for f in found)
+    assert ops == ["aten::addmm.out", "aten::mul.out", "aten::view_copy.out"]
+    assert all(f.severity == "error" and "on cuda:0 memory" in f.message for f in found)
+    assert main(["check", str(path)]) == 1
+    assert "[cross-device-no-copy]" in capsys.readouterr().out
+
+
+# -- loops (map) ---------------------------------------------------------------------------------------
+
+def test_values_carried_around_the_map_loop_live_through_it():
+    """``map.pte``: instructions 1..9 are the loop body (jump back at 9); the input read by the body and
+    the accumulator ``et_copy_index`` fills row by row keep their bytes across every iteration."""
+    plan = explorer.load(ZOO / "map.pte").plan("forward")
+    (jump,) = [i for i in plan.instructions if i.kind == "JumpFalseCall"]
+    top, bottom = jump.destination, jump.index
+    (update,) = [i for i in plan.instructions if i.op == "executorch_prim::et_copy_index.tensor"]
+    accumulator = update.args[0]
+    first, last = lifetime_arrays(plan)
+    assert (first[accumulator], last[accumulator]) == (top, len(plan.instructions) - 1)
+    xs = plan.inputs[0]
+    assert first[xs] == 0 and last[xs] == bottom
+    body = [v for v in plan.instructions[top].args if plan.values[v].type == "Tensor" and v not in plan.inputs]
+    assert all(top <= first[v] and last[v] < bottom for v in body)  # temporaries keep their own
+
+
+def test_an_accumulator_overwritten_inside_the_loop_is_caught():
+    """A temporary planned on the accumulator's bytes, used before the accumulator's update in the loop
+    body, destroys the rows of earlier iterations: a real overlap only the loop rule can see."""
+    b = PlanBuilder(arenas=[(64, "cpu")])
+    x = b.tensor(arena=1, offset=32)
+    acc = b.tensor(arena=1, offset=0)
+    tmp = b.tensor(arena=1, offset=0)   # shares the accumulator's bytes
+    row = b.tensor(arena=1, offset=16)
+    i = b.scalar(0)
+    done = b.scalar(False, "Bool")
+    b.kernel("aten::neg.out", x, tmp, tmp)                          # 0: loop top
+    b.kernel("aten::relu.out", tmp, row, row)                       # 1
+    b.kernel("executorch_prim::et_copy_index.tensor", acc, row, i)  # 2: acc[i] = row
+    b.kernel("executorch_prim::add.Scalar", i, b.scalar(1), i)      # 3
+    b.jump(done, 0)                                                 # 4: back to 0
+    b.inputs(x)
+    b.outputs(acc)
+    found = check(b.program())
+    assert [f.code for f in found] == ["live-overlap"] and set(found[0].values) == {acc, tmp}
+    straight = PlanBuilder(arenas=[(64, "cpu")])  # the same without the jump back: no overlap
+    x = straight.tensor(arena=1, offset=32)
+    acc = straight.tensor(arena=1, offset=0)
+    tmp = straight.tensor(arena=1, offset=0)
+    row = straight.tensor(arena=1, offset=16)
+    straight.kernel("aten::neg.out", x, tmp, tmp)
+    straight.kernel("aten::relu.out", tmp, row, row)
+    straight.kernel("executorch_prim::et_copy_index.tensor", acc, row, straight.scalar(0))
+    straight.inputs(x)
+    straight.outputs(acc)
+    assert check(straight.program()) == []

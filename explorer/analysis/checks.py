@@ -44,7 +44,7 @@ from ..model import Plan, Program
 from .describe import instruction_text, nbytes_text, value_text, values_text
 from .facts import Facts
 from .graph import Edges
-from .ops import alias_source
+from .ops import reads_data
 from .references import plan_references, program_references
 from .transfers import transfer_kind
 from .types import Finding, Transfer
@@ -307,8 +307,8 @@ def _host_kernels(plan: Plan, f: Facts, e: Edges, sink: Sink) -> set[int]:
     returns the instructions reported (the crossing check leaves them alone)."""
     if not e.value.size:
         return set()
-    views = [k for k, op in enumerate(plan.operators) if alias_source(op.name) is not None]
-    kernel = (f.ic.kind == 1) & ~f.is_copy & ~np.isin(f.ic.target, views)
+    harmless = [k for k, op in enumerate(plan.operators) if not reads_data(op.name)]  # views, sym_size
+    kernel = (f.ic.kind == 1) & ~f.is_copy & ~np.isin(f.ic.target, harmless)
     on_device = f.is_tensor & f.known_device & (f.device_type != 0)
     hit = kernel[e.instr] & on_device[e.value]
     if not hit.any():

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..model import Device, Payload, Plan, Program, Tensor
-from ..format.payload import identify
+from ..format.payload import identify_all
 from .delegate_graph import delegate_insides
 from .types import Finding
 
@@ -69,7 +69,7 @@ def external_bytes_by_device(plan: Plan) -> dict[Device, int]:
 
 def payloads(program: Program) -> dict[str, tuple[Payload, ...]]:
     """Plan name -> the payload of each of its delegates (in delegate order)."""
-    return {plan.name: tuple(identify(program, d) for d in plan.delegates) for plan in program.plans}
+    return identify_all(program)
 
 
 def named_data_usage(program: Program, found: dict[str, tuple[Payload, ...]] | None = None) -> list[NamedDataUse]:

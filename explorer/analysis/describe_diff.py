@@ -10,7 +10,7 @@ and B), or by their name when they have one.
 
 from __future__ import annotations
 
-from .describe import nbytes_text
+from .describe import nbytes_text, unnumbered
 from .diff import (
     ArenaChange,
     CopyChange,
@@ -101,7 +101,11 @@ def plan_diff_lines(p: PlanDiff, *, limit: int = 10) -> list[str]:
     lines.extend(_arena_lines(p.arenas))
     if p.findings:
         lines.append("  findings:")
-        lines.extend(_limited([f"    {f.status:<5} [{f.finding.code}] {f.finding.message}" for f in p.findings],
+        alike: dict[tuple[str, str, str], list] = {}
+        for f in p.findings:  # the same problem at many places: one line with a count
+            alike.setdefault((f.status, f.finding.code, unnumbered(f.finding.message)), []).append(f)
+        lines.extend(_limited([f"    {status:<5} [{code}] " + (f"{len(group)} alike, the first: " if len(group) > 1 else "")
+                               + group[0].finding.message for (status, code, _), group in alike.items()],
                               limit, "    "))
     lines.extend(_requirement_lines(p.requirements_a, p.requirements_b))
     return lines

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..model import Plan
 from .describe import instruction_text, nbytes_text
 from .profile import PlanProfile, Profile
@@ -56,13 +58,17 @@ def profile_lines(plan: Plan, pp: PlanProfile, *, limit: int = 10, indent: str =
         lines.append(f"{indent}  top {len(top)} instructions by median time:")
         for i, s in top:
             where = pp.instruction_device[i] or "-"
+            calls = pp.calls[:, i][pp.calls[:, i] > 0] if pp.calls is not None else None
+            loop = f" (x{int(np.median(calls))} per run)" if calls is not None and calls.size and calls.max() > 1 else ""
             lines.append(f"{indent}    {t(s.median):>10} [{t(s.min)}..{t(s.max)}] n={s.n:<3} {where:<8} "
-                         f"{instruction_text(plan, i)}")
+                         f"{instruction_text(plan, i)}{loop}")
     if pp.delegate_nodes:
         lines.append(f"{indent}  delegate nodes (as the backend reported them):")
         for d in sorted(pp.delegate_nodes, key=lambda d: -d.stat.median if d.stat.n else 0)[:limit]:
+            node = (f" = subgraph node {d.node[1]} ({d.node[2]})" if isinstance(d.node, tuple) and len(d.node) == 4
+                    else "")
             lines.append(f"{indent}    {t(d.stat.median):>10} n={d.stat.n:<3} instruction {d.instruction}: "
-                         f"{d.debug_id!s}")
+                         f"{d.debug_id!s}{node}")
     return lines
 
 

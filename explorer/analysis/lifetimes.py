@@ -1,8 +1,8 @@
 """Lifetimes: from which instruction to which instruction each value must stay alive.
 
-The base definition (docs/analysis.md): a value lives from the first to the last instruction (in run order) that names
-it; plan inputs live from the start (instruction 0), plan outputs to the end (the last instruction);
-moves, jumps and frees count as uses. Intervals are inclusive on both ends.
+The base definition (docs/analysis.md): a value lives from the first to the last instruction (in run
+order) that names it; plan inputs live from the start (instruction 0), plan outputs to the end (the
+last instruction); moves, jumps and frees count as uses. Intervals are inclusive on both ends.
 
 Refinements, each needed to match what the runtime and executorch's memory planner
 (``exir/memory_planning.py``, ``update_tensor_lifetime``) actually do:
@@ -34,8 +34,13 @@ Refinements, each needed to match what the runtime and executorch's memory plann
   before or after the call, and the planner gives it the lifetime of the node that uses it. It keeps
   the plain definition (first to last instruction naming it), not the whole plan.
 
-Not refined: a backward ``JumpFalseCall`` (a loop) makes a value used inside the loop live for the
-whole loop; we keep the definition above, which can only under-report overlaps in loops.
+* **Values carried around a loop live through the whole loop.** A backward ``JumpFalseCall`` (the
+  loop ``map`` emits: body, ``et_copy_index``, counter update, jump back) runs its body again. A
+  tensor alive before the loop and named inside it (an input read in every iteration) keeps its
+  bytes to the loop's last instruction; a tensor a kernel updates in place inside the loop
+  (:data:`.ops.WRITTEN_ARG`: the ``map`` accumulator gets one row per iteration) keeps them from the
+  loop's first. Temporaries made and used inside one iteration keep their own lifetimes, and so does
+  a value rewritten whole in every iteration and read after the loop.
 
 A plan with no instructions still has one step (0), so inputs and outputs get ``[0, 0]``.
 """
@@ -47,7 +52,7 @@ import numpy as np
 from ..model import Plan
 from .facts import STORAGE, Facts
 from .graph import Edges, edges
-from .ops import alias_source
+from .ops import alias_source, written_position
 from .types import Lifetime
 
 __all__ = ["lifetimes", "lifetime_arrays", "state_values", "aliases", "first_uses"]
@@ -100,7 +105,37 @@ def lifetime_arrays(plan: Plan, f: Facts | None = None, e: Edges | None = None,
     for view, base in alias.items():  # the base's bytes stay alive while the view is used
         first[base] = min(first[base], first[view]) if first[base] >= 0 else first[view]
         last[base] = max(last[base], last[view])
+    loops = _loops(plan, f)
+    if loops:
+        updaters = np.asarray([k for k, op in enumerate(plan.operators) if written_position(op.name) is not None],
+                              dtype=np.int64)
+        updated_at = (f.ic.kind == 1) & np.isin(f.ic.target, updaters)  # per instruction
+        for top, bottom in loops:
+            inside = (e.instr >= top) & (e.instr <= bottom)
+            named = np.zeros(n, dtype=bool)
+            named[e.value[inside]] = True
+            live_in = named & (first >= 0) & (first < top)
+            last[live_in] = np.maximum(last[live_in], bottom)
+            updated = np.zeros(n, dtype=bool)
+            updated[e.value[inside & e.write & updated_at[e.instr]]] = True
+            first[updated] = np.minimum(first[updated], top)
+            last[updated] = np.maximum(last[updated], bottom)
     return first, last
+
+
+def _loops(plan: Plan, f: Facts) -> list[tuple[int, int]]:
+    """(first, last) instruction of every loop: a JumpFalseCall jumping back to or before itself."""
+    jumps = np.flatnonzero(f.ic.kind == 4)
+    if not jumps.size:
+        return []
+    chains = [(c.start, c.stop) for c in plan.chains]
+    out = []
+    for j in jumps.tolist():
+        d = int(f.ic.target[j])
+        start = next((a for a, b in chains if a <= j < b), None)
+        if start is not None and d >= 0 and start + d <= j:
+            out.append((start + d, j))
+    return out
 
 
 def aliases(plan: Plan, f: Facts | None = None, e: Edges | None = None) -> dict[int, int]:

@@ -21,7 +21,7 @@ accumulator; ``et_copy::_h2d_copy``/``_d2h_copy`` copy between devices; ``aten::
 
 from __future__ import annotations
 
-__all__ = ["ALIAS_OPS", "WRITTEN_ARG", "alias_source", "written_position"]
+__all__ = ["ALIAS_OPS", "WRITTEN_ARG", "METADATA_OPS", "alias_source", "written_position", "reads_data"]
 
 # operator name (without overload) -> argument position of the tensor whose bytes the result takes
 ALIAS_OPS: dict[str, int] = {
@@ -46,3 +46,15 @@ def written_position(op_name: str) -> int | None:
 def alias_source(op_name: str) -> int | None:
     """For an aliasing operator, the argument position whose bytes its result shares; else None."""
     return ALIAS_OPS.get(op_name.split(".", 1)[0])
+
+
+# Kernels that look only at a tensor's metadata (sizes, strides), never at its bytes: the emitter's
+# ``aten::sym_size.int`` & co. for dynamic shapes. Like a view, they may name a tensor on a device.
+METADATA_OPS = frozenset({"aten::sym_size", "aten::sym_numel", "aten::sym_stride", "aten::sym_storage_offset"})
+
+
+def reads_data(op_name: str) -> bool:
+    """Whether a host kernel dereferences its tensors' data (not a view taking a pointer, not a
+    metadata query): what makes a host kernel on device memory a crash."""
+    name = op_name.split(".", 1)[0]
+    return name not in ALIAS_OPS and name not in METADATA_OPS

@@ -3,7 +3,7 @@
 What executorch's runtime records (checked on dumps it wrote here, ``tests/fixtures/etdump/``): one
 ``RunData`` block per event block — ``Default`` for loading and ``Method::init``, then one ``Execute``
 per run of a method. In a run, every instruction gets an *envelope* event (``OPERATOR_CALL`` for a
-kernel, ``DELEGATE_CALL`` for a delegate call) with ``chain_index`` and ``instruction_id`` (its index
+kernel, ``DELEGATE_CALL`` for a delegate call, ``MOVE_CALL``, ``JF_CALL``, ``FREE_CALL``) with ``chain_index`` and ``instruction_id`` (its index
 inside the chain), a kernel also gets the kernel's own span (``native_call_<op>``), a backend may add
 one event per node of its subgraph carrying a delegate debug id (XNNPACK: the operator's name), and
 ``Method::execute`` (``chain_index`` -1) spans the whole run. The block does *not* say which method
@@ -11,7 +11,8 @@ ran, so each run is matched to the plan it fits (:func:`assign_runs`):
 
 * an event's instruction must exist (chain in range, ``instruction_id`` below the chain's length);
 * ``OPERATOR_CALL`` / ``native_call_*`` only on a KernelCall, and ``native_call_<name>`` must name that
-  instruction's operator; ``DELEGATE_CALL`` and delegate node events only on a DelegateCall.
+  instruction's operator; ``DELEGATE_CALL`` and delegate node events only on a DelegateCall; the other
+  envelopes only on an instruction of their kind.
 
 A run that fits no plan, or several equally, is reported as a finding and left out — never drawn on
 the wrong instructions (when several fit, the one whose every instruction the run executed wins);
@@ -21,8 +22,9 @@ like a plan is that plan's (and must fit it).
 Times: a duration is ``end_time - start_time`` in the dump's ticks (executorch's CPU runtime writes
 nanoseconds). As executorch's ``Inspector`` does, a span whose 32-bit counter wrapped (start > end, both
 below 2**32) is ``2**32 - 1 - start + end``; any other negative span is dropped with a finding. An
-instruction's time in a run is the sum of its envelope events (several if a jump ran it again), or of
-its kernel spans when the runtime wrote no envelope. Over the runs of a plan each instruction gets
+instruction's time in a run is the sum of its envelope events (several when a loop ran it again —
+``calls``; executorch's Inspector keeps only the last of them), or of its kernel spans when the runtime
+wrote no envelope. Over the runs of a plan each instruction gets
 median, min, max and ``n`` (runs that executed it); per device, per copy direction and for the whole
 run the per-run totals are aggregated the same way.
 """
@@ -47,7 +49,9 @@ __all__ = ["join_profile", "profile_json", "assign_runs", "Profile", "PlanProfil
            "CopyTime", "ProfileMismatch", "NodeResolver", "UNIT", "ENVELOPES"]
 
 UNIT = "ticks"
-ENVELOPES = ("OPERATOR_CALL", "DELEGATE_CALL")
+# the span executorch's Method::execute_instruction opens around each instruction, by instruction kind
+# (KernelCall, DelegateCall, MoveCall, JumpFalseCall, FreeCall = instruction kind codes 1..5)
+ENVELOPES = ("OPERATOR_CALL", "DELEGATE_CALL", "MOVE_CALL", "JF_CALL", "FREE_CALL")
 KERNEL_PREFIX = "native_call_"
 RUN_EVENT = "Method::execute"
 _WRAP = 2 ** 32 - 1  # executorch's Inspector: max uint32, for counters that wrapped
@@ -121,6 +125,7 @@ class PlanProfile:
     copies: tuple[CopyTime, ...]
     instruction_device: tuple[str | None, ...]  # the bucket each instruction's time counts in
     tick_ns: float = 1.0
+    calls: np.ndarray | None = None  # int64 (len(runs), instructions): envelope events per run (0: not run)
 
     @cached_property
     def stats(self) -> tuple[Stat, ...]:
@@ -142,6 +147,14 @@ class PlanProfile:
         ranked = sorted((i for i, s in enumerate(self.stats) if s.n), key=lambda i: (-self.stats[i].median, i))
         return [(i, self.stats[i]) for i in ranked[:k]]
 
+    def _instruction_json(self, i: int, s: "Stat") -> dict:
+        out = {"index": i, **s.to_json()}
+        if self.calls is not None:
+            per_run = self.calls[:, i][self.calls[:, i] > 0]
+            if per_run.size and per_run.max() > 1:  # a loop ran it several times per run: its time is their sum
+                out["calls"] = _num(float(np.median(per_run)))
+        return out
+
     def to_json(self) -> dict:
         """The ``plans[].profile`` object of ``inspect --profile --json``."""
         return {
@@ -149,14 +162,14 @@ class PlanProfile:
             "unit": UNIT,
             "tick_ns": self.tick_ns,
             "run": self.run.to_json(),
-            "instructions": [{"index": i, **s.to_json()} for i, s in enumerate(self.stats) if s.n],
+            "instructions": [self._instruction_json(i, s) for i, s in enumerate(self.stats) if s.n],
             "devices": {d.device: {**d.stat.to_json(), "share": _num(d.share), "instructions": d.instructions}
                         for d in self.devices},
             "copies": {c.direction: {"count": c.count, "bytes": c.nbytes, "time": c.stat.to_json(),
                                      "bytes_per_s": _num(c.bytes_per_s)} for c in self.copies},
             "top": [{"index": i, "median": _num(s.median)} for i, s in self.top(10)],
-            "delegate_nodes": [{"instruction": d.instruction, "debug_id": d.debug_id, **d.stat.to_json()}
-                               for d in self.delegate_nodes],
+            "delegate_nodes": [{"instruction": d.instruction, "debug_id": d.debug_id, **d.stat.to_json(),
+                                "node": _node_json(d.node)} for d in self.delegate_nodes],
         }
 
 
@@ -171,6 +184,15 @@ class Profile:
 
     def plan(self, name: str) -> PlanProfile | None:
         return self.plans.get(name)
+
+
+def _node_json(node) -> dict | None:
+    """A resolved subgraph node (profile_nodes.NodeRef) as JSON; other resolvers' results as their text."""
+    if node is None:
+        return None
+    if isinstance(node, tuple) and len(node) == 4:
+        return {"delegate": node[0], "index": node[1], "op": node[2], "match": node[3]}
+    return {"text": str(node)}
 
 
 def _num(x: float):
@@ -249,7 +271,8 @@ def _misfit(plan: Plan, rows: _Rows, sel: np.ndarray, p) -> str | None:
     kind = f_kind[index]
     env, ker, dlg = rows.envelope[sel], rows.kernel[sel], rows.delegate[sel]
     for mask, what, need in (((env == 1) | (ker >= 0)) & (kind != 1), "a kernel event", "a KernelCall"), \
-                             (((env == 2) | dlg) & (kind != 2), "a delegate event", "a DelegateCall"):
+                             (((env == 2) | dlg) & (kind != 2), "a delegate event", "a DelegateCall"), \
+                             ((env > 2) & (env != kind), "a move/jump/free event", "an instruction of that kind"):
         if mask.any():
             k = int(np.argmax(mask))
             return f"{what} lands on instruction {int(index[k])}, which is not {need} in {plan.name!r}"
@@ -326,10 +349,11 @@ def assign_runs(program: Program, dump: ETDump, method: str | None = None,
 # -- the join -------------------------------------------------------------------------------------------
 
 def join_profile(program: Program, dump: ETDump, *, method: str | None = None,
-                 resolver: NodeResolver | None = None, tick_ns: float = 1.0,
+                 resolver: "NodeResolver | str | None" = "auto", tick_ns: float = 1.0,
                  strict: bool = True) -> Profile:
     """Join ``dump`` to ``program`` (see the module doc). ``method`` forces every run onto one plan;
-    ``resolver`` maps delegate node events to nodes of a decoded delegate subgraph; ``tick_ns`` is how
+    ``resolver`` maps delegate node events to nodes of a decoded delegate subgraph (``"auto"``: the
+    decoded XNNPACK subgraphs, :mod:`.profile_nodes`; None: don't); ``tick_ns`` is how
     many nanoseconds a tick is (1 for executorch's CPU runtime), used only for bytes/s. With ``strict``
     a dump none of whose runs fits raises :class:`ProfileMismatch`."""
     if method is not None:
@@ -348,11 +372,11 @@ def join_profile(program: Program, dump: ETDump, *, method: str | None = None,
     for plan in program.plans:
         runs = tuple(i for i, a in enumerate(assignment) if a == plan.name)
         if runs:
-            plans[plan.name] = _plan_profile(plan, dump, rows, runs, resolver, tick_ns)
+            plans[plan.name] = _plan_profile(program, plan, dump, rows, runs, resolver, tick_ns)
     return Profile(plans, tuple(findings), tuple(assignment), dump.source)
 
 
-def _plan_profile(plan: Plan, dump: ETDump, rows: _Rows, runs: tuple[int, ...],
+def _plan_profile(program: Program, plan: Plan, dump: ETDump, rows: _Rows, runs: tuple[int, ...],
                   resolver: NodeResolver | None, tick_ns: float) -> PlanProfile:
     p = dump.profile
     m = len(plan.instructions)
@@ -364,7 +388,11 @@ def _plan_profile(plan: Plan, dump: ETDump, rows: _Rows, runs: tuple[int, ...],
     mine = (r_of >= 0) & rows.valid
     at = mine & rows.instr
     index = np.where(at, starts[np.clip(p.chain_index, 0, len(starts) - 1)] + p.instruction_id, 0)
-    times = _sum_matrix(R, m, r_of, index, rows.dur, at & (rows.envelope > 0))
+    env = at & (rows.envelope > 0)
+    times = _sum_matrix(R, m, r_of, index, rows.dur, env)
+    calls = np.zeros((R, m), np.int64)  # envelopes per run: > 1 where a loop ran the instruction again
+    if env.any():
+        np.add.at(calls, (r_of[env], index[env]), 1)
     kernel = _sum_matrix(R, m, r_of, index, rows.dur, at & (rows.kernel >= 0))
     missing = np.isnan(times)
     times[missing] = kernel[missing]  # no envelope: the runtime timed only the kernel
@@ -376,9 +404,9 @@ def _plan_profile(plan: Plan, dump: ETDump, rows: _Rows, runs: tuple[int, ...],
         np.add.at(run_times, r_of[sel], rows.dur[sel])
         seen[r_of[sel]] = True
         run_times[~seen] = np.nan
-    nodes = _delegate_nodes(plan, p, rows, at & rows.delegate, r_of, index, R, resolver)
+    nodes = _delegate_nodes(program, plan, p, rows, at & rows.delegate, r_of, index, R, resolver)
     devices, copies, bucket = _device_split(plan, times, run_times, tick_ns)
-    return PlanProfile(plan.name, runs, times, kernel, run_times, nodes, devices, copies, bucket, tick_ns)
+    return PlanProfile(plan.name, runs, times, kernel, run_times, nodes, devices, copies, bucket, tick_ns, calls)
 
 
 def _sum_matrix(R: int, m: int, r_of, index, dur, sel) -> np.ndarray:
@@ -391,8 +419,8 @@ def _sum_matrix(R: int, m: int, r_of, index, dur, sel) -> np.ndarray:
     return out
 
 
-def _delegate_nodes(plan: Plan, p, rows: _Rows, sel, r_of, index, R: int,
-                    resolver: NodeResolver | None) -> tuple[DelegateNodeTime, ...]:
+def _delegate_nodes(program: Program, plan: Plan, p, rows: _Rows, sel, r_of, index, R: int,
+                    resolver) -> tuple[DelegateNodeTime, ...]:
     if not sel.any():
         return ()
     acc: dict[tuple, np.ndarray] = {}
@@ -404,6 +432,14 @@ def _delegate_nodes(plan: Plan, p, rows: _Rows, sel, r_of, index, R: int,
             arr = acc[key] = np.full(R, np.nan)
         r = int(r_of[k])
         arr[r] = (0 if np.isnan(arr[r]) else arr[r]) + float(rows.dur[k])
+    if resolver == "auto":
+        from .profile_nodes import subgraph_resolver
+        reported: dict[int, list] = {}
+        for (i, did) in acc:
+            d = plan.instructions[i].delegate_index
+            if d is not None:
+                reported.setdefault(d, []).append(did)
+        resolver = subgraph_resolver(program, plan, reported)
     out = []
     for (i, did), samples in acc.items():
         node = None

@@ -58,7 +58,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int
     out = _TerminalText(stdout if stdout is not None else sys.stdout)
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = _parser()
-    bare = not argv
+    bare = not argv or argv[0] in ("demo", "-o", "--output")  # the first run: say how to open the report
     if not argv or argv[0] == "demo":
         argv = ["show", *argv[1:]]  # no file: explore the bundled sample and write its report
     elif argv[0] in ("-o", "--output", "--plan"):

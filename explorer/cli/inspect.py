@@ -9,7 +9,7 @@ from collections import defaultdict
 from typing import TextIO
 
 from ..analysis import analyze_program
-from ..analysis.describe import device_summary_lines, grouped, nbytes_text
+from ..analysis.describe import device_summary_lines, nbytes_text
 from ..analysis.requirements import requirements, requirements_lines
 from ..analysis.companions import payloads
 from ..analysis.describe_companions import bundle_lines, companion_lines, data_file_lines, named_data_lines

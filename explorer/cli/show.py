@@ -19,7 +19,9 @@ from typing import TextIO
 
 from ..analysis import check
 from ..analysis.describe import nbytes_text
-from .data_option import add_data_option, load_program
+from ..model import DataFile
+from .data_option import add_data_option, load_with_data
+from .profile_opts import ProfileExit, add_profile_options, joined_profile
 
 __all__ = ["register", "run", "DEFAULT_OUTPUT"]
 
@@ -38,6 +40,7 @@ def register(sub) -> None:
                    help="graph of every node (full), of instruction groups that expand on click (overview), "
                         "or the overview for plans of more than 2,000 nodes (auto, the default)")
     add_data_option(p)
+    add_profile_options(p)
     p.set_defaults(func=run)
 
 
@@ -46,16 +49,24 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     from ..views.report import write_report
 
     source = args.file or sample_path()
-    program = load_program(str(source), args.data) if args.file else open_program(source)
+    program = load_with_data(str(source), args.data) if args.file else open_program(source)
+    if isinstance(program, DataFile):  # a .ptd: a page with its entries (no graph, no arenas)
+        return _data_file_page(program, args, out)
     if args.plan and args.plan not in program.plan_names:
         names = ", ".join(program.plan_names) or "none"
         print(f"device-explorer: no plan named {args.plan!r} in {os.path.basename(str(source))} (it has: {names})",
               file=sys.stderr)
         return 2
+    profile = None
+    if getattr(args, "profile", None):
+        try:
+            profile = joined_profile(args, program, args.profile)
+        except ProfileExit:
+            return 2
     findings = list(check(program))
     lod = {"auto": None, "full": False, "overview": True}[getattr(args, "detail", "auto")]
     views = {plan.name: plan_view(plan, program, lod=wants_lod(plan, lod)) for plan in program.plans}
-    written = write_report(program, args.output, findings=findings, plan=args.plan, views=views)
+    written = write_report(program, args.output, findings=findings, plan=args.plan, views=views, profile=profile)
     name = os.path.basename(str(source)) + (" (the bundled sample)" if not args.file else "")
     print(f"wrote {written.resolve()} ({nbytes_text(written.stat().st_size)}; self-contained, works offline)", file=out)
     for plan in program.plans:
@@ -64,4 +75,17 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         arenas = ", ".join(f"#{a.memory_id} {nbytes_text(a.size)} {a.device}" for a in summaries)
         line = program_summary(view, [f for f in findings if f.plan == plan.name])
         print(f"{name}: {line}" + (f" [arenas {arenas}]" if arenas else ""), file=out)
+    return 0
+
+
+def _data_file_page(data_file: DataFile, args: argparse.Namespace, out: TextIO) -> int:
+    from pathlib import Path
+
+    from ..views.data_file_page import data_file_html
+
+    name = os.path.basename(str(args.file))
+    written = Path(args.output)
+    written.write_text(data_file_html(data_file, name), encoding="utf-8")
+    print(f"wrote {written.resolve()} ({nbytes_text(written.stat().st_size)}; self-contained, works offline)", file=out)
+    print(f"{name}: data file, {len(data_file.entries)} entries", file=out)
     return 0

@@ -28,11 +28,11 @@ _OTHER_VERSION = re.compile(rb"ET[0-9]{2}")
 
 # bytes 4-8 (a flatbuffer's file identifier, or where a header puts its magic) -> what the file is
 KNOWN_MAGIC: dict[bytes, str] = {
-    b"FT01": "an ExecuTorch data file (.ptd, FlatTensor: weights kept outside the program); open the .pte "
-             "that names it instead",
-    b"BP08": "an ExecuTorch bundled program (.bpte: a program plus test inputs and expected outputs); its "
-             "program is inside: extract it with executorch's bundled_program tools (or save the program "
-             "before bundling) and open that .pte",
+    b"FT01": "an ExecuTorch data file (.ptd, FlatTensor: weights kept outside the program), not a program; "
+             "explorer.load and `device-explorer inspect` read it as a data file, and `--data FILE` attaches "
+             "it to the .pte that names it",
+    b"BP08": "an ExecuTorch bundled program (.bpte: a program plus test inputs and expected outputs), not a "
+             "bare program; explorer.load and the CLI read the program inside it",
     b"ED00": "an ETDump (run-time profiling/debug events written by the executorch runtime), not a program; "
              "open the .pte that produced it",
     b"XH00": "an XNNPACK delegate payload (the blob a .pte stores in a segment), not a program; open the .pte "

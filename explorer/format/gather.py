@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import PteFormatError
-from .flatbuf import MAX_SLOTS, FlatReader
+from .flatbuf import FlatReader
 
 __all__ = ["Gather", "NONE"]
 
@@ -56,13 +56,14 @@ class Gather:
     # -- tables ---------------------------------------------------------------------------------
 
     def tables(self, pos: np.ndarray, path: str, rows=None) -> np.ndarray:
-        """(n, MAX_SLOTS) field offsets of the tables at ``pos`` (0 = field absent)."""
+        """(n, slots) field offsets of the tables at ``pos`` (0 = field absent); slots = ``reader.slots_read``."""
+        width = self.reader.slots_read  # MAX_SLOTS, unless the reader reads wider tables
         if not len(pos):
-            return np.zeros((0, MAX_SLOTS), np.int64)
+            return np.zeros((0, width), np.int64)
         self.check(pos, 4, "table", path, rows)
         vt = pos - self.read(pos, "<i4").astype(np.int64)
         uniq, inverse = np.unique(vt, return_inverse=True)
-        layouts = np.empty((len(uniq), MAX_SLOTS), np.int64)
+        layouts = np.empty((len(uniq), width), np.int64)
         first = np.zeros(len(uniq), np.int64)
         first[inverse[::-1]] = np.arange(len(pos) - 1, -1, -1)  # an example table for each vtable
         for k, j in enumerate(first):

@@ -10,6 +10,7 @@ An unknown payload is described, never rejected.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from ..errors import PteFormatError
@@ -20,7 +21,7 @@ from .container import read_container
 from .flatbuf import FlatReader
 from .xnnpack import decode_xnnpack, is_xnnpack, needed_prefix
 
-__all__ = ["delegate_bytes", "identify", "describe_payload", "decode_compile_specs", "XNNPACK_IDS", "AOTI_IDS"]
+__all__ = ["delegate_bytes", "identify", "identify_all", "inline_spans", "describe_payload", "decode_compile_specs", "XNNPACK_IDS", "AOTI_IDS"]
 
 XNNPACK_IDS = frozenset({"XnnpackBackend"})
 AOTI_IDS = frozenset({"CudaBackend", "MetalBackend", "AotiBackend"})  # payload = named-data keys, one per line
@@ -48,42 +49,67 @@ _VULKAN_SPECS = {
 }
 
 
-def delegate_bytes(program: Program, delegate: Delegate, *, head_only: bool = False) -> bytes | None:
+_HEAD = 64  # bytes read to identify a payload whose format we can't decode
+_SMALL = 16 << 20  # a payload of a decodable format read whole up to this size (else only its head)
+
+
+def delegate_bytes(program: Program, delegate: Delegate, *, head_only: bool = False,
+                   inline: list[tuple[int, int]] | None = None) -> bytes | None:
     """The processed blob of ``delegate``; None when its index points nowhere (a bad-reference finding).
 
-    ``head_only``: for a segment holding an XNNPACK payload, only its header and flatbuffer (its inline
-    constants can be most of a big model and are never decoded).
+    ``head_only``: only what identifying and decoding need — an XNNPACK payload's header and flatbuffer
+    (its inline constants can be most of a model), the first bytes of a payload no decoder here reads (a
+    QNN or Core ML blob can be hundreds of MB). ``inline``: :func:`inline_spans`, when already known.
     """
     if delegate.location == "segment":
         if not 0 <= delegate.data_index < len(program.segments):
             return None
         seg = program.segments[delegate.data_index]
-        if head_only and seg.file_offset is not None and program._read is not None and seg.size > 4096 \
+        if head_only and seg.file_offset is not None and program._read is not None and seg.size > _HEAD \
                 and seg.file_offset + seg.size <= program.size:
-            prefix = needed_prefix(program._read(seg.file_offset, 64))
-            if prefix is not None and prefix < seg.size:
-                return program._read(seg.file_offset, max(prefix, 64))
+            head = program._read(seg.file_offset, _HEAD)
+            prefix = needed_prefix(head)
+            if prefix is not None:
+                return program._read(seg.file_offset, min(max(prefix, _HEAD), seg.size))
+            if not _decodable(delegate) or seg.size > _SMALL:
+                return head
         return program.segment_data(delegate.data_index)
     if delegate.location != "inline" or not 0 <= delegate.data_index < len(program.delegate_data_sizes):
         return None
-    return _inline_blob(program, delegate.data_index)
+    spans = inline_spans(program) if inline is None else inline
+    offset, size = spans[delegate.data_index]
+    if head_only and size > _HEAD:
+        prefix = needed_prefix(program._read(offset, _HEAD))
+        if prefix is not None:
+            size = min(max(prefix, _HEAD), size)
+        elif not _decodable(delegate) or size > _SMALL:
+            size = _HEAD
+    return program._read(offset, size)
 
 
-def _inline_blob(program: Program, index: int) -> bytes:
+def _decodable(delegate: Delegate) -> bool:
+    return delegate.id in XNNPACK_IDS or delegate.id in AOTI_IDS
+
+
+def inline_spans(program: Program) -> list[tuple[int, int]]:
+    """(byte position, size) of every inline ``backend_delegate_data`` blob, read once from the flatbuffer."""
     if program._read is None:
         raise PteFormatError("inline delegate data is not available: the program was built in memory",
-                             path=f"backend_delegate_data[{index}]")
+                             path="backend_delegate_data")
     end = program.header.program_size if program.header else program.size
-    flat = program._read(0, end)
-    container = read_container(flat, len(flat))
+    flat = program._read(0, end)  # the flatbuffer only: segments are checked against the whole file's size
+    container = read_container(flat, max(program.size, len(flat)))
     r = FlatReader(flat, container.flatbuffer_end)
     vt = r.table(container.root)
-    blobs = r.tables(r.ref(container.root, vt, S.PROGRAM_BACKEND_DELEGATE_DATA))
-    try:
-        bvt = r.table(blobs[index])
-        return r.raw_bytes(r.ref(blobs[index], bvt, S.BLOB_DATA))
-    except PteFormatError as exc:
-        raise exc.within(f"program.backend_delegate_data[{index}]") from None
+    spans = []
+    for i, pos in enumerate(r.tables(r.ref(container.root, vt, S.PROGRAM_BACKEND_DELEGATE_DATA))):
+        try:
+            bvt = r.table(pos)
+            data = r.ref(pos, bvt, S.BLOB_DATA)
+            spans.append((0, 0) if data is None else r.vector(data, 1))
+        except PteFormatError as exc:
+            raise exc.within(f"program.backend_delegate_data[{i}]") from None
+    return spans
 
 
 def _magic(data: bytes) -> str:
@@ -105,19 +131,41 @@ def decode_compile_specs(delegate: Delegate) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-def identify(program: Program, delegate: Delegate) -> Payload:
+def identify(program: Program, delegate: Delegate, *, inline: list[tuple[int, int]] | None = None) -> Payload:
     """Fetch and describe the payload of ``delegate``; decoding problems go to ``Payload.error``."""
     specs = decode_compile_specs(delegate)
     try:
-        data = delegate_bytes(program, delegate, head_only=True)
+        data = delegate_bytes(program, delegate, head_only=True, inline=inline)
     except PteFormatError as exc:
         return Payload(delegate.index, delegate.id, delegate.location, delegate.data_size, "", "unavailable",
                        error=str(exc), compile_specs=specs)
     if data is None:
         return Payload(delegate.index, delegate.id, delegate.location, None, "", "unavailable",
                        compile_specs=specs)
-    size = len(data) if delegate.location != "segment" else program.segments[delegate.data_index].size
-    return describe_payload(delegate, data, size)
+    return describe_payload(delegate, data, delegate.data_size if delegate.data_size is not None else len(data))
+
+
+def identify_all(program: Program) -> dict[str, tuple[Payload, ...]]:
+    """Plan name -> the payload of each of its delegates. A blob several delegates share (same storage,
+    index and backend) is read and decoded once; inline blobs are located with one pass over the program."""
+    inline: list[tuple[int, int]] | None = None
+    if program._read is not None and any(d.location == "inline" for p in program.plans for d in p.delegates):
+        try:
+            inline = inline_spans(program)
+        except PteFormatError:
+            inline = None  # each inline delegate then says why on its own
+    seen: dict[tuple, Payload] = {}
+    out = {}
+    for plan in program.plans:
+        items = []
+        for d in plan.delegates:
+            key = (d.location, d.data_index, d.id, d.compile_specs)
+            known = seen.get(key)
+            if known is None:
+                known = seen[key] = identify(program, d, inline=inline)
+            items.append(known if known.delegate == d.index else dataclasses.replace(known, delegate=d.index))
+        out[plan.name] = tuple(items)
+    return out
 
 
 def describe_payload(delegate: Delegate, data: bytes, size: int | None = None) -> Payload:

@@ -15,10 +15,14 @@ from __future__ import annotations
 
 import struct
 
+import numpy as np
+
+from ..columns import LazySeq
 from ..errors import PteFormatError
 from ..model_companions import DelegateGraph, GraphNode, GraphValue
 from . import companion_schema as C
 from .flatbuf import FlatReader
+from .gather import NONE, Gather
 
 __all__ = ["decode_xnnpack", "is_xnnpack", "needed_prefix", "HEADER_MAGIC", "IDENTIFIER"]
 
@@ -95,6 +99,7 @@ def _graph(buf, size: int, inline_constant_bytes: int) -> DelegateGraph:
     if root < 8 or root + 4 > size:
         raise PteFormatError(f"root table offset {root} lies outside the {size}-byte flatbuffer", offset=0)
     r = _Reader(buf, size)
+    g = Gather(buf, r)
     vt = r.table(root)
     version = r.string(r.ref(root, vt, C.XG_VERSION)) or ""
     try:
@@ -102,139 +107,211 @@ def _graph(buf, size: int, inline_constant_bytes: int) -> DelegateGraph:
         output_ids = tuple(r.scalars(r.ref(root, vt, C.XG_OUTPUT_IDS), "I"))
     except PteFormatError as exc:
         raise exc.within("input_ids/output_ids") from None
-    constants = _constants(r, root, vt)
-    values = _values(r, r.ref(root, vt, C.XG_XVALUES), set(input_ids), set(output_ids), constants)
-    known = {v.id for v in values}
-    nodes = _nodes(r, r.ref(root, vt, C.XG_XNODES), known)
-    for name, ids in (("input_ids", input_ids), ("output_ids", output_ids)):
-        for i, vid in enumerate(ids):
+    sizes, keys = _constants(r, g, root, vt)
+    values, ids, const = _values(g, _elements(r, g, r.ref(root, vt, C.XG_XVALUES), "xvalues"), set(input_ids),
+                                 set(output_ids), sizes, keys)
+    nodes = _nodes(g, _elements(r, g, r.ref(root, vt, C.XG_XNODES), "xnodes"), ids)
+    known = set(ids.tolist())
+    for name, given in (("input_ids", input_ids), ("output_ids", output_ids)):
+        for i, vid in enumerate(given):
             if vid not in known:
                 raise PteFormatError(f"names value {vid}, which the subgraph does not define", path=f"{name}[{i}]")
-    used = {v.constant_index for v in values if v.constant_index is not None}
-    keys = tuple(dict.fromkeys(constants[i][1] for i in sorted(used) if constants[i][1]))
-    total = sum(constants[i][0] for i in used)
-    return DelegateGraph("xnnpack", version, nodes, values, input_ids, output_ids, total,
-                         inline_constant_bytes, keys)
+    used = np.unique(const[const > 0])
+    named = tuple(dict.fromkeys(keys[i] for i in used.tolist() if keys[i]))
+    total = int(sizes[used].sum()) if len(used) else 0
+    return DelegateGraph("xnnpack", version, nodes, values, input_ids, output_ids, total, inline_constant_bytes,
+                         named)
 
 
-def _constants(r: FlatReader, root: int, vt) -> list[tuple[int, str | None]]:
+def _elements(r: FlatReader, g: Gather, vec: int | None, name: str) -> np.ndarray:
+    """Positions of the tables of the vector at ``vec`` (all checked to lie in the buffer)."""
+    if vec is None:
+        return np.zeros(0, np.int64)
+    try:
+        _, n = r.vector(vec, 4)
+        r.charge(4 * n, vec)
+    except PteFormatError as exc:
+        raise exc.within(name) from None
+    pos = g.vector_elements(vec, n)
+    g.check(pos, 4, "table", name + "[{}]")
+    return pos
+
+
+def _constants(r: FlatReader, g: Gather, root: int, vt) -> tuple[np.ndarray, list]:
     """(bytes, named key or None) per constant index; index 0 is the "no constant" placeholder."""
-    out: list[tuple[int, str | None]] = []
     data = r.ref(root, vt, C.XG_CONSTANT_DATA)
     if data is not None:
-        for i, p in enumerate(r.tables(data)):
-            try:
-                cvt = r.table(p)
-                out.append((r.field(p, cvt, C.CDO_SIZE, "Q"), r.string(r.ref(p, cvt, C.CDO_NAMED_KEY)) or None))
-            except PteFormatError as exc:
-                raise exc.within(f"constant_data[{i}]") from None
-        return out
+        pos = _elements(r, g, data, "constant_data")
+        F = g.tables(pos, "constant_data[{}]")
+        sizes = g.field(pos, F, C.CDO_SIZE, "<u8").astype(np.int64, copy=False)
+        refs = g.refs(pos, F, C.CDO_NAMED_KEY, "constant_data[{}]")
+        flat, starts, row = g.ragged(refs, "u1", "constant_data[{}].named_key")
+        raw = flat.tobytes()  # every key's bytes, one after the other: decoded once, then sliced
+        text = raw.decode("ascii") if raw.isascii() else None
+        bounds = starts.tolist()
+        distinct = [(text[a:b] if text is not None else raw[a:b].decode("utf-8", "replace")) or None
+                    for a, b in zip(bounds, bounds[1:])]
+        keys = [None if p == NONE else distinct[k] for p, k in zip(refs.tolist(), row.tolist())]
+        return sizes, keys
+    sizes = []
     for i, p in enumerate(r.tables(r.ref(root, vt, C.XG_CONSTANT_BUFFER))):  # deprecated inline buffers
         try:
             bvt = r.table(p)
             storage = r.ref(p, bvt, C.BUFFER_STORAGE)
-            out.append((0 if storage is None else r.vector(storage, 1)[1], None))
+            sizes.append(0 if storage is None else r.vector(storage, 1)[1])
         except PteFormatError as exc:
             raise exc.within(f"constant_buffer[{i}]") from None
+    return np.array(sizes, np.int64), [None] * len(sizes)
+
+
+def _first(mask: np.ndarray) -> int:
+    return int(np.argmax(mask))
+
+
+def _values(g: Gather, pos: np.ndarray, inputs: set, outputs: set, sizes: np.ndarray, keys: list):
+    path = "xvalues[{}]"
+    F = g.tables(pos, path)
+    tag = g.field(pos, F, C.XVALUE_UNION_TYPE, "u1")
+    val = g.refs(pos, F, C.XVALUE_UNION, path)
+    bad = ((tag != 1) & (tag != 2)) | (val == NONE)
+    if bad.any():
+        i = _first(bad)
+        raise PteFormatError(f"expected an XNNTensorValue or XNNQuantizedTensorValue, found union tag {int(tag[i])}"
+                             + ("" if val[i] != NONE else " with no table"), offset=int(pos[i]),
+                             path=path.format(i) + ".xvalue_union")
+    quantized = np.flatnonzero(tag == 2)
+    tpos = val.copy()
+    quant = np.zeros(len(pos), np.int64)
+    if len(quantized):
+        qpos = val[quantized]
+        QF = g.tables(qpos, "xvalues[{}].xvalue_union(XNNQuantizedTensorValue)", quantized)
+        quant[quantized] = g.field(qpos, QF, C.XQTV_QUANT_PARAMS_TYPE, "u1").astype(np.int64) + 1000
+        inner = g.refs(qpos, QF, C.XQTV_TENSOR_VALUE, path, quantized)
+        if (inner == NONE).any():
+            k = _first(inner == NONE)
+            raise PteFormatError("quantized value without its tensor_value", offset=int(qpos[k]),
+                                 path=path.format(int(quantized[k])) + ".tensor_value")
+        tpos[quantized] = inner
+    TF = g.tables(tpos, path + ".tensor_value")
+    dtype = g.field(tpos, TF, C.XTV_DATATYPE, "<i2")
+    const = g.field(tpos, TF, C.XTV_CONSTANT_BUFFER_IDX, "<u4").astype(np.int64)
+    external = g.field(tpos, TF, C.XTV_EXTERNAL_ID, "<u4").astype(np.int64)
+    flags = g.field(tpos, TF, C.XTV_FLAGS, "<u4").astype(np.int64)
+    ids = g.field(tpos, TF, C.XTV_ID_OUT, "<u4").astype(np.int64)
+    flat, starts, row = g.ragged(g.refs(tpos, TF, C.XTV_DIMS, path), "<u4", path + ".dims")
+    uniq, first, counts = np.unique(ids, return_index=True, return_counts=True)
+    if (counts > 1).any():
+        dup = int(uniq[_first(counts > 1)])
+        i = int(np.flatnonzero(ids == dup)[1])
+        raise PteFormatError(f"value id {dup} is defined twice", offset=int(tpos[i]), path=path.format(i) + ".id_out")
+    if (const >= len(sizes)).any():
+        i = _first(const >= len(sizes))
+        raise PteFormatError(f"constant_buffer_idx {int(const[i])} points past the {len(sizes)} constant entries",
+                             offset=int(tpos[i]), path=path.format(i) + ".constant_buffer_idx")
+    is_in = np.isin(ids, np.fromiter(inputs, np.int64, len(inputs))) | ((flags & C.XNN_FLAG_EXTERNAL_INPUT) != 0)
+    is_out = ~is_in & (np.isin(ids, np.fromiter(outputs, np.int64, len(outputs)))
+                       | ((flags & C.XNN_FLAG_EXTERNAL_OUTPUT) != 0))
+    role = np.where(is_in, 0, np.where(is_out, 1, np.where(const > 0, 2, 3)))
+    id_l, code_l, role_l, ext_l, const_l, q_l = (a.tolist() for a in (ids, dtype, role, external, const, quant))
+    row_l, flat_l, starts_l, size_list = row.tolist(), flat.tolist(), starts.tolist(), sizes.tolist()
+
+    def make(i: int) -> GraphValue:
+        vid, code, kind, ext, c, q, k = id_l[i], code_l[i], role_l[i], ext_l[i], const_l[i], q_l[i], row_l[i]
+        dims = tuple(flat_l[starts_l[k]:starts_l[k + 1]])
+        name = C.XNN_DATATYPES.get(code) or f"unknown({code})"
+        q_name = None if not q else C.XNN_QUANT_PARAMS.get(q - 1000, f"unknown({q - 1000})")
+        role_name = _ROLES[kind]
+        ext_id = ext if kind < 2 and ext != _INVALID_ID else None
+        if c:
+            return GraphValue(vid, name, dims, role_name, ext_id, c, size_list[c], keys[c], q_name)
+        return GraphValue(vid, name, dims, role_name, ext_id, quantization=q_name)
+
+    return LazySeq(len(pos), make), ids, const
+
+
+_ROLES = ("input", "output", "constant", "internal")
+
+
+_FEW = 48  # node tables of one type below which they are read one by one
+
+
+def _undefined(op: str, name: str, vid: int, offset: int, where: str):
+    raise PteFormatError(f"{op}.{name} names value {vid}, which the subgraph does not define", offset=offset,
+                         path=f"{where}.xnode_union({op}).{name}")
+
+
+def _few_fields(r: FlatReader, positions: list[int], slots: list[int], rows, path: str, op: str) -> list[list[int]]:
+    """uint fields ``slots`` of the tables at ``positions``, read with the scalar reader, as columns."""
+    out = [[0] * len(positions) for _ in slots]
+    for j, p in enumerate(positions):
+        try:
+            vt = r.table(p)
+            for k, slot in enumerate(slots):
+                out[k][j] = r.field(p, vt, slot, "I")
+        except PteFormatError as exc:
+            raise exc.within(path.format(int(rows[j])) + f".xnode_union({op})") from None
     return out
 
 
-def _values(r: FlatReader, pos: int | None, inputs: set, outputs: set, constants: list) -> tuple[GraphValue, ...]:
-    out = []
-    seen: set[int] = set()
-    for i, p in enumerate(r.tables(pos)):
-        try:
-            value = _value(r, p, inputs, outputs, constants)
-        except PteFormatError as exc:
-            raise exc.within(f"xvalues[{i}]") from None
-        if value.id in seen:
-            raise PteFormatError(f"value id {value.id} is defined twice", offset=p, path=f"xvalues[{i}].id_out")
-        seen.add(value.id)
-        out.append(value)
-    return tuple(out)
+def _nodes(g: Gather, pos: np.ndarray, ids: np.ndarray):
+    path = "xnodes[{}]"
+    F = g.tables(pos, path)
+    tag = g.field(pos, F, C.XNODE_UNION_TYPE, "u1").astype(np.int64)
+    ref = g.refs(pos, F, C.XNODE_UNION, path)
+    debug = g.field(pos, F, C.XNODE_DEBUG_HANDLE, "<u4").tolist()
+    n = len(pos)
+    known = np.isin(tag, np.fromiter(C.XNODE_TYPES, np.int64, len(C.XNODE_TYPES)))
+    missing = known & (ref == NONE)
+    if missing.any():
+        i = _first(missing)
+        raise PteFormatError(f"{C.XNODE_TYPES[int(tag[i])][0]} node has no table", offset=int(pos[i]),
+                             path=path.format(i) + ".xnode_union")
+    defined = np.sort(ids)
+    defined_set: set[int] | None = None  # for the node types read one by one
+    group = np.full(n, -1, np.int64)  # which (op, inputs, columns) group a node's edges are in
+    row_in = np.zeros(n, np.int64)  # its row there
+    groups: list[tuple[str, int, list]] = []
+    for t in np.unique(tag[known]).tolist():
+        op, table = C.XNODE_TYPES[t]
+        rows = np.flatnonzero(tag == t)
+        npos = ref[rows]
+        ins, outs = C.NODE_IO[table]
+        if table == "_XNNCat":
+            ins = ins[:int(op[-1])]  # XNNConcatenateN reads its first N inputs
+        fields = ins + outs
+        if len(rows) < _FEW:  # a handful of tables: one by one beats a dozen numpy calls each
+            if defined_set is None:
+                defined_set = set(ids.tolist())
+            cols = _few_fields(g.reader, npos.tolist(), [slot for slot, _ in fields], rows, path, op)
+            for k, (_, name) in enumerate(fields):
+                for j, v in enumerate(cols[k]):
+                    if v != _INVALID_ID and v not in defined_set:
+                        _undefined(op, name, v, int(npos[j]), path.format(int(rows[j])))
+        else:
+            NF = g.tables(npos, path + f".xnode_union({op})", rows)
+            cols = []
+            for slot, name in fields:
+                v = g.field(npos, NF, slot, "<u4").astype(np.int64)
+                where = np.minimum(np.searchsorted(defined, v), max(len(defined) - 1, 0))
+                bad = (v != _INVALID_ID) & ((defined[where] != v) if len(defined) else True)
+                if np.any(bad):
+                    k = _first(np.broadcast_to(bad, v.shape))
+                    _undefined(op, name, int(v[k]), int(npos[k]), path.format(int(rows[k])))
+                cols.append(v.tolist())
+        group[rows] = len(groups)
+        row_in[rows] = np.arange(len(rows))
+        groups.append((op, len(ins), cols))
+    group_l, row_l = group.tolist(), row_in.tolist()
+    unknown = {i: f"unknown({int(tag[i])})" for i in np.flatnonzero(~known).tolist()}  # newer than our schema
 
+    def make(i: int) -> GraphNode:
+        gi = group_l[i]
+        if gi < 0:  # kept, without edges
+            return GraphNode(i, unknown[i], (), (), debug[i])
+        op, k_in, cols = groups[gi]
+        j = row_l[i]
+        values = [c[j] for c in cols]
+        return GraphNode(i, op, tuple(x for x in values[:k_in] if x != _INVALID_ID),
+                         tuple(x for x in values[k_in:] if x != _INVALID_ID), debug[i])
 
-def _value(r: FlatReader, pos: int, inputs: set, outputs: set, constants: list) -> GraphValue:
-    vt = r.table(pos)
-    tag = r.field(pos, vt, C.XVALUE_UNION_TYPE, "B")
-    kind = C.XVALUE_KINDS.get(tag)
-    target = r.ref(pos, vt, C.XVALUE_UNION)
-    if kind is None or target is None:
-        raise PteFormatError(f"expected an XNNTensorValue or XNNQuantizedTensorValue, found union tag {tag}"
-                             + ("" if target is not None else " with no table"), offset=pos, path="xvalue_union")
-    quant = None
-    if kind == "XNNQuantizedTensorValue":
-        qvt = r.table(target)
-        qtag = r.field(target, qvt, C.XQTV_QUANT_PARAMS_TYPE, "B")
-        quant = C.XNN_QUANT_PARAMS.get(qtag, f"unknown({qtag})")
-        tensor = r.ref(target, qvt, C.XQTV_TENSOR_VALUE)
-        if tensor is None:
-            raise PteFormatError("quantized value without its tensor_value", offset=target, path="tensor_value")
-        target = tensor
-    tvt = r.table(target)
-    code = r.field(target, tvt, C.XTV_DATATYPE, "h")
-    dims = tuple(r.scalars(r.ref(target, tvt, C.XTV_DIMS), "I"))
-    const = r.field(target, tvt, C.XTV_CONSTANT_BUFFER_IDX, "I")
-    external = r.field(target, tvt, C.XTV_EXTERNAL_ID, "I")
-    flags = r.field(target, tvt, C.XTV_FLAGS, "I")
-    vid = r.field(target, tvt, C.XTV_ID_OUT, "I")
-    dtype = C.XNN_DATATYPES.get(code, f"unknown({code})")
-    if vid in inputs or flags & C.XNN_FLAG_EXTERNAL_INPUT:
-        role = "input"
-    elif vid in outputs or flags & C.XNN_FLAG_EXTERNAL_OUTPUT:
-        role = "output"
-    elif const:
-        role = "constant"
-    else:
-        role = "internal"
-    ext = external if role in ("input", "output") and external != _INVALID_ID else None
-    if const:
-        if const >= len(constants):
-            raise PteFormatError(f"constant_buffer_idx {const} points past the {len(constants)} constant entries",
-                                 offset=target, path="constant_buffer_idx")
-        nbytes, key = constants[const]
-        return GraphValue(vid, dtype, dims, role, ext, const, nbytes, key, quant)
-    return GraphValue(vid, dtype, dims, role, ext, quantization=quant)
-
-
-def _nodes(r: FlatReader, pos: int | None, known: set) -> tuple[GraphNode, ...]:
-    out = []
-    for i, p in enumerate(r.tables(pos)):
-        try:
-            out.append(_node(r, p, i, known))
-        except PteFormatError as exc:
-            raise exc.within(f"xnodes[{i}]") from None
-    return tuple(out)
-
-
-def _node(r: FlatReader, pos: int, index: int, known: set) -> GraphNode:
-    vt = r.table(pos)
-    tag = r.field(pos, vt, C.XNODE_UNION_TYPE, "B")
-    debug = r.field(pos, vt, C.XNODE_DEBUG_HANDLE, "I")
-    member = C.XNODE_TYPES.get(tag)
-    if member is None:  # a node type newer than our schema: keep it, without edges
-        return GraphNode(index, f"unknown({tag})", (), (), debug)
-    op, table = member
-    target = r.ref(pos, vt, C.XNODE_UNION)
-    if target is None:
-        raise PteFormatError(f"{op} node has no table", offset=pos, path="xnode_union")
-    nvt = r.table(target)
-    ins, outs = C.NODE_IO[table]
-    if table == "_XNNCat":
-        ins = ins[:int(op[-1])]  # XNNConcatenateN reads its first N inputs
-    inputs = _ids(r, target, nvt, ins, known, op)
-    outputs = _ids(r, target, nvt, outs, known, op)
-    return GraphNode(index, op, inputs, outputs, debug)
-
-
-def _ids(r: FlatReader, pos: int, vt, fields, known: set, op: str) -> tuple[int, ...]:
-    out = []
-    for slot, name in fields:
-        vid = r.field(pos, vt, slot, "I")
-        if vid == _INVALID_ID:
-            continue
-        if vid not in known:
-            raise PteFormatError(f"{op}.{name} names value {vid}, which the subgraph does not define",
-                                 offset=pos + vt[slot] if vt[slot] else pos, path=f"xnode_union({op}).{name}")
-        out.append(vid)
-    return tuple(out)
+    return LazySeq(n, make)

@@ -8,6 +8,8 @@ import {blockRects, laneBlocks, nodePositions, ringItems} from "./highlight.js";
 import {overlay} from "./overlay.js";
 import {lodPlan} from "./lod.js";
 import {search} from "./search.js";
+import {profileView} from "./profile.js";
+import {delegateExpander} from "./delegate.js";
 
 const CONFIG = {displaylogo: false, responsive: true, scrollZoom: true,
                 modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d"]};
@@ -53,11 +55,14 @@ export function createApp(el, model, data) {
   const state = {plan: null, values: [], instructions: [], finding: null, query: "", shown: {}};
   let P = null;  // the current plan's payload
   let LOD = null;  // a big plan: its overview / binned memory map (lod.js)
+  let PROF = null;  // a run profile drawn on this plan's panels (profile.js)
+  let DG = null;  // a plan drawn in full: the delegate calls opened in place (delegate.js)
   const host = {graph: graphDiv, memory: memoryDiv, state, config: CONFIG,
                 shown: () => state.shown, select: (sel) => select(sel, true),
                 html: (markup) => { detailsBox.innerHTML = markup; }, findings: () => data.findings,
                 expanded: (list) => publish("expanded", list.slice()),
-                rings: (items) => over.graph.set(items), outlines: (items) => over.memory.set(items)};
+                moved: () => { indexNodes(); highlight(); },
+                rings: (items) => over.graph.set(items), outlines: (items) => over.memory.set(onAxis(items))};
   const over = {graph: null, memory: null};
   const Plotly = globalThis.Plotly;
 
@@ -70,11 +75,14 @@ export function createApp(el, model, data) {
   function planByName(name) { return data.plans.find((p) => p.name === name) || data.plans[0]; }
 
   function showPlan(name) {
+    if (PROF) { PROF.remove(); PROF = null; }  // puts back what it changed on the previous plan's figures
     P = planByName(name);
     state.plan = P.name;
     $("dx-plan").value = P.name;
     $("dx-summary").textContent = "· " + P.summary;
     $("dx-totals").innerHTML = P.totals;  // escaped when it was built (explorer.views.details)
+    if (DG) DG.reset();  // the previous plan's figure as it came, before drawing another
+    DG = null;
     Plotly.react(graphDiv, P.graph.data, P.graph.layout, CONFIG);
     Plotly.react(memoryDiv, P.memory.data, P.memory.layout, CONFIG);
     if (!over.graph) { over.graph = overlay(graphDiv); over.memory = overlay(memoryDiv); }
@@ -82,7 +90,12 @@ export function createApp(el, model, data) {
     if (P.lod) {
       LOD = lodPlan(P, host);
       if (!P.labels) P.labels = LOD.labels();
-    } else indexNodes();
+    } else {
+      indexNodes();
+      DG = delegateExpander(P, graphDiv, T, host);
+    }
+    if (P.profile) PROF = profileView(P, {graph: graphDiv, memory: memoryDiv, T, lod: !!LOD, rehighlight: () => highlight(),
+      mountTop: (card) => $("dx-controls").after(card), mountMemoryHead: (el) => memoryDiv.previousElementSibling.appendChild(el)});
     deviceButtons();
     publish("plan", P.name);
     if (LOD && (model.get("expanded") || []).length) LOD.setExpanded(model.get("expanded"));
@@ -134,9 +147,20 @@ export function createApp(el, model, data) {
 
   let nodes = new Map();  // "v3" / "i7" -> [x, y], rebuilt per plan
   function indexNodes() {
-    nodes = nodePositions(P.graph, T);
+    nodes = nodePositions({data: graphDiv.data || P.graph.data}, T);  // as drawn (delegates may be open)
     state.blocks = P.memory.data.filter((_, k) => k % 2 === 0 && k < 2 * P.blockDevices.length)
       .map((tr) => Object.assign(laneBlocks(tr), {xaxis: tr.xaxis || "x", yaxis: tr.yaxis || "y"}));
+  }
+
+  // outlines and lines come in instruction units: on the profile's time axis when it is on (profile.js)
+  function onAxis(items) {
+    if (!PROF) return items;
+    const rects = (items.rects || []).map((r) => {
+      const g = PROF.mapSelection({x: [[(r.x0 + r.x1) / 2]], width: [[r.x1 - r.x0]]}), cx = g.x[0][0], w = g.width[0][0];
+      return Object.assign({}, r, {x0: cx - w / 2, x1: cx + w / 2});
+    });
+    const lines = (items.lines || []).map((l) => ({x: PROF.mapShapes([{type: "line", xref: "x", x0: l.x, x1: l.x}])[0].x0}));
+    return {rects, lines};
   }
 
   // the selection is drawn over the figures (overlay.js): restyling them would redraw every trace
@@ -144,7 +168,7 @@ export function createApp(el, model, data) {
     if (LOD) { LOD.highlight(state.values, state.instructions); return; }
     over.graph.set(ringItems(nodes, P.edges, P.opSymbols, state.values, state.instructions));
     const lines = state.instructions.filter((i) => i >= 0 && i < P.nInstructions).slice(0, 50).map((i) => ({x: i}));
-    over.memory.set({rects: blockRects(state.blocks, new Set(state.values)), lines});
+    over.memory.set(onAxis({rects: blockRects(state.blocks, new Set(state.values)), lines}));
   }
 
   function listHtml(title, items) {
@@ -155,7 +179,9 @@ export function createApp(el, model, data) {
     const box = detailsBox;
     if (state.finding !== null) { box.innerHTML = P.findingDetails[state.finding] || ""; return; }
     if (LOD && state.values.length + state.instructions.length === 1) {
-      box.innerHTML = state.values.length ? LOD.valueDetails(state.values[0]) : LOD.instrDetails(state.instructions[0]);
+      const extra = (P.companions || {}).rows || {};  // data files, delegate payloads (escaped in Python)
+      box.innerHTML = state.values.length ? LOD.valueDetails(state.values[0]) + ((extra.v || {})[state.values[0]] || "")
+        : LOD.instrDetails(state.instructions[0]) + ((extra.i || {})[state.instructions[0]] || "");
       return;
     }
     if (state.values.length === 1 && !state.instructions.length && P.details.v[state.values[0]] !== undefined) {
@@ -191,6 +217,7 @@ export function createApp(el, model, data) {
     state.finding = sel.finding === undefined || sel.finding === null ? null : String(sel.finding);
     state.query = sel.query || "";
     highlight(); details(); markFinding();
+    if (PROF) detailsBox.insertAdjacentHTML("beforeend", PROF.details(state.instructions));
     if (fromUser !== false) publish("selected", selection());
   }
 
@@ -198,8 +225,12 @@ export function createApp(el, model, data) {
     graphDiv.on("plotly_click", (ev) => {
       const pt = ev.points[0];
       if (LOD) { LOD.clickGraph(pt); return; }
+      if (DG && DG.click(pt)) return;  // a node inside an open delegate
       if (pt.curveNumber === T.tensors) select({values: [pt.customdata]});
-      else if (pt.curveNumber === T.ops) select({instructions: [pt.customdata]});
+      else if (pt.curveNumber === T.ops) {
+        select({instructions: [pt.customdata]});
+        if (DG) DG.toggle(pt.customdata);  // a delegate with a decoded inside opens / closes in place
+      }
     });
     memoryDiv.on("plotly_relayout", (ev) => { if (LOD) LOD.onRelayout(ev); });
     memoryDiv.on("plotly_click", (ev) => {
@@ -260,5 +291,6 @@ export function createApp(el, model, data) {
 
   showPlan(model.get("plan") || data.plan);
   wireClicks();
-  return {select, state, showPlan, search: (text) => search(P, text), lod: () => LOD};
+  return {select, state, showPlan, search: (text) => search(P, text), lod: () => LOD, delegates: () => DG,
+          profile: () => PROF};
 }

@@ -5,6 +5,7 @@
 import {esc, h} from "./util.js";
 import {blockRects, laneBlocks, nodePositions, ringItems} from "./highlight.js";
 import {overlay} from "./overlay.js";
+import {profileDiffView} from "./profile_diff.js";
 
 const CONFIG = {displaylogo: false, responsive: true, scrollZoom: true,
                 modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d"]};
@@ -50,6 +51,7 @@ export function createDiffApp(el, model, data) {
   const G = {a: $("dx-graph-a"), b: $("dx-graph-b")}, memoryDiv = $("dx-memory");
   const state = {plan: null, side: "", values: {a: [], b: []}, instructions: {a: [], b: []}};
   let P = null, nodes = {a: new Map(), b: new Map()}, blocks = [];
+  let PROF = null;  // two run profiles compared on this plan (profile_diff.js)
   const over = {};
   const other = (side) => (side === "a" ? "b" : "a");
 
@@ -60,6 +62,7 @@ export function createDiffApp(el, model, data) {
   }
 
   function showPlan(name) {
+    if (PROF) { PROF.remove(); PROF = null; }  // puts back what it changed on the previous plan's figures
     P = data.plans.find((p) => p.name === name) || data.plans[0];
     state.plan = P.name;
     $("dx-plan").value = P.name;
@@ -75,6 +78,7 @@ export function createDiffApp(el, model, data) {
       const tr = P.memory.data[lane.blocks];
       return Object.assign(laneBlocks(tr), {side: lane.side, xaxis: tr.xaxis || "x", yaxis: tr.yaxis || "y"});
     });
+    if (P.profiles) PROF = profileDiffView(P, {graphs: G, T, select: (sel) => select(sel), mountTop: (card) => $("dx-controls").after(card)});
     publish("plan", P.name);
     const pre = model.get("selected");
     if (pre && pre.plan === P.name && pre.side) apply(pre);
@@ -109,7 +113,11 @@ export function createDiffApp(el, model, data) {
     state.side = sel.side || "";
     state.values = {a: (sel.values.a || []).slice(), b: (sel.values.b || []).slice()};
     state.instructions = {a: (sel.instructions.a || []).slice(), b: (sel.instructions.b || []).slice()};
-    highlight(); details();
+    highlight(); details(); profileDetails();
+  }
+
+  function profileDetails() {
+    if (PROF) $("dx-details").insertAdjacentHTML("beforeend", PROF.details(state.instructions));
   }
 
   // sel: {side: "a"|"b", values, instructions} on that side; the other side follows the pairing
@@ -123,7 +131,7 @@ export function createDiffApp(el, model, data) {
       state.values[o] = state.values[s].map((v) => P.pairs[s][v]).filter((v) => v !== undefined);
       state.instructions[o] = state.instructions[s].map((i) => P.ipairs[s][i]).filter((i) => i !== undefined);
     }
-    highlight(); details();
+    highlight(); details(); profileDetails();
     publish("selected", selection());
   }
 
@@ -161,5 +169,5 @@ export function createDiffApp(el, model, data) {
     const lane = P.lanes.find((l) => l.blocks === pt.curveNumber && l.memory_id !== null);
     if (lane && pt.customdata !== undefined) select({side: lane.side, values: [pt.customdata]});
   });
-  return {select, state, showPlan};
+  return {select, state, showPlan, profile: () => PROF};
 }

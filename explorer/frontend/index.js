@@ -3,6 +3,7 @@
 // widget; the payload is a gzip-compressed binary trait.
 import {createApp} from "./app.js";
 import {createDiffApp} from "./diff.js";
+import {createDataFileApp} from "./datafile.js";
 import {decodePayload} from "./model.js";
 
 function ensurePlotly(model) {
@@ -35,7 +36,8 @@ export async function render({model, el}) {
   el.appendChild(waiting);
   const [, data] = await Promise.all([ensurePlotly(model), decodePayload(model.get("_payload"))]);
   waiting.remove();
-  const app = data.mode === "diff" ? createDiffApp(el, model, data) : createApp(el, model, data);
+  const app = data.mode === "diff" ? createDiffApp(el, model, data)
+    : data.mode === "data" ? createDataFileApp(el, model, data) : createApp(el, model, data);
   el.dxApp = app;
   return () => {
     for (const gd of el.querySelectorAll(".js-plotly-plot")) globalThis.Plotly.purge(gd);

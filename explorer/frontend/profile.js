@@ -6,7 +6,8 @@
 // wide column). Pure functions first (node-tested, tests/js/profile.test.js), then the DOM/plotly glue.
 import {arr, esc, h} from "./util.js";
 
-export const SIZE_MIN = 7, SIZE_MAX = 34;  // op marker diameters (px) for no time .. the longest op
+export const SIZE_MIN = 7;  // op marker diameter (px) for no time
+export const SIZE_MAX = 34;  // ... and for the longest op
 
 // "850 ns", "12.2 µs", "3.40 ms", "1.20 s" (ticks × tickNs nanoseconds); "–" for no value
 export function fmtTime(ticks, tickNs = 1) {
@@ -59,6 +60,16 @@ export function toTime(C, u) {
   if (m <= 0) return 0;
   const s = Math.min(Math.max(u + 0.5, 0), m), i = Math.min(Math.floor(s), m - 1);
   return C[i] + (s - i) * (C[i + 1] - C[i]);
+}
+
+// about `count` round tick positions from 0 to `end` on the time axis, labelled as times
+export function timeTicks(end, tickNs = 1, count = 6) {
+  if (!(end > 0)) return {vals: [0], text: ["0"]};
+  const raw = end / count, p = Math.pow(10, Math.floor(Math.log10(raw)));
+  const step = [1, 2, 5, 10].map((s) => s * p).find((s) => s >= raw);
+  const vals = [], text = [];
+  for (let v = 0; v <= end + step * 1e-9; v += step) { vals.push(v); text.push(v === 0 ? "0" : fmtTime(v, tickNs)); }
+  return {vals, text};
 }
 
 // memory bars (x centre, width, in instruction units) -> the same bars on the time axis
@@ -156,57 +167,50 @@ export function detailsHtml(prof, instructions) {
     chart = `<svg class="dx-prof-runs" width="${W}" height="${H + 2}" role="img" aria-label="${esc(what)}">${bars}` +
       `<line x1="0" x2="${W}" y1="${my.toFixed(1)}" y2="${my.toFixed(1)}" stroke="#000" stroke-dasharray="3 2"><title>median</title></line></svg>`;
   }
+  const chosen = new Set(sel.instructions);
+  const nodes = (prof.nodes || []).filter((d) => chosen.has(d.instruction));
+  const nodeList = nodes.length ? `<div class="dx-muted">inside the delegate, as its backend reported (median per run):</div><ul class="dx-list">` +
+    nodes.slice(0, 30).map((d) => `<li><span class="dx-code">${esc(d.id)}</span> ${esc(fmtTime(d.median, prof.tickNs))}` +
+      (d.node ? ` <span class="dx-muted">(${esc(d.node)})</span>` : "") + `</li>`).join("") +
+    (nodes.length > 30 ? `<li class="dx-muted">and ${nodes.length - 30} more</li>` : "") + `</ul>` : "";
   return `<div class="dx-prof-details"><h4>${esc(what)}</h4>${chart}<div>median <b>${esc(fmtTime(sel.median, prof.tickNs))}</b> · ` +
-    `min ${esc(fmtTime(sel.min, prof.tickNs))} · max ${esc(fmtTime(sel.max, prof.tickNs))} · ${sel.n} run${sel.n === 1 ? "" : "s"}</div></div>`;
+    `min ${esc(fmtTime(sel.min, prof.tickNs))} · max ${esc(fmtTime(sel.max, prof.tickNs))} · ${sel.n} run${sel.n === 1 ? "" : "s"}</div>${nodeList}</div>`;
+}
+
+// ops of a graph sized by median time (and their hover text given it); returns a function putting the payload's
+// trace object back as it was (plotly keeps the payload's objects as its own)
+export function sizeOpsTrace(gd, trace, index, prof, maxT) {
+  const saved = {size: trace.marker.size, hovertext: trace.hovertext};
+  const ids = arr(trace.customdata), base = arr(saved.size), text = arr(saved.hovertext);
+  const scale = sizeScale(maxT);
+  const sizes = ids.map((i, k) => { const s = scale(prof.median[i]); return s === null ? (Array.isArray(base) ? base[k] : base) : s; });
+  const hover = text.map((t, k) => {
+    const i = ids[k];
+    return prof.n[i] ? t + `<br>time: ${fmtTime(prof.median[i], prof.tickNs)} median of ${prof.n[i]} run${prof.n[i] === 1 ? "" : "s"} ` +
+      `(${fmtTime(prof.min[i], prof.tickNs)}–${fmtTime(prof.max[i], prof.tickNs)})` : t + "<br>time: not recorded";
+  });
+  globalThis.Plotly.restyle(gd, {"marker.size": [sizes], hovertext: [hover]}, [index]);
+  return () => { trace.marker.size = saved.size; trace.hovertext = saved.hovertext; };
 }
 
 // -- glue: one plan's profile on the app's panels ----------------------------------------------------------
 
-// host: {graph, memory (plotly divs), T (trace indices), lod (true for the overview), mountTop(el), mountMemoryHead(el)}
+// host: {graph, memory (plotly divs), T (trace indices), lod (the plan is an overview), rehighlight(),
+// mountTop(el), mountMemoryHead(el)}. plotly keeps the payload's trace and layout objects as its own, so what
+// this changes on them is snapshotted first and put back by remove() (the app calls it before showing a plan).
 export function profileView(P, host) {
   const prof = P.profile, Plotly = globalThis.Plotly;
   let maxT = 0;
   for (const t of prof.median) if (t > maxT) maxT = t;
   const C = cumulative(prof.median);
+  const lanes = (!host.lod && P.memory && P.blockDevices) ? P.blockDevices.length : 0;
+  const ops = (!host.lod && P.graph) ? P.graph.data[host.T.ops] : null;
+  const saved = {
+    bars: Array.from({length: lanes}, (_, k) => ({x: P.memory.data[2 * k].x, width: P.memory.data[2 * k].width})),
+    layout: lanes ? JSON.parse(JSON.stringify(P.memory.layout)) : null,
+  };
+  const inst = {x: saved.bars.map((b) => arr(b.x)), width: saved.bars.map((b) => arr(b.width))};
   let axis = "index";
-  const original = {};  // memory traces' instruction-unit geometry and layout, to switch back
-
-  function sizeOps() {
-    if (host.lod || !P.graph) return;
-    const tr = P.graph.data[host.T.ops], ids = arr(tr.customdata), base = arr(tr.marker.size);
-    const scale = sizeScale(maxT);
-    const sizes = ids.map((i, k) => { const s = scale(prof.median[i]); return s === null ? (Array.isArray(base) ? base[k] : base) : s; });
-    const hover = arr(tr.hovertext).map((text, k) => {
-      const i = ids[k];
-      return prof.n[i] ? text + `<br>time: ${fmtTime(prof.median[i], prof.tickNs)} median of ${prof.n[i]} run${prof.n[i] === 1 ? "" : "s"} ` +
-        `(${fmtTime(prof.min[i], prof.tickNs)}–${fmtTime(prof.max[i], prof.tickNs)})` : text + "<br>time: not recorded";
-    });
-    Plotly.restyle(host.graph, {"marker.size": [sizes], hovertext: [hover]}, [host.T.ops]);
-  }
-
-  function timeMemory(on) {
-    if (!P.memory || !P.memory.data.length || host.lod) return;
-    const data = P.memory.data, lanes = P.blockDevices ? P.blockDevices.length : 0;
-    if (!original.x) {
-      original.x = []; original.width = [];
-      for (let k = 0; k < lanes; k++) { original.x.push(arr(data[2 * k].x)); original.width.push(arr(data[2 * k].width)); }
-      original.shapes = (P.memory.layout.shapes || []).slice();
-      original.range = (P.memory.layout.xaxis || {}).range;
-    }
-    axis = on ? "time" : "index";
-    const idx = [], xs = [], ws = [];
-    for (let k = 0; k < lanes; k++) {
-      const g = on ? mapBars(original.x[k], original.width[k], C) : {x: original.x[k], width: original.width[k]};
-      idx.push(2 * k); xs.push(g.x); ws.push(g.width);
-    }
-    const layout = {shapes: mapShapes(original.shapes), "xaxis.range": on ? [0, C[C.length - 1]] : original.range,
-                    "xaxis.title.text": on ? `measured time (median per run, ${fmtTime(C[C.length - 1], prof.tickNs)} in all) →` : "instruction (run order) →",
-                    "xaxis.tickformat": on ? "~s" : "d", "xaxis.dtick": on ? null : (P.memory.layout.xaxis || {}).dtick};
-    for (let k = 1; k < lanes; k++) layout[`xaxis${k + 1}.range`] = layout["xaxis.range"];
-    if (idx.length) Plotly.update(host.memory, {x: xs, width: ws}, layout, idx);
-    else Plotly.relayout(host.memory, layout);
-    if (host.rehighlight) host.rehighlight();
-  }
 
   // vertical lines at instruction positions (peak, selected instruction) follow the axis
   function mapShapes(shapes) {
@@ -218,32 +222,60 @@ export function profileView(P, host) {
   // selection outlines come in instruction units from the app: put them on the current axis
   function mapSelection(upd) {
     if (axis !== "time") return upd;
-    const out = Object.assign({}, upd);
-    out.x = upd.x.map((xs, k) => mapBars(xs, upd.width[k], C).x);
-    out.width = upd.x.map((xs, k) => mapBars(xs, upd.width[k], C).width);
-    return out;
+    const mapped = upd.x.map((xs, k) => mapBars(xs, upd.width[k], C));
+    return Object.assign({}, upd, {x: mapped.map((g) => g.x), width: mapped.map((g) => g.width)});
+  }
+
+  function timeMemory(on) {
+    if (!lanes) return;
+    axis = on ? "time" : "index";
+    const idx = [], xs = [], ws = [];
+    for (let k = 0; k < lanes; k++) {
+      const g = on ? mapBars(inst.x[k], inst.width[k], C) : {x: inst.x[k], width: inst.width[k]};
+      idx.push(2 * k); xs.push(g.x); ws.push(g.width);
+    }
+    const ax = saved.layout.xaxis || {}, end = C[C.length - 1];
+    const layout = {shapes: mapShapes(saved.layout.shapes || [])};
+    for (let k = 0; k < lanes; k++) {
+      const key = k ? `xaxis${k + 1}` : "xaxis", orig = saved.layout[key] || {};
+      layout[key + ".range"] = on ? [0, end] : orig.range;
+      const ticks = timeTicks(end, prof.tickNs);
+      layout[key + ".tickmode"] = on ? "array" : orig.tickmode;
+      layout[key + ".tickvals"] = on ? ticks.vals : orig.tickvals;
+      layout[key + ".ticktext"] = on ? ticks.text : orig.ticktext;
+      if (orig.title) layout[key + ".title.text"] = on ? `measured time (median per run, ${fmtTime(end, prof.tickNs)} in all; each instruction as wide as its time) →` : orig.title.text;
+    }
+    Plotly.update(host.memory, {x: xs, width: ws}, layout, idx);
+    if (host.rehighlight) host.rehighlight();
   }
 
   const card = h("div", "dx-card dx-prof");
-  card.innerHTML = barHtml(prof) + (host.lod ? `<div class="dx-muted">ops are grouped in this overview: expand a group, or select an op, for its time</div>` : legendHtml(prof, maxT));
+  card.innerHTML = barHtml(prof) + (ops ? legendHtml(prof, maxT)
+    : `<div class="dx-muted">this plan is drawn as an overview of groups: select an instruction for its time per run</div>`);
   if (host.mountTop) host.mountTop(card);
   const toggle = h("span", "dx-prof-axis");
-  if (!host.lod && P.memory && P.memory.data.length) {
+  function press() { toggle.querySelectorAll("button").forEach((x) => x.setAttribute("aria-pressed", String(x.dataset.axis === axis))); }
+  if (lanes) {
     toggle.innerHTML = `<span class="dx-muted">x axis:</span> <button type="button" data-axis="index" aria-pressed="true">instruction</button>` +
       `<button type="button" data-axis="time" aria-pressed="false">measured time</button>`;
-    toggle.querySelectorAll("button").forEach((b) => b.addEventListener("click", () => {
-      timeMemory(b.dataset.axis === "time");
-      toggle.querySelectorAll("button").forEach((x) => x.setAttribute("aria-pressed", String(x.dataset.axis === axis)));
-    }));
+    toggle.querySelectorAll("button").forEach((b) => b.addEventListener("click", () => { timeMemory(b.dataset.axis === "time"); press(); }));
     if (host.mountMemoryHead) host.mountMemoryHead(toggle);
   }
-  sizeOps();
+  const unsize = ops ? sizeOpsTrace(host.graph, ops, host.T.ops, prof, maxT) : () => {};
   return {
     prof, C,
     axis: () => axis,
-    setAxis: (mode) => { timeMemory(mode === "time"); toggle.querySelectorAll("button").forEach((x) => x.setAttribute("aria-pressed", String(x.dataset.axis === axis))); },
+    setAxis(mode) { timeMemory(mode === "time"); press(); },
     details: (instructions) => detailsHtml(prof, instructions),
     mapSelection, mapShapes,
-    remove: () => { card.remove(); toggle.remove(); },
+    remove() {
+      card.remove(); toggle.remove();
+      unsize();
+      saved.bars.forEach((b, k) => { P.memory.data[2 * k].x = b.x; P.memory.data[2 * k].width = b.width; });
+      if (saved.layout) {
+        for (const key of Object.keys(P.memory.layout)) delete P.memory.layout[key];
+        Object.assign(P.memory.layout, saved.layout);
+      }
+    },
   };
 }

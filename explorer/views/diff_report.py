@@ -91,17 +91,22 @@ def plan_payload(dv: DiffPlanView) -> dict:
 
 
 def diff_payload(result: ProgramDiff, views: dict[str, DiffPlanView], *, plan: str | None = None,
-                 selected: DiffSelection | None = None, title: str | None = None) -> dict:
+                 selected: DiffSelection | None = None, title: str | None = None, profiles=None) -> dict:
     """Everything the app's diff mode draws: every common plan, both names, the first selection.
-    The Diff widget sends the same payload as the page embeds."""
+    The Diff widget sends the same payload as the page embeds. ``profiles``: (profile of A, profile of B),
+    joined run profiles compared per paired instruction and per device (docs/profiles.md)."""
     shown = views[result.plans[0].plan]
     only = [f"plans only in A: {', '.join(result.plans_only_a)}"] if result.plans_only_a else []
     only += [f"plans only in B: {', '.join(result.plans_only_b)}"] if result.plans_only_b else []
-    return {"mode": "diff", "title": visible(title or f"{shown.name_a} → {shown.name_b}"),
+    out = {"mode": "diff", "title": visible(title or f"{shown.name_a} → {shown.name_b}"),
             "nameA": visible(shown.name_a), "nameB": visible(shown.name_b), "only": visible(" · ".join(only)),
             "trace": TRACE, "plan": plan or default_diff_plan(result), "empty": EMPTY_DETAILS,
             "plans": [plan_payload(views[p.plan]) for p in result.plans],
             "selected": selected.to_json() if selected else None}
+    if profiles is not None:
+        from .profile_payload import attach_profile_pair
+        attach_profile_pair(out, views, profiles)
+    return out
 
 
 def diff_views(result: ProgramDiff, pa: Program, pb: Program,
@@ -116,7 +121,7 @@ def diff_views(result: ProgramDiff, pa: Program, pb: Program,
 
 def diff_report_html(a, b, *, plan: str | None = None, result: ProgramDiff | None = None,
                      programs: tuple[Program, Program] | None = None, selected: DiffSelection | None = None,
-                     views: dict[str, DiffPlanView] | None = None, title: str | None = None) -> str:
+                     views: dict[str, DiffPlanView] | None = None, title: str | None = None, profiles=None) -> str:
     """The diff page as a string. ``a``/``b``: paths, bytes or Programs; ``result``/``programs``/``views``
     reuse work already done (the CLI's diff, the widget's views); ``plan`` is the plan shown first."""
     if result is None or programs is None:
@@ -126,7 +131,7 @@ def diff_report_html(a, b, *, plan: str | None = None, result: ProgramDiff | Non
     if not result.plans:
         raise ValueError("the two programs have no plan (method) in common: nothing to compare")
     views = diff_views(result, pa, pb, views)
-    payload = diff_payload(result, views, plan=plan, selected=selected, title=title)
+    payload = diff_payload(result, views, plan=plan, selected=selected, title=title, profiles=profiles)
     shown = views[result.plans[0].plan]
     name = title or f"{shown.name_a} → {shown.name_b}"
     return page_html(f"{name} · placement diff", payload, extra_css=_PAGE_CSS)

@@ -18,7 +18,7 @@ from ..analysis.profile import PlanProfile
 from ..model import Device
 from .palette import device_color
 
-__all__ = ["profile_payload", "bucket_color", "PER_RUN_LIMIT", "COPIES_COLOR", "OTHER_COLOR"]
+__all__ = ["profile_payload", "open_profile", "attach_profile", "attach_profile_pair", "bucket_color", "PER_RUN_LIMIT", "COPIES_COLOR", "OTHER_COLOR"]
 
 PER_RUN_LIMIT = 400_000  # runs x instructions sent for the per-run bars
 COPIES_COLOR = "#57606A"  # host<->device copies: dark grey (no device owns them)
@@ -73,5 +73,53 @@ def profile_payload(pp: PlanProfile, name: str | None = None) -> dict:
                     "bytesPerS": None if not math.isfinite(c.bytes_per_s) else round(c.bytes_per_s, 1)}
                    for c in pp.copies],
         "top": [i for i, _ in pp.top(10)],
-        "nodes": [{"instruction": d.instruction, "id": str(d.debug_id), **_stat(d.stat)} for d in pp.delegate_nodes],
+        "nodes": [{"instruction": d.instruction, "id": str(d.debug_id), **_stat(d.stat),
+                   "node": (f"node {d.node[1]} {d.node[2]}" if isinstance(d.node, tuple) and len(d.node) == 4
+                            else None if d.node is None else str(d.node))} for d in pp.delegate_nodes],
     }
+
+
+def open_profile(program, profile, *, method: str | None = None):
+    """``profile`` as a joined :class:`~explorer.analysis.profile.Profile`: a path or bytes of an ETDump, an
+    already loaded ETDump, or a Profile (returned as is); None stays None. Raises PteFormatError for a bad
+    dump and ProfileMismatch when it does not fit ``program``."""
+    from ..analysis.profile import Profile, join_profile
+    from ..format.etdump import load_etdump
+    from ..profile_model import ETDump
+
+    if profile is None or isinstance(profile, Profile):
+        return profile
+    dump = profile if isinstance(profile, ETDump) else load_etdump(profile)
+    return join_profile(program, dump, method=method)
+
+
+def attach_profile(payload: dict, profile) -> dict:
+    """Give every plan of an app payload its ``profile`` (plans without runs get none)."""
+    import os
+
+    name = os.path.basename(profile.source) if profile.source else None
+    for p in payload.get("plans", []):
+        pp = profile.plans.get(p["name"])
+        if pp is not None:
+            p["profile"] = profile_payload(pp, name)
+    payload["profileFindings"] = [f.message for f in profile.findings]
+    return payload
+
+
+def attach_profile_pair(payload: dict, views: dict, profiles) -> dict:
+    """Give every plan of a diff payload both sides' profiles (``P.profiles = {a, b}``) and their comparison
+    per paired instruction and per device (``P.profileDiff``), where both profiles have runs of the plan.
+    ``views``: plan name -> DiffPlanView; ``profiles``: (Profile of A, Profile of B)."""
+    import os
+
+    from ..analysis.profile_diff import profile_diff
+
+    pa, pb = profiles
+    for p in payload.get("plans", []):
+        xa, xb, dv = pa.plans.get(p["name"]), pb.plans.get(p["name"]), views.get(p["name"])
+        if xa is None or xb is None or dv is None:
+            continue
+        p["profiles"] = {"a": profile_payload(xa, os.path.basename(pa.source) if pa.source else None),
+                         "b": profile_payload(xb, os.path.basename(pb.source) if pb.source else None)}
+        p["profileDiff"] = profile_diff(dv.a.plan, dv.b.plan, xa, xb, dv.diff).to_json()
+    return payload

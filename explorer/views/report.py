@@ -16,6 +16,7 @@ from pathlib import Path
 from .. import frontend
 from ..analysis.types import Finding
 from ..model import Program
+from .companions_view import add_to_plan_payload
 from .details import device_table, finding_details, finding_label, instruction_details, value_details
 from .embed import data_element
 from .escape import html_text, visible
@@ -84,21 +85,27 @@ def _lod_plan_payload(view: PlanView, findings: list[Finding], all_findings: lis
 
 def app_payload(program: Program, *, findings: list[Finding], plan: str | None = None,
                 selected: Selection | None = None, title: str | None = None,
-                views: dict[str, PlanView] | None = None, lod: bool | None = None) -> dict:
+                views: dict[str, PlanView] | None = None, lod: bool | None = None, profile=None) -> dict:
     """Everything the app draws for ``program``: every plan, the findings, the first selection.
-    The widget sends the same payload as the page embeds."""
+    The widget sends the same payload as the page embeds. ``profile``: a joined run profile
+    (:func:`explorer.views.profile_payload.open_profile`), drawn on the plans it has runs of."""
     views = views or {}
     plans = [views.get(p.name) or plan_view(p, program, lod=wants_lod(p, lod)) for p in program.plans]
-    return {
+    out = {
         "title": visible(title or (Path(program.source).name if program.source else "program")),
         "trace": TRACE,
         "opacity": {"tensor": TENSOR_OPACITY, "block": BLOCK_OPACITY},
         "plan": plan or default_plan(program),
-        "plans": [_plan_payload(v, [f for f in findings if f.plan == v.plan.name], findings) for v in plans],
+        "plans": [add_to_plan_payload(_plan_payload(v, [f for f in findings if f.plan == v.plan.name], findings),
+                                      program, v.plan) for v in plans],  # + data files, delegate insides
         "findings": [{"label": finding_label(f), "plan": f.plan, "severity": f.severity,
                       "values": list(f.values), "instructions": list(f.instructions)} for f in findings],
         "selected": None if not selected else selection_json(selected, findings),
     }
+    if profile is not None:
+        from .profile_payload import attach_profile
+        attach_profile(out, profile)
+    return out
 
 
 def selection_json(selected: Selection, findings: list[Finding]) -> dict:
@@ -128,7 +135,7 @@ def page_html(title: str, payload: dict, entry: str = "page", extra_css: str = "
 
 def report_html(program: Program, *, findings: list[Finding] | None = None, plan: str | None = None,
                 selected: Selection | None = None, title: str | None = None,
-                views: dict[str, PlanView] | None = None, lod: bool | None = None) -> str:
+                views: dict[str, PlanView] | None = None, lod: bool | None = None, profile=None) -> str:
     """The whole report page as a string (see :func:`write_report`).
 
     ``findings`` default to ``explorer.check(program)``; ``views`` (plan name -> PlanView) reuse
@@ -140,7 +147,8 @@ def report_html(program: Program, *, findings: list[Finding] | None = None, plan
         findings = list(check(program))
     if not program.plans:
         return _empty_report(program, findings, title)
-    payload = app_payload(program, findings=findings, plan=plan, selected=selected, title=title, views=views, lod=lod)
+    payload = app_payload(program, findings=findings, plan=plan, selected=selected, title=title, views=views, lod=lod,
+                          profile=profile)
     return page_html(title or (Path(program.source).name if program.source else "program"), payload)
 
 

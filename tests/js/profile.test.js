@@ -4,7 +4,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import {barHtml, barSegments, cumulative, detailsHtml, fmtTime, legendHtml, mapBars, niceTicks, selectionTimes,
-        sizeScale, SIZE_MAX, SIZE_MIN, toTime} from "../../explorer/frontend/profile.js";
+        sizeScale, SIZE_MAX, SIZE_MIN, timeTicks, toTime} from "../../explorer/frontend/profile.js";
 
 const PROF = {
   file: "<b>run</b>.etdp", runs: 3, tickNs: 1, run: {median: 1000, min: 900, max: 1500, n: 3},
@@ -91,4 +91,19 @@ test("the legend names the scale and the number of runs", () => {
   const html = legendHtml(PROF, 600);
   assert.ok(html.includes("median time per run") && html.includes("3 runs"));
   assert.equal((html.match(/<circle/g) || []).length, niceTicks(600, 3).length);
+});
+
+test("time-axis ticks are round times up to the end", () => {
+  const t = timeTicks(120000);
+  assert.deepEqual(t.vals, [0, 20000, 40000, 60000, 80000, 100000, 120000]);
+  assert.deepEqual(t.text.slice(0, 3), ["0", "20 µs", "40 µs"]);
+  assert.deepEqual(timeTicks(0), {vals: [0], text: ["0"]});
+  assert.ok(timeTicks(7.3e6).vals.every((v) => v <= 7.3e6));
+});
+
+test("a delegate call's details list its nodes as the backend named them (escaped)", () => {
+  const prof = {...PROF, nodes: [{instruction: 1, id: "<img src=x>", median: 40}, {instruction: 3, id: "other", median: 1}]};
+  const html = detailsHtml(prof, [1]);
+  assert.ok(html.includes("&lt;img src=x&gt;") && !html.includes("<img") && html.includes("40 ns"));
+  assert.ok(!html.includes("other"));
 });

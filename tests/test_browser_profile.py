@@ -1,0 +1,154 @@
+"""Run profiles in the browser: the report of a device program with its (synthetic) ETDump, and a real
+XNNPACK run, in headless Chromium — the time bar, ops sized by time with the legend's scale, time per run
+of a selection, the memory map's x axis switched to measured time and back, and a switch of plans
+(two_methods, real) restoring what the profile changed. Screenshots go to artifacts/.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from browser_helpers import ARTIFACTS, chromium, require_browser, screenshot_on_failure
+
+import explorer
+from explorer.analysis.profile import join_profile
+from explorer.cli import main
+from explorer.views.graph import TRACE
+
+FIX = Path(__file__).parent / "fixtures"
+DUMPS = FIX / "etdump"
+
+
+@pytest.fixture(autouse=True)
+def _browser_available():
+    require_browser()
+
+
+def _open(page, report: Path) -> None:
+    page.route("**/*", lambda route: route.abort() if not route.request.url.startswith("file:") else route.continue_())
+    page.goto(report.as_uri())
+    page.wait_for_function("() => document.body.dataset.ready === '1' && document.querySelector('.dx-prof')",
+                           timeout=30_000)
+
+
+def test_device_profile_in_the_report(tmp_path):
+    report = tmp_path / "profile.html"
+    code = main(["show", str(FIX / "device_mlp.pte"), "--profile", str(DUMPS / "synthetic_slow_copies.etdp"),
+                 "-o", str(report)], stdout=io.StringIO())
+    assert code == 0
+    pp = join_profile(explorer.load(FIX / "device_mlp.pte"), explorer.load_etdump(DUMPS / "synthetic_slow_copies.etdp"))
+    pp = pp.plans["forward"]
+    with chromium((1300, 1000)) as (page, messages), screenshot_on_failure(page, "profile_failed.png"):
+        _open(page, report)
+        # the device bar: a segment per bucket with its share, then the executor's rest
+        segs = page.evaluate("() => [...document.querySelectorAll('.dx-prof-seg')].map(s => [s.dataset.bucket, s.style.width])")
+        assert [s[0] for s in segs] == ["cpu", "cuda:0", "copies", "executor"]
+        want = {d.device: d.share for d in pp.devices}
+        for name, width in segs[:3]:
+            assert abs(float(width.rstrip("%")) - 100 * want[name]) < 0.01
+        assert "88." in page.locator(".dx-prof-keys").inner_text()  # copies dominate this run
+        # ops sized by median time: the slowest op is the largest, the legend shows the scale
+        sizes = page.evaluate(f"() => {{ const t = document.querySelector('.dx-graph').data[{TRACE['ops']}];"
+                              " const c = t.customdata; return [Array.from(c._inputArray || c), Array.from(t.marker.size)]; }")
+        by_op = dict(zip(*sizes))
+        slowest = max(range(len(pp.stats)), key=lambda i: pp.stats[i].median)
+        fastest = min(range(len(pp.stats)), key=lambda i: pp.stats[i].median)
+        assert by_op[slowest] == max(by_op.values()) and by_op[fastest] == min(by_op.values())
+        assert page.locator(".dx-prof-legend circle").count() >= 2
+        assert "median time per run" in page.locator(".dx-prof-legend").inner_text()
+        page.screenshot(path=str(ARTIFACTS / "profile_report.png"), full_page=True)
+        # a selected op shows its time per run
+        page.evaluate(f"() => window.dxReport.select({{instructions: [{slowest}]}}, true)")
+        details = page.locator(".dx-details").inner_text()
+        assert "time per run" in details and "5 runs" in details
+        assert page.locator(".dx-details .dx-prof-runs rect").count() == 5
+        # the memory map on measured time: each block as wide as the time its instructions took
+        page.locator(".dx-prof-axis button[data-axis=time]").click()
+        state = page.evaluate("() => { const gd = document.querySelector('.dx-memory');"
+                              " return [gd.layout.xaxis.range, gd.layout.xaxis2.title.text, Array.from(gd.data[0].width)]; }")
+        total = float(page.evaluate("() => window.dxReport.profile().C.slice(-1)[0]"))
+        assert state[0] == [0, total] and "measured time" in state[1]
+        assert abs(total - sum(s.median for s in pp.stats if s.n)) / total < 0.01
+        outlined = page.evaluate("() => document.querySelector('.dx-memory').data[1].x.length "
+                                 "+ document.querySelector('.dx-memory').data[3].x.length")
+        page.screenshot(path=str(ARTIFACTS / "profile_time_axis.png"), full_page=True)
+        page.locator(".dx-prof-axis button[data-axis=index]").click()
+        back = page.evaluate("() => document.querySelector('.dx-memory').layout.xaxis.range")
+        assert back[1] < 25 and outlined >= 0
+        assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
+
+
+def test_real_profiles_and_plan_switch(tmp_path):
+    report = tmp_path / "two.html"
+    assert main(["show", str(FIX / "two_methods.pte"), "--profile", str(DUMPS / "two_methods.etdp"), "-o", str(report)],
+                stdout=io.StringIO()) == 0
+    with chromium((1300, 1000)) as (page, messages), screenshot_on_failure(page, "profile_two_failed.png"):
+        _open(page, report)
+        first = page.evaluate("() => window.dxReport.state.plan")
+        page.locator(".dx-prof-axis button[data-axis=time]").click()
+        page.select_option(".dx-plan", "encode" if first == "forward" else "forward")
+        # one time bar for the plan shown, the axis back to instructions, the hover text not doubled
+        assert page.locator(".dx-prof").count() == 1
+        page.select_option(".dx-plan", first)
+        hover = page.evaluate(f"() => document.querySelector('.dx-graph').data[{TRACE['ops']}].hovertext[0]")
+        assert hover.count("time:") == 1
+        assert page.evaluate("() => document.querySelector('.dx-memory').layout.xaxis.range[1]") < 10
+        assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
+    xnn = tmp_path / "xnn.html"
+    assert main(["show", str(FIX / "xnnpack_mlp.pte"), "--profile", str(DUMPS / "xnnpack_mlp.etdp"), "-o", str(xnn)],
+                stdout=io.StringIO()) == 0
+    with chromium((1300, 900)) as (page, messages):
+        _open(page, xnn)
+        assert [s for s in page.evaluate("() => [...document.querySelectorAll('.dx-prof-seg')].map(s => s.dataset.bucket)")][0] == "cpu"
+        page.evaluate("() => window.dxReport.select({instructions: [0]}, true)")
+        assert page.locator(".dx-details .dx-prof-runs rect").count() == 5
+        page.screenshot(path=str(ARTIFACTS / "profile_xnnpack.png"), full_page=True)
+        assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
+
+
+def test_diff_view_with_two_profiles(tmp_path):
+    page_file = tmp_path / "diff.html"
+    assert main(["diff", str(FIX / "device_mlp.pte"), str(FIX / "device_mlp.pte"), "--html", str(page_file), "--profile",
+                 str(DUMPS / "synthetic_device_mlp.etdp"), str(DUMPS / "synthetic_slow_copies.etdp")],
+                stdout=io.StringIO()) == 0
+    with chromium((1300, 1000)) as (page, messages), screenshot_on_failure(page, "profile_diff_failed.png"):
+        page.route("**/*", lambda route: route.abort() if not route.request.url.startswith("file:") else route.continue_())
+        page.goto(page_file.as_uri())
+        page.wait_for_function("() => document.body.dataset.ready === '1' && document.querySelector('.dx-prof-diff')",
+                               timeout=30_000)
+        widths = page.evaluate("() => [...document.querySelectorAll('.dx-prof-diffrow .dx-prof-bar')].map(b => parseFloat(b.style.width))")
+        assert widths[1] == 100 and 35 < widths[0] < 50  # A's run (126 us) against B's (303 us), one scale
+        # one op-size scale for both graphs: the same op is bigger where it is slower (the copies of B)
+        sizes = page.evaluate(f"() => ['a', 'b'].map(s => Array.from(document.querySelector('.dx-graph-' + s).data[{TRACE['ops']}].marker.size))")
+        assert max(sizes[1]) > max(sizes[0])
+        first = page.locator(".dx-prof-change").first
+        assert "copy" in first.inner_text() and "+" in first.inner_text()
+        first.click()
+        page.wait_for_function("() => window.dxDiff.state.instructions.a.length === 1 && window.dxDiff.state.instructions.b.length === 1")
+        assert page.locator(".dx-details .dx-prof-runs").count() == 2  # A's and B's time per run
+        page.screenshot(path=str(ARTIFACTS / "profile_diff.png"), full_page=True)
+        assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
+
+
+def test_widget_with_profile_in_jupyterlab(tmp_path):
+    """The notebook widget draws the profile as the report does, and the time axis switch works there too."""
+    from browser_helpers import jupyter_lab, run_all, wait_kernel_idle, write_notebook
+
+    notebook = tmp_path / "profile.ipynb"
+    write_notebook(notebook, [f"import explorer\nex = explorer.Explorer({str(FIX / 'device_mlp.pte')!r}, "
+                              f"profile={str(DUMPS / 'synthetic_device_mlp.etdp')!r})\nex"])
+    with jupyter_lab(tmp_path) as (base, token), chromium((1300, 1000)) as (page, messages), \
+            screenshot_on_failure(page, "lab_profile_failure.png", tmp_path / "jupyter.log"):
+        page.goto(f"{base}/lab/tree/{notebook.name}?token={token}")
+        wait_kernel_idle(page)
+        run_all(page)
+        page.wait_for_selector(".dx-explorer .dx-prof-seg", timeout=90_000)
+        buckets = page.evaluate("() => [...document.querySelectorAll('.dx-explorer .dx-prof-seg')].map(s => s.dataset.bucket)")
+        assert buckets == ["cpu", "cuda:0", "copies", "executor"]
+        page.locator(".dx-explorer .dx-prof-axis button[data-axis=time]").click()
+        page.wait_for_function("() => document.querySelector('.dx-explorer .dx-memory').layout.xaxis.range[1] > 1000")
+        page.locator(".dx-explorer .dx-prof").scroll_into_view_if_needed()
+        page.screenshot(path=str(ARTIFACTS / "lab_profile.png"))
+        assert not [m for m in messages if m.startswith("pageerror")], messages
