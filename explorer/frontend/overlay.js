@@ -35,7 +35,9 @@ export function overlay(gd) {
       layer = document.createElementNS(NS, "svg");
       layer.setAttribute("class", "dx-overlay");
       layer.style.cssText = "position:absolute;left:0;top:0;pointer-events:none;overflow:hidden";
-      host.appendChild(layer);
+      // above the plot, below plotly's second svg (legend, annotations, hover labels)
+      const svgs = host.querySelectorAll(":scope > .main-svg");
+      host.insertBefore(layer, svgs.length > 1 ? svgs[1] : null);
     }
     return layer;
   }
