@@ -197,7 +197,7 @@ def test_memory_map_aggregates_big_lanes_and_refines_on_zoom():
     cells = np.asarray(heat.customdata)
     assert heat.type == "bar" and heat.visible and heat.name.endswith("(aggregated)")
     assert 0 < len(heat.x) <= BINS[0] * BINS[1] and cells.shape == (len(heat.x), 2)
-    assert cells[:, 0].sum() >= 5_000 and 0 < cells[:, 1].max() <= 1  # tensors touching each cell, share in use
+    assert cells[:, 0].max() > 0 and 0 < cells[:, 1].max() <= 1  # tensors touching its bins, share in use
     alpha = [float(c.rsplit(",", 1)[1].rstrip(")")) for c in heat.marker.color]
     assert alpha == pytest.approx(0.12 + 0.88 * cells[:, 1], abs=0.006)  # shaded by the share in use
     assert len(fig.data[0].x) == 0  # no error: the aggregated lane draws no block

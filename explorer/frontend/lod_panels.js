@@ -134,15 +134,18 @@ export function lodPanels(C) {
         }
       }
     });
-    // the non-empty cells as bars (explorer.views.memory_lod.cells): shade = fraction in use
-    var step = (w[1] - w[0]) / nx, rise = height / ny, out = {x: [], width: [], base: [], y: [], shade: [], customdata: []};
+    // the non-empty cells as bars, a row's neighbours of the same shade merged (explorer.views.memory_lod.cells)
+    var step = (w[1] - w[0]) / nx, rise = height / ny, S = 8, out = {x: [], width: [], base: [], y: [], shade: [], customdata: []};
     for (var j = 0; j < ny; j++) {
-      for (var i = 0; i < nx; i++) {
-        var q = j * nx + i;
-        if (!cnt[q]) continue;
-        var used = Math.round(Math.min(occ[q], 1) * 1000) / 1000;
-        out.x.push(w[0] + (i + 0.5) * step); out.width.push(step); out.base.push(j * rise); out.y.push(rise);
-        out.shade.push(used); out.customdata.push([cnt[q], used]);
+      var a = 0;
+      while (a < nx) {
+        var lv = cnt[j * nx + a] ? Math.round(Math.min(occ[j * nx + a], 1) * S) : -1, b = a + 1, most = cnt[j * nx + a];
+        while (b < nx && (cnt[j * nx + b] ? Math.round(Math.min(occ[j * nx + b], 1) * S) : -1) === lv) { most = Math.max(most, cnt[j * nx + b]); b++; }
+        if (lv >= 0) {
+          out.x.push(w[0] + (a + b) / 2 * step); out.width.push((b - a) * step); out.base.push(j * rise); out.y.push(rise);
+          out.shade.push(lv / S); out.customdata.push([most, lv / S]);
+        }
+        a = b;
       }
     }
     return out;

@@ -64,16 +64,33 @@ def occupancy(x0: np.ndarray, x1: np.ndarray, y0: np.ndarray, y1: np.ndarray, wi
     return np.maximum(occ, 0), np.rint(cnt).astype(np.int64)
 
 
+SHADES = 8  # levels of "share in use" a binned lane is drawn with
+
+
 def cells(occ: np.ndarray, cnt: np.ndarray, window: tuple[float, float], height: float) -> dict:
-    """The non-empty bins of :func:`occupancy` as bar arrays: x centre, width, base, height, the shade
-    (``marker.color``, the fraction in use) and ``customdata`` rows ``[tensors touching, fraction]``."""
+    """The non-empty bins of :func:`occupancy` as bar arrays, a row's neighbouring bins of the same shade
+    (the share in use, in ``SHADES`` levels) merged into one bar — thousands of SVG bars draw slowly, a
+    lane is mostly a few runs: x centre, width, base, height, ``marker.color`` (the shade) and
+    ``customdata`` rows ``[most tensors touching one of its bins, shade]``."""
     ny, nx = occ.shape
-    j, i = np.nonzero(cnt > 0)
     step, rise = (window[1] - window[0]) / nx, height / ny
-    used = np.minimum(occ[j, i], 1.0)
-    return {"x": window[0] + (i + 0.5) * step, "width": np.full(i.size, step), "base": j * rise,
-            "y": np.full(i.size, rise), "marker.color": np.round(used, 3),
-            "customdata": np.stack([cnt[j, i], np.round(used, 3)], axis=1) if i.size else np.zeros((0, 2))}
+    level = np.where(cnt > 0, np.rint(np.minimum(occ, 1.0) * SHADES), -1).astype(np.int64)
+    xs, ws, bs, most, shade = [], [], [], [], []
+    for j in range(ny):
+        row = level[j]
+        cut = np.flatnonzero(np.diff(row)) + 1
+        for a, b in zip(np.concatenate([[0], cut]).tolist(), np.concatenate([cut, [nx]]).tolist()):
+            if row[a] < 0:
+                continue
+            xs.append(window[0] + (a + b) / 2 * step)
+            ws.append((b - a) * step)
+            bs.append(j * rise)
+            most.append(int(cnt[j, a:b].max()))
+            shade.append(row[a] / SHADES)
+    shade_a = np.asarray(shade, dtype=float)
+    return {"x": np.asarray(xs, dtype=float), "width": np.asarray(ws, dtype=float), "base": np.asarray(bs, dtype=float),
+            "y": np.full(len(xs), rise), "marker.color": shade_a,
+            "customdata": np.stack([np.asarray(most, dtype=float), shade_a], axis=1) if xs else np.zeros((0, 2))}
 
 
 class MemoryLod:
