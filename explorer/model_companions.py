@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 __all__ = ["DataHeader", "DataEntry", "DataFile", "TestValue", "TestCase", "MethodTestSuite", "Bundle",
            "GraphValue", "GraphNode", "DelegateGraph", "Payload"]
@@ -72,10 +73,15 @@ class DataFile:
     kind = "data"  # class constant: what explorer.load returned (a Program says "program")
 
     def entry(self, key: str) -> DataEntry | None:
+        """The entry named ``key`` (the first, if a hostile file repeats one), or None."""
+        return self._by_key.get(key)
+
+    @cached_property
+    def _by_key(self) -> dict[str, DataEntry]:
+        out: dict[str, DataEntry] = {}
         for e in self.entries:
-            if e.key == key:
-                return e
-        return None
+            out.setdefault(e.key, e)
+        return out
 
     @property
     def name(self) -> str:

@@ -161,6 +161,7 @@ def test_exported_report_without_kernel(tmp_path, expected):
                                " document.querySelectorAll('.dx-memory .point').length > 0", timeout=30_000)
         points = check_panels(page, ".dx-graph", ".dx-memory", expected)
         page.screenshot(path=str(ARTIFACTS / "report.png"), full_page=True)
+        check_page_layout(page)
         started = time.monotonic()
         click_point(page, points[expected["click"]["point"]])
         page.wait_for_function("(label) => document.querySelector('.dx-details').textContent.includes(label)",
@@ -194,6 +195,26 @@ def test_exported_report_without_kernel(tmp_path, expected):
         page.fill(".dx-search", "h2d")
         assert page.evaluate("() => window.dxReport.state.instructions.length") == expected["h2d_copies"]
         assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
+
+
+def check_page_layout(page):
+    """A device program's runtime needs start open; the page takes a wide window's whole width (the side
+    column capped, the graph taking the rest); the side column stays in view while the page scrolls."""
+    assert page.evaluate("() => document.querySelector('.dx-req details').open"), "runtime needs open for cuda:0"
+    page.set_viewport_size({"width": 2000, "height": 600})
+    page.wait_for_timeout(300)
+    app, side, graph = (page.evaluate(f"() => document.querySelector('{sel}').getBoundingClientRect().width")
+                        for sel in (".dx-app", ".dx-side", ".dx-graph-card"))
+    assert app > 1900 and side <= 640 and graph > 2 * side, (app, side, graph)
+    row_top = page.evaluate("() => document.querySelector('.dx-row').getBoundingClientRect().top + window.scrollY")
+    page.evaluate(f"() => window.scrollTo(0, {row_top + 150})")
+    page.wait_for_timeout(100)
+    top = page.evaluate("() => document.querySelector('.dx-side').getBoundingClientRect().top")
+    assert 0 <= top <= 16, f"the side column scrolled away ({top} px from the top)"
+    page.screenshot(path=str(ARTIFACTS / "report_wide_scrolled.png"))
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.set_viewport_size({"width": 1280, "height": 1000})
+    page.wait_for_timeout(300)
 
 
 def test_report_finding_click_selects_its_values(tmp_path):

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property
 
 from ..analysis.companions import ExternalLink, external_bytes_by_device, external_links, payloads
 from ..analysis.delegate_graph import DelegateInside, delegate_insides
@@ -47,10 +48,24 @@ class CompanionView:
     external_bytes: dict[Device, int]
     external_counts: dict[Device, int]
 
+    @cached_property
+    def bindings(self) -> dict[int, list[tuple[str, DelegateInside, int]]]:
+        """Outer value -> (input|output, delegate call, subgraph value id) for each call binding it."""
+        out: dict[int, list] = {}
+        for x in self.insides:
+            for role, pairs in (("input", x.inputs), ("output", x.outputs)):
+                for vid, outer in pairs:
+                    out.setdefault(outer, []).append((role, x, vid))
+        return out
+
+    @cached_property
+    def by_instruction(self) -> dict[int, DelegateInside]:
+        return {x.instruction: x for x in self.insides}
+
     @property
     def bound(self) -> set[int]:
         """Outer values a delegate call binds to its subgraph's inputs or outputs."""
-        return {outer for x in self.insides for _, outer in x.inputs + x.outputs}
+        return set(self.bindings)
 
 
 def companion_view(program: Program, plan: Plan, found: dict[str, tuple[Payload, ...]] | None = None) -> CompanionView:
@@ -158,12 +173,9 @@ def value_rows(cv: CompanionView, plan: Plan, index: int) -> list[tuple[str, str
         else:
             rows.append(("stored in", "an external data file (.ptd), not given: "
                                       "<span class='dx-code'>--data FILE</span> / <span class='dx-code'>data=[...]</span>"))
-    for x in cv.insides:
-        for role, pairs in (("input", x.inputs), ("output", x.outputs)):
-            for vid, outer in pairs:
-                if outer == index:
-                    rows.append((f"delegate {role}", f"#{x.instruction} <span class='dx-code'>{h(x.backend)}</span> "
-                                                     f"subgraph value {vid}"))
+    for role, x, vid in cv.bindings.get(index, ()):
+        rows.append((f"delegate {role}", f"#{x.instruction} <span class='dx-code'>{h(x.backend)}</span> "
+                                         f"subgraph value {vid}"))
     return rows
 
 
@@ -177,7 +189,7 @@ def instruction_rows(cv: CompanionView, plan: Plan, index: int, *, overview: boo
     p = cv.payloads[ins.delegate_index]
     magic = f" · magic <span class='dx-code'>{h(p.magic)}</span>" if p.magic else ""
     rows = [("payload", f"{h(p.format)} · {h(fmt_bytes(p.size))} {h(p.storage)}{magic}")]
-    inside = next((x for x in cv.insides if x.instruction == index), None)
+    inside = cv.by_instruction.get(index)
     if inside is not None:
         g = inside.graph
         ops = Counter(n.op for n in g.nodes)
