@@ -8,8 +8,9 @@ For each program: write our report (``device-explorer show``), serve Netron on t
 the two tools interleaved) count from navigation start to the last DOM change once the page shows
 its view and has stayed still for 300 ms. "Shown" for our page: every panel's plotly SVG present; for
 Netron: body class ``default`` with ``#canvas g.node`` present (a Netron failure, body class ``alert``,
-is reported with its message). Prints medians and the ratio ours ÷ Netron; device programs (which
-Netron cannot open) against the small program.
+is reported with its message). Every page and tool is visited once per round, round robin, so all
+see the same machine load. Prints medians and the ratio ours ÷ Netron; device programs (which
+Netron cannot open) are read against the small program.
 
 Also measured: the report's size, click → highlight in every panel and details filled on a 10k-node
 graph drawn in full (in the page, no kernel), and with ``--lab`` the JupyterLab cell (warm kernel)
@@ -161,16 +162,16 @@ def lab_times(runs: int, programs: dict[str, Path]) -> dict[str, float]:
                 for _ in range(runs):
                     cell = page.locator(".jp-Notebook .jp-Cell").nth(k)
                     cell.locator(".jp-InputArea-editor").click()
-                    page.evaluate("() => { window.__dxCells = (window.__dxCells || 0) + 1; }")
-                    n = page.evaluate("() => document.querySelectorAll('.dx-explorer').length")
+                    # widgets already on the page are marked, so only the one this run makes counts
+                    page.evaluate("() => document.querySelectorAll('.dx-explorer').forEach(e => { e.dataset.old = '1'; })")
                     start = time.monotonic()
                     page.keyboard.press("Control+Enter")
                     page.wait_for_function(
-                        """(n) => { const els = document.querySelectorAll('.dx-explorer');
-                           if (els.length < 1) return false; const el = els[els.length - 1];
+                        """() => Array.from(document.querySelectorAll('.dx-explorer')).some(el => {
+                           if (el.dataset.old) return false;
                            const p = el.querySelectorAll('.js-plotly-plot');
-                           return el.dxApp && p.length >= 2 && Array.from(p).every(g => g.querySelector('.main-svg')); }""",
-                        arg=n, timeout=180_000)
+                           return el.dxApp && p.length >= 2 && Array.from(p).every(g => g.querySelector('.main-svg')); })""",
+                        timeout=180_000)
                     times.append(time.monotonic() - start)
                     page.wait_for_timeout(800)
                 out[name] = statistics.median(times)
@@ -208,16 +209,18 @@ def main(argv=None) -> int:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         servers = {} if args.skip_netron else {name: Netron(path) for name, path in portable.items()}
         try:
-            for name in reports:
-                ours, theirs = [], []
-                for _ in range(args.runs):  # interleaved: the two tools see the same machine load
-                    ours.append(time_view(browser, reports[name].as_uri(), OURS_SHOWN, netron=False))
+            ours = {name: [] for name in reports}
+            theirs = {name: [] for name in servers}
+            for _ in range(args.runs):  # round robin: every page and tool sees the same machine load
+                for name in reports:
+                    ours[name].append(time_view(browser, reports[name].as_uri(), OURS_SHOWN, netron=False))
                     if name in servers:
-                        theirs.append(time_view(browser, servers[name].url, NETRON_SHOWN, netron=True))
-                row = {"ours_ms": _median(ours), "report_mb": round(reports[name].stat().st_size / 1e6, 2)}
-                if theirs:
-                    row["netron_ms"] = _median(theirs)
-                    if isinstance(row["netron_ms"], float) and isinstance(row["ours_ms"], float):
+                        theirs[name].append(time_view(browser, servers[name].url, NETRON_SHOWN, netron=True))
+            for name in reports:
+                row = {"ours_ms": _median(ours[name]), "report_mb": round(reports[name].stat().st_size / 1e6, 2)}
+                if name in theirs:
+                    row["netron_ms"] = _median(theirs[name])
+                    if isinstance(row["netron_ms"], (int, float)) and isinstance(row["ours_ms"], (int, float)):
                         row["ours_over_netron"] = round(row["ours_ms"] / row["netron_ms"], 2)
                 results[name] = row
                 print(name, row, flush=True)
@@ -245,9 +248,9 @@ def main(argv=None) -> int:
 
 
 def _median(xs):
-    nums = [x for x in xs if isinstance(x, float)]
+    nums = [float(x) for x in xs if isinstance(x, (int, float))]
     if len(nums) < len(xs):
-        return next(x for x in xs if not isinstance(x, float))  # a failure: say what it was
+        return next(x for x in xs if not isinstance(x, (int, float)))  # a failure: say what it was
     return round(statistics.median(nums), 1)
 
 

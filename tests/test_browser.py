@@ -129,8 +129,7 @@ def test_widget_in_jupyterlab(tmp_path, expected):
         assert expected["click"]["device"] in text and "arena 2" in text
         # the same tensor is outlined in the memory map
         page.wait_for_function(
-            "(sel) => { const g = document.querySelector(sel); return g.data.some((t, k) => k % 2 === 1 &&"
-            " t.name === 'selected' && t.x && t.x.length > 0) }", arg=memory, timeout=10_000)
+            "(sel) => document.querySelectorAll(sel + ' .dx-overlay .dx-outline').length === 1", arg=memory, timeout=10_000)
         page.screenshot(path=str(ARTIFACTS / "lab_widget_clicked.png"))
         # ... and Python sees the click: run the `print(ex.selected)` cell again
         cell = page.locator(".jp-Notebook .jp-Cell").nth(1)
@@ -162,6 +161,7 @@ def test_exported_report_without_kernel(tmp_path, expected):
                                " document.querySelectorAll('.dx-memory .point').length > 0", timeout=30_000)
         points = check_panels(page, ".dx-graph", ".dx-memory", expected)
         page.screenshot(path=str(ARTIFACTS / "report.png"), full_page=True)
+        check_page_layout(page)
         started = time.monotonic()
         click_point(page, points[expected["click"]["point"]])
         page.wait_for_function("(label) => document.querySelector('.dx-details').textContent.includes(label)",
@@ -169,9 +169,13 @@ def test_exported_report_without_kernel(tmp_path, expected):
         assert time.monotonic() - started < 2
         details = page.locator(".dx-details").inner_text()
         assert "cuda:0" in details and "arena 2" in details and "written by" in details
-        outlined = page.evaluate("() => document.querySelector('.dx-memory').data"
-                                 ".filter((t, k) => k % 2 === 1 && t.name === 'selected').map(t => t.x.length)")
-        assert sum(outlined) == 1, "the clicked tensor is outlined in the memory map"
+        outlined = page.evaluate("() => document.querySelectorAll('.dx-memory .dx-overlay .dx-outline').length")
+        assert outlined == 1, "the clicked tensor is outlined in the memory map"
+        ring = page.evaluate("() => Array.from(document.querySelectorAll('.dx-graph .dx-overlay .dx-ring'))"
+                             ".map(r => { const b = r.getBoundingClientRect(); return [b.x + b.width / 2, b.y + b.height / 2] })")
+        target = points[expected["click"]["point"]]
+        assert len(ring) == 1 and abs(ring[0][0] - target["x"]) < 3 and abs(ring[0][1] - target["y"]) < 3, \
+            "the ring sits on the clicked marker"
         page.screenshot(path=str(ARTIFACTS / "report_clicked.png"), full_page=True)
         # a rectangle of the memory map selects its tensor too
         bar = page.locator(".dx-memory .barlayer .trace").first.locator(".point path").first
@@ -182,7 +186,7 @@ def test_exported_report_without_kernel(tmp_path, expected):
                                arg=expected["first_block"], timeout=5_000)
         label = page.evaluate("() => document.querySelector('.dx-details h4').textContent")
         assert label.endswith(f"%{expected['first_block']}")
-        assert page.evaluate(f"() => document.querySelector('.dx-graph').data[{TRACE['hl_nodes']}].x.length") == 1
+        assert page.evaluate("() => document.querySelectorAll('.dx-graph .dx-overlay .dx-ring').length") == 1
         # the device filter fades the other devices' tensors; the search box selects matches
         page.locator(".dx-devices button", has_text="cuda:0").click()
         faded = page.evaluate(f"() => document.querySelector('.dx-graph').data[{TRACE['tensors']}].marker.opacity")
@@ -191,6 +195,26 @@ def test_exported_report_without_kernel(tmp_path, expected):
         page.fill(".dx-search", "h2d")
         assert page.evaluate("() => window.dxReport.state.instructions.length") == expected["h2d_copies"]
         assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
+
+
+def check_page_layout(page):
+    """A device program's runtime needs start open; the page takes a wide window's whole width (the side
+    column capped, the graph taking the rest); the side column stays in view while the page scrolls."""
+    assert page.evaluate("() => document.querySelector('.dx-req details').open"), "runtime needs open for cuda:0"
+    page.set_viewport_size({"width": 2000, "height": 600})
+    page.wait_for_timeout(300)
+    app, side, graph = (page.evaluate(f"() => document.querySelector('{sel}').getBoundingClientRect().width")
+                        for sel in (".dx-app", ".dx-side", ".dx-graph-card"))
+    assert app > 1900 and side <= 640 and graph > 2 * side, (app, side, graph)
+    row_top = page.evaluate("() => document.querySelector('.dx-row').getBoundingClientRect().top + window.scrollY")
+    page.evaluate(f"() => window.scrollTo(0, {row_top + 150})")
+    page.wait_for_timeout(100)
+    top = page.evaluate("() => document.querySelector('.dx-side').getBoundingClientRect().top")
+    assert 0 <= top <= 16, f"the side column scrolled away ({top} px from the top)"
+    page.screenshot(path=str(ARTIFACTS / "report_wide_scrolled.png"))
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.set_viewport_size({"width": 1280, "height": 1000})
+    page.wait_for_timeout(300)
 
 
 def test_report_finding_click_selects_its_values(tmp_path):
@@ -213,8 +237,8 @@ def test_report_finding_click_selects_its_values(tmp_path):
         details = page.locator(".dx-details").inner_text()
         assert "device-mismatch" in details and "%17" in details and "et_copy::_h2d_copy.out" in details
         state = page.evaluate("() => ({values: window.dxReport.state.values, instructions: window.dxReport.state.instructions,"
-                              f" ringed: document.querySelector('.dx-graph').data[{TRACE['hl_nodes']}].x.length,"
-                              " outlined: document.querySelector('.dx-memory').data[3].x.length})")
+                              " ringed: document.querySelectorAll('.dx-graph .dx-overlay .dx-ring').length,"
+                              " outlined: document.querySelectorAll('.dx-memory .dx-overlay .dx-outline').length})")
         assert state == {"values": [17], "instructions": [7], "ringed": 2, "outlined": 1}
         assert page.locator(".dx-findings button[aria-current=true]").count() == 1
         page.screenshot(path=str(ARTIFACTS / "report_finding.png"), full_page=True)

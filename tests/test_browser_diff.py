@@ -45,6 +45,10 @@ def _rgb(color: str) -> str:
     return "rgb({}, {}, {})".format(*(int(color[i:i + 2], 16) for i in (0, 2, 4)))
 
 
+# centres of the selection rings drawn over a graph (explorer/frontend/overlay.js), page coordinates
+RINGS_JS = """(sel) => Array.from(document.querySelectorAll(sel + ' .dx-overlay .dx-ring'))
+  .map(r => { const b = r.getBoundingClientRect(); return [b.x + b.width / 2, b.y + b.height / 2] })"""
+
 @pytest.fixture(scope="module")
 def expected():
     pa, pb, result = open_diff(A, B)
@@ -103,12 +107,11 @@ def test_diff_report_links_both_sides(tmp_path, expected):
         assert state == {"a": [a_value], "b": [b_value]}
         tensors_b = page.evaluate(POINTS_JS, [".dx-graph-b", TRACE["tensors"]])
         pair = tensors_b[expected["tensors"]["b"].index(b_value)]
-        selected_b = page.evaluate(POINTS_JS, [".dx-graph-b", TRACE["hl_nodes"]])
-        assert len(selected_b) == 1 and abs(selected_b[0]["x"] - pair["x"]) < 2 and abs(selected_b[0]["y"] - pair["y"]) < 2
-        assert len(page.evaluate(POINTS_JS, [".dx-graph-a", TRACE["hl_nodes"]])) == 1
-        outlined = page.evaluate("() => { const gd = document.querySelector('.dx-memory');"
-                                 " return gd.data.filter(t => t.name === 'selected').map(t => (t.customdata || []).length) }")
-        assert sum(outlined) == 2, "both memory blocks outlined"
+        selected_b = page.evaluate(RINGS_JS, ".dx-graph-b")
+        assert len(selected_b) == 1 and abs(selected_b[0][0] - pair["x"]) < 3 and abs(selected_b[0][1] - pair["y"]) < 3
+        assert len(page.evaluate(RINGS_JS, ".dx-graph-a")) == 1
+        outlined = page.evaluate("() => document.querySelectorAll('.dx-memory .dx-overlay .dx-outline').length")
+        assert outlined == 2, "both memory blocks outlined"
         details = page.locator(".dx-details").inner_text()
         assert "moved device" in details and f"%{a_value}" in details and f"%{b_value}" in details
         assert "aten::add.out" in details and "BackendWithCompilerDemo" in details and "cuda:0" in details
@@ -151,7 +154,7 @@ def test_diff_widget_in_jupyterlab(tmp_path, expected):
             " return d && d.textContent.includes('moved device') && d.textContent.includes(label) }",
             arg=f"%{b_value}", timeout=10_000)
         page.wait_for_function(
-            f"(sel) => document.querySelector(sel).data[{TRACE['hl_nodes']}].x.length === 1", arg=graph["b"],
+            "(sel) => document.querySelectorAll(sel + ' .dx-overlay .dx-ring').length === 1", arg=graph["b"],
             timeout=10_000)
         page.screenshot(path=str(ARTIFACTS / "diff_widget.png"))
         page.locator(".dx-explorer .dx-details").scroll_into_view_if_needed()

@@ -105,14 +105,14 @@ def explore(page, graph: str, memory: str, details: str, prefix: str, timings: d
     target = inside[len(inside) // 2]
     started = time.monotonic()
     click_at(page, target)
-    page.wait_for_function("([sel, i]) => document.querySelector(sel).data[i].x.length === 1",
-                           arg=[graph, T["hl_nodes"]], timeout=30_000)
+    page.wait_for_function("(sel) => document.querySelectorAll(sel + ' .dx-overlay .dx-ring').length === 1",
+                           arg=graph, timeout=30_000)
     timings[f"{prefix}click_tensor_to_highlight_s"] = time.monotonic() - started
     page.wait_for_function("(sel) => /written by|read by/.test(document.querySelector(sel).textContent)",
                            arg=details, timeout=30_000)
     timings[f"{prefix}click_tensor_to_details_s"] = time.monotonic() - started
-    page.wait_for_function("(sel) => document.querySelector(sel).data.some((t, k) => k % 2 === 1 && t.name === 'selected'"
-                           " && t.x && t.x.length === 1)", arg=memory, timeout=30_000)
+    page.wait_for_function("(sel) => document.querySelectorAll(sel + ' .dx-overlay .dx-outline').length === 1",
+                           arg=memory, timeout=30_000)
     timings[f"{prefix}click_tensor_to_memory_outline_s"] = time.monotonic() - started
     page.wait_for_timeout(300)
     page.screenshot(path=str(ARTIFACTS / f"{shots}_clicked.png"))

@@ -458,19 +458,12 @@ def test_hostile_report_in_chromium(program, tmp_path, browser_ready):
         hover = hover_text(page, ".dx-graph", visible(BIDI), point)
         assert not RAW.search(hover), hover
         name = program.plans[0].values[tensors[bidi_tensor]].name
-        from playwright.sync_api import TimeoutError as PlaywrightTimeout
-        for attempt in range(3):  # on a busy machine plotly can drop a click: hover it again and retry
-            page.mouse.move(point["x"] + 40, point["y"] + 40)
-            page.mouse.move(point["x"], point["y"], steps=3)
-            page.mouse.click(point["x"], point["y"])
-            try:
-                page.wait_for_function("(n) => document.querySelector('.dx-details h4').textContent.includes(n)",
-                                       arg=visible(name), timeout=5_000)
-                break
-            except PlaywrightTimeout:
-                if attempt == 2:
-                    shown = page.evaluate("() => (document.querySelector('.dx-details h4') || {}).textContent")
-                    raise AssertionError(f"details show {shown!r}, expected {visible(name)!r} at {point}")
+        # the click as plotly delivers it to the app (the mouse path itself is tested in test_browser.py; here,
+        # right after a selection, plotly on a busy machine sometimes drops a synthetic mouse click)
+        page.evaluate("([i, v]) => document.querySelector('.dx-graph').emit('plotly_click',"
+                      " {points: [{curveNumber: i, customdata: v}]})", [TRACE["tensors"], tensors[bidi_tensor]])
+        page.wait_for_function("(n) => document.querySelector('.dx-details h4').textContent.includes(n)",
+                               arg=visible(name), timeout=5_000)
         page.screenshot(path=str(browser_ready / "injection_report.png"), full_page=True)
         assert_clean(page)
 

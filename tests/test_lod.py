@@ -88,6 +88,32 @@ def test_name_prefixes_make_the_hierarchy():
     assert [small.groups[k].label for k in small.children(small.children(0)[1])] == [f"layers.{i}" for i in range(8)]
 
 
+def test_a_real_transformer_opens_as_its_modules():
+    """transformer3k.pte (scripts/make_transformer_fixture.py): 64 decoder layers exported by executorch,
+    weights named by module path. Its overview is the model's modules, never equal chunks; every layer is
+    one group holding all of its ops — its norm starts the group, though that norm reads its weight only
+    at its last op — and each group opens."""
+    program = load(FIXTURES / "named" / "transformer3k.pte")
+    G, lazy = groups_of(program)
+    assert G.m == 3018
+    check_tree(G)
+    top = [G.groups[k] for k in G.children(0)]
+    assert [g.label for g in top] == ["tok_embeddings", "layers", "norm", "output"]
+    layers = []
+    for chunk in (G.groups[k] for k in G.children(top[1].id)):
+        assert chunk.kind == "prefixes" and chunk.label.startswith("layers.") and " … layers." in chunk.label
+        layers += [G.groups[k] for k in G.children(chunk.id)]
+    assert [g.label for g in layers] == [f"layers.{i}" for i in range(64)]
+    assert not any(g.kind == "chunk" for g in G.groups)
+    assert {g.size for g in layers[1:]} == {45}
+    f = lazy.facts
+    assert all(f.label(g.start).startswith("aten::pow") for g in layers[1:]), "a layer starts with its norm"
+    assert all(f.label(g.stop - 1) == "aten::add.out" for g in layers), "and ends with its residual add"
+    for g in layers[:3] + [top[0], top[2], top[3]]:  # a leaf opens into its ops and their tensors
+        F = fold(G, {0, *G.path(g.start)[:-1], g.id}, lazy.moving)
+        assert sum(1 for n in F.nodes if n[0] == "i" and g.start <= n[1] < g.stop) == g.size
+
+
 def test_units_bundle_delegates_with_their_copies_and_runs_stay_on_one_device():
     program = load(__import__("explorer").format.writer.write(llm_builder(30).program()))
     G, lazy = groups_of(program, names=False, leaf_nodes=20)

@@ -53,6 +53,9 @@ const host = {graph, memory, state, config: {}, shown: () => shown, html: (h) =>
               select: (s) => { state.values = s.values || []; state.instructions = s.instructions || []; },
               findings: () => []};
 host.expanded = () => {};
+let rings = {rings: []}, outlines = {rects: []};
+host.rings = (items) => { rings = items; };
+host.outlines = (items) => { outlines = items; };
 const L = lodPlan(P, host);
 const out = [];
 for (const c of commands) {
@@ -66,7 +69,7 @@ for (const c of commands) {
   else if (c.op === "reveal") { state.values = c.values; L.reveal(c.values, []); }
   const f = L.folded();
   out.push({state: L.state(), nodes: f.nodes, x: f.x, y: f.y, edges: f.edges, html: html,
-            ringed: graph.data[P.lod.trace.hl_nodes].x.length,
+            ringed: rings.rings.length, outlined: outlines.rects.length,
             groups: graph.data[P.lod.trace.groups].customdata, tensors: graph.data[P.lod.trace.tensors].x.length,
             groupOpacity: graph.data[P.lod.trace.groups].marker.opacity,
             memory: memory.data.map((t) => ({type: t.type, n: t.x ? t.x.length : 0, visible: t.visible})),
@@ -149,7 +152,7 @@ def test_report_script_panels_run(tmp_path):
     assert out[0]["memory"][2 * lanes]["visible"] is not False and out[0]["notes"][0].startswith("aggregated: 5,000")
     assert zoomed["notes"][0].startswith("showing ") and zoomed["memory"][0]["n"] > 0
     assert zoomed["memory"][2 * lanes]["visible"] is False
-    assert 1 in [sum(1 for t in zoomed["memory"][1:2 * lanes:2] if t["n"])]  # the selected block outlined
+    assert zoomed["outlined"] == 1  # the selected block outlined
     assert min(hidden["groupOpacity"] or [1]) == 1  # cpu-led groups stay
     assert reset["notes"][0].startswith("aggregated: 5,000")
     assert collapsed["state"]["expanded"] == [] and collapsed["tensors"] == 0

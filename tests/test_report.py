@@ -73,6 +73,13 @@ def test_report_has_the_same_panels(sample_html):
     assert 'id="dx-app"' in sample_html
 
 
+def test_runtime_needs_open_only_for_a_device_program(sample_html):
+    device = payload(sample_html)["plans"][0]["totals"]
+    assert "<details open><summary>Runtime needs" in device and "1 device besides the CPU" in device
+    cpu = payload(report_html(load(FIXTURES / "mlp.pte")))["plans"][0]["totals"]
+    assert "<details><summary>Runtime needs" in cpu and "CPU only" in cpu
+
+
 def test_every_plan_is_in_the_report():
     data = payload(report_html(load(FIXTURES / "two_methods.pte"), plan="encode"))
     assert [p["name"] for p in data["plans"]] == ["encode", "forward"] and data["plan"] == "encode"

@@ -12,7 +12,9 @@ How a group splits (the first rule that applies):
 1. **Name prefix**, when the file names the parameters (constants, mutable buffers) its instructions
    read: an instruction's *scope* is the name of the first such tensor it reads, without its last
    component (``layers.3.attention.wq.weight`` -> ``layers.3.attention.wq``); an instruction reading
-   none inherits the scope before it. At the shallowest depth deeper than the parent's where the
+   none inherits the scope before it — unless it comes after the last instruction reading a result
+   of that scope directly, in which case it belongs to the next scope (a layer's norm computes
+   ``pow``/``mean``/``rsqrt`` before it reads its weight; those start the layer). At the shallowest depth deeper than the parent's where the
    scope changes inside the group, runs of equal scope prefix become children (``tok_embeddings``,
    ``layers``, ``norm``; inside ``layers``: ``layers.0`` ... ``layers.31``). More than ``max_children``
    runs are cut into chunks of whole runs with about equal node counts (``layers.0 … layers.6``),
@@ -308,6 +310,33 @@ class Groups:
         start[1:m] = (b[1:] != b[:-1]) | ((b[1:] < 0) & (dev[1:] != dev[:-1]))
         return start
 
+    def _settle_gaps(self, own: list[np.ndarray], keys: list[np.ndarray]) -> None:
+        """Move each boundary between two scopes to where the data says (in place, every depth alike).
+
+        Between the last instruction reading a parameter of scope A and the first reading one of scope B
+        the instructions read no parameter; forward-filled, all of them went to A. Those after the last
+        one that reads a result of A directly (the residual add that ends a layer) go to B instead: the
+        next layer's norm starts before its weight is read (``pow``, ``mean``, ``rsqrt`` of ``layers.3``
+        belong to ``layers.3``). A is taken at the shallowest depth where the two scopes differ, and the
+        one cut is applied at that depth and below, so the groups of every depth still nest."""
+        e, home = self.flow, self.home
+        named = np.flatnonzero(own[0] >= 0)
+        for p, c in zip(named[:-1].tolist(), named[1:].tolist()):
+            if c - p < 2:
+                continue
+            d0 = next((d for d in range(len(own)) if own[d][p] != own[d][c]), None)
+            if d0 is None:
+                continue
+            a_key, cut = keys[d0][p], p + 1
+            for i in range(p + 1, c):
+                lo, hi = int(e.bounds[i]), int(e.bounds[i + 1])
+                writers = home[e.value[lo:hi][~e.write[lo:hi]]]
+                writers = writers[(writers >= 0) & (writers <= p)]
+                if writers.size and (keys[d0][writers] == a_key).any():
+                    cut = i + 1
+            for d in range(d0, len(own)):
+                keys[d][cut:c] = own[d][c]
+
     def _scope_keys(self) -> list[np.ndarray]:
         """Per depth d (1, 2, ...), the scope key of every instruction (forward-filled); names in
         ``self._scope_names[d - 1]``. Empty when no parameter the instructions read has a name."""
@@ -333,7 +362,7 @@ class Groups:
         if not comps:
             return []
         depth = min(max(len(c) for c in comps.values()), 8)
-        out = []
+        out, own = [], []
         for d in range(1, depth + 1):
             names: dict[str, int] = {}
             key = np.full(m, -1, dtype=np.int64)
@@ -345,7 +374,9 @@ class Groups:
             if not known.size:
                 continue
             fill = np.maximum.accumulate(np.where(key >= 0, np.arange(m), -1))
-            key = np.where(fill >= 0, key[np.maximum(fill, 0)], key[known[0]])
-            out.append(key)
+            own.append(key)
+            out.append(np.where(fill >= 0, key[np.maximum(fill, 0)], key[known[0]]))
             self._scope_names.append(list(names))
+        if out:
+            self._settle_gaps(own, out)
         return out

@@ -4,7 +4,8 @@
 // widget's anywidget model, or a stand-in over the page's embedded data (model.js). State that Python can read
 // and set lives in the model: `plan`, `selected`, `devices`, `expanded`.
 import {esc, h} from "./util.js";
-import {laneBlocks, nodePositions, pickBlocks, rings} from "./highlight.js";
+import {blockRects, laneBlocks, nodePositions, ringItems} from "./highlight.js";
+import {overlay} from "./overlay.js";
 import {lodPlan} from "./lod.js";
 import {search} from "./search.js";
 import {profileView} from "./profile.js";
@@ -60,7 +61,9 @@ export function createApp(el, model, data) {
                 shown: () => state.shown, select: (sel) => select(sel, true),
                 html: (markup) => { detailsBox.innerHTML = markup; }, findings: () => data.findings,
                 expanded: (list) => publish("expanded", list.slice()),
-                moved: () => { indexNodes(); highlight(); }};
+                moved: () => { indexNodes(); highlight(); },
+                rings: (items) => over.graph.set(items), outlines: (items) => over.memory.set(onAxis(items))};
+  const over = {graph: null, memory: null};
   const Plotly = globalThis.Plotly;
 
   function publish(key, value) {  // state the user changed -> the model (and Python, in the widget)
@@ -82,7 +85,7 @@ export function createApp(el, model, data) {
     DG = null;
     Plotly.react(graphDiv, P.graph.data, P.graph.layout, CONFIG);
     Plotly.react(memoryDiv, P.memory.data, P.memory.layout, CONFIG);
-    state.baseShapes = (P.memory.layout.shapes || []).slice();
+    if (!over.graph) { over.graph = overlay(graphDiv); over.memory = overlay(memoryDiv); }
     LOD = null;
     if (P.lod) {
       LOD = lodPlan(P, host);
@@ -145,28 +148,27 @@ export function createApp(el, model, data) {
   let nodes = new Map();  // "v3" / "i7" -> [x, y], rebuilt per plan
   function indexNodes() {
     nodes = nodePositions({data: graphDiv.data || P.graph.data}, T);  // as drawn (delegates may be open)
-    state.blocks = P.memory.data.filter((_, k) => k % 2 === 0 && k < 2 * P.blockDevices.length).map(laneBlocks);
+    state.blocks = P.memory.data.filter((_, k) => k % 2 === 0 && k < 2 * P.blockDevices.length)
+      .map((tr) => Object.assign(laneBlocks(tr), {xaxis: tr.xaxis || "x", yaxis: tr.yaxis || "y"}));
   }
 
+  // outlines and lines come in instruction units: on the profile's time axis when it is on (profile.js)
+  function onAxis(items) {
+    if (!PROF) return items;
+    const rects = (items.rects || []).map((r) => {
+      const g = PROF.mapSelection({x: [[(r.x0 + r.x1) / 2]], width: [[r.x1 - r.x0]]}), cx = g.x[0][0], w = g.width[0][0];
+      return Object.assign({}, r, {x0: cx - w / 2, x1: cx + w / 2});
+    });
+    const lines = (items.lines || []).map((l) => ({x: PROF.mapShapes([{type: "line", xref: "x", x0: l.x, x1: l.x}])[0].x0}));
+    return {rects, lines};
+  }
+
+  // the selection is drawn over the figures (overlay.js): restyling them would redraw every trace
   function highlight() {
     if (LOD) { LOD.highlight(state.values, state.instructions); return; }
-    const r = rings(nodes, P.edges, P.opSymbols, state.values, state.instructions);
-    Plotly.update(graphDiv, {x: [r.edges.x, r.nodes.x], y: [r.edges.y, r.nodes.y], "marker.symbol": [undefined, r.nodes.symbol]},
-                  {}, [T.hl_edges, T.hl_nodes]);
-    if (!P.blockDevices.length) return;
-    const chosen = new Set(state.values), upd = {x: [], width: [], base: [], y: [], customdata: []}, idx = [];
-    state.blocks.forEach((lane, k) => {
-      const picked = pickBlocks(lane, chosen);
-      for (const key of Object.keys(upd)) upd[key].push(picked[key]);
-      idx.push(2 * k + 1);
-    });
-    const shapes = state.baseShapes.slice();
-    for (const i of state.instructions) {
-      if (i >= 0 && i < P.nInstructions) shapes.push({type: "line", xref: "x", yref: "paper", x0: i, x1: i, y0: 0, y1: 1,
-                                                      line: {color: "#000000", width: 2}, name: "selected instruction"});
-    }
-    if (PROF) Plotly.update(memoryDiv, PROF.mapSelection(upd), {shapes: PROF.mapShapes(shapes)}, idx);  // its time axis
-    else Plotly.update(memoryDiv, upd, {shapes}, idx);
+    over.graph.set(ringItems(nodes, P.edges, P.opSymbols, state.values, state.instructions));
+    const lines = state.instructions.filter((i) => i >= 0 && i < P.nInstructions).slice(0, 50).map((i) => ({x: i}));
+    over.memory.set(onAxis({rects: blockRects(state.blocks, new Set(state.values)), lines}));
   }
 
   function listHtml(title, items) {

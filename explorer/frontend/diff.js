@@ -3,7 +3,8 @@
 // selects it and its counterpart. Model state: `plan`, `selected` ({plan, side, values: {a, b},
 // instructions: {a, b}}), as explorer.views.diff_prepare.DiffSelection.to_json writes it.
 import {esc, h} from "./util.js";
-import {laneBlocks, nodePositions, pickBlocks, rings} from "./highlight.js";
+import {blockRects, laneBlocks, nodePositions, ringItems} from "./highlight.js";
+import {overlay} from "./overlay.js";
 import {profileDiffView} from "./profile_diff.js";
 
 const CONFIG = {displaylogo: false, responsive: true, scrollZoom: true,
@@ -51,6 +52,7 @@ export function createDiffApp(el, model, data) {
   const state = {plan: null, side: "", values: {a: [], b: []}, instructions: {a: [], b: []}};
   let P = null, nodes = {a: new Map(), b: new Map()}, blocks = [];
   let PROF = null;  // two run profiles compared on this plan (profile_diff.js)
+  const over = {};
   const other = (side) => (side === "a" ? "b" : "a");
 
   function publish(key, value) {
@@ -71,7 +73,11 @@ export function createDiffApp(el, model, data) {
       nodes[s] = nodePositions(P.graphs[s], T);
     }
     Plotly.react(memoryDiv, P.memory.data, P.memory.layout, CONFIG);
-    blocks = P.lanes.map((lane) => Object.assign(laneBlocks(P.memory.data[lane.blocks]), {side: lane.side}));
+    if (!over.memory) { over.a = overlay(G.a); over.b = overlay(G.b); over.memory = overlay(memoryDiv); }
+    blocks = P.lanes.filter((lane) => lane.memory_id !== null).map((lane) => {
+      const tr = P.memory.data[lane.blocks];
+      return Object.assign(laneBlocks(tr), {side: lane.side, xaxis: tr.xaxis || "x", yaxis: tr.yaxis || "y"});
+    });
     if (P.profiles) PROF = profileDiffView(P, {graphs: G, T, select: (sel) => select(sel), mountTop: (card) => $("dx-controls").after(card)});
     publish("plan", P.name);
     const pre = model.get("selected");
@@ -79,20 +85,11 @@ export function createDiffApp(el, model, data) {
     else select({side: "", values: [], instructions: []});
   }
 
-  function highlight() {
-    for (const s of SIDES) {
-      const r = rings(nodes[s], P.edges[s], P.opSymbols[s], state.values[s], state.instructions[s]);
-      Plotly.update(G[s], {x: [r.edges.x, r.nodes.x], y: [r.edges.y, r.nodes.y], "marker.symbol": [undefined, r.nodes.symbol]},
-                    {}, [T.hl_edges, T.hl_nodes]);
-    }
-    const chosen = {a: new Set(state.values.a), b: new Set(state.values.b)};
-    const upd = {x: [], width: [], base: [], y: [], customdata: []}, idx = [];
-    blocks.forEach((lane, k) => {
-      const picked = pickBlocks(lane, chosen[lane.side]);
-      for (const key of Object.keys(upd)) upd[key].push(picked[key]);
-      idx.push(P.lanes[k].select);
-    });
-    if (idx.length) Plotly.update(memoryDiv, upd, {}, idx);
+  function highlight() {  // drawn over the figures (overlay.js), both sides and both memory blocks
+    for (const s of SIDES) over[s].set(ringItems(nodes[s], P.edges[s], P.opSymbols[s], state.values[s], state.instructions[s]));
+    const rects = [];
+    for (const s of SIDES) rects.push(...blockRects(blocks.filter((l) => l.side === s), new Set(state.values[s])));
+    over.memory.set({rects});
   }
 
   function details() {

@@ -30,16 +30,28 @@ export function rings(nodes, edges, opSymbols, values, instructions) {
   return {edges: {x: ex, y: ey}, nodes: {x: hx, y: hy, symbol: sym}};
 }
 
+// rings() as overlay items (overlay.js)
+export function ringItems(nodes, edges, opSymbols, values, instructions) {
+  const r = rings(nodes, edges, opSymbols, values, instructions);
+  return {edges: [{xs: r.edges.x, ys: r.edges.y}],
+          rings: r.nodes.x.map((x, k) => ({x, y: r.nodes.y[k], symbol: r.nodes.symbol[k]}))};
+}
+
+// outline rectangles (data units, per lane axes) of the blocks whose value is in `chosen`
+export function blockRects(lanes, chosen) {
+  const out = [];
+  for (const lane of lanes) {
+    for (let j = 0; j < lane.customdata.length; j++) {
+      if (!chosen.has(lane.customdata[j])) continue;
+      const half = lane.width[j] / 2;
+      out.push({x0: lane.x[j] - half, x1: lane.x[j] + half, y0: lane.base[j], y1: lane.base[j] + lane.y[j],
+                xaxis: lane.xaxis, yaxis: lane.yaxis});
+    }
+  }
+  return out;
+}
+
 // a memory lane's bar arrays, decoded once
 export function laneBlocks(trace) {
   return {x: arr(trace.x), width: arr(trace.width), base: arr(trace.base), y: arr(trace.y), customdata: arr(trace.customdata)};
-}
-
-// the blocks of a lane whose value is in `chosen` (a Set), as bar arrays for its selection trace
-export function pickBlocks(lane, chosen) {
-  const keep = [];
-  for (let j = 0; j < lane.customdata.length; j++) if (chosen.has(lane.customdata[j])) keep.push(j);
-  const out = {};
-  for (const key of ["x", "width", "base", "y", "customdata"]) out[key] = keep.map((j) => lane[key][j]);
-  return out;
 }

@@ -1,4 +1,4 @@
-import {ptext, esc, short, fmtBytes, num, batch} from "./util.js";
+import {ptext, esc, short, fmtBytes, num} from "./util.js";
 
 // A big plan (level of detail), part 2: expanding and collapsing groups in place, the overview's traces, boxes,
 // headers, focus ranges and selection rings.
@@ -226,12 +226,9 @@ export function lodGraph(C) {
   function highlight(values, instructions) {
     var f = folded(), chosen = unitPositions(values, instructions), set = new Set(chosen), sel = [];
     f.edges.forEach(function (e, q) { if (set.has(e[0]) || set.has(e[1])) sel.push(q); });
-    var s = segments(f, sel);
-    var b = batch();
-    b.set(T.hl_edges, {x: s[0], y: s[1]});
-    b.set(T.hl_nodes, {x: chosen.map(function (p) { return f.x[p]; }), y: chosen.map(function (p) { return -f.y[p]; }),
-                       "marker.symbol": chosen.map(function (p) { return symbolOf(f.nodes[p]) + "-open"; })});
-    b.send(host.graph);
+    var s = segments(f, sel);  // drawn over the figure (overlay.js), not by restyling it
+    host.rings({edges: [{xs: s[0], ys: s[1]}],
+                rings: chosen.map(function (p) { return {x: f.x[p], y: -f.y[p], symbol: symbolOf(f.nodes[p])}; })});
     memoryHighlight(values, instructions);
   }
 

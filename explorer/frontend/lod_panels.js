@@ -186,27 +186,21 @@ export function lodPanels(C) {
       ann.push({text: ptext(t), xref: "paper", yref: "paper", x: 1, y: titles[k2].y, xanchor: "right", yanchor: "top", yshift: -4,
                 showarrow: false, font: {size: 11, color: "#1F2328"}, bgcolor: "rgba(255,255,255,0.85)", name: "aggregated"});
     });
-    var shapes = selectionInto(b, host.state.values, host.state.instructions);
-    b.send(gd, {annotations: ann, shapes: shapes});
+    b.send(gd, {annotations: ann, shapes: baseShapes.slice()});
+    memoryHighlight(host.state.values, host.state.instructions);
   }
-  function selectionInto(b, values, instructions) {
-    var set = new Set(values);
-    AR.forEach(function (a, k2) {
-      var pick = a.rows.filter(function (v) { return set.has(v); }).slice(0, 2000), x = [], wd = [], bs = [], y = [];
-      pick.forEach(function (v) { var bb = bounds(v), r = rowOf[v]; x.push((bb[0] + bb[1]) / 2); wd.push(bb[1] - bb[0]); bs.push(TT.off[r]); y.push(TT.nbytes[r]); });
-      b.set(2 * k2 + 1, {x: x, width: wd, base: bs, y: y, customdata: pick});
-    });
-    var shapes = baseShapes.slice();
-    instructions.slice(0, 50).forEach(function (i) {
-      if (i >= 0 && i < m) shapes.push({type: "line", xref: "x", yref: "paper", x0: i, x1: i, y0: 0, y1: 1,
-                                        line: {color: "#000000", width: 2}, name: "selected instruction"});
-    });
-    return shapes;
-  }
-  function memoryHighlight(values, instructions) {
+  function memoryHighlight(values, instructions) {  // outlines and instruction lines over the map (overlay.js)
     if (!nA) return;
-    var b = batch(), shapes = selectionInto(b, values, instructions);
-    b.send(host.memory, {shapes: shapes});
+    var set = new Set(values), rects = [], lines = [];
+    AR.forEach(function (a, k2) {
+      var ax = k2 ? String(k2 + 1) : "";
+      a.rows.filter(function (v) { return set.has(v); }).slice(0, 2000).forEach(function (v) {
+        var bb = bounds(v), r = rowOf[v];
+        rects.push({x0: bb[0], x1: bb[1], y0: TT.off[r], y1: TT.off[r] + Math.max(TT.nbytes[r], 0), xaxis: "x" + ax, yaxis: "y" + ax});
+      });
+    });
+    instructions.slice(0, 50).forEach(function (i) { if (i >= 0 && i < m) lines.push({x: i}); });
+    host.outlines({rects: rects, lines: lines});
   }
   function onRelayout(ev) {
     if (!ev) return;

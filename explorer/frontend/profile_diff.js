@@ -75,7 +75,7 @@ export function profileDiffView(P, host) {
         const html = detailsHtml(prof, instructions[side] || []);
         if (html) parts.push(`<div class="dx-prof-side"><span class="dx-side-${side}">${side.toUpperCase()}</span>${html}</div>`);
       }
-      return parts.join("");
+      return parts.length ? `<div class="dx-prof-sides">${parts.join("")}</div>` : "";
     },
     remove() { card.remove(); restore.forEach((f) => f()); },
   };

@@ -46,7 +46,6 @@ from .requirements_html import requirements_diff_html
 
 __all__ = ["diff_report_html", "write_diff_report", "plan_payload", "diff_payload"]
 
-_PAGE_CSS = ".dx-page{max-width:1440px}.dx-app{max-width:none}"
 
 
 def plan_payload(dv: DiffPlanView) -> dict:
@@ -134,7 +133,7 @@ def diff_report_html(a, b, *, plan: str | None = None, result: ProgramDiff | Non
     payload = diff_payload(result, views, plan=plan, selected=selected, title=title, profiles=profiles)
     shown = views[result.plans[0].plan]
     name = title or f"{shown.name_a} → {shown.name_b}"
-    return page_html(f"{name} · placement diff", payload, extra_css=_PAGE_CSS)
+    return page_html(f"{name} · placement diff", payload)
 
 
 def write_diff_report(a, b, path: str | os.PathLike, **kwargs) -> Path:

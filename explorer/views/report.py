@@ -28,7 +28,8 @@ from .requirements_html import runtime_needs_html
 from .selection import Selection
 
 __all__ = ["report_html", "write_report", "app_payload", "page_html"]
-_PAGE_CSS = "body{margin:0;background:#F6F8FA}.dx-page{max-width:1280px;margin:0 auto;padding:14px 18px 28px}"
+# no width cap: a big graph needs every pixel the window has (the side column caps itself in style.css)
+_PAGE_CSS = "body{margin:0;background:#F6F8FA}.dx-page{margin:0 auto;padding:14px 18px 28px}"
 
 
 

@@ -119,6 +119,10 @@ def requirements_diff_html(ra: Requirements, rb: Requirements, name_a: str = "A"
 
 
 def runtime_needs_html(view) -> str:
-    """The "Runtime needs" block of one plan view (widget and report), from the analysis it already has."""
+    """The "Runtime needs" block of one plan view (widget and report), from the analysis it already has.
+
+    Open from the start when the plan needs a device besides the CPU: that is when the runtime must be set
+    up specially (device registration, device kernels), the first thing a deployer has to know."""
     from ..analysis.requirements import requirements
-    return requirements_html(requirements(view.plan, view.analysis))
+    req = requirements(view.plan, view.analysis)
+    return requirements_html(req, open_=any(not d.device.is_cpu for d in req.devices))

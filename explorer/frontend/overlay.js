@@ -1,0 +1,88 @@
+// The selection drawn over a plotly figure without redrawing it: an SVG layer on top of the plot, placed with
+// the axes' own data -> pixel maps and redrawn after every plotly draw (pan, zoom, resize). Restyling the
+// figure's own overlay traces makes plotly recompute and redraw every trace (over a second at 10k nodes);
+// this costs a few DOM nodes per selected item.
+const NS = "http://www.w3.org/2000/svg";
+
+// ring outline per marker symbol (plotly names), as an SVG path around (0, 0) of radius r
+export function ringPath(symbol, r) {
+  const s = String(symbol || "circle").replace(/-open$/, "");
+  if (s.startsWith("square")) return `M${-r},${-r}H${r}V${r}H${-r}Z`;
+  if (s.startsWith("diamond")) return `M0,${-r * 1.3}L${r * 1.3},0L0,${r * 1.3}L${-r * 1.3},0Z`;
+  if (s.startsWith("triangle-down")) return `M${-r * 1.2},${-r * 0.8}H${r * 1.2}L0,${r * 1.2}Z`;
+  if (s.startsWith("triangle")) return `M${-r * 1.2},${r * 0.8}H${r * 1.2}L0,${-r * 1.2}Z`;
+  return `M${r},0A${r},${r} 0 1,1 ${-r},0A${r},${r} 0 1,1 ${r},0Z`;
+}
+
+// segments "x0 x1 null ..." -> an SVG path in pixels (points off the axes' range are still drawn, clipped)
+export function segmentsPath(xs, ys, X, Y) {
+  let d = "";
+  for (let k = 0; k + 1 < xs.length; k += 3) {
+    if (xs[k] === null || xs[k + 1] === null) continue;
+    d += `M${X(xs[k]).toFixed(1)},${Y(ys[k]).toFixed(1)}L${X(xs[k + 1]).toFixed(1)},${Y(ys[k + 1]).toFixed(1)}`;
+  }
+  return d;
+}
+
+function axis(gd, id) { return gd._fullLayout[id.replace(/^x/, "xaxis").replace(/^y/, "yaxis")]; }
+
+export function overlay(gd) {
+  let layer = null, items = {edges: [], rings: [], rects: [], lines: []};
+  function ensure() {
+    const host = gd.querySelector(".svg-container");
+    if (!host) return null;
+    if (!layer || layer.parentNode !== host) {
+      layer = document.createElementNS(NS, "svg");
+      layer.setAttribute("class", "dx-overlay");
+      layer.style.cssText = "position:absolute;left:0;top:0;pointer-events:none;overflow:hidden";
+      // above the plot, below plotly's second svg (legend, annotations, hover labels)
+      const svgs = host.querySelectorAll(":scope > .main-svg");
+      host.insertBefore(layer, svgs.length > 1 ? svgs[1] : null);
+    }
+    return layer;
+  }
+  function draw() {
+    const svg = ensure(), L = gd._fullLayout;
+    if (!svg || !L) return;
+    svg.setAttribute("width", L.width);
+    svg.setAttribute("height", L.height);
+    svg.textContent = "";
+    const add = (tag, attrs) => {
+      const e = document.createElementNS(NS, tag);
+      for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+      svg.appendChild(e);
+      return e;
+    };
+    for (const e of items.edges) {  // {xs, ys, xaxis, yaxis}
+      const xa = axis(gd, e.xaxis || "x"), ya = axis(gd, e.yaxis || "y");
+      const d = segmentsPath(e.xs, e.ys, (v) => xa._offset + xa.l2p(v), (v) => ya._offset + ya.l2p(v));
+      if (d) add("path", {d, class: "dx-edge", fill: "none", stroke: "#000", "stroke-width": 3});
+    }
+    for (const r of items.rings) {  // {x, y, symbol, xaxis, yaxis}
+      const xa = axis(gd, r.xaxis || "x"), ya = axis(gd, r.yaxis || "y");
+      const px = xa._offset + xa.l2p(r.x), py = ya._offset + ya.l2p(r.y);
+      add("path", {d: ringPath(r.symbol, 12), transform: `translate(${px.toFixed(1)},${py.toFixed(1)})`, class: "dx-ring",
+                   fill: "none", stroke: "#000", "stroke-width": 2.5});
+    }
+    for (const b of items.rects) {  // {x0, x1, y0, y1, xaxis, yaxis} in data units
+      const xa = axis(gd, b.xaxis), ya = axis(gd, b.yaxis);
+      if (!xa || !ya) continue;
+      const X0 = xa._offset + xa.l2p(b.x0), X1 = xa._offset + xa.l2p(b.x1);
+      const Y0 = ya._offset + ya.l2p(b.y1), Y1 = ya._offset + ya.l2p(b.y0);
+      add("rect", {x: Math.min(X0, X1).toFixed(1), y: Math.min(Y0, Y1).toFixed(1), class: "dx-outline",
+                   width: Math.max(Math.abs(X1 - X0), 3).toFixed(1), height: Math.max(Math.abs(Y1 - Y0), 3).toFixed(1),
+                   fill: "none", stroke: "#000", "stroke-width": 3});
+    }
+    for (const l of items.lines) {  // {x, xaxis}: a vertical line over the whole plot
+      const xa = axis(gd, l.xaxis || "x"), px = xa._offset + xa.l2p(l.x), s = L._size;
+      add("line", {x1: px, x2: px, y1: s.t, y2: s.t + s.h, class: "dx-line", stroke: "#000", "stroke-width": 2});
+    }
+  }
+  gd.on("plotly_afterplot", draw);
+  const api = {
+    set(next) { items = Object.assign({edges: [], rings: [], rects: [], lines: []}, next); draw(); },
+    items: () => items,
+  };
+  gd.dxOverlay = api;
+  return api;
+}
