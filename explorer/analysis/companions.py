@@ -19,7 +19,7 @@ from ..format.payload import identify_all
 from .delegate_graph import delegate_insides
 from .types import Finding
 
-__all__ = ["ExternalLink", "NamedDataUse", "external_links", "named_data_usage", "payloads",
+__all__ = ["external_tensors", "ExternalLink", "NamedDataUse", "external_links", "named_data_usage", "payloads",
            "companion_findings", "external_bytes_by_device", "COMPANION_SEVERITY"]
 
 COMPANION_SEVERITY = {"missing-external": "error", "bad-delegate-payload": "warning"}
@@ -44,13 +44,24 @@ class NamedDataUse:
     delegates: tuple[tuple[str, int], ...]  # (plan name, delegate index) of the delegates naming the key
 
 
+def external_tensors(plan: Plan) -> list[Tensor]:
+    """The plan's external tensors; found through the decoder's storage column when there is one, so a plan
+    of 100k values doesn't make 100k Tensor objects to find none."""
+    if plan._columns is not None:
+        from ..columns import STORAGE_CODES
+
+        rows = (plan._columns[0].storage == STORAGE_CODES["external"]).nonzero()[0]
+        return [plan.values[int(i)] for i in rows]
+    return [t for t in plan.tensors if t.storage == "external"]
+
+
 def external_links(program: Program, plan: Plan) -> dict[int, ExternalLink]:
     """Value index -> link, for the plan's external tensors found in a supplied data file."""
     out: dict[int, ExternalLink] = {}
     if not program.data_files:
         return out
-    for t in plan.tensors:
-        if t.storage == "external" and t.name:
+    for t in external_tensors(plan):
+        if t.name:
             hit = program.external_entry(t.name)
             if hit is not None:
                 data_file, entry = hit
@@ -61,9 +72,8 @@ def external_links(program: Program, plan: Plan) -> dict[int, ExternalLink]:
 def external_bytes_by_device(plan: Plan) -> dict[Device, int]:
     """Bytes of external tensors per device (they are in no arena and not in the program file)."""
     out: dict[Device, int] = {}
-    for t in plan.tensors:
-        if t.storage == "external":
-            out[t.device] = out.get(t.device, 0) + (t.nbytes or 0)
+    for t in external_tensors(plan):
+        out[t.device] = out.get(t.device, 0) + (t.nbytes or 0)
     return out
 
 
@@ -120,9 +130,7 @@ def _cap(plan: str, code: str, messages):
 
 def _missing(program: Program, plan: Plan, own_keys: set[str], items: tuple[Payload, ...]):
     names = ", ".join(f.name for f in program.data_files or ()) or "no data files"
-    for t in plan.tensors:
-        if t.storage != "external":
-            continue
+    for t in external_tensors(plan):
         if not t.name:
             yield (f"external tensor %{t.index} has no fully-qualified name to look up in a data file",
                    [t.index], [])

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..model import DataFile, Payload, Plan, Program
-from .companions import external_bytes_by_device, external_links, named_data_usage
+from .companions import external_bytes_by_device, external_links, external_tensors, named_data_usage
 from .describe import nbytes_text
 
 __all__ = ["data_file_lines", "bundle_lines", "companion_lines", "payload_lines", "shape_text"]
@@ -94,7 +94,7 @@ def payload_lines(p: Payload, indent: str = "      ") -> list[str]:
 def companion_lines(program: Program, plan: Plan, items: tuple[Payload, ...]) -> list[str]:
     """Per plan: external tensors (with their data file and key when linked), delegate payloads."""
     lines: list[str] = []
-    external = [t for t in plan.tensors if t.storage == "external"]
+    external = external_tensors(plan)
     if external:
         links = external_links(program, plan)
         by_device = external_bytes_by_device(plan)

@@ -15,6 +15,7 @@ import sys
 from typing import TextIO, Union
 
 from ..errors import PteFormatError
+from ..analysis.companions import external_tensors
 from ..format.reader import load
 from ..model import DataFile, Program
 
@@ -41,8 +42,9 @@ def data_hint(program: Program, path: str) -> str | None:
     that hold the program's keys; one that doesn't decode is simply not offered."""
     if program.data_files is not None:
         return None
-    keys = {t.name for plan in program.plans for t in plan.tensors if t.storage == "external" and t.name}
-    external = sum(1 for plan in program.plans for t in plan.tensors if t.storage == "external")
+    found = [t for plan in program.plans for t in external_tensors(plan)]
+    keys = {t.name for t in found if t.name}
+    external = len(found)
     if not external:
         return None
     offers = []

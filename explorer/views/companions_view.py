@@ -24,7 +24,7 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 
-from ..analysis.companions import ExternalLink, external_bytes_by_device, external_links, payloads
+from ..analysis.companions import ExternalLink, external_bytes_by_device, external_links, external_tensors, payloads
 from ..analysis.delegate_graph import DelegateInside, delegate_insides
 from ..model import DelegateGraph, Device, Payload, Plan, Program
 from .escape import html_text as h
@@ -35,6 +35,8 @@ __all__ = ["CompanionView", "companion_view", "add_to_plan_payload", "subgraph_l
            "instruction_rows", "external_table"]
 
 _KEYS_SHOWN = 8
+_INSIDES = 500  # delegate calls whose inside the payload carries (each a small graph)
+_ROWS = 5000  # details rows sent with a big plan, per kind
 
 
 @dataclass(frozen=True)
@@ -70,7 +72,7 @@ class CompanionView:
 
 def companion_view(program: Program, plan: Plan, found: dict[str, tuple[Payload, ...]] | None = None) -> CompanionView:
     items = (payloads(program) if found is None else found).get(plan.name, ())
-    counts = Counter(t.device for t in plan.tensors if t.storage == "external")
+    counts = Counter(t.device for t in external_tensors(plan))
     return CompanionView(external_links(program, plan), program.data_files is not None, items,
                          tuple(delegate_insides(plan, items)), external_bytes_by_device(plan), dict(counts))
 
@@ -123,24 +125,19 @@ def add_to_plan_payload(doc: dict, program: Program, plan: Plan, cv: CompanionVi
     table = external_table(cv)
     if table and "totals" in doc:
         doc["totals"] = doc["totals"] + table
-    by_instruction = {x.instruction: x for x in cv.insides}
-    delegates = []
-    for ins in plan.instructions:
-        if ins.kind != "DelegateCall" or ins.delegate_index is None or not 0 <= ins.delegate_index < len(cv.payloads):
-            continue
-        p = cv.payloads[ins.delegate_index]
-        inside = by_instruction.get(ins.index)
-        device = inside.device if inside else (plan.delegates[ins.delegate_index].target_device or Device(0))
-        delegates.append({"instruction": ins.index, "delegate": p.delegate, "backend": p.backend,
-                          "device": str(device), "color": device_style(device).color, "format": p.format,
-                          "size": p.size, "storage": p.storage, "magic": p.magic, "error": p.error,
-                          "graph": _graph_payload(inside) if inside else None})
+    delegates = []  # only calls whose inside decoded: what the expansion draws (9,999 calls of an
+    for inside in cv.insides[:_INSIDES]:  # unknown backend add nothing to the payload)
+        p = cv.payloads[inside.delegate]
+        delegates.append({"instruction": inside.instruction, "delegate": p.delegate, "backend": p.backend,
+                          "device": str(inside.device), "color": device_style(inside.device).color,
+                          "format": p.format, "size": p.size, "storage": p.storage, "magic": p.magic, "error": p.error,
+                          "graph": _graph_payload(inside)})
     rows = {}
     if doc.get("lod") is not None:  # a big plan's details are made in the browser: send ours alongside
-        rows = {"v": {str(t.index): _append_rows("", r) for t in plan.tensors
-                      if t.storage == "external" or t.index in cv.bound for r in [value_rows(cv, plan, t.index)] if r},
+        values = sorted({t.index for t in external_tensors(plan)} | cv.bound)[:_ROWS]
+        rows = {"v": {str(v): _append_rows("", r) for v in values for r in [value_rows(cv, plan, v)] if r},
                 "i": {str(d["instruction"]): _append_rows("", instruction_rows(cv, plan, d["instruction"], overview=True))
-                      for d in delegates}}
+                      for d in delegates[:_ROWS]}}
     doc["companions"] = {
         "rows": rows,
         "external": {str(k): [link.file, link.key] for k, link in cv.links.items()},
