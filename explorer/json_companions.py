@@ -1,4 +1,4 @@
-"""The companion keys of the ``device-explorer/1`` JSON form (DESIGN.md's planned additions):
+"""The companion keys of the ``device-explorer/1`` JSON form (docs/companions.md describes them):
 
 * top level ``"data_files": [{"file", "size", "version", "entries": [{"key", "dtype", "sizes",
   "dim_order", "segment_index", "offset", "nbytes"}]}]`` (supplied ``.ptd`` files; a ``.ptd`` inspected

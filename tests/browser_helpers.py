@@ -1,4 +1,4 @@
-"""JupyterLab and headless Chromium for the browser tests, as TESTING.md says to run them here.
+"""JupyterLab and headless Chromium for the browser tests (how they run here: docs/testing.md).
 
 * Chromium is Debian's (``/usr/bin/chromium``), driven by Python Playwright; never ``playwright install``.
 * JupyterLab runs on a free loopback port with its own root, workspace and settings folders (so no old
@@ -36,19 +36,17 @@ def _kernel_env() -> dict:
 
 
 def require_browser() -> None:
-    """Skip without Chromium or Playwright locally; fail in CI, where a skip would hide a gap."""
+    """Fail (never skip) without Chromium or Playwright: a skipped browser test would hide a gap.
+    `.ci/run` installs both; locally, `apt-get install chromium` and the `test` extra do."""
     missing = []
     if not Path(CHROMIUM).exists():
-        missing.append(CHROMIUM)
+        missing.append(f"{CHROMIUM} (apt-get install chromium)")
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:
-        missing.append("playwright (pip install playwright)")
+        missing.append("playwright (pip install '.[test]')")
     if missing:
-        message = "browser test needs " + " and ".join(missing)
-        if os.environ.get("CI"):
-            pytest.fail(message + " (CI is set, so this is a failure, not a skip)")
-        pytest.skip(message)
+        pytest.fail("browser test needs " + " and ".join(missing))
 
 
 def free_port() -> int:

@@ -20,8 +20,8 @@ Python; 10k nodes take well under a second (about 0.1 s here). ``x`` is the rank
 centred on 0, so every node gets a distinct (x, y). Only tensors are nodes; scalars and lists are left
 out (lists are looked through to their items, as in :mod:`.graph`).
 
-This is our own implementation rather than igraph's Sugiyama (DESIGN.md's measurements): it needs no
-C dependency, and igraph can put several nodes on one coordinate.
+This is our own implementation rather than igraph's Sugiyama: it needs no C dependency, and igraph can
+put several nodes on one coordinate (docs/layout.md has the measurements against graphviz dot).
 """
 
 from __future__ import annotations
