@@ -394,7 +394,8 @@ def fresh_interpreter(path) -> dict:
     return {"fresh_import_load_explorer_total_s": float(whole.stdout.strip())}
 
 
-def test_100k_values_widget_builds_fast_with_a_small_payload(program_100k):
+def test_100k_values_widget_builds_with_a_small_payload(program_100k):
+    """Sizes are asserted; times are only recorded (bench/bench_view.py measures them against a peer)."""
     start = time.monotonic()
     program = load(program_100k)
     loaded = time.monotonic()
@@ -416,7 +417,6 @@ def test_100k_values_widget_builds_fast_with_a_small_payload(program_100k):
     numbers.update(fresh_interpreter(program_100k))
     record("python_100k_widget", numbers)
     print(numbers)
-    assert built - start < 15
     assert len(ex._payload) < 8_000_000, "the compressed payload the widget sends"
 
 
