@@ -162,11 +162,9 @@ def test_exported_report_without_kernel(tmp_path, expected):
         points = check_panels(page, ".dx-graph", ".dx-memory", expected)
         page.screenshot(path=str(ARTIFACTS / "report.png"), full_page=True)
         check_page_layout(page)
-        started = time.monotonic()
         click_point(page, points[expected["click"]["point"]])
         page.wait_for_function("(label) => document.querySelector('.dx-details').textContent.includes(label)",
-                               arg=expected["click"]["label"], timeout=5_000)
-        assert time.monotonic() - started < 2
+                               arg=expected["click"]["label"], timeout=5_000)  # a bound, not a timing: bench/ times it
         details = page.locator(".dx-details").inner_text()
         assert "cuda:0" in details and "arena 2" in details and "written by" in details
         outlined = page.evaluate("() => document.querySelectorAll('.dx-memory .dx-overlay .dx-outline').length")
