@@ -17,6 +17,7 @@ from typing import Sequence, TextIO
 
 from ..errors import PteFormatError
 from ..text import visible
+from .profile_opts import ProfileExit
 
 __all__ = ["main"]
 
@@ -76,6 +77,8 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int
     except BrokenPipeError:
         _silence_stdout()
         return _BROKEN_PIPE
+    except ProfileExit:  # a --profile that fits no plan: its reason is already printed
+        return 2
     except PteFormatError as exc:
         if args.traceback:
             raise

@@ -20,7 +20,7 @@ from typing import TextIO
 from ..analysis.describe_diff import diff_lines
 from ..analysis.diff import diff
 from .data_option import add_data_option, load_program
-from .profile_opts import ProfileExit, add_profile_options, joined_profile
+from .profile_opts import add_profile_options, joined_profile
 
 __all__ = ["register", "run"]
 
@@ -50,10 +50,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     result = diff(a, b, plan=args.plan)
     profiles = None
     if getattr(args, "profile", None):
-        try:
-            profiles = (joined_profile(args, a, args.profile[0]), joined_profile(args, b, args.profile[1]))
-        except ProfileExit:
-            return 2
+        profiles = (joined_profile(args, a, args.profile[0]), joined_profile(args, b, args.profile[1]))
     if args.html and not result.plans:
         print("device-explorer: the two programs have no plan in common; no HTML written", file=sys.stderr)
     elif args.html:

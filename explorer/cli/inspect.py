@@ -17,7 +17,7 @@ from ..json_companions import data_file_json
 from ..json_form import FORMAT, program_json
 from ..model import DataFile, Plan, Program
 from .data_option import add_data_option, load_with_data
-from .profile_opts import ProfileExit, add_profile_options, joined_profile
+from .profile_opts import add_profile_options, optional_profile
 
 __all__ = ["register", "run", "summary_lines"]
 
@@ -40,12 +40,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         return _data_file(program, args, out)
     if args.plan:
         program.plan(args.plan)  # a clear KeyError-style message below if it doesn't exist
-    profile = None
-    if getattr(args, "profile", None):
-        try:
-            profile = joined_profile(args, program, args.profile)
-        except ProfileExit:
-            return 2
+    profile = optional_profile(args, program)
     if args.json:
         doc = program_json(program, os.path.basename(args.file))
         if args.plan:

@@ -15,11 +15,11 @@ from ..analysis.profile import Profile, ProfileMismatch, join_profile
 from ..format.etdump import load_etdump
 from ..model import Program
 
-__all__ = ["add_profile_options", "joined_profile", "ProfileExit"]
+__all__ = ["add_profile_options", "joined_profile", "optional_profile", "ProfileExit"]
 
 
 class ProfileExit(Exception):
-    """Raised after the error was printed; the subcommand returns 2."""
+    """Raised after the error was printed; ``explorer.cli.main`` turns it into exit status 2."""
 
 
 def add_profile_options(p: argparse.ArgumentParser, *, nargs: str | None = None) -> None:
@@ -41,3 +41,9 @@ def joined_profile(args: argparse.Namespace, program: Program, path: str) -> Pro
     except ProfileMismatch as exc:
         print(f"device-explorer: {path}: {exc}", file=sys.stderr)
         raise ProfileExit from None
+
+
+def optional_profile(args: argparse.Namespace, program: Program) -> Profile | None:
+    """The joined ``--profile`` of a one-program command, or None when none was given."""
+    path = getattr(args, "profile", None)
+    return joined_profile(args, program, path) if path else None

@@ -21,7 +21,7 @@ from ..analysis import check
 from ..analysis.describe import nbytes_text
 from ..model import DataFile
 from .data_option import add_data_option, load_with_data
-from .profile_opts import ProfileExit, add_profile_options, joined_profile
+from .profile_opts import add_profile_options, optional_profile
 
 __all__ = ["register", "run", "DEFAULT_OUTPUT"]
 
@@ -57,12 +57,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         print(f"device-explorer: no plan named {args.plan!r} in {os.path.basename(str(source))} (it has: {names})",
               file=sys.stderr)
         return 2
-    profile = None
-    if getattr(args, "profile", None):
-        try:
-            profile = joined_profile(args, program, args.profile)
-        except ProfileExit:
-            return 2
+    profile = optional_profile(args, program)
     findings = list(check(program))
     lod = {"auto": None, "full": False, "overview": True}[getattr(args, "detail", "auto")]
     views = {plan.name: plan_view(plan, program, lod=wants_lod(plan, lod)) for plan in program.plans}
