@@ -20,12 +20,16 @@ def test_tour_is_committed_without_outputs():
 
 def test_tour_runs_and_finds_the_planted_bug(tmp_path):
     nb = nbformat.read(TOUR, as_version=4)
-    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    # A busy machine can deliver a cell's printed output after its reply; by default nbclient then waits
+    # 4 s and drops it silently (seen once in CI). Wait longer, and fail loudly rather than lose output.
+    NotebookClient(nb, timeout=120, kernel_name="python3", iopub_timeout=60, raise_on_iopub_timeout=True,
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
     text = "\n".join(o.get("text", "") for o in outputs if o.output_type == "stream")
     assert "arena 2 on cuda:0" in text
-    assert "error device-mismatch - %17" in text and "%17 says cpu, its arena 2 is on cuda:0" in text
+    assert "error device-mismatch - %17" in text, text
+    assert "%17 says cpu, its arena 2 is on cuda:0" in text, text
     widgets = [o for o in outputs if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
     assert len(widgets) == 2, "the explorer is shown twice: the sample and the planted bug"
     assert (tmp_path / "planted-bug-report.html").stat().st_size > 1_000_000
