@@ -422,26 +422,22 @@ def _finding_changes(fa: list[Finding], fb: list[Finding], m: Matching | None) -
     fixed = [f for f in fa if key(f, True) not in keys_b]
     new = [f for f in fb if key(f, False) not in keys_a]
     # Leftovers that say the same thing up to numbering are the same finding.
+    still_fixed = _beyond(fixed, new)
+    still_new = _beyond(new, fixed)
+    return tuple([FindingChange("fixed", f) for f in still_fixed] + [FindingChange("new", f) for f in still_new])
+
+
+def _beyond(items: list[Finding], others: list[Finding]) -> list[Finding]:
+    """``items`` left over once each is matched to one of ``others`` saying the same thing up to
+    numbering (code + unnumbered message), as a multiset: 3 alike on one side and 2 on the other leave 1."""
     left: dict[tuple[str, str], int] = defaultdict(int)
-    for f in new:
+    for f in others:
         left[(f.code, unnumbered(f.message))] += 1
-    still_fixed = []
-    for f in fixed:
+    out = []
+    for f in items:
         k = (f.code, unnumbered(f.message))
         if left[k]:
             left[k] -= 1
         else:
-            still_fixed.append(f)
-    matched_new: dict[tuple[str, str], int] = defaultdict(int)
-    for f in fixed:
-        k = (f.code, unnumbered(f.message))
-        matched_new[k] += 1
-    still_new = []
-    for f in new:
-        k = (f.code, unnumbered(f.message))
-        if matched_new[k]:
-            matched_new[k] -= 1
-        else:
-            still_new.append(f)
-    return tuple([FindingChange("fixed", f) for f in still_fixed] + [FindingChange("new", f) for f in still_new])
-
+            out.append(f)
+    return out

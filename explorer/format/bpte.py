@@ -9,12 +9,11 @@ decoded (their tensors' dtypes and shapes, never their data).
 from __future__ import annotations
 
 import re
-import struct
 
 from ..errors import PteFormatError
 from ..model_companions import Bundle, MethodTestSuite, TestCase, TestValue
 from . import companion_schema as C
-from .flatbuf import FlatReader
+from .flatbuf import FlatReader, require_prefix, root_offset
 
 __all__ = ["read_bundle", "IDENTIFIER"]
 
@@ -23,16 +22,12 @@ IDENTIFIER = re.compile(rb"BP[0-9a-zA-Z]{2}")
 
 def read_bundle(buf, size: int) -> Bundle:
     """Decode the bundle in ``buf[0:size]``; the program is only located (``program_offset/size``)."""
-    if size < 8:
-        raise PteFormatError(f"file is {size} bytes, too short for a flatbuffer (root offset + identifier "
-                             f"need 8)", offset=0)
+    require_prefix(size)
     ident = bytes(buf[4:8])
     if not IDENTIFIER.fullmatch(ident):
         raise PteFormatError(f"expected file identifier 'BP08' at bytes 4-8, found {ident!r}: not an "
                              f"ExecuTorch bundled program (.bpte)", offset=4)
-    root = struct.unpack_from("<I", buf, 0)[0]
-    if root < 8 or root + 4 > size:
-        raise PteFormatError(f"root table offset {root} lies outside the {size}-byte flatbuffer", offset=0)
+    root = root_offset(buf, size)
     r = FlatReader(buf, size)
     try:
         vt = r.table(root)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from ..errors import PteFormatError
 from ..model import ExtendedHeader
+from .flatbuf import require_prefix, root_offset
 
 __all__ = ["Container", "read_container", "identify", "HEADER_MAGIC", "HEADER_OFFSET", "IDENTIFIER", "KNOWN_MAGIC"]
 
@@ -57,9 +58,7 @@ class Container:
 
 def read_container(buf, size: int) -> Container:
     """Validate the container of a ``size``-byte buffer and say where the flatbuffer is."""
-    if size < 8:
-        raise PteFormatError(f"file is {size} bytes, too short for a flatbuffer (root offset + identifier "
-                             f"need 8)", offset=0)
+    require_prefix(size)
     ident = bytes(buf[4:8])
     if ident != IDENTIFIER:
         raise PteFormatError(f"expected file identifier 'ET12' at bytes 4-8, found {ident!r}: "
@@ -84,9 +83,7 @@ def read_container(buf, size: int) -> Container:
                                  f"from byte {header.segment_base_offset}, but the file ends at byte {size} "
                                  f"(truncated?)", offset=32, path="extended_header.segment_data_size")
         end = header.program_size
-    root = struct.unpack_from("<I", buf, 0)[0]
-    if root < 8 or root + 4 > end:
-        raise PteFormatError(f"root table offset {root} lies outside the {end}-byte flatbuffer", offset=0)
+    root = root_offset(buf, end)
     return Container(ident.decode("ascii"), root, end, header, size)
 
 

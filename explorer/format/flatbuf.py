@@ -22,7 +22,8 @@ import struct
 
 from ..errors import PteFormatError
 
-__all__ = ["FlatReader", "MAX_SLOTS", "ALIAS_FACTOR", "ALIAS_SLACK"]
+
+__all__ = ["FlatReader", "MAX_SLOTS", "ALIAS_FACTOR", "ALIAS_SLACK", "require_prefix", "root_offset"]
 
 MAX_SLOTS = 16  # vtables are padded to this many slots so field lookups never need a length check
 # Bytes of vector elements one load may decode: ALIAS_FACTOR x the flatbuffer + ALIAS_SLACK. A file
@@ -190,3 +191,21 @@ class FlatReader:
         start, count = self.vector(pos, 1)
         self.charge(count, pos)
         return bytes(self.buf[start:start + count]).decode("utf-8", "replace")
+
+
+def require_prefix(size: int) -> None:
+    """Every flatbuffer file starts with a root offset and a 4-byte identifier: 8 bytes at least."""
+    if size < 8:
+        raise PteFormatError(f"file is {size} bytes, too short for a flatbuffer (root offset + identifier "
+                             f"need 8)", offset=0)
+
+
+def root_offset(buf, end: int) -> int:
+    """The root table's offset (bytes 0-4), checked to lie inside the ``end``-byte flatbuffer.
+
+    One check for every format we read (program, .ptd, .bpte, XNNPACK payload), so a bad root reads the
+    same everywhere."""
+    root = struct.unpack_from("<I", buf, 0)[0]
+    if root < 8 or root + 4 > end:
+        raise PteFormatError(f"root table offset {root} lies outside the {end}-byte flatbuffer", offset=0)
+    return root

@@ -16,7 +16,7 @@ import struct
 from ..errors import PteFormatError
 from ..model_companions import DataEntry, DataFile, DataHeader
 from . import companion_schema as C
-from .flatbuf import FlatReader
+from .flatbuf import FlatReader, require_prefix, root_offset
 
 __all__ = ["read_data_file", "IDENTIFIER", "HEADER_MAGIC"]
 
@@ -28,9 +28,7 @@ _HEADER_LENGTH = 40  # magic, length, four uint64
 
 def read_data_file(buf, size: int, source: str | None = None) -> DataFile:
     """Decode the data file in ``buf[0:size]``; PteFormatError (with byte offset) for anything wrong."""
-    if size < 8:
-        raise PteFormatError(f"file is {size} bytes, too short for a flatbuffer (root offset + identifier "
-                             f"need 8)", offset=0)
+    require_prefix(size)
     ident = bytes(buf[4:8])
     if not IDENTIFIER.fullmatch(ident):
         raise PteFormatError(f"expected file identifier 'FT01' at bytes 4-8, found {ident!r}: not an "
@@ -38,9 +36,7 @@ def read_data_file(buf, size: int, source: str | None = None) -> DataFile:
     header = _header(buf, size)
     end = size if header is None else header.flatbuffer_offset + header.flatbuffer_size
     base = 0 if header is None else header.segment_base_offset
-    root = struct.unpack_from("<I", buf, 0)[0]
-    if root < 8 or root + 4 > end:
-        raise PteFormatError(f"root table offset {root} lies outside the {end}-byte flatbuffer", offset=0)
+    root = root_offset(buf, end)
     r = FlatReader(buf, end)
     try:
         vt = r.table(root)

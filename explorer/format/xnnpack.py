@@ -21,7 +21,7 @@ from ..columns import LazySeq
 from ..errors import PteFormatError
 from ..model_companions import DelegateGraph, GraphNode, GraphValue
 from . import companion_schema as C
-from .flatbuf import FlatReader
+from .flatbuf import FlatReader, root_offset
 from .gather import NONE, Gather
 
 __all__ = ["decode_xnnpack", "is_xnnpack", "needed_prefix", "HEADER_MAGIC", "IDENTIFIER"]
@@ -95,9 +95,7 @@ def _graph(buf, size: int, inline_constant_bytes: int) -> DelegateGraph:
     if bytes(buf[4:8]) != IDENTIFIER:
         raise PteFormatError(f"expected flatbuffer identifier 'XN01' at bytes 4-8, found {bytes(buf[4:8])!r}",
                              offset=4)
-    root = struct.unpack_from("<I", buf, 0)[0]
-    if root < 8 or root + 4 > size:
-        raise PteFormatError(f"root table offset {root} lies outside the {size}-byte flatbuffer", offset=0)
+    root = root_offset(buf, size)
     r = _Reader(buf, size)
     g = Gather(buf, r)
     vt = r.table(root)
