@@ -3,9 +3,10 @@
 // (index.js) and the exported report (page.js) both run it; they differ only in the `model` they pass: the
 // widget's anywidget model, or a stand-in over the page's embedded data (model.js). State that Python can read
 // and set lives in the model: `plan`, `selected`, `devices`, `expanded`.
-import {esc, h} from "./util.js";
+import {arr, esc, h} from "./util.js";
 import {blockRects, laneBlocks, nodePositions, ringItems} from "./highlight.js";
 import {overlay} from "./overlay.js";
+import {labelLayer} from "./labels.js";
 import {lodPlan} from "./lod.js";
 import {search} from "./search.js";
 import {profileView} from "./profile.js";
@@ -85,7 +86,8 @@ export function createApp(el, model, data) {
     DG = null;
     Plotly.react(graphDiv, P.graph.data, P.graph.layout, CONFIG);
     Plotly.react(memoryDiv, P.memory.data, P.memory.layout, CONFIG);
-    if (!over.graph) { over.graph = overlay(graphDiv); over.memory = overlay(memoryDiv); }
+    if (!over.graph) { over.graph = overlay(graphDiv); over.memory = overlay(memoryDiv); over.labels = labelLayer(graphDiv, arr); }
+    over.labels.draw();
     LOD = null;
     if (P.lod) {
       LOD = lodPlan(P, host);

@@ -132,12 +132,11 @@ export function lodGraph(C) {
     });
     var tk = [], ok = [], gk = [];
     f.nodes.forEach(function (nd, p) { (nd[0] === "v" ? tk : nd[0] === "i" ? ok : gk).push(p); });
-    var labels = tk.length + ok.length <= L.limits.labels;
     var shown = host.shown(), O = ST.opacity.tensor;
     var tv = tk.map(function (p) { return f.nodes[p][1]; });
     out.push({x: tk.map(function (p) { return f.x[p]; }), y: tk.map(function (p) { return -f.y[p]; }), customdata: tv,
-      hovertext: tv.map(tensorHover), mode: labels ? "markers+text" : "markers",
-      text: labels ? tv.map(function (v) { return "\u2002" + ptext(short(TT.label[rowOf[v]], 22)); }) : [],
+      hovertext: tv.map(tensorHover), mode: "markers",  // labels: labels.js places those that fit
+      text: tv.map(function (v) { return ptext(short(TT.label[rowOf[v]], 22)); }),
       "marker.color": tv.map(function (v) { return DEV[TT.dev[rowOf[v]]].color; }),
       "marker.symbol": tv.map(function (v) { return DEV[TT.dev[rowOf[v]]].symbol; }),
       "marker.opacity": tv.map(function (v) { return O[shown[DEV[TT.dev[rowOf[v]]].name] === false ? 1 : 0]; }),
@@ -145,16 +144,16 @@ export function lodGraph(C) {
       "marker.line.width": tv.map(function (v) { return errors.has(v) ? 3 : 1; })});
     var ops = ok.map(function (p) { return f.nodes[p][1]; });
     out.push({x: ok.map(function (p) { return f.x[p]; }), y: ok.map(function (p) { return -f.y[p]; }), customdata: ops,
-      hovertext: ops.map(opHover), mode: labels ? "markers+text" : "markers",
-      text: labels ? ops.map(function (i) { return ptext(short(OPS.opTable[OPS.op[i]][1], 24)) + "\u2002"; }) : [],
+      hovertext: ops.map(opHover), mode: "markers",
+      text: ops.map(function (i) { return ptext(short(OPS.opTable[OPS.op[i]][1], 24)); }),
       "marker.symbol": ops.map(function (i) { return OPSYM[OPS.kind[i]]; }),
       "marker.size": ops.map(function (i) { return ST.op[L.names.opKinds[OPS.kind[i]]].size; }),
       "marker.line.color": ops.map(function (i) { return OPS.dev[i] >= 0 ? DEV[OPS.dev[i]].color : "#1F2328"; })});
     out.push({x: [], y: []}, {x: [], y: [], "marker.symbol": []});  // selection: drawn by highlight()
     var gids = gk.map(function (p) { return f.nodes[p][1]; });
     out.push({x: gk.map(function (p) { return f.x[p]; }), y: gk.map(function (p) { return -f.y[p]; }), customdata: gids,
-      hovertext: gids.map(groupHover), mode: gk.length <= L.limits.groupLabels ? "markers+text" : "markers",
-      text: gids.map(function (g) { return "\u2002" + ptext(short(G.label[g], 40)) + mix(g); }),
+      hovertext: gids.map(groupHover), mode: "markers",
+      text: gids.map(function (g) { return ptext(short(G.label[g], 40)) + mix(g); }),
       "marker.symbol": gids.map(function (g) { return ST.group[G.kind[g]]; }),
       "marker.size": gids.map(function (g) { return 14 + 3 * Math.log10(Math.max(G.stop[g] - G.start[g], 1)); }),
       "marker.color": gids.map(function (g) { return G.dev[g] >= 0 ? DEV[G.dev[g]].color : "#D0D7DE"; }),
@@ -165,11 +164,17 @@ export function lodGraph(C) {
     out.push({x: bx.map(function (b) { return b[1]; }), y: bx.map(function (b) { return b[4] - 0.45; }),
       customdata: bx.map(function (b) { return b[0]; }),
       hovertext: bx.map(function (b) { return "<b>" + ptext(G.label[b[0]]) + "</b><br>click to collapse"; }),
-      text: bx.map(function (b) { return "\u2002\u25be " + ptext(short(G.label[b[0]], 40)); })});
+      mode: "markers", text: bx.map(function (b) { return ptext(short(G.label[b[0]], 40)); })});
     var isGroup = f.nodes.map(function (nd) { return nd[0] === "g"; }), cx = [], cy = [], ch = [];
+    var taken = new Set();  // a crossing's dot never sits on a node: it would take the click meant for a group
+    f.nodes.forEach(function (_, p) { taken.add(Math.round(f.x[p] * 2) + ":" + Math.round(f.y[p] * 2)); });
     f.edges.forEach(function (e, q) {
       if (!isGroup[e[0]] && !isGroup[e[1]]) return;
-      cx.push((f.x[e[0]] + f.x[e[1]]) / 2); cy.push(-(f.y[e[0]] + f.y[e[1]]) / 2);
+      var spot = [0.5, 0.3, 0.7].map(function (t) { return [f.x[e[0]] + t * (f.x[e[1]] - f.x[e[0]]), f.y[e[0]] + t * (f.y[e[1]] - f.y[e[0]])]; })
+        .find(function (s) { return !taken.has(Math.round(s[0] * 2) + ":" + Math.round(s[1] * 2)); });
+      if (!spot) return;  // what crosses is in both ends' hover and details
+      taken.add(Math.round(spot[0] * 2) + ":" + Math.round(spot[1] * 2));
+      cx.push(spot[0]); cy.push(-spot[1]);
       var t = f.tensors[q], d = f.devs[q];
       ch.push(num(t) + " tensor" + (t !== 1 ? "s" : "") + " \u00b7 " + ptext(fmtBytes(f.bytes[q])) +
         (d >= 0 ? " on " + ptext(DEV[d].name) : " on several devices") +
@@ -234,6 +239,10 @@ export function lodGraph(C) {
 
   function clickGraph(pt) {
     if (pt.curveNumber === T.groups) expand(pt.customdata);
+    else if (pt.curveNumber === T.crossings) {  // over a group's body after all: that group
+      var f = folded(), g = f.nodes.findIndex(function (nd, p) { return nd[0] === "g" && Math.abs(f.x[p] - pt.x) < 0.3 && Math.abs(-f.y[p] - pt.y) < 0.3; });
+      if (g >= 0) expand(f.nodes[g][1]);
+    }
     else if (pt.curveNumber === T.headers) collapse(pt.customdata);
     else if (pt.curveNumber === T.tensors) host.select({values: [pt.customdata]});
     else if (pt.curveNumber === T.ops) host.select({instructions: [pt.customdata]});

@@ -187,10 +187,10 @@ class Overview:
         lifetimes = self.analysis.first, self.analysis.last
         opac = self.opacity(hidden)
         traces.append(_scatter(
-            x=x[tk], y=y[tk], mode="markers+text" if labels else "markers", name="tensors", customdata=tvals,
+            x=x[tk], y=y[tk], mode="markers", name="tensors", customdata=tvals,
             hovertext=[tensor_hover(plan.values[v], _life(lifetimes, v)) for v in tvals], hoverinfo="text",
             showlegend=False, textposition="middle right", textfont={"size": 10, "color": "#57606A"},
-            text=["\u2002" + plotly_text(shorten(plan.values[v].label, 22)) for v in tvals] if labels else [],
+            text=[plotly_text(shorten(plan.values[v].label, 22)) for v in tvals] if labels else [],
             marker={"color": [device_style(d).color for d in tdevs], "symbol": [device_style(d).symbol for d in tdevs],
                     "size": 13, "opacity": opac[OVERVIEW_TRACE["tensors"]],
                     "line": {"color": [ERROR if v in self._error_values else "white" for v in tvals],
@@ -199,10 +199,10 @@ class Overview:
         odevs = [int(self.groups.op_device[i]) for i in ops]
         okinds = [OP_KINDS[self.groups.op_kind[i]] for i in ops]
         traces.append(_scatter(
-            x=x[ok], y=y[ok], mode="markers+text" if labels else "markers", name="ops", customdata=ops,
+            x=x[ok], y=y[ok], mode="markers", name="ops", customdata=ops,
             hovertext=[instruction_hover(plan.instructions[i], kd, str(f.device(d)) if d >= 0 else None)
                        for i, kd, d in zip(ops, okinds, odevs)], hoverinfo="text", showlegend=False,
-            text=[plotly_text(shorten(op_short(plan.instructions[i]), 24)) + "\u2002" for i in ops] if labels else [],
+            text=[plotly_text(shorten(op_short(plan.instructions[i]), 24)) for i in ops] if labels else [],
             textposition="middle left", textfont={"size": 10, "color": INK},
             marker={"symbol": [OP_STYLES[k]["symbol"] for k in okinds], "size": [OP_STYLES[k]["size"] for k in okinds],
                     "color": "#F6F8FA",
@@ -225,9 +225,9 @@ class Overview:
         groups = [G.groups[g] for g in gids]
         errors = [self._holds_error(g) for g in groups]
         return _scatter(
-            x=x[gk], y=y[gk], mode="markers+text" if len(gk) <= _GROUP_LABELS else "markers", name="groups",
+            x=x[gk], y=y[gk], mode="markers", name="groups",
             customdata=gids, hovertext=[group_hover(G, g) for g in gids], hoverinfo="text", showlegend=False,
-            text=["\u2002" + plotly_text(shorten(g.label, 40)) + device_mix(G, gid) for g, gid in zip(groups, gids)],
+            text=[plotly_text(shorten(g.label, 40)) + device_mix(G, gid) for g, gid in zip(groups, gids)],
             textposition="middle right",
             textfont={"size": 11, "color": INK},
             marker={"symbol": [GROUP_SYMBOLS[g.kind] for g in groups],
@@ -264,10 +264,10 @@ class Overview:
     def _header_trace(self, x, y) -> dict:
         boxes = self.boxes()
         groups = [self.groups.groups[b[0]] for b in boxes]
-        return _scatter(x=[b[1] for b in boxes], y=[b[4] - 0.45 for b in boxes], mode="markers+text", name="expanded",
+        return _scatter(x=[b[1] for b in boxes], y=[b[4] - 0.45 for b in boxes], mode="markers", name="expanded",
                         customdata=[b[0] for b in boxes], showlegend=False, hoverinfo="text",
                         hovertext=[f"<b>{plotly_text(g.label)}</b><br>click to collapse" for g in groups],
-                        text=["\u2002▾ " + plotly_text(shorten(g.label, 40)) for g in groups],
+                        text=[plotly_text(shorten(g.label, 40)) for g in groups],
                         textposition="middle right", textfont={"size": 11, "color": MUTED},
                         marker={"symbol": "triangle-down", "size": 11, "color": MUTED})
 
@@ -282,7 +282,17 @@ class Overview:
                  + (f" · {EDGE_STYLES[k]['label']}" if k != "same" else "")
                  for t, nb, d, k in zip(F.tensors[sel].tolist(), F.nbytes[sel].tolist(), F.devices[sel].tolist(),
                                         (F.kinds[s] for s in sel.tolist()))]
-        return _scatter(x=(x[a] + x[b]) / 2, y=(y[a] + y[b]) / 2, mode="markers", name="crossings", hoverinfo="text",
+        taken = {(round(2 * px), round(2 * py)) for px, py in zip(x.tolist(), y.tolist())}
+        cx, cy, keep = [], [], []  # a dot never sits on a node (it would take the click meant for a group)
+        for k, (xa, ya, xb, yb) in enumerate(zip(x[a].tolist(), y[a].tolist(), x[b].tolist(), y[b].tolist())):
+            for t in (0.5, 0.3, 0.7):
+                spot = (xa + t * (xb - xa), ya + t * (yb - ya))
+                if (round(2 * spot[0]), round(2 * spot[1])) not in taken:
+                    taken.add((round(2 * spot[0]), round(2 * spot[1])))
+                    cx.append(spot[0]), cy.append(spot[1]), keep.append(k)
+                    break
+        hover = [hover[k] for k in keep]
+        return _scatter(x=np.asarray(cx), y=np.asarray(cy), mode="markers", name="crossings", hoverinfo="text",
                         hovertext=hover, showlegend=False, marker={"size": 7, "color": "#8C959F", "symbol": "circle"})
 
     def layout(self, height: int | None = None) -> dict:
