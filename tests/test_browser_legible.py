@@ -31,11 +31,10 @@ BOXES_JS = """
   const gd = document.querySelector(sel), L = gd._fullLayout, s = L._size, r0 = gd.getBoundingClientRect();
   const plot = [r0.left + s.l, r0.top + s.t, r0.left + s.l + s.w, r0.top + s.t + s.h];
   const inside = (r) => r.width > 0 && r.height > 0 && r.right > plot[0] && r.left < plot[2] && r.bottom > plot[1] && r.top < plot[3];
-  const box = (e) => { const r = e.getBoundingClientRect(); return {r, b: [r.left, r.top, r.right, r.bottom]}; };
+  const box = (e) => { const r = e.getBoundingClientRect(); return {r, b: [r.left, r.top, r.right, r.bottom], text: e.textContent}; };
   const labels = Array.from(gd.querySelectorAll('.dx-labels text, .scatterlayer .textpoint text'))
     .filter((t) => t.textContent.trim() && getComputedStyle(t.parentNode).display !== 'none').map(box)
-    .filter((x) => inside(x.r)).map((x) => ({box: x.b, text: x.r && 0 || ''}));
-  Array.from(gd.querySelectorAll('.dx-labels text, .scatterlayer .textpoint text')).forEach((t, k) => { if (labels[k]) labels[k].text = t.textContent; });
+    .filter((x) => inside(x.r)).map((x) => ({box: x.b, text: x.text}));
   const markers = Array.from(gd.querySelectorAll('.scatterlayer path.point')).map(box).filter((x) => inside(x.r))
     .map((x) => x.b);
   return {labels, markers};

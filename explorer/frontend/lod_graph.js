@@ -1,4 +1,5 @@
 import {ptext, esc, short, fmtBytes, num} from "./util.js";
+import {readableView} from "./nav.js";
 
 // A big plan (level of detail), part 2: expanding and collapsing groups in place, the overview's traces, boxes,
 // headers, focus ranges and selection rings.
@@ -189,26 +190,35 @@ export function lodGraph(C) {
               line: {color: tint(b[0], 0.55), width: 1, dash: "dot"}, fillcolor: tint(b[0], 0.06), name: "group " + b[0]};
     }), "annotations[0].text": statusLines().map(ptext).join("<br>")};
   }
-  function focus(g) {
-    var f = folded(), bx = boxes().find(function (b) { return b[0] === g; }), x0, x1, y0, y1;
-    var xs = f.x, ys = f.y.map(function (y) { return -y; });
-    if (!bx) {
-      var p = f.index.get("g" + g), c = p === undefined ? 0 : ys[p];
-      x0 = Math.min.apply(null, xs); x1 = Math.max.apply(null, xs); y0 = c - L.limits.focus / 2; y1 = c + L.limits.focus / 2;
-    } else { x0 = bx[1]; x1 = bx[2]; y0 = bx[3]; y1 = bx[4]; }
-    y0 = Math.max(y0, y1 - L.limits.focus);
-    var lo = Infinity, hi = -Infinity;
-    ys.forEach(function (y, p) { if (y >= y0 && y <= y1) { lo = Math.min(lo, xs[p]); hi = Math.max(hi, xs[p]); } });
-    if (lo > hi) { lo = Math.min.apply(null, xs); hi = Math.max.apply(null, xs); }
-    return {"xaxis.range": [lo - 0.6, hi + 3], "yaxis.range": [y0 - 0.5, y1 + 1.3]};
+  function plotSize() {  // the plot area in px (a default under node, where nothing is drawn)
+    var sz = host.graph._fullLayout && host.graph._fullLayout._size;
+    return sz ? {w: sz.w, h: sz.h} : {w: 900, h: 560};
   }
-  function homeView() {  // the view a big plan opens at: its top FOCUS layers, every column, room for group labels
+  function nodePoints(x0, x1, y0, y1) {
+    var f = folded(), out = [];
+    f.x.forEach(function (x, p) { var y = -f.y[p]; if (x >= x0 && x <= x1 && y >= y0 && y <= y1) out.push([x, y]); });
+    return out;
+  }
+  function focus(g) {  // an expanded group's box (its top first) at a readable scale (nav.js)
+    var bx = boxes().find(function (b) { return b[0] === g; });
+    if (!bx) {
+      var f = folded(), p = f.index.get("g" + g);
+      if (p === undefined) return homeView();
+      var v0 = readableView({x0: f.x[p] - 2, x1: f.x[p] + 2, y0: -f.y[p] - 2, y1: -f.y[p] + 2}, plotSize(), {padRight: 3});
+      return {"xaxis.range": v0.x, "yaxis.range": v0.y};
+    }
+    var v = readableView({x0: bx[1], x1: bx[2], y0: bx[3], y1: bx[4]}, plotSize(),
+                         {pad: 0.3, padRight: 3, nodes: nodePoints(bx[1], bx[2], bx[3], bx[4])});
+    return {"xaxis.range": v.x, "yaxis.range": v.y};
+  }
+  function homeView() {  // the view a big plan opens at: its top, at a readable scale, room for group labels
     var f = folded(), lo = Infinity, hi = -Infinity, depth = 0;
     f.x.forEach(function (x) { lo = Math.min(lo, x); hi = Math.max(hi, x); });
     f.y.forEach(function (y) { depth = Math.max(depth, y + 1); });
     if (lo > hi) { lo = 0; hi = 0; }
-    return {"xaxis.range": [lo - 0.5, hi + 3.5],
-            "yaxis.range": depth > L.limits.focus ? [-L.limits.focus + 0.4, 0.6] : [-(Math.max(depth, 1) - 1) - 0.6, 0.6]};
+    var v = readableView({x0: lo, x1: hi, y0: -(Math.max(depth, 1) - 1), y1: 0}, plotSize(),
+                         {pad: 0.5, padRight: 3.5, nodes: f.x.map(function (x, p) { return [x, -f.y[p]]; })});
+    return {"xaxis.range": v.x, "yaxis.range": v.y};
   }
   var baseData = JSON.parse(JSON.stringify(P.graph.data));
   function setPath(obj, dotted, value) {

@@ -204,7 +204,7 @@ def _layout(geom: GraphGeometry, labels: bool, height: int | None) -> dict:
     xs = np.concatenate([geom.tx, geom.ox]) if len(geom.tx) + len(geom.ox) else np.array([0.0])
     ys = np.concatenate([geom.ty, geom.oy]) if len(geom.ty) + len(geom.oy) else np.array([0.0])
     axis = {"visible": False, "showgrid": False, "zeroline": False}
-    side = 110 if labels else 12  # labels may run past the outermost nodes into the margin
+    side = 16  # labels stay inside the plot: the app places them beside their node, inside or flipped
     return dict(
         height=height or int(min(720, max(380, 22 * geom.layers + 110))),
         margin={"l": side, "r": side, "t": 56, "b": 10}, plot_bgcolor="white", paper_bgcolor="white",
