@@ -436,8 +436,8 @@ def test_hostile_report_in_chromium(program, tmp_path, browser_ready):
         assert page.locator(".dx-plan option").all_inner_texts() == [visible(n) for n in PLAN_NAMES]
         summary = page.locator(".dx-summary").inner_text()
         assert IMG in summary and visible(BIDI) in summary
-        # node labels drawn in the graph: literal text
-        labels = page.evaluate("() => Array.from(document.querySelectorAll('.dx-graph .textpoint text'))"
+        # node labels drawn in the graph (frontend/labels.js): literal text
+        labels = page.evaluate("() => Array.from(document.querySelectorAll('.dx-graph .dx-labels text'))"
                                ".map(t => t.textContent)")
         assert any("img src=x" in t for t in labels) and any("\\u202e" in t for t in labels), labels
 
