@@ -1,8 +1,7 @@
 """A big pair's diff view without a browser: both sides at a level of detail, the diff as columns.
 
-The pair is the one ``bench/bench_view.py`` measures: a synthetic 6k-value program (``synthetic_program``,
-every 4th step offloaded to cuda:0) against the same program alternating its offloaded steps between cuda:0
-and cuda:1 — 600 tensors moved to another device, 300 shifted in their arena, 600 ops changed. Each side must
+The pair is the one ``bench/bench_view.py`` measures (``diff_helpers.big_pair``): 600 tensors moved to
+another device, 300 shifted in their arena, 600 ops changed. Each side must
 be sent exactly as the one-program report sends a big plan (the LOD tables), the marks must be the diff's own
 statuses, the pairing both ways, and the page must stay under the issue's 5 MB.
 """
@@ -14,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from diff_helpers import big_pair
+
 from explorer.analysis.diff import STATUSES
-from explorer.format.synth import synthetic_program
-from explorer.format.writer import write
 from explorer.views.diff_prepare import diff_plan_view, open_diff
 from explorer.views.diff_report import diff_report_html
 from explorer.views.diff_style import OP_STATUS_STYLES
@@ -24,14 +23,6 @@ from explorer.views.embed import page_payload
 from explorer.views.report import _lod_plan_payload
 
 PAIRS = Path(__file__).parent / "fixtures" / "diff"
-
-
-def big_pair(tmp: Path) -> tuple[Path, Path]:
-    """The 5k-value pair (files, so the page names them)."""
-    a, b = tmp / "before_5k.pte", tmp / "after_5k.pte"
-    a.write_bytes(write(synthetic_program(values=6_000)))
-    b.write_bytes(write(synthetic_program(values=6_000, devices=("cuda:0", "cuda:1"))))
-    return a, b
 
 
 @pytest.fixture(scope="module")

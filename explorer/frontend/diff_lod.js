@@ -65,7 +65,7 @@ export function markItems(f, status, opStatus, gc, styles, symbolOf) {
     else if (gc.total[nd[1]]) {
       const c = gc.top[nd[1]];
       st = c < gc.nT ? styles.tensor[c] : styles.op[c - gc.nT];
-      r = 15;
+      r = 12.5;
       texts.push({x, y, text: "\u0394" + num(gc.total[nd[1]]), color: st.color, r});
     }
     if (st && st.color) marks.push({x, y, symbol: symbolOf(nd), r, color: st.color, width: Math.max(st.width, 2.5)});
