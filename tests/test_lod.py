@@ -1,5 +1,6 @@
-"""Level of detail for big programs: groups, folding, the overview, the binned memory map, the widget
-and the report on 10k- and 100k-value programs (without a browser; tests/test_browser_scale.py has one)."""
+"""Level of detail for big programs: groups, the overview's expansion state, the widget and the report on
+10k- and 100k-value programs, without a browser. The app's folding, layout and binned memory lanes are
+tested under node (tests/test_lod_js.py) and in Chromium (tests/test_browser_scale.py)."""
 
 from __future__ import annotations
 
@@ -14,12 +15,9 @@ import pytest
 from lod_helpers import cached_program_path, llm_builder, llm_program, synthetic
 
 from explorer import Explorer, load
-from explorer.analysis import layout
-from explorer.analysis.folding import fold, visible_nodes
 from explorer.analysis.groups import Groups
 from explorer.analysis.lazy import LazyAnalysis
-from explorer.views.memory_lod import BINS, MemoryLod, occupancy
-from explorer.views.overview import OVERVIEW_TRACE, VISIBLE_LIMIT
+from explorer.views.overview import OVERVIEW_TRACE, VISIBLE_LIMIT, visible_nodes
 from explorer.views.prepare import plan_view
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -109,9 +107,13 @@ def test_a_real_transformer_opens_as_its_modules():
     f = lazy.facts
     assert all(f.label(g.start).startswith("aten::pow") for g in layers[1:]), "a layer starts with its norm"
     assert all(f.label(g.stop - 1) == "aten::add.out" for g in layers), "and ends with its residual add"
+    from explorer.views.overview import Overview
+
     for g in layers[:3] + [top[0], top[2], top[3]]:  # a leaf opens into its ops and their tensors
-        F = fold(G, {0, *G.path(g.start)[:-1], g.id}, lazy.moving)
-        assert sum(1 for n in F.nodes if n[0] == "i" and g.start <= n[1] < g.stop) == g.size
+        ov = Overview(program.plans[0], lazy, G)
+        ov.expand(g.id)
+        assert not any(ov.folded_away(i) for i in range(g.start, g.stop))
+        assert ov.folded_away(g.stop) or g.stop == G.m
 
 
 def test_units_bundle_delegates_with_their_copies_and_runs_stay_on_one_device():
@@ -141,117 +143,6 @@ def test_names_over_budget_are_not_read(monkeypatch):
     check_tree(G)
 
 
-# -- folding ------------------------------------------------------------------------------------
-
-def test_folding_draws_every_instruction_and_tensor_once_and_merges_edges():
-    program = llm_program(40)
-    G, lazy = groups_of(program, leaf_nodes=30, max_children=6)
-    f = lazy.facts
-    rng = np.random.default_rng(1)
-    states = [set()]
-    for _ in range(6):  # random expansions, nested
-        G.build_all()
-        pick = int(rng.integers(1, len(G.groups)))
-        states.append(states[-1] | {p for p in G.path(G.groups[pick].start) if G.groups[p].depth <= G.groups[pick].depth})
-    for expanded in states:
-        F = fold(G, expanded, lazy.moving)
-        assert len(F.nodes) == visible_nodes(G, expanded | {0})
-        ops = sum(1 for n in F.nodes if n[0] == "i")
-        in_groups = sum(G.groups[n[1]].size for n in F.nodes if n[0] == "g")
-        assert ops + in_groups == G.m
-        tensors = sum(1 for n in F.nodes if n[0] == "v") + sum(G.nodes(n[1]) - G.groups[n[1]].size for n in F.nodes if n[0] == "g")
-        assert tensors == int((G.home >= 0).sum())
-        # brute force: every dataflow edge between two different drawn units is carried, tensors counted once
-        unit_i, unit_v = F.instruction_unit, F.value_unit
-        e = lazy.edges
-        t = f.is_tensor[e.value]
-        expect: dict = {}
-        for i, v, w in zip(e.instr[t].tolist(), e.value[t].tolist(), e.write[t].tolist()):
-            a, b = (unit_i[i], unit_v[v]) if w else (unit_v[v], unit_i[i])
-            if a != b:
-                expect.setdefault((int(a), int(b)), set()).add(v)
-        got = {(int(a), int(b)): int(c) for (a, b), c in zip(F.edges.tolist(), F.tensors.tolist())}
-        assert got == {k: len(v) for k, v in expect.items()}
-        assert all(F.nbytes[k] == sum(int(f.nbytes[v]) for v in expect[(int(a), int(b))])
-                   for k, (a, b) in enumerate(F.edges.tolist()))
-
-
-def test_fully_expanded_fold_is_the_full_graph():
-    program = llm_program(12)
-    G, lazy = groups_of(program, leaf_nodes=25, max_children=4)
-    G.build_all()
-    F = fold(G, {g.id for g in G.groups}, lazy.moving)
-    full = layout(program.plans[0], lazy.dataflow)
-    drawn = set(full.nodes) - {("v", v) for v in program.plans[0].inputs + program.plans[0].outputs
-                               if G.home[v] < 0}
-    assert set(F.nodes) == drawn and not any(n[0] == "g" for n in F.nodes)
-    full_edges = {(full.nodes[a], full.nodes[b]) for a, b in full.edges}
-    assert {(F.nodes[a], F.nodes[b]) for a, b in F.edges.tolist()} == full_edges
-
-
-# -- the overview and the memory map ------------------------------------------------------------
-
-def test_overview_figure_is_valid_and_says_what_it_aggregates():
-    view = plan_view(synthetic(10_000).plans[0], synthetic(10_000), lod=True)
-    ov = view.overview
-    fig = ov.figure()
-    go.Figure(fig.to_dict())
-    groups = fig.data[OVERVIEW_TRACE["groups"]]
-    assert groups.name == "groups" and len(groups.x) == len(ov.groups.children(0))
-    assert len(fig.data[OVERVIEW_TRACE["tensors"]].x) == 0 and len(fig.data[OVERVIEW_TRACE["ops"]].x) == 0
-    status = fig.layout.annotations[0].text
-    assert "overview of 6,997 instructions and 9,998 tensors" in status and "groups drawn" in status
-    ov.expand(ov.groups.children(0)[2])
-    fig = ov.figure()
-    go.Figure(fig.to_dict())
-    assert len(fig.data[OVERVIEW_TRACE["tensors"]].x) > 0 and len(fig.data[OVERVIEW_TRACE["headers"]].x) == 1
-    assert any(s.name and s.name.startswith("group ") for s in fig.layout.shapes)
-    assert len(fig.data) == len(ov.figure().data)  # same traces every time
-
-
-def test_memory_map_aggregates_big_lanes_and_refines_on_zoom():
-    program = synthetic(10_000)
-    view = plan_view(program.plans[0], program, lod=True)
-    mem = view.memory
-    fig = mem.figure()
-    go.Figure(fig.to_dict())
-    lanes = len(mem.arenas)
-    notes = [a.text for a in fig.layout.annotations if a.name == "aggregated"]
-    assert notes[0] == f"aggregated: 5,000 tensors in {BINS[0]}×{BINS[1]} bins — zoom in to see tensors"
-    assert notes[1:] == ["", ""]  # the cuda lanes (about 1,000 tensors each) draw their blocks
-    heat = fig.data[2 * lanes]
-    cells = np.asarray(heat.customdata)
-    assert heat.type == "bar" and heat.visible and heat.name.endswith("(aggregated)")
-    assert 0 < len(heat.x) <= BINS[0] * BINS[1] and cells.shape == (len(heat.x), 2)
-    assert cells[:, 0].max() > 0 and 0 < cells[:, 1].max() <= 1  # tensors touching its bins, share in use
-    alpha = [float(c.rsplit(",", 1)[1].rstrip(")")) for c in heat.marker.color]
-    assert alpha == pytest.approx(0.12 + 0.88 * cells[:, 1], abs=0.006)  # shaded by the share in use
-    assert len(fig.data[0].x) == 0  # no error: the aggregated lane draws no block
-    assert len(fig.data[2].x) == len(mem.rows[1]["value"])
-    assert mem.set_window(1000, 1400)
-    lane = mem.lane(0)
-    b0, b1 = mem._bounds(mem.rows[0])
-    expect = np.flatnonzero((b1 > 1000) & (b0 < 1400))
-    assert lane["heat"] is None and list(lane["blocks"]) == list(expect) and lane["note"].startswith("showing ")
-    assert mem.set_window(None, None) and mem.lane(0)["heat"] is not None
-
-
-def test_occupancy_is_exact():
-    rng = np.random.default_rng(0)
-    x0 = rng.uniform(-5, 100, 200)
-    x1 = x0 + rng.uniform(0.1, 40, 200)
-    y0 = rng.uniform(0, 1000, 200)
-    y1 = y0 + rng.uniform(1, 300, 200)
-    occ, cnt = occupancy(x0, x1, y0, y1, (0.0, 90.0), 1100.0, (17, 9))
-    dx, dy = 90 / 17, 1100 / 9
-    for j in range(9):
-        for i in range(17):
-            ox = np.clip(np.minimum(x1, (i + 1) * dx) - np.maximum(x0, i * dx), 0, None)
-            oy = np.clip(np.minimum(y1, (j + 1) * dy) - np.maximum(y0, j * dy), 0, None)
-            assert occ[j, i] == pytest.approx(float((ox * oy).sum()) / (dx * dy), abs=1e-9)
-            assert cnt[j, i] == int(((ox > 0) & (oy > 0)).sum())
-
-
 @lru_cache(maxsize=1)
 def mismatch_program():
     """A 10k-value synthetic program with one cpu-arena tensor claiming cuda:0 (device-mismatch)."""
@@ -267,21 +158,6 @@ def mismatch_program():
     victim = next(v for v in values if getattr(v, "memory_id", None) == 1 and v.index > 100)
     values[victim.index] = dataclasses.replace(victim, device=Device.parse("cuda:0"))
     return load(write(dataclasses.replace(base, plans=(dataclasses.replace(plan, values=tuple(values)),)))), victim
-
-
-def test_error_blocks_stay_visible_in_aggregated_lanes():
-    program, victim = mismatch_program()
-    view = plan_view(program.plans[0], program, lod=True)
-    assert any(f.code == "device-mismatch" for f in view.analysis.findings)
-    mem = MemoryLod(view.plan, view.analysis)
-    trace = mem.traces()[0]
-    assert mem.lane(0)["heat"] is not None and list(trace["customdata"]) == [victim.index]
-    ov = view.overview
-    holding = [g for g in ov.groups.children(0) if ov._holds_error(ov.groups.groups[g])]
-    assert len(holding) == 1
-    groups = ov.traces()[OVERVIEW_TRACE["groups"]]
-    outlined = [g for g, c in zip(groups["customdata"], groups["marker"]["line"]["color"]) if c != "#1F2328"]
-    assert outlined == holding
 
 
 # -- the widget ---------------------------------------------------------------------------------
@@ -312,10 +188,11 @@ def test_widget_selection_reveal_and_visible_limit():
     ov = ex.overview
     value = 5_000
     ex.select(value)
-    assert ov.folded.nodes[ov.folded.value_unit[value]][0] == "g"  # a hidden value: its group holds it
+    home = int(ov.groups.home[value])
+    assert ov.folded_away(home)  # a hidden value: a collapsed group holds it
     ex.reveal()
     ov = ex.overview
-    assert ov.folded.nodes[ov.folded.value_unit[value]] == ("v", value)
+    assert not ov.folded_away(home)
     assert ex.expanded and list(ex.expanded) == ov.expanded
     for gid in ov.groups.children(0)[:8]:  # expanding many stays under the limit, saying what it closed
         ex.expand(gid)
@@ -328,10 +205,11 @@ def test_a_finding_selects_and_reveals_its_values():
     ex = Explorer(program)
     finding = next(f for f in ex.findings if f.code == "device-mismatch")
     ov = ex.overview
-    assert ov.folded.nodes[ov.folded.value_unit[victim.index]][0] == "g"
+    home = int(ov.groups.home[victim.index])
+    assert ov.folded_away(home)
     ex.reveal(finding)
     assert ex.selected.values == (victim.index,) and ex.selected.finding is finding
-    assert ex.overview.folded.nodes[ex.overview.folded.value_unit[victim.index]] == ("v", victim.index)
+    assert not ex.overview.folded_away(home)
 
 
 def test_cli_show_draws_big_plans_at_a_level_of_detail(tmp_path):
@@ -357,22 +235,9 @@ def test_small_programs_are_drawn_in_full_unless_asked():
         ex.expand(1)
     forced = Explorer(FIXTURES / "device_mlp.pte", lod=True)
     assert forced.overview is not None
-    graph = forced.overview.figure()
-    assert len(graph.data[OVERVIEW_TRACE["tensors"]].x) == 25  # the root is a leaf: all drawn
+    assert visible_nodes(forced.overview.groups, {0}) == 25 + len(forced.program.plans[0].instructions)  # a leaf root
+    assert forced.overview.figure().data[OVERVIEW_TRACE["groups"]].name == "groups"
     assert Explorer(synthetic(10_000), lod=False).overview is None
-
-
-def test_the_overview_says_which_tensors_it_does_not_draw():
-    from analysis_helpers import PlanBuilder
-
-    from explorer.format.writer import write
-
-    b = PlanBuilder()
-    x, y = b.tensor(), b.tensor()
-    b.tensor(name="unused")
-    b.kernel("aten::abs.out", x, y, y)
-    ex = Explorer(load(write(b.program())), lod=True)
-    assert "(1 tensors no instruction names are not drawn)" in ex.overview.figure().layout.annotations[0].text
 
 
 # -- scale --------------------------------------------------------------------------------------
@@ -413,7 +278,7 @@ def test_100k_values_widget_builds_with_a_small_payload(program_100k):
                "load_s": round(loaded - start, 3), "explorer_s": round(built - loaded, 3),
                "payload_mb": round(len(ex._payload) / 1e6, 3),
                "expand_two_levels_s": round(expanded, 3), "first_select_s": round(selected, 3),
-               "drawn_nodes_after_expand": len(ex.overview.folded.nodes)}
+               "drawn_nodes_after_expand": visible_nodes(ex.overview.groups, set(ex.expanded) | {0})}
     numbers.update(fresh_interpreter(program_100k))
     record("python_100k_widget", numbers)
     print(numbers)
@@ -435,8 +300,7 @@ def test_report_of_a_big_plan_stores_tables_not_html(tmp_path):
     lod = plan["lod"]
     assert len(lod["tensors"]["index"]) == 9_998 and len(lod["ops"]["kind"]) == 6_997
     assert sum(len(c) for c in [lod["groups"]["start"]]) == len(lod["groups"]["label"])
-    assert plan["graph"]["data"][OVERVIEW_TRACE["groups"]]["name"] == "groups"
-    assert any(a.get("name") == "aggregated" and a["text"].startswith("aggregated: 5,000 tensors")
-               for a in plan["memory"]["layout"]["annotations"])
+    assert plan["graph"]["data"][OVERVIEW_TRACE["groups"]]["name"] == "groups"  # a skeleton the app fills in
+    assert len(plan["graph"]["data"][OVERVIEW_TRACE["groups"]]["x"]) == 0 and len(lod["arenas"][0]["rows"]) == 5_000
     record("python_10k_report", {"build_s": round(took, 3), "html_mb": round(len(html.encode()) / 1e6, 2)})
     assert len(html.encode()) < 12_000_000

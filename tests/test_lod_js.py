@@ -1,6 +1,6 @@
 """The app's level-of-detail modules (explorer/frontend/lod*.js) run by Node against a stand-in Plotly:
-every function runs (no reference errors), and folding + layout agree exactly with Python for many
-expansion sequences. Node is required (CI installs it); tests/test_browser_scale.py runs the same
+every function runs (no reference errors); the app folds every instruction and tensor exactly once,
+draws a big plan's first state itself, and bins memory lanes exactly. Node is required (CI installs it); tests/test_browser_scale.py runs the same
 modules in Chromium."""
 
 from __future__ import annotations
@@ -16,7 +16,9 @@ from lod_helpers import llm_program, synthetic
 
 from explorer import frontend
 from explorer.views.embed import to_json
-from explorer.views.overview import Overview
+from explorer.analysis import layout
+from explorer.views.memory_lod import BINS
+from explorer.views.overview import Overview, visible_nodes
 from explorer.views.prepare import plan_view
 from explorer.views.report import _plan_payload
 
@@ -67,8 +69,16 @@ for (const c of commands) {
   else if (c.op === "autorange") L.onRelayout({"xaxis.autorange": true});
   else if (c.op === "click") L.clickGraph({curveNumber: c.trace, customdata: c.customdata});
   else if (c.op === "reveal") { state.values = c.values; L.reveal(c.values, []); }
-  const f = L.folded();
+  else if (c.op === "set") L.setExpanded(c.arg);
+  const f = L.folded(), heat = memory.data.length ? memory.data.find((t) => (t.name || "").endsWith("(aggregated)")) : null;
   out.push({state: L.state(), nodes: f.nodes, x: f.x, y: f.y, edges: f.edges, html: html,
+            edgeTensors: f.tensors, edgeBytes: f.bytes, instUnit: Array.from(f.instUnit), valueUnit: Array.from(f.valueUnit),
+            status: graph.layout.annotations[0].text, headers: graph.data[P.lod.trace.headers].x.length,
+            shapes: (graph.layout.shapes || []).map((sh) => sh.name), ranges: [graph.layout.xaxis.range, graph.layout.yaxis.range],
+            groupLine: graph.data[P.lod.trace.groups].marker.line.color,
+            heat: heat && heat.visible ? {x: heat.x, width: heat.width, base: heat.base, y: heat.y, customdata: heat.customdata,
+                                          color: heat.marker.color} : null,
+            lane0: memory.data.length ? memory.data[0].customdata : [],
             ringed: rings.rings.length, outlined: outlines.rects.length,
             groups: graph.data[P.lod.trace.groups].customdata, tensors: graph.data[P.lod.trace.tensors].x.length,
             groupOpacity: graph.data[P.lod.trace.groups].marker.opacity,
@@ -92,19 +102,40 @@ def run_js(tmp_path, view, commands) -> list[dict]:
     return json.loads(done.stdout)
 
 
-def python_fold(view, expanded_sequence) -> Overview:
+def python_state(view, sequence) -> Overview:
+    """Python's expansion state (Explorer.expand / collapse) after the same clicks."""
     ov = Overview(view.plan, view.analysis, view.overview.groups)
-    for op, arg in expanded_sequence:
+    for op, arg in sequence:
         (ov.expand if op == "expand" else ov.collapse)(arg)
     return ov
 
 
+def expected_edges(view, inst_unit, value_unit) -> dict:
+    """Brute force: every dataflow edge between two different drawn units, its distinct tensors."""
+    lazy = view.analysis
+    f, e = lazy.facts, lazy.edges
+    t = f.is_tensor[e.value]
+    out: dict = {}
+    for i, v, w in zip(e.instr[t].tolist(), e.value[t].tolist(), e.write[t].tolist()):
+        if value_unit[v] < 0:
+            continue
+        a, b = (inst_unit[i], value_unit[v]) if w else (value_unit[v], inst_unit[i])
+        if a != b:
+            out.setdefault((a, b), set()).add(v)
+    return out
+
+
 @pytest.mark.parametrize("which", ["synthetic", "llm"])
-def test_report_script_folds_exactly_as_python(tmp_path, which):
+def test_app_folds_every_instruction_and_tensor_once_and_merges_edges(tmp_path, which):
+    """Random expansions and collapses in the app: the expansion state follows Python's rules (the
+    notebook API keeps the same state without a browser); the folded graph draws each instruction and
+    each tensor at home exactly once, and carries every dataflow edge between two drawn units once,
+    with its distinct tensors and their bytes."""
     program = synthetic(10_000) if which == "synthetic" else llm_program(120)
     view = plan_view(program.plans[0], program, lod=True)
     G = view.overview.groups
     G.build_all()
+    f = view.analysis.facts
     rng = np.random.default_rng(7)
     commands, sequence = [], []
     for step in range(14):  # expand groups at random depths (the limit collapses some), collapse some
@@ -117,16 +148,132 @@ def test_report_script_folds_exactly_as_python(tmp_path, which):
         commands.append({"op": "expand", "arg": gid})
         sequence.append(("expand", gid))
     results = run_js(tmp_path, view, commands)
-    for k, result in enumerate(results):
-        ov = python_fold(view, sequence[:k + 1])
-        F = ov.folded
-        assert result["state"]["expanded"] == ov.expanded, k
-        assert result["state"]["note"] == ov.note
-        assert [tuple(n) for n in result["nodes"]] == list(F.nodes), k
-        assert result["x"] == F.x.tolist() and result["y"] == F.y.tolist(), k
-        assert result["edges"] == F.edges.tolist(), k
-        assert [int(g) for g in result["groups"]] == [n[1] for n in F.nodes if n[0] == "g"]
-        assert result["state"]["status"] == ov.status()
+    homed = int((G.home >= 0).sum())
+    for k, r in enumerate(results):
+        ov = python_state(view, sequence[:k + 1])
+        assert r["state"]["expanded"] == ov.expanded and r["state"]["note"] == ov.note, k
+        nodes = [tuple(n) for n in r["nodes"]]
+        assert len(nodes) == len(set(nodes)) == visible_nodes(G, set(ov.expanded) | {0}), k
+        assert sum(1 for n in nodes if n[0] == "i") + sum(G.groups[n[1]].size for n in nodes if n[0] == "g") == G.m
+        tensors = sum(1 for n in nodes if n[0] == "v") + sum(G.nodes(n[1]) - G.groups[n[1]].size for n in nodes if n[0] == "g")
+        assert tensors == homed
+        for i in range(0, G.m, 97):  # an instruction is drawn by itself exactly when no collapsed group holds it
+            assert (nodes[r["instUnit"][i]] == ("i", i)) == (not ov.folded_away(i)), (k, i)
+        expect = expected_edges(view, r["instUnit"], r["valueUnit"])
+        got = {(a, b): (c, nb) for (a, b), c, nb in zip(r["edges"], r["edgeTensors"], r["edgeBytes"])}
+        assert {pair: c for pair, (c, _) in got.items()} == {pair: len(v) for pair, v in expect.items()}, k
+        assert all(nb == sum(int(f.nbytes[v]) for v in expect[pair]) for pair, (_, nb) in got.items())
+        assert len(r["x"]) == len(r["y"]) == len(nodes)
+        assert len(set(zip(r["x"], r["y"]))) == len(nodes), "two nodes drawn on one spot"
+        assert r["groups"] == [n[1] for n in nodes if n[0] == "g"]
+        assert r["state"]["status"].startswith(f"overview of {G.m:,} instructions")
+
+
+def test_fully_expanded_fold_is_the_full_graph(tmp_path):
+    program = llm_program(12)
+    view = plan_view(program.plans[0], program, lod=True)
+    G = view.overview.groups
+    G.build_all()
+    every = [g.id for g in G.groups if g.id]
+    [r] = run_js(tmp_path, view, [{"op": "set", "arg": every}])
+    nodes = [tuple(n) for n in r["nodes"]]
+    full = layout(program.plans[0], view.analysis.dataflow)
+    drawn = set(full.nodes) - {("v", v) for v in program.plans[0].inputs + program.plans[0].outputs if G.home[v] < 0}
+    assert set(nodes) == drawn and not any(n[0] == "g" for n in nodes)
+    assert {(nodes[a], nodes[b]) for a, b in r["edges"]} == {(full.nodes[a], full.nodes[b]) for a, b in full.edges}
+
+
+def test_the_first_state_is_drawn_by_the_app(tmp_path):
+    """Python sends a styled skeleton; the app draws the overview and the lanes itself."""
+    program = synthetic(10_000)
+    view = plan_view(program.plans[0], program, lod=True)
+    skeleton = _plan_payload(view, [], [])
+    assert all(len(t.get("x", [])) == 0 for t in skeleton["graph"]["data"][:11])
+    assert all(len(t.get("x", [])) == 0 for t in skeleton["memory"]["data"][:3 * len(view.memory.arenas)])
+    G = view.overview.groups
+    first, expanded = run_js(tmp_path, view, [{"op": "none"}, {"op": "expand", "arg": G.children(0)[2]}])
+    assert first["groups"] == list(G.children(0)) and first["tensors"] == 0 and first["headers"] == 0
+    assert "overview of 6,997 instructions and 9,998 tensors" in first["status"] and "groups drawn" in first["status"]
+    (x0, x1), (y0, y1) = first["ranges"]
+    assert x0 <= min(first["x"]) and max(first["x"]) <= x1 and y1 >= 0 >= y0
+    assert expanded["tensors"] > 0 and expanded["headers"] == 1
+    assert any(name and name.startswith("group ") for name in expanded["shapes"])
+
+
+def test_the_overview_says_which_tensors_it_does_not_draw(tmp_path):
+    from analysis_helpers import PlanBuilder
+
+    from explorer import load
+    from explorer.format.writer import write
+
+    b = PlanBuilder()
+    x, y = b.tensor(), b.tensor()
+    b.tensor(name="unused")
+    b.kernel("aten::abs.out", x, y, y)
+    program = load(write(b.program()))
+    view = plan_view(program.plans[0], program, lod=True)
+    [r] = run_js(tmp_path, view, [{"op": "none"}])
+    assert "(1 tensors no instruction names are not drawn)" in r["status"]
+
+
+def test_memory_lanes_aggregate_exactly_and_refine_on_zoom(tmp_path):
+    program = synthetic(10_000)
+    view = plan_view(program.plans[0], program, lod=True)
+    lod = _plan_payload(view, [], [])["lod"]
+    first, zoomed, back = run_js(tmp_path, view, [{"op": "none"}, {"op": "zoom", "arg": [1000, 1400]},
+                                                   {"op": "autorange"}])
+    lanes = len(view.memory.arenas)
+    assert first["notes"][0] == f"aggregated: 5,000 tensors in {BINS[0]}×{BINS[1]} bins — zoom in to see tensors"
+    assert first["notes"][1:] == ["", ""]  # the cuda lanes (about 1,000 tensors each) draw their blocks
+    assert first["memory"][0]["n"] == 0 and first["memory"][2]["n"] == len(view.memory.rows[1]["value"])
+    heat = first["heat"]
+    cells = np.asarray(heat["customdata"], dtype=float)
+    assert 0 < len(heat["x"]) <= BINS[0] * BINS[1] and cells.shape == (len(heat["x"]), 2)
+    alpha = [float(c.rsplit(",", 1)[1].rstrip(")")) for c in heat["color"]]
+    assert alpha == pytest.approx(0.12 + 0.88 * cells[:, 1], abs=0.006)  # shaded by the share in use
+    # exact coverage, by brute force: each bar is a run of one row's bins of one shade
+    T = lod["tensors"]
+    row_of = {v: r for r, v in enumerate(T["index"])}
+    rows = [row_of[v] for v in lod["arenas"][0]["rows"]]
+    first_, last = np.asarray(T["first"])[rows], np.asarray(T["last"])[rows]
+    none = first_ < 0
+    m = lod["m"]
+    x0 = np.where(none, 0, first_) - 0.5
+    x1 = np.where(none, m - 1, last) + 0.5
+    y0 = np.asarray(T["off"], dtype=float)[rows]
+    y1 = y0 + np.maximum(np.asarray(T["nbytes"], dtype=float)[rows], 0)
+    arena = lod["arenas"][0]
+    height = max(arena["size"], arena["high"], 1)
+    step, rise = m / BINS[0], height / BINS[1]
+    for cx, w, base, share, most in zip(heat["x"], heat["width"], heat["base"], cells[:, 1], cells[:, 0]):
+        j = int(round(base / rise))
+        ia, ib = int(round((cx - w / 2 + 0.5) / step)), int(round((cx + w / 2 + 0.5) / step))
+        oy = np.clip(np.minimum(y1, (j + 1) * rise) - np.maximum(y0, j * rise), 0, None)
+        touching = []
+        for i in range(ia, ib):
+            lo, hi = -0.5 + i * step, -0.5 + (i + 1) * step
+            ox = np.clip(np.minimum(x1, hi) - np.maximum(x0, lo), 0, None)
+            occ = float((ox * oy).sum()) / (step * rise)
+            assert abs(min(occ, 1) - share) <= 1 / 16 + 1e-9, (j, i, occ, share)
+            touching.append(int(((ox > 0) & (oy > 0)).sum()))
+        assert most == max(touching)
+    assert zoomed["notes"][0].startswith("showing ") and zoomed["heat"] is None and zoomed["memory"][0]["n"] > 0
+    assert back["notes"][0] == first["notes"][0]
+
+
+def test_error_blocks_stay_visible_in_aggregated_lanes(tmp_path):
+    from test_lod import mismatch_program
+
+    program, victim = mismatch_program()
+    view = plan_view(program.plans[0], program, lod=True)
+    assert any(f.code == "device-mismatch" for f in view.analysis.findings)
+    [r] = run_js(tmp_path, view, [{"op": "none"}])
+    assert r["heat"] is not None and r["lane0"] == [victim.index]
+    G = view.overview.groups
+    home = int(G.home[victim.index])
+    holding = [g for g in G.children(0) if G.groups[g].start <= home < G.groups[g].stop]
+    outlined = [g for g, c in zip(r["groups"], r["groupLine"]) if c != "#1F2328"]
+    assert outlined == holding
 
 
 def test_report_script_panels_run(tmp_path):
@@ -156,7 +303,7 @@ def test_report_script_panels_run(tmp_path):
     assert min(hidden["groupOpacity"] or [1]) == 1  # cpu-led groups stay
     assert reset["notes"][0].startswith("aggregated: 5,000")
     assert collapsed["state"]["expanded"] == [] and collapsed["tensors"] == 0
-    ov = python_fold(view, [])
+    ov = python_state(view, [])
     ov.reveal([9_000])
     assert revealed["state"]["expanded"] == ov.expanded and ["v", 9_000] in revealed["nodes"]
     assert revealed["ringed"] == 1

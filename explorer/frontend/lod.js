@@ -9,6 +9,8 @@ export function lodPlan(P, host) {
   const C = lodBase(P, host);
   lodGraph(C);
   lodPanels(C);
+  C.draw(null, true);  // the first state: Python sends styled, empty traces; the app folds, lays out and draws
+  if (P.lod.arenas.length) C.drawMemory(true);
   return {expand: C.expand, collapse: C.collapse, reveal: C.reveal, highlight: C.highlight, devices: C.devices,
           labels: C.labels, valueDetails: C.valueDetails, instrDetails: C.instrDetails, groupDetails: C.groupDetails,
           clickGraph: C.clickGraph, clickMemory: C.clickMemory, onRelayout: C.onRelayout, folded: C.folded, lane: C.lane,

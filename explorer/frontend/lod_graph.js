@@ -197,6 +197,14 @@ export function lodGraph(C) {
     if (lo > hi) { lo = Math.min.apply(null, xs); hi = Math.max.apply(null, xs); }
     return {"xaxis.range": [lo - 0.6, hi + 3], "yaxis.range": [y0 - 0.5, y1 + 1.3]};
   }
+  function homeView() {  // the view a big plan opens at: its top FOCUS layers, every column, room for group labels
+    var f = folded(), lo = Infinity, hi = -Infinity, depth = 0;
+    f.x.forEach(function (x) { lo = Math.min(lo, x); hi = Math.max(hi, x); });
+    f.y.forEach(function (y) { depth = Math.max(depth, y + 1); });
+    if (lo > hi) { lo = 0; hi = 0; }
+    return {"xaxis.range": [lo - 0.5, hi + 3.5],
+            "yaxis.range": depth > L.limits.focus ? [-L.limits.focus + 0.4, 0.6] : [-(Math.max(depth, 1) - 1) - 0.6, 0.6]};
+  }
   var baseData = JSON.parse(JSON.stringify(P.graph.data));
   function setPath(obj, dotted, value) {
     var keys = dotted.split("."), o = obj;
@@ -213,7 +221,7 @@ export function lodGraph(C) {
     lay.height = Math.round(Math.min(720, Math.max(380, 22 * Math.min(depth, L.limits.focus) + 110)));  // graph._layout
     lay.annotations = (gd.layout.annotations || []).map(function (a, q) { return q ? a : Object.assign({}, a, {text: now["annotations[0].text"]}); });
     Plotly.react(gd, data, lay, host.config);
-    if (reset) Plotly.relayout(gd, {"xaxis.range": P.graph.layout.xaxis.range, "yaxis.range": P.graph.layout.yaxis.range});
+    if (reset) Plotly.relayout(gd, homeView());
     else if (ranges) Plotly.relayout(gd, ranges);
     highlight(host.state.values, host.state.instructions);
   }

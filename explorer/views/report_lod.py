@@ -58,7 +58,7 @@ def lod_payload(view: PlanView) -> dict:
         "trace": OVERVIEW_TRACE,
         "devices": [{"name": visible(d), "color": device_style(d).color, "symbol": device_style(d).symbol,
                      "pattern": device_style(d).pattern, "host": d.is_host, "known": d.known} for d in devices],
-        "expanded": list(ov.expanded), "window": list(mem.window) if mem.window else None,
+        "expanded": list(ov.expanded), "window": None,
         "groups": {"parent": [g.parent for g in groups], "start": [g.start for g in groups],
                    "stop": [g.stop for g in groups], "kind": [g.kind for g in groups],
                    "label": [visible(g.label) for g in groups],
