@@ -138,6 +138,12 @@ def test_diff_report_links_both_sides(tmp_path, expected):
         assert "moved device" in details and f"%{a_value}" in details and f"%{b_value}" in details
         assert "aten::add.out" in details and "BackendWithCompilerDemo" in details and "cuda:0" in details
         page.screenshot(path=str(ARTIFACTS / "diff_report_clicked.png"), full_page=True)
+        # the search box: each side's own matches, ringed on both graphs
+        page.fill(".dx-search", "add")
+        page.wait_for_function("() => ['a', 'b'].every(s => window.dxDiff.state.instructions[s].length > 0)",
+                               timeout=5_000)
+        assert "search “add”" in page.locator(".dx-details").inner_text()
+        assert len(page.evaluate(RINGS_JS, ".dx-graph-b")) == len(page.evaluate("() => window.dxDiff.state.instructions.b"))
         assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
 
 

@@ -103,3 +103,22 @@ def test_lod_can_be_forced_on_a_small_pair():
     assert P["lod"] and set(P["sides"]) == {"a", "b"}
     moved = [v for v, s in dv.status("b").items() if s == "device"]
     assert sorted(v for v, c in zip(P["marks"]["b"]["v"], P["marks"]["b"]["vs"]) if STATUSES[c] == "device") == sorted(moved)
+
+
+def test_the_widget_sends_the_same_lod_payload_and_selects_across(tmp_path):
+    import gzip
+    import json
+
+    import explorer
+
+    a, b = big_pair(tmp_path)
+    d = explorer.Diff(a, b)
+    P = json.loads(gzip.decompress(d._payload))["plans"][0]
+    assert P["lod"] and set(P["sides"]) == {"a", "b"} and d.view.lod
+    moved = next(v for v, s in d.plan_diff.status_a.items() if s == "device")
+    sel = d.select(f"%{moved}")
+    assert sel.values_a == (moved,) and sel.values_b == (d.plan_diff.pairs[moved],)
+    writer = d.view.a.analysis.dataflow.producers[moved][0]
+    sel = d.select(instructions=[writer])
+    assert sel.instructions_a == (writer,) and len(sel.instructions_b) == 1
+    assert P["ipairs"]["a"]["o"][P["ipairs"]["a"]["i"].index(writer)] == sel.instructions_b[0]

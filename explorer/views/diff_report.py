@@ -7,7 +7,10 @@ memory blocks and shows the pair's before → after table.
 
 Per plan the page carries both graph figures, the paired memory figure, the pairing (values and
 instructions, both directions) and the details HTML of every tensor pair and instruction pair,
-precomputed in Python (escaped when built) and stored once per pair; packed by :mod:`.embed`.
+precomputed in Python (escaped when built) and stored once per pair; packed by :mod:`.embed`. A big pair
+(either plan over the overview threshold) is sent as two one-program big-plan payloads plus the diff as
+columns (:func:`lod_plan_payload`), drawn by the same level-of-detail modules as one program
+(``explorer/frontend/diff_lod.js``).
 """
 
 from __future__ import annotations
