@@ -54,6 +54,8 @@ class GraphGeometry:
     edges: tuple[tuple[tuple[str, int], tuple[str, int], str], ...]  # (source node, target node, edge kind)
     pos: dict = field(repr=False)  # ("v"|"i", index) -> (x, y)
     layers: int = 1
+    # per edge, the polyline drawn from source to target (through one bend per layer passed)
+    paths: tuple[tuple[tuple[float, float], ...], ...] = field(default=(), repr=False)
 
     @property
     def devices(self) -> list[Device]:
@@ -77,12 +79,14 @@ def graph_geometry(plan: Plan, analysis: PlanAnalysis, layout: Layout) -> GraphG
         if t.kind != "same":
             transfer_kind[(("v", t.source), ("i", t.instruction))] = t.kind
             transfer_kind[(("i", t.instruction), ("v", t.destination))] = t.kind
-    edges = []
-    for a, b in layout.edges:
+    edges, paths = [], []
+    for q, (a, b) in enumerate(layout.edges):
         src, dst = layout.nodes[a], layout.nodes[b]
         if src in pos and dst in pos:
             kind = transfer_kind.get((src, dst), "same")
             edges.append((src, dst, kind if kind in EDGE_KINDS else "same"))
+            path = layout.paths[q] if q < len(layout.paths) and layout.paths[q] else ()
+            paths.append(tuple((float(x), -float(y)) for x, y in path) or (pos[src], pos[dst]))
     writes = analysis.dataflow.writes
     op_devices = []
     for i in ops:
@@ -101,16 +105,23 @@ def graph_geometry(plan: Plan, analysis: PlanAnalysis, layout: Layout) -> GraphG
         ops=np.array(ops, dtype=np.int64),
         ox=np.array([pos[("i", i)][0] for i in ops]), oy=np.array([pos[("i", i)][1] for i in ops]),
         op_kinds=tuple(op_kind(plan.instructions[i]) for i in ops), op_devices=tuple(op_devices),
-        edges=tuple(edges), pos=pos, layers=round(max(ys) - min(ys)) + 1 if ys else 1)
+        edges=tuple(edges), pos=pos, layers=round(max(ys) - min(ys)) + 1 if ys else 1, paths=tuple(paths))
 
 
-def _segments(geom: GraphGeometry, edges) -> tuple[np.ndarray, np.ndarray]:
-    """x, y arrays of line segments separated by NaN (one trace draws them all)."""
-    n = len(edges)
-    x = np.full(3 * n, np.nan)
-    y = np.full(3 * n, np.nan)
-    for k, (src, dst, _) in enumerate(edges):
-        (x[3 * k], y[3 * k]), (x[3 * k + 1], y[3 * k + 1]) = geom.pos[src], geom.pos[dst]
+def _segments(geom: GraphGeometry, which: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """x, y arrays of the edges ``which`` (indices into ``geom.edges``) as polylines separated by NaN (one
+    trace draws them all); an edge without a path is a straight segment."""
+    lines = [geom.paths[k] if k < len(geom.paths) else (geom.pos[geom.edges[k][0]], geom.pos[geom.edges[k][1]])
+             for k in which]
+    size = sum(len(line) + 1 for line in lines)
+    x = np.full(size, np.nan)
+    y = np.full(size, np.nan)
+    at = 0
+    for line in lines:
+        for px, py in line:
+            x[at], y[at] = px, py
+            at += 1
+        at += 1
     return x, y
 
 
@@ -135,7 +146,7 @@ def build_graph_figure(plan: Plan, analysis: PlanAnalysis, layout: Layout | None
     traces = []
     for kind in EDGE_KINDS:
         style = EDGE_STYLES[kind]
-        ex, ey = _segments(geom, [e for e in geom.edges if e[2] == kind])
+        ex, ey = _segments(geom, [k for k, e in enumerate(geom.edges) if e[2] == kind])
         traces.append(scatter(x=ex, y=ey, mode="lines", hoverinfo="skip", name=style["label"],
                               showlegend=kind != "same" and len(ex) > 0, legendgroup="edges",
                               legendgrouptitle={"text": "copies"} if kind == "h2d" else None,
