@@ -258,6 +258,10 @@ def test_big_diff_report_is_two_overviews_with_the_changes_marked(tmp_path, big)
         page.wait_for_timeout(300)
         page.screenshot(path=str(ARTIFACTS / "diff_5k_report.png"), full_page=True)
         pick = _open_and_pick(page, "", T, groups["a"], big["moved"])
+        # the group's counterpart on B opened with it
+        expanded = page.evaluate("() => ['a', 'b'].map(s => window.dxDiff.lod().side(s).state().expanded)")
+        assert expanded[0] and expanded[1], expanded
+        assert "changes in" in page.locator(".dx-details").inner_text(), "the group's changes listed under its details"
         _click(page, pick)
         want = big["pairs"][pick["id"]]
         page.wait_for_function("(v) => window.dxDiff.state.values.b.length === 1 && window.dxDiff.state.values.b[0] === v",
