@@ -22,11 +22,13 @@ needed at run time.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -34,8 +36,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from explorer import load  # noqa: E402
-from explorer.analysis.layout import layout as layered_layout  # noqa: E402
-from explorer.analysis.graph import dataflow  # noqa: E402
+from explorer.analysis.layered import layered  # noqa: E402
+from explorer.analysis.layout import LayoutGraph, graph_of  # noqa: E402
 from explorer.format.synth import synthetic_program  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -99,47 +101,51 @@ def length(polylines: list[list[tuple[float, float]]]) -> float:
     return sum(math.dist(a, b) for pts in polylines for a, b in zip(pts, pts[1:]))
 
 
-# -- the two layouts ----------------------------------------------------------------------------
+# -- the layouts ------------------------------------------------------------------------------
 
-def ours(plan) -> tuple[dict, list[tuple[int, int]], float, list[tuple[str, int]]]:
-    flow = dataflow(plan)
-    start = time.perf_counter()
-    lay = layered_layout(plan, flow)
-    took = time.perf_counter() - start
-    pos = {k: (lay.x[k], lay.y[k]) for k in range(len(lay.nodes))}
-    return pos, list(lay.edges), took, list(lay.nodes)
+RUNNER = ROOT / "bench" / "layout_runner.mjs"
 
 
-def ours_measure(pos, edges) -> tuple[int, float]:
-    lines = [[pos[a], pos[b]] for a, b in edges]
-    levels = sorted({y for _, y in pos.values()})
+def run_js(graphs: list[LayoutGraph], repeat: int = 1) -> list[dict]:
+    """explorer/frontend/layout.js under node on each graph: rank, x, order, paths and per-run times (ms)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        src, dst = Path(tmp) / "in.json", Path(tmp) / "out.json"
+        src.write_text(json.dumps([{"count": len(g.nodes), "src": g.src, "dst": g.dst, "weight": g.weight,
+                                    "key": g.key} for g in graphs]))
+        subprocess.run(["node", str(RUNNER), str(src), str(dst), str(repeat)], check=True)
+        return json.loads(dst.read_text())
+
+
+def ours_measure(paths: list[list[float]]) -> tuple[int, float]:
+    lines = [list(zip(p[0::2], p[1::2])) for p in paths if p]
+    levels = sorted({y for line in lines for _, y in line})
     return crossings(lines, levels), length(lines)
 
 
-def dot_measure(nodes, edges, timeout: float) -> tuple[int, float, float] | None:
-    src = ["digraph G {", "nodesep=0.9; ranksep=0.9; splines=true;",
-           "node [shape=point width=0.1 height=0.1 fixedsize=true];"]
-    src += [f"n{k};" for k in range(len(nodes))]
-    src += [f"n{a} -> n{b};" for a, b in edges]
-    src.append("}")
+def dot_measure(count: int, src, dst, timeout: float) -> tuple[int, float, float] | None:
+    lines_in = ["digraph G {", "nodesep=0.9; ranksep=0.9; splines=true; edge [arrowhead=none];",
+                "node [shape=point width=0.1 height=0.1 fixedsize=true];"]
+    lines_in += [f"n{k};" for k in range(count)]
+    lines_in += [f"n{a} -> n{b};" for a, b in zip(src, dst) if a != b]
+    lines_in.append("}")
     start = time.perf_counter()
     try:
-        done = subprocess.run(["dot", "-Tplain"], input="\n".join(src), capture_output=True, text=True,
+        done = subprocess.run(["dot", "-Tplain"], input="\n".join(lines_in), capture_output=True, text=True,
                               timeout=timeout, check=True)
     except subprocess.TimeoutExpired:
         return None
     took = time.perf_counter() - start
-    node_y: dict[str, float] = {}
+    node: dict[str, tuple[float, float]] = {}
     lines = []
     for row in done.stdout.splitlines():
         f = row.split()
         if f[0] == "node":
-            node_y[f[1]] = -float(f[3])
-        elif f[0] == "edge":
+            node[f[1]] = (float(f[2]), -float(f[3]))
+        elif f[0] == "edge":  # its spline runs between the node borders: measured from centre to centre
             n = int(f[3])
             pts = [(float(f[4 + 2 * i]), -float(f[5 + 2 * i])) for i in range(n)]
-            lines.append(pts)
-    levels = sorted(set(node_y.values()))
+            lines.append([node[f[1]], *pts, node[f[2]]])
+    levels = sorted({y for _, y in node.values()})
     # one unit = one slot (node width + nodesep = 1 inch) / one layer (ranksep + height = 1 inch)
     return crossings(lines, levels), length(lines), took
 
@@ -162,35 +168,48 @@ def graphs() -> list[tuple[str, object]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dot-timeout", type=float, default=300.0)
+    parser.add_argument("--python-max", type=int, default=3000, help="time the Python port up to this many nodes")
     args = parser.parse_args(argv)
-    if not shutil.which("dot"):
-        print("needs graphviz's dot (apt-get install graphviz)", file=sys.stderr)
+    if not shutil.which("dot") or not shutil.which("node"):
+        print("needs graphviz's dot (apt-get install graphviz) and node", file=sys.stderr)
         return 2
-    print(f"{'graph':44} {'nodes':>6} {'edges':>6} | {'cross ours':>10} {'dot':>6} {'ratio':>6} | "
-          f"{'length ours':>11} {'dot':>8} {'ratio':>6} | {'time ours':>9} {'dot':>7}")
-    for name, plan in graphs():
-        pos, edges, took, nodes = ours(plan)
-        c, ln = ours_measure(pos, edges)
-        d = dot_measure(nodes, edges, args.dot_timeout)
+    named = graphs()
+    laid = [graph_of(plan) for _, plan in named]
+    js = run_js(laid)
+    print(f"{'graph':44} {'nodes':>6} {'edges':>6} | {'cross ours':>10} {'dot':>6} | "
+          f"{'length ours':>11} {'dot':>8} {'ratio':>6} | {'js':>7} {'python':>7} {'dot':>7}")
+    for (name, _), g, out in zip(named, laid, js):
+        c, ln = ours_measure(out["paths"])
+        if len(g.nodes) <= args.python_max:
+            start = time.perf_counter()
+            py = layered(len(g.nodes), g.src, g.dst, weight=g.weight, key=g.key)
+            pt = f"{time.perf_counter() - start:6.3f}s"
+            assert py.rank == out["rank"] and py.order == out["order"], f"{name}: Python and JS differ"
+        else:
+            pt = "      -"
+        d = dot_measure(len(g.nodes), g.src, g.dst, args.dot_timeout)
+        jt = f"{out['ms'][0] / 1000:6.3f}s"
         if d is None:
-            print(f"{name:44} {len(nodes):6} {len(edges):6} | {c:10} {'-':>6} {'-':>6} | {ln:11.0f} "
-                  f"{'-':>8} {'-':>6} | {took:8.3f}s  dot > {args.dot_timeout:.0f}s")
+            print(f"{name:44} {len(g.nodes):6} {len(g.src):6} | {c:10} {'-':>6} | {ln:11.0f} {'-':>8} {'-':>6} | "
+                  f"{jt} {pt} > {args.dot_timeout:.0f}s")
             continue
         dc, dl, dt = d
-        cr = f"{c / dc:6.2f}" if dc else ("  same" if c == 0 else "   inf")
-        print(f"{name:44} {len(nodes):6} {len(edges):6} | {c:10} {dc:6} {cr} | {ln:11.0f} {dl:8.0f} "
-              f"{ln / dl if dl else 0:6.2f} | {took:8.3f}s {dt:6.2f}s")
+        print(f"{name:44} {len(g.nodes):6} {len(g.src):6} | {c:10} {dc:6} | {ln:11.0f} {dl:8.0f} "
+              f"{ln / dl if dl else 0:6.2f} | {jt} {pt} {dt:6.2f}s")
     print()
-    for values, label in ((357, "~600 nodes"), (5_890, "~10k nodes")):
-        plan = synthetic_program(values=values, devices=("cuda:0",)).plans[0]
-        flow = dataflow(plan)
+    sizes = [(357, "~600 nodes"), (5_890, "~10k nodes")]
+    plans = [synthetic_program(values=values, devices=("cuda:0",)).plans[0] for values, _ in sizes]
+    chains = [graph_of(plan) for plan in plans]
+    timed = run_js(chains, repeat=5)
+    for (_, label), g, out in zip(sizes, chains, timed):
         times = []
-        for _ in range(5):
+        for _ in range(5 if len(g.nodes) <= args.python_max else 1):
             start = time.perf_counter()
-            lay = layered_layout(plan, flow)
+            layered(len(g.nodes), g.src, g.dst, weight=g.weight, key=g.key)
             times.append(time.perf_counter() - start)
-        print(f"our layout, {label}: {len(lay.nodes):,} nodes, {len(lay.edges):,} edges: "
-              f"median {statistics.median(times) * 1000:.0f} ms of 5")
+        print(f"device chain, {label}: {len(g.nodes):,} nodes, {len(g.src):,} edges: JS median "
+              f"{statistics.median(out['ms']):.0f} ms of 5 (first {out['ms'][0]:.0f} ms), "
+              f"Python median {statistics.median(times) * 1000:.0f} ms of {len(times)}")
     return 0
 
 

@@ -1,104 +1,126 @@
-"""Layered coordinates for the dataflow graph (tensors and instructions), fast and deterministic.
+"""Layered coordinates for a small plan's dataflow graph (tensors and instructions).
 
-Layering is by dataflow depth from the inputs, computed in one pass in run order (instructions are
-stored in an order that respects their dataflow, so no topological sort is needed):
+:func:`graph_of` makes the graph: nodes in run order (plan inputs; then per instruction the tensors it
+reads that nothing placed yet, itself, the tensors it writes first), an edge per read and per write.
+Edges to a tensor placed earlier (state written back, an in-place re-write) point backward in that
+order; :func:`.layered.layered` reverses them, which is how cycles through state are broken. Edges
+out of a source tensor (an input, a weight, a constant, state read before it is written) weigh 1, the
+main dataflow 4, so the ranking keeps the dataflow short and straight; a source still lands just above
+its first reader, never in a top row. Each node carries its device as a key, so a device's run stays
+together where the order allows.
 
-* plan inputs sit on layer 0;
-* an instruction sits one layer below the deepest tensor it reads that is already placed;
-* a tensor it writes for the first time sits one layer below it;
-* a tensor read before anything placed it (a constant, a weight, state carried over from the last
-  call) sits just above its first reader, not on layer 0, so weights don't draw long edges.
-
-Tensors and instructions therefore alternate layers. Edges to a value that is already placed (a
-mutable buffer written back, an in-place re-write) point up or sideways; they are drawn but ignored
-for layering and ordering, which is how cycles through state are broken.
-
-Within a layer, nodes start in run order and then go through a few barycenter sweeps (down: by the
-mean position of their predecessors, up: of their successors), Gauss-Seidel style layer by layer, with
-ties broken by current position then node number. Cost is O((N + E) log N) per sweep in plain
-Python; 10k nodes take well under a second (about 0.1 s here). ``x`` is the rank within the layer,
-centred on 0, so every node gets a distinct (x, y). Only tensors are nodes; scalars and lists are left
-out (lists are looked through to their items, as in :mod:`.graph`).
-
-This is our own implementation rather than igraph's Sugiyama: it needs no C dependency, and igraph can
-put several nodes on one coordinate (docs/layout.md has the measurements against graphviz dot).
+:func:`layout` lays that graph out with the network-simplex layering of graphviz ``dot``
+(:mod:`.layered`, the same code as the browser's ``frontend/layout.js``) and returns a
+:class:`~.types.Layout` with every edge's polyline through the layers it passes. Only tensors are
+nodes; scalars and lists are left out (lists are looked through to their items, as in :mod:`.graph`).
+docs/layout.md has the measurements against ``dot``.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..columns import value_columns
 from ..model import Plan
 from .graph import dataflow
+from .layered import layered
 from .types import Dataflow, Layout
 
-__all__ = ["layout", "crossings"]
+__all__ = ["layout", "crossings", "graph_of", "LayoutGraph", "MAIN_WEIGHT", "SOURCE_WEIGHT"]
+
+MAIN_WEIGHT = 4  # an edge of the main dataflow
+SOURCE_WEIGHT = 1  # an edge out of a tensor nothing in the plan wrote before it is read
 
 
-def layout(plan: Plan, flow: Dataflow | None = None, *, sweeps: int = 4) -> Layout:
-    """Layered layout of ``plan``'s dataflow graph; nodes are ``("v", value)`` and ``("i", instruction)``,
-    listed layer by layer, left to right."""
+@dataclass(frozen=True)
+class LayoutGraph:
+    """The graph :func:`layout` lays out: nodes in run order, edges with weights, a device key per node."""
+
+    nodes: tuple[tuple[str, int], ...]  # ("v", value) | ("i", instruction)
+    src: tuple[int, ...]
+    dst: tuple[int, ...]
+    weight: tuple[int, ...]
+    key: tuple[int, ...]  # device code per node (-1: none)
+
+
+def graph_of(plan: Plan, flow: Dataflow | None = None) -> LayoutGraph:
+    """The dataflow graph of ``plan`` as :func:`layout` lays it out."""
     flow = flow if flow is not None else dataflow(plan)
-    tensor = (value_columns(plan).kind == 5).tolist()  # no Tensor objects needed
+    cols = value_columns(plan)
+    tensor = (cols.kind == 5).tolist()  # no Tensor objects needed
+    device = (cols.device_type.astype(int) * 1024 + cols.device_index.astype(int) + 512).tolist()
     n = len(tensor)
-    kinds: list[str] = []
-    ids: list[int] = []
-    layer: list[int] = []
+    nodes: list[tuple[str, int]] = []
+    key: list[int] = []
     node_of = [-1] * n
-    edges: list[tuple[int, int]] = []
+    written = [False] * n
+    src: list[int] = []
+    dst: list[int] = []
+    weight: list[int] = []
 
-    def add(kind: str, ident: int, at: int) -> int:
-        kinds.append(kind)
-        ids.append(ident)
-        layer.append(at)
-        return len(kinds) - 1
-
-    def is_tensor(v: int) -> bool:
-        return tensor[v]
+    def add(kind: str, ident: int, k: int) -> int:
+        nodes.append((kind, ident))
+        key.append(k)
+        return len(nodes) - 1
 
     for v in plan.inputs:
-        if 0 <= v < n and is_tensor(v) and node_of[v] < 0:
-            node_of[v] = add("v", v, 0)
+        if 0 <= v < n and tensor[v] and node_of[v] < 0:
+            node_of[v] = add("v", v, device[v])
     for instr, reads, writes in zip(plan.instructions, flow.reads, flow.writes):
-        r = [v for v in reads if is_tensor(v)]
-        w = [v for v in writes if is_tensor(v)]
-        depth = max((layer[node_of[v]] for v in r if node_of[v] >= 0), default=0) + 1
-        me = add("i", instr.index, depth)
+        r = [v for v in reads if 0 <= v < n and tensor[v]]
+        w = [v for v in writes if 0 <= v < n and tensor[v]]
         for v in r:
             if node_of[v] < 0:
-                node_of[v] = add("v", v, depth - 1)
-            edges.append((node_of[v], me))
+                node_of[v] = add("v", v, device[v])
+        me = add("i", instr.index, device[w[0]] if w else -1)
+        for v in r:
+            src.append(node_of[v])
+            dst.append(me)
+            weight.append(MAIN_WEIGHT if written[v] else SOURCE_WEIGHT)
         for v in w:
             if node_of[v] < 0:
-                node_of[v] = add("v", v, depth + 1)
-            edges.append((me, node_of[v]))
+                node_of[v] = add("v", v, device[v])
+            src.append(me)
+            dst.append(node_of[v])
+            weight.append(MAIN_WEIGHT)
+            written[v] = True
     for v in plan.outputs:
-        if 0 <= v < n and is_tensor(v) and node_of[v] < 0:
-            node_of[v] = add("v", v, 0)
+        if 0 <= v < n and tensor[v] and node_of[v] < 0:
+            node_of[v] = add("v", v, device[v])
+    return LayoutGraph(tuple(nodes), tuple(src), tuple(dst), tuple(weight), tuple(key))
 
-    x = _order(layer, edges, sweeps)
-    # List nodes layer by layer, left to right, and renumber edges accordingly.
-    order = sorted(range(len(kinds)), key=lambda k: (layer[k], x[k]))
+
+def layout(plan: Plan, flow: Dataflow | None = None) -> Layout:
+    """Layered layout of ``plan``'s dataflow graph; nodes are ``("v", value)`` and ``("i", instruction)``,
+    listed layer by layer, left to right; ``paths`` holds each edge's polyline."""
+    g = graph_of(plan, flow)
+    lay = layered(len(g.nodes), g.src, g.dst, weight=g.weight, key=g.key)
+    order = sorted(range(len(g.nodes)), key=lambda k: (lay.rank[k], lay.x[k]))
     new = [0] * len(order)
     for pos, k in enumerate(order):
         new[k] = pos
     return Layout(
-        nodes=tuple((kinds[k], ids[k]) for k in order),
-        x=tuple(float(x[k]) for k in order),
-        y=tuple(float(layer[k]) for k in order),
-        edges=tuple((new[a], new[b]) for a, b in edges),
+        nodes=tuple(g.nodes[k] for k in order),
+        x=tuple(float(lay.x[k]) for k in order),
+        y=tuple(float(lay.rank[k]) for k in order),
+        edges=tuple((new[a], new[b]) for a, b in zip(g.src, g.dst)),
+        paths=tuple(tuple(zip(p[0::2], p[1::2])) if p is not None else () for p in lay.paths),
     )
 
 
 def crossings(result: Layout) -> int:
-    """Edge crossings between adjacent layers (edges spanning more layers are not counted): a measure
-    for tests and tuning, O(E log E)."""
+    """Edge crossings between adjacent layers, each edge cut into its pieces between adjacent layers (its
+    polyline when the layout has one; else only edges between adjacent layers count): strict inversions,
+    pieces sharing an end never cross. A measure for tests and tuning, O(E log E)."""
     groups: dict[float, list[tuple[float, float]]] = {}
-    for a, b in result.edges:
-        ya, yb = result.y[a], result.y[b]
-        if abs(ya - yb) != 1:
-            continue
-        top, bottom = (a, b) if ya < yb else (b, a)
-        groups.setdefault(min(ya, yb), []).append((result.x[top], result.x[bottom]))
+    for q, (a, b) in enumerate(result.edges):
+        pts = result.paths[q] if q < len(result.paths) and result.paths[q] else \
+            ((result.x[a], result.y[a]), (result.x[b], result.y[b]))
+        for (xa, ya), (xb, yb) in zip(pts, pts[1:]):
+            if abs(ya - yb) != 1:
+                continue
+            top, bottom = ((xa, ya), (xb, yb)) if ya < yb else ((xb, yb), (xa, ya))
+            groups.setdefault(top[1], []).append((top[0], bottom[0]))
     total = 0
     for pairs in groups.values():
         pairs.sort()
@@ -111,7 +133,7 @@ def crossings(result: Layout) -> int:
             j = i
             while j < len(pairs) and pairs[j][0] == pairs[i][0]:
                 j += 1
-            for _, b in pairs[i:j]:  # edges sharing a top node never cross each other
+            for _, b in pairs[i:j]:  # pieces sharing a top end never cross each other
                 r, below = ranks[b], 0
                 while r > 0:
                     below += tree[r]
@@ -129,6 +151,8 @@ def crossings(result: Layout) -> int:
 
 # PRIVATE
 
+# The layering before network simplex, still read by .folding (the Python mirror of the browser's
+# overview, on its way out); nothing else uses it.
 def _order(layer: list[int], edges: list[tuple[int, int]], sweeps: int) -> list[float]:
     """Centred in-layer positions after barycenter sweeps (forward edges only)."""
     count = len(layer)

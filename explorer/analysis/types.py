@@ -135,6 +135,8 @@ class Layout:
     x: tuple[float, ...]  # position within the layer
     y: tuple[float, ...]  # layer (0 = inputs), growing downward in dataflow depth
     edges: tuple[tuple[int, int], ...]  # (source node position, target node position) into `nodes`
+    # per edge, its polyline from source to target: one (x, y) point per layer it passes (empty: a loop)
+    paths: tuple[tuple[tuple[float, float], ...], ...] = ()
 
 
 @dataclass(frozen=True)
