@@ -216,5 +216,5 @@ export function diffLod(P, ctx) {
   }
   return {highlight, details, counterpart, clickGraph, find, groupNote, follow,
           clickMemory: (s, pt) => S[s].lod.clickMemory(pt), onRelayout: (s, ev) => S[s].lod.onRelayout(ev),
-          side: (s) => S[s].lod, groups: (s) => S[s].gc};
+          side: (s) => S[s].lod, groups: (s) => S[s].gc, labels: (s) => S[s].labels};
 }
