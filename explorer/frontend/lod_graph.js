@@ -50,13 +50,19 @@ export function lodGraph(C) {
   }
 
   // -- drawing ----------------------------------------------------------------------------------
-  function segments(f, sel) {
+  function segments(f, sel) {  // the edges `sel` as polylines (bends through the layers they pass), null between
     var xs = [], ys = [];
     sel.forEach(function (q) {
-      var a = f.edges[q][0], b = f.edges[q][1];
-      xs.push(f.x[a], f.x[b], null); ys.push(-f.y[a], -f.y[b], null);
+      var p = f.paths[q];
+      for (var k = 0; k < p.length; k += 2) { xs.push(p[k]); ys.push(-p[k + 1]); }
+      xs.push(null); ys.push(null);
     });
     return [xs, ys];
+  }
+  function middle(p) {  // the point halfway along a polyline's bends: [x, y] in layout units
+    var n = p.length / 2, h = n >> 1;
+    if (n % 2) return [p[2 * h], p[2 * h + 1]];
+    return [(p[2 * h - 2] + p[2 * h]) / 2, (p[2 * h - 1] + p[2 * h + 1]) / 2];
   }
   function symbolOf(nd) {
     if (nd[0] === "v") return "circle";
@@ -169,7 +175,8 @@ export function lodGraph(C) {
     var isGroup = f.nodes.map(function (nd) { return nd[0] === "g"; }), cx = [], cy = [], ch = [];
     f.edges.forEach(function (e, q) {
       if (!isGroup[e[0]] && !isGroup[e[1]]) return;
-      cx.push((f.x[e[0]] + f.x[e[1]]) / 2); cy.push(-(f.y[e[0]] + f.y[e[1]]) / 2);
+      var mid = middle(f.paths[q]);
+      cx.push(mid[0]); cy.push(-mid[1]);
       var t = f.tensors[q], d = f.devs[q];
       ch.push(num(t) + " tensor" + (t !== 1 ? "s" : "") + " \u00b7 " + ptext(fmtBytes(f.bytes[q])) +
         (d >= 0 ? " on " + ptext(DEV[d].name) : " on several devices") +
