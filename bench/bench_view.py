@@ -12,6 +12,10 @@ is reported with its message). Every page and tool is visited once per round, ro
 see the same machine load. Prints medians and the ratio ours ÷ Netron; device programs (which
 Netron cannot open) are read against the small program.
 
+The diff report of the 5k-value pair (``tests/diff_helpers.big_pair``: both sides over the overview
+threshold, so each is drawn as an overview of groups with the diff's marks) is timed and sized the same way;
+Netron has no diff, so it has no peer in the run.
+
 Also measured: the report's size, click → highlight in every panel and details filled on a 10k-node
 graph drawn in full (in the page, no kernel), and with ``--lab`` the JupyterLab cell (warm kernel)
 from Shift+Enter to every panel drawn, for a small program and 100k values.
@@ -204,6 +208,10 @@ def main(argv=None) -> int:
         out = work / (path.stem + ".html")
         write_report(load(path), out)
         reports[name] = out
+    from diff_helpers import big_pair
+
+    from explorer.views.diff_report import write_diff_report
+    reports["5k-value diff pair (synthetic, diff --html)"] = write_diff_report(*big_pair(work), work / "diff_5k.html")
     results: dict[str, dict] = {}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)

@@ -18,7 +18,7 @@ import numpy as np
 
 from .model import DTYPES, Instruction, Plan, Tensor
 
-__all__ = ["LazySeq", "ValueColumns", "InstructionColumns", "value_columns", "instruction_columns",
+__all__ = ["LazySeq", "ValueColumns", "InstructionColumns", "value_columns", "instruction_columns", "tensor_text",
            "STORAGE_CODES", "INSTRUCTION_CODES", "ITEMSIZE", "OFFSET_SATURATED"]
 
 T = TypeVar("T")
@@ -90,6 +90,8 @@ class ValueColumns:
     nbytes: np.ndarray  # int64, -1 for non-tensors and unknown dtypes
     storage: np.ndarray  # uint8 STORAGE_CODES, 0 for non-tensors
     data_buffer_idx: np.ndarray  # int64
+    # (tensor value indices) -> (names or None, shapes): the decoder reads them without making objects
+    text: Callable[[np.ndarray], tuple[list, list]] | None = None
 
     @property
     def is_tensor(self) -> np.ndarray:
@@ -132,6 +134,16 @@ def value_columns(plan: Plan) -> ValueColumns:
             nb[i] = v.nbytes if v.nbytes is not None else -1
             storage[i], dbi[i] = STORAGE_CODES.get(v.storage, 0), v.data_buffer_idx
     return ValueColumns(kind, st, dt, di, mem, off, nb, storage, dbi)
+
+
+def tensor_text(plan: Plan, values) -> tuple[list, list]:
+    """Names (None when unnamed) and shapes of the tensors at ``values``, from the decoder's columns when
+    it made them (no Tensor objects), else from the objects."""
+    text = value_columns(plan).text
+    if text is not None:
+        return text(np.asarray(values, dtype=np.int64))
+    objs = [plan.values[v] for v in values]
+    return [t.name or None for t in objs], [t.sizes for t in objs]
 
 
 def instruction_columns(plan: Plan) -> InstructionColumns:

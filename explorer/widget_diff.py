@@ -4,7 +4,9 @@ A review of "what did this partitioner change do to placement": the header count
 copies and arenas that changed and what the runtime must now provide; the two graphs sit side by
 side with every change ringed by status (unchanged things dimmed); the memory maps pair each arena
 of A with its counterpart in B; the runtime needs of both sides are compared row by row. Clicking a
-tensor or op on either side (or a memory block) selects it **and its counterpart**.
+tensor or op on either side (or a memory block) selects it **and its counterpart**. Big programs (over the
+overview threshold) open as two overviews of groups, each group holding changes marked with their count;
+selecting something opens the group holding its counterpart on the other side.
 
 It is the Explorer's browser app in its two-program mode (``explorer/frontend/diff.js``), on anywidget,
 with the same payload the diff report embeds. State is two traits synced both ways: ``plan`` and

@@ -3,7 +3,11 @@
 For cpu_only.pte -> device_cuda0.pte, checked from the page itself: both graphs draw one marker per
 tensor, the four tensors that moved to cuda:0 carry a magenta ring in B (and their A counterparts
 one in A), and a real mouse click on a tensor of A rings its counterpart in B, outlines both memory
-blocks and fills the details panel with the before -> after table. Screenshots go to ``artifacts/``.
+blocks and fills the details panel with the before -> after table. For the big pair (tests/diff_helpers.py,
+over the overview threshold): both sides open as overviews of groups drawn by the one-program LOD modules,
+every group holding changes carries a "Δn" badge, and a click on a changed tensor of A (inside a group
+expanded by a click) rings its counterpart on B, whose group opens by itself — in the report and in the
+widget in JupyterLab. Screenshots go to ``artifacts/``.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ from pathlib import Path
 
 import pytest
 from browser_helpers import ARTIFACTS, chromium, require_browser, screenshot_on_failure
+
+from diff_helpers import big_pair
 
 from explorer.cli import main
 from explorer.views.diff_prepare import diff_plan_view, open_diff
@@ -35,6 +41,22 @@ POINTS_JS = """
     const r = p.getBoundingClientRect();
     return {x: r.x + r.width / 2, y: r.y + r.height / 2, w: r.width, fill: p.style.fill, stroke: p.style.stroke,
             opacity: p.style.opacity};
+  });
+}
+"""
+
+
+# the same with each point's customdata (the id the app gave it: value, instruction or group)
+IDS_JS = """
+([sel, index]) => {
+  const gd = document.querySelector(sel);
+  const group = Array.from(gd.querySelectorAll('.scatterlayer .trace')).find(g => {
+    const d = g.__data__; const t = d && (d[0] ? d[0].trace : d.trace); return t && t.index === index; });
+  if (!group) return [];
+  const ids = gd.data[index].customdata || [];
+  return Array.from(group.querySelectorAll('path.point')).map((p, k) => {
+    const r = p.getBoundingClientRect();
+    return {x: r.x + r.width / 2, y: r.y + r.height / 2, id: ids[k]};
   });
 }
 """
@@ -116,6 +138,12 @@ def test_diff_report_links_both_sides(tmp_path, expected):
         assert "moved device" in details and f"%{a_value}" in details and f"%{b_value}" in details
         assert "aten::add.out" in details and "BackendWithCompilerDemo" in details and "cuda:0" in details
         page.screenshot(path=str(ARTIFACTS / "diff_report_clicked.png"), full_page=True)
+        # the search box: each side's own matches, ringed on both graphs
+        page.fill(".dx-search", "add")
+        page.wait_for_function("() => ['a', 'b'].every(s => window.dxDiff.state.instructions[s].length > 0)",
+                               timeout=5_000)
+        assert "search “add”" in page.locator(".dx-details").inner_text()
+        assert len(page.evaluate(RINGS_JS, ".dx-graph-b")) == len(page.evaluate("() => window.dxDiff.state.instructions.b"))
         assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
 
 
@@ -166,4 +194,123 @@ def test_diff_widget_in_jupyterlab(tmp_path, expected):
         page.wait_for_function(
             "(text) => Array.from(document.querySelectorAll('.jp-OutputArea-output')).some(o => o.textContent.includes(text))",
             arg=f"values_a=({a_value},), values_b=({b_value},)", timeout=15_000)
+        assert not [m for m in messages if m.startswith("pageerror")], messages
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory):
+    from explorer.views.overview import OVERVIEW_TRACE
+
+    a, b = big_pair(tmp_path_factory.mktemp("big"))
+    pa, pb, result = open_diff(a, b)
+    dv = diff_plan_view(result, pa, pb, "forward")
+    assert dv.lod
+    return {"a": a, "b": b, "T": OVERVIEW_TRACE, "pairs": dict(dv.diff.pairs),
+            "moved": {v for v, s in dv.diff.status_a.items() if s == "device"},
+            "values": {s: len(dv.side(s).plan.values) for s in "ab"}}
+
+
+def _overviews_drawn(page, prefix: str, T: dict) -> dict:
+    """Both graphs drawn as overviews: group nodes, no more than a few single nodes; the Δ badges."""
+    sels = [f"{prefix}.dx-graph-{s}" for s in "ab"]
+    page.wait_for_function("(sels) => sels.every(s => document.querySelectorAll(s + ' .dx-mark-text').length > 0)",
+                           arg=sels, timeout=90_000)
+    out = {}
+    for side, sel in zip("ab", sels):
+        groups = page.evaluate(IDS_JS, [sel, T["groups"]])
+        singles = len(page.evaluate(IDS_JS, [sel, T["tensors"]])) + len(page.evaluate(IDS_JS, [sel, T["ops"]]))
+        badges = page.evaluate(f"() => Array.from(document.querySelectorAll('{sel} .dx-mark-text')).map(t => t.textContent)")
+        assert 5 <= len(groups) <= 60 and singles < 50, (side, len(groups), singles)
+        assert badges and all(b.startswith("\u0394") and int(b[1:].replace(",", "")) > 0 for b in badges)
+        out[side] = groups
+    return out
+
+
+def _click(page, point) -> None:
+    page.mouse.move(point["x"], point["y"])
+    page.wait_for_timeout(150)
+    page.mouse.click(point["x"], point["y"])
+
+
+def _open_and_pick(page, prefix: str, T: dict, groups: list, moved: set):
+    """Expand a group of A by a click on it; a moved tensor of A drawn now (its point)."""
+    sel = f"{prefix}.dx-graph-a"
+    before = len(page.evaluate(IDS_JS, [sel, T["tensors"]]))
+    _click(page, groups[len(groups) // 2])
+    page.wait_for_function("([sel, i, n]) => { const gd = document.querySelector(sel);"
+                           " return gd.data[i].customdata && gd.data[i].customdata.length > n }",
+                           arg=[sel, T["tensors"], before], timeout=15_000)
+    page.wait_for_timeout(400)
+    tensors = page.evaluate(IDS_JS, [sel, T["tensors"]])
+    pick = next(p for p in tensors if p["id"] in moved)
+    return pick
+
+
+def test_big_diff_report_is_two_overviews_with_the_changes_marked(tmp_path, big):
+    report = tmp_path / "diff_5k.html"
+    assert main(["diff", str(big["a"]), str(big["b"]), "--html", str(report)], stdout=io.StringIO()) == 0
+    assert report.stat().st_size < 5_000_000
+    T = big["T"]
+    with chromium((1600, 1000)) as (page, messages), screenshot_on_failure(page, "diff_5k_failure.png"):
+        page.route("**/*", lambda r: r.abort() if not r.request.url.startswith("file:") else r.continue_())
+        page.goto(report.as_uri())
+        groups = _overviews_drawn(page, "", T)
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(ARTIFACTS / "diff_5k_report.png"), full_page=True)
+        pick = _open_and_pick(page, "", T, groups["a"], big["moved"])
+        _click(page, pick)
+        want = big["pairs"][pick["id"]]
+        page.wait_for_function("(v) => window.dxDiff.state.values.b.length === 1 && window.dxDiff.state.values.b[0] === v",
+                               arg=want, timeout=10_000)
+        # B opened the group holding the counterpart and rings it there
+        page.wait_for_function("(v) => document.querySelector('.dx-graph-b').data[4].customdata.indexOf(v) >= 0",
+                               arg=want, timeout=10_000)
+        page.wait_for_timeout(400)
+        drawn_b = next(p for p in page.evaluate(IDS_JS, [".dx-graph-b", T["tensors"]]) if p["id"] == want)
+        rings_b = page.evaluate(RINGS_JS, ".dx-graph-b")
+        assert any(abs(x - drawn_b["x"]) < 3 and abs(y - drawn_b["y"]) < 3 for x, y in rings_b), (rings_b, drawn_b)
+        assert page.evaluate(RINGS_JS, ".dx-graph-a"), "the clicked tensor ringed on A"
+        magenta = STATUS_STYLES["device"].color
+        assert page.evaluate("(c) => Array.from(document.querySelectorAll('.dx-graph-b .dx-mark'))"
+                             ".filter(m => m.getAttribute('stroke') === c).length", magenta) > 0
+        details = page.locator(".dx-details").inner_text()
+        assert "moved device" in details and f"%{pick['id']}" in details and "cuda:1" in details
+        page.screenshot(path=str(ARTIFACTS / "diff_5k_clicked.png"))
+        # the search box finds on both sides
+        page.fill(".dx-search", "act71")
+        page.wait_for_function("() => window.dxDiff.state.values.a.length > 0 && window.dxDiff.state.values.b.length > 0",
+                               timeout=10_000)
+        assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
+
+
+def test_big_diff_widget_in_jupyterlab(tmp_path, big):
+    from browser_helpers import jupyter_lab, run_all, wait_kernel_idle, write_notebook
+
+    T = big["T"]
+    notebook = tmp_path / "diff5k.ipynb"
+    write_notebook(notebook, [f"import explorer\nd = explorer.Diff({str(big['a'])!r}, {str(big['b'])!r})\nd",
+                              "print('selected:', d.selected)"])
+    with jupyter_lab(tmp_path) as (base, token), chromium((1600, 1000)) as (page, messages), \
+            screenshot_on_failure(page, "diff_5k_lab_failure.png", tmp_path / "jupyter.log"):
+        page.goto(f"{base}/lab/tree/{notebook.name}?token={token}")
+        wait_kernel_idle(page)
+        run_all(page)
+        groups = _overviews_drawn(page, ".dx-explorer ", T)
+        page.locator(".dx-explorer").first.scroll_into_view_if_needed()
+        page.wait_for_timeout(400)
+        groups = _overviews_drawn(page, ".dx-explorer ", T)
+        pick = _open_and_pick(page, ".dx-explorer ", T, groups["a"], big["moved"])
+        _click(page, pick)
+        want = big["pairs"][pick["id"]]
+        page.wait_for_function(
+            "(label) => { const d = document.querySelector('.dx-explorer .dx-details');"
+            " return d && d.textContent.includes('moved device') && d.textContent.includes(label) }",
+            arg=f"%{want}", timeout=10_000)
+        page.screenshot(path=str(ARTIFACTS / "diff_5k_widget.png"))
+        cell = page.locator(".jp-Notebook .jp-Cell").nth(1)
+        cell.locator(".jp-InputArea-editor").click()
+        page.keyboard.press("Shift+Enter")
+        page.wait_for_function(
+            "(text) => Array.from(document.querySelectorAll('.jp-OutputArea-output')).some(o => o.textContent.includes(text))",
+            arg=f"values_a=({pick['id']},), values_b=({want},)", timeout=15_000)
         assert not [m for m in messages if m.startswith("pageerror")], messages

@@ -436,8 +436,8 @@ def test_hostile_report_in_chromium(program, tmp_path, browser_ready):
         assert page.locator(".dx-plan option").all_inner_texts() == [visible(n) for n in PLAN_NAMES]
         summary = page.locator(".dx-summary").inner_text()
         assert IMG in summary and visible(BIDI) in summary
-        # node labels drawn in the graph: literal text
-        labels = page.evaluate("() => Array.from(document.querySelectorAll('.dx-graph .textpoint text'))"
+        # node labels drawn in the graph (frontend/labels.js): literal text
+        labels = page.evaluate("() => Array.from(document.querySelectorAll('.dx-graph .dx-labels text'))"
                                ".map(t => t.textContent)")
         assert any("img src=x" in t for t in labels) and any("\\u202e" in t for t in labels), labels
 
@@ -454,16 +454,16 @@ def test_hostile_report_in_chromium(program, tmp_path, browser_ready):
         trace = page.locator(".dx-details .dx-trace").inner_text()
         assert len(trace.strip().split("\n")) == 4, trace  # two frames, two context lines: nothing forged
         assert_clean(page)
+        page.mouse.move(5, 5)  # the pointer leaves the clicked op, as a person's does, before the next hover
+        page.wait_for_timeout(200)
 
         tensor_points = page.evaluate(f"() => ({TRACE_POINTS_JS})([document.querySelector('.dx-graph'), {TRACE['tensors']}])")
         point = tensor_points[bidi_tensor]
         hover = hover_text(page, ".dx-graph", visible(BIDI), point)
         assert not RAW.search(hover), hover
         name = program.plans[0].values[tensors[bidi_tensor]].name
-        # the click as plotly delivers it to the app (the mouse path itself is tested in test_browser.py; here,
-        # right after a selection, plotly on a busy machine sometimes drops a synthetic mouse click)
-        page.evaluate("([i, v]) => document.querySelector('.dx-graph').emit('plotly_click',"
-                      " {points: [{curveNumber: i, customdata: v}]})", [TRACE["tensors"], tensors[bidi_tensor]])
+        page.wait_for_timeout(150)  # as a person clicks: not within plotly's 50 ms hover throttle of the last move
+        page.mouse.click(point["x"], point["y"])
         page.wait_for_function("(n) => document.querySelector('.dx-details h4').textContent.includes(n)",
                                arg=visible(name), timeout=5_000)
         page.screenshot(path=str(browser_ready / "injection_report.png"), full_page=True)

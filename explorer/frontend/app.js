@@ -3,9 +3,11 @@
 // (index.js) and the exported report (page.js) both run it; they differ only in the `model` they pass: the
 // widget's anywidget model, or a stand-in over the page's embedded data (model.js). State that Python can read
 // and set lives in the model: `plan`, `selected`, `devices`, `expanded`.
-import {esc, h} from "./util.js";
+import {arr, esc, h} from "./util.js";
 import {blockRects, laneBlocks, nodePositions, ringItems} from "./highlight.js";
 import {overlay} from "./overlay.js";
+import {labelLayer} from "./labels.js";
+import {extent, minimap, readableView} from "./nav.js";
 import {lodPlan} from "./lod.js";
 import {search} from "./search.js";
 import {profileView} from "./profile.js";
@@ -25,7 +27,7 @@ function skeleton(el, data) {
  <input class="dx-search" type="search" placeholder="search: name, op, %value, #op" aria-label="search">
 </div>
 <div class="dx-row">
- <div class="dx-card dx-graph-card"><div class="dx-graph"></div></div>
+ <div class="dx-card dx-graph-card"><div class="dx-graph"></div><canvas class="dx-minimap" hidden></canvas></div>
  <div class="dx-side">
   <div class="dx-card"><div class="dx-details"></div></div>
   <div class="dx-card"><h3>Findings <span class="dx-muted dx-findings-count"></span></h3><ul class="dx-findings"></ul></div>
@@ -85,15 +87,21 @@ export function createApp(el, model, data) {
     DG = null;
     Plotly.react(graphDiv, P.graph.data, P.graph.layout, CONFIG);
     Plotly.react(memoryDiv, P.memory.data, P.memory.layout, CONFIG);
-    if (!over.graph) { over.graph = overlay(graphDiv); over.memory = overlay(memoryDiv); }
+    if (!over.graph) {
+      over.graph = overlay(graphDiv); over.memory = overlay(memoryDiv); over.labels = labelLayer(graphDiv, arr);
+      over.minimap = minimap(graphDiv, $("dx-minimap"));
+    }
     LOD = null;
     if (P.lod) {
       LOD = lodPlan(P, host);
       if (!P.labels) P.labels = LOD.labels();
     } else {
       indexNodes();
+      openView();
       DG = delegateExpander(P, graphDiv, T, host);
     }
+    over.labels.draw();
+    over.minimap.draw();
     if (P.profile) PROF = profileView(P, {graph: graphDiv, memory: memoryDiv, T, lod: !!LOD, rehighlight: () => highlight(),
       mountTop: (card) => $("dx-controls").after(card), mountMemoryHead: (el) => memoryDiv.previousElementSibling.appendChild(el)});
     deviceButtons();
@@ -150,6 +158,14 @@ export function createApp(el, model, data) {
     nodes = nodePositions({data: graphDiv.data || P.graph.data}, T);  // as drawn (delegates may be open)
     state.blocks = P.memory.data.filter((_, k) => k % 2 === 0 && k < 2 * P.blockDevices.length)
       .map((tr) => Object.assign(laneBlocks(tr), {xaxis: tr.xaxis || "x", yaxis: tr.yaxis || "y"}));
+  }
+
+  function openView() {  // a plan drawn in full opens at a readable scale, its top first (nav.js)
+    const size = graphDiv._fullLayout && graphDiv._fullLayout._size;
+    if (!size) return;
+    const pts = Array.from(nodes.values());
+    const v = readableView(extent(pts), {w: size.w, h: size.h}, {nodes: pts});
+    if (!v.all) Plotly.relayout(graphDiv, {"xaxis.range": v.x, "yaxis.range": v.y});
   }
 
   // outlines and lines come in instruction units: on the profile's time axis when it is on (profile.js)

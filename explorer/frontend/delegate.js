@@ -8,7 +8,6 @@ import {arr, esc, ptext} from "./util.js";
 
 const STEP = 0.8;  // spacing of inner nodes, in the outer graph's units (its layers are 1 apart)
 const PAD = 0.6;  // room between the box and its neighbours
-const LABELS = 60;  // inner nodes get text labels up to this many
 const EPS = 1e-6;
 const CAPTION = 0.35;  // room for the box's caption under its last layer
 
@@ -80,8 +79,8 @@ export function insideTraces(D, lay, outer) {
     Object.assign({}, base, {name: "inside joins", x: jx, y: jy, mode: "lines", hoverinfo: "skip",
                              line: {color: D.color, width: 1.2, dash: "dot"}}),
     Object.assign({}, base, {name: "inside " + D.instruction, x: lay.x, y: lay.y, hoverinfo: "text",
-                             mode: g.op.length <= LABELS ? "markers+text" : "markers",
-                             text: g.op.map((op) => "\u2002" + ptext(op.replace(/^XNN/, ""))), textposition: "middle right",
+                             mode: "markers",  // labels.js places the labels that fit
+                             text: g.op.map((op) => ptext(op.replace(/^XNN/, ""))), textposition: "middle right",
                              textfont: {size: 10, color: "#57606A"},
                              hovertext: hover, customdata: g.op.map((_, k) => "d" + D.instruction + ":" + k),
                              marker: {symbol: "square", size: 11, color: D.color, line: {color: "white", width: 1}}}),

@@ -1,4 +1,5 @@
 import {ptext, esc, short, fmtBytes, num} from "./util.js";
+import {readableView} from "./nav.js";
 
 // A big plan (level of detail), part 2: expanding and collapsing groups in place, the overview's traces, boxes,
 // headers, focus ranges and selection rings.
@@ -59,10 +60,9 @@ export function lodGraph(C) {
     });
     return [xs, ys];
   }
-  function middle(p) {  // the point halfway along a polyline's bends: [x, y] in layout units
-    var n = p.length / 2, h = n >> 1;
-    if (n % 2) return [p[2 * h], p[2 * h + 1]];
-    return [(p[2 * h - 2] + p[2 * h]) / 2, (p[2 * h - 1] + p[2 * h + 1]) / 2];
+  function along(p, t) {  // the point a fraction t along a polyline's segments: [x, y] in layout units
+    var segs = p.length / 2 - 1, at = t * segs, k = Math.min(Math.floor(at), segs - 1), u = at - k;
+    return [p[2 * k] + u * (p[2 * k + 2] - p[2 * k]), p[2 * k + 1] + u * (p[2 * k + 3] - p[2 * k + 1])];
   }
   function symbolOf(nd) {
     if (nd[0] === "v") return "circle";
@@ -138,12 +138,11 @@ export function lodGraph(C) {
     });
     var tk = [], ok = [], gk = [];
     f.nodes.forEach(function (nd, p) { (nd[0] === "v" ? tk : nd[0] === "i" ? ok : gk).push(p); });
-    var labels = tk.length + ok.length <= L.limits.labels;
     var shown = host.shown(), O = ST.opacity.tensor;
     var tv = tk.map(function (p) { return f.nodes[p][1]; });
     out.push({x: tk.map(function (p) { return f.x[p]; }), y: tk.map(function (p) { return -f.y[p]; }), customdata: tv,
-      hovertext: tv.map(tensorHover), mode: labels ? "markers+text" : "markers",
-      text: labels ? tv.map(function (v) { return "\u2002" + ptext(short(TT.label[rowOf[v]], 22)); }) : [],
+      hovertext: tv.map(tensorHover), mode: "markers",  // labels: labels.js places those that fit
+      text: tv.map(function (v) { return ptext(short(TT.label[rowOf[v]], 22)); }),
       "marker.color": tv.map(function (v) { return DEV[TT.dev[rowOf[v]]].color; }),
       "marker.symbol": tv.map(function (v) { return DEV[TT.dev[rowOf[v]]].symbol; }),
       "marker.opacity": tv.map(function (v) { return O[shown[DEV[TT.dev[rowOf[v]]].name] === false ? 1 : 0]; }),
@@ -151,16 +150,16 @@ export function lodGraph(C) {
       "marker.line.width": tv.map(function (v) { return errors.has(v) ? 3 : 1; })});
     var ops = ok.map(function (p) { return f.nodes[p][1]; });
     out.push({x: ok.map(function (p) { return f.x[p]; }), y: ok.map(function (p) { return -f.y[p]; }), customdata: ops,
-      hovertext: ops.map(opHover), mode: labels ? "markers+text" : "markers",
-      text: labels ? ops.map(function (i) { return ptext(short(OPS.opTable[OPS.op[i]][1], 24)) + "\u2002"; }) : [],
+      hovertext: ops.map(opHover), mode: "markers",
+      text: ops.map(function (i) { return ptext(short(OPS.opTable[OPS.op[i]][1], 24)); }),
       "marker.symbol": ops.map(function (i) { return OPSYM[OPS.kind[i]]; }),
       "marker.size": ops.map(function (i) { return ST.op[L.names.opKinds[OPS.kind[i]]].size; }),
       "marker.line.color": ops.map(function (i) { return OPS.dev[i] >= 0 ? DEV[OPS.dev[i]].color : "#1F2328"; })});
     out.push({x: [], y: []}, {x: [], y: [], "marker.symbol": []});  // selection: drawn by highlight()
     var gids = gk.map(function (p) { return f.nodes[p][1]; });
     out.push({x: gk.map(function (p) { return f.x[p]; }), y: gk.map(function (p) { return -f.y[p]; }), customdata: gids,
-      hovertext: gids.map(groupHover), mode: gk.length <= L.limits.groupLabels ? "markers+text" : "markers",
-      text: gids.map(function (g) { return "\u2002" + ptext(short(G.label[g], 40)) + mix(g); }),
+      hovertext: gids.map(groupHover), mode: "markers",
+      text: gids.map(function (g) { return ptext(short(G.label[g], 40)) + mix(g); }),
       "marker.symbol": gids.map(function (g) { return ST.group[G.kind[g]]; }),
       "marker.size": gids.map(function (g) { return 14 + 3 * Math.log10(Math.max(G.stop[g] - G.start[g], 1)); }),
       "marker.color": gids.map(function (g) { return G.dev[g] >= 0 ? DEV[G.dev[g]].color : "#D0D7DE"; }),
@@ -171,12 +170,17 @@ export function lodGraph(C) {
     out.push({x: bx.map(function (b) { return b[1]; }), y: bx.map(function (b) { return b[4] - 0.45; }),
       customdata: bx.map(function (b) { return b[0]; }),
       hovertext: bx.map(function (b) { return "<b>" + ptext(G.label[b[0]]) + "</b><br>click to collapse"; }),
-      text: bx.map(function (b) { return "\u2002\u25be " + ptext(short(G.label[b[0]], 40)); })});
+      mode: "markers", text: bx.map(function (b) { return ptext(short(G.label[b[0]], 40)); })});
     var isGroup = f.nodes.map(function (nd) { return nd[0] === "g"; }), cx = [], cy = [], ch = [];
+    var taken = new Set();  // a crossing's dot never sits on a node: it would take the click meant for a group
+    f.nodes.forEach(function (_, p) { taken.add(Math.round(f.x[p] * 2) + ":" + Math.round(f.y[p] * 2)); });
     f.edges.forEach(function (e, q) {
       if (!isGroup[e[0]] && !isGroup[e[1]]) return;
-      var mid = middle(f.paths[q]);
-      cx.push(mid[0]); cy.push(-mid[1]);
+      var spot = [0.5, 0.3, 0.7].map(function (t) { return along(f.paths[q], t); })
+        .find(function (s) { return !taken.has(Math.round(s[0] * 2) + ":" + Math.round(s[1] * 2)); });
+      if (!spot) return;  // what crosses is in both ends' hover and details
+      taken.add(Math.round(spot[0] * 2) + ":" + Math.round(spot[1] * 2));
+      cx.push(spot[0]); cy.push(-spot[1]);
       var t = f.tensors[q], d = f.devs[q];
       ch.push(num(t) + " tensor" + (t !== 1 ? "s" : "") + " \u00b7 " + ptext(fmtBytes(f.bytes[q])) +
         (d >= 0 ? " on " + ptext(DEV[d].name) : " on several devices") +
@@ -191,26 +195,35 @@ export function lodGraph(C) {
               line: {color: tint(b[0], 0.55), width: 1, dash: "dot"}, fillcolor: tint(b[0], 0.06), name: "group " + b[0]};
     }), "annotations[0].text": statusLines().map(ptext).join("<br>")};
   }
-  function focus(g) {
-    var f = folded(), bx = boxes().find(function (b) { return b[0] === g; }), x0, x1, y0, y1;
-    var xs = f.x, ys = f.y.map(function (y) { return -y; });
-    if (!bx) {
-      var p = f.index.get("g" + g), c = p === undefined ? 0 : ys[p];
-      x0 = Math.min.apply(null, xs); x1 = Math.max.apply(null, xs); y0 = c - L.limits.focus / 2; y1 = c + L.limits.focus / 2;
-    } else { x0 = bx[1]; x1 = bx[2]; y0 = bx[3]; y1 = bx[4]; }
-    y0 = Math.max(y0, y1 - L.limits.focus);
-    var lo = Infinity, hi = -Infinity;
-    ys.forEach(function (y, p) { if (y >= y0 && y <= y1) { lo = Math.min(lo, xs[p]); hi = Math.max(hi, xs[p]); } });
-    if (lo > hi) { lo = Math.min.apply(null, xs); hi = Math.max.apply(null, xs); }
-    return {"xaxis.range": [lo - 0.6, hi + 3], "yaxis.range": [y0 - 0.5, y1 + 1.3]};
+  function plotSize() {  // the plot area in px (a default under node, where nothing is drawn)
+    var sz = host.graph._fullLayout && host.graph._fullLayout._size;
+    return sz ? {w: sz.w, h: sz.h} : {w: 900, h: 560};
   }
-  function homeView() {  // the view a big plan opens at: its top FOCUS layers, every column, room for group labels
+  function nodePoints(x0, x1, y0, y1) {
+    var f = folded(), out = [];
+    f.x.forEach(function (x, p) { var y = -f.y[p]; if (x >= x0 && x <= x1 && y >= y0 && y <= y1) out.push([x, y]); });
+    return out;
+  }
+  function focus(g) {  // an expanded group's box (its top first) at a readable scale (nav.js)
+    var bx = boxes().find(function (b) { return b[0] === g; });
+    if (!bx) {
+      var f = folded(), p = f.index.get("g" + g);
+      if (p === undefined) return homeView();
+      var v0 = readableView({x0: f.x[p] - 2, x1: f.x[p] + 2, y0: -f.y[p] - 2, y1: -f.y[p] + 2}, plotSize(), {padRight: 3});
+      return {"xaxis.range": v0.x, "yaxis.range": v0.y};
+    }
+    var v = readableView({x0: bx[1], x1: bx[2], y0: bx[3], y1: bx[4]}, plotSize(),
+                         {pad: 0.3, padRight: 3, nodes: nodePoints(bx[1], bx[2], bx[3], bx[4])});
+    return {"xaxis.range": v.x, "yaxis.range": v.y};
+  }
+  function homeView() {  // the view a big plan opens at: its top, at a readable scale, room for group labels
     var f = folded(), lo = Infinity, hi = -Infinity, depth = 0;
     f.x.forEach(function (x) { lo = Math.min(lo, x); hi = Math.max(hi, x); });
     f.y.forEach(function (y) { depth = Math.max(depth, y + 1); });
     if (lo > hi) { lo = 0; hi = 0; }
-    return {"xaxis.range": [lo - 0.5, hi + 3.5],
-            "yaxis.range": depth > L.limits.focus ? [-L.limits.focus + 0.4, 0.6] : [-(Math.max(depth, 1) - 1) - 0.6, 0.6]};
+    var v = readableView({x0: lo, x1: hi, y0: -(Math.max(depth, 1) - 1), y1: 0}, plotSize(),
+                         {pad: 0.5, padRight: 3.5, nodes: f.x.map(function (x, p) { return [x, -f.y[p]]; })});
+    return {"xaxis.range": v.x, "yaxis.range": v.y};
   }
   var baseData = JSON.parse(JSON.stringify(P.graph.data));
   function setPath(obj, dotted, value) {
@@ -249,6 +262,10 @@ export function lodGraph(C) {
 
   function clickGraph(pt) {
     if (pt.curveNumber === T.groups) expand(pt.customdata);
+    else if (pt.curveNumber === T.crossings) {  // over a group's body after all: that group
+      var f = folded(), g = f.nodes.findIndex(function (nd, p) { return nd[0] === "g" && Math.abs(f.x[p] - pt.x) < 0.3 && Math.abs(-f.y[p] - pt.y) < 0.3; });
+      if (g >= 0) expand(f.nodes[g][1]);
+    }
     else if (pt.curveNumber === T.headers) collapse(pt.customdata);
     else if (pt.curveNumber === T.tensors) host.select({values: [pt.customdata]});
     else if (pt.curveNumber === T.ops) host.select({instructions: [pt.customdata]});

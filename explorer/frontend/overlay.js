@@ -27,7 +27,8 @@ export function segmentsPath(xs, ys, X, Y) {
 function axis(gd, id) { return gd._fullLayout[id.replace(/^x/, "xaxis").replace(/^y/, "yaxis")]; }
 
 export function overlay(gd) {
-  let layer = null, items = {edges: [], rings: [], rects: [], lines: []};
+  const EMPTY = {edges: [], rings: [], rects: [], lines: [], marks: [], texts: []};
+  let layer = null, items = EMPTY;
   function ensure() {
     const host = gd.querySelector(".svg-container");
     if (!host) return null;
@@ -58,6 +59,19 @@ export function overlay(gd) {
       const d = segmentsPath(e.xs, e.ys, (v) => xa._offset + xa.l2p(v), (v) => ya._offset + ya.l2p(v));
       if (d) add("path", {d, class: "dx-edge", fill: "none", stroke: "#000", "stroke-width": 3});
     }
+    for (const r of items.marks) {  // {x, y, symbol, r, color, width}: coloured rings under the selection (a diff's changes)
+      const xa = axis(gd, r.xaxis || "x"), ya = axis(gd, r.yaxis || "y");
+      const px = xa._offset + xa.l2p(r.x), py = ya._offset + ya.l2p(r.y);
+      add("path", {d: ringPath(r.symbol, r.r || 10), transform: `translate(${px.toFixed(1)},${py.toFixed(1)})`, class: "dx-mark",
+                   fill: "none", stroke: r.color, "stroke-width": r.width || 2.5});
+    }
+    for (const t of items.texts) {  // {x, y, text, color, r}: a short badge left of a node of radius r (plain text, never markup)
+      const xa = axis(gd, t.xaxis || "x"), ya = axis(gd, t.yaxis || "y");
+      const px = xa._offset + xa.l2p(t.x), py = ya._offset + ya.l2p(t.y);
+      add("text", {x: (px - (t.r || 10) - 4).toFixed(1), y: (py + 4).toFixed(1), class: "dx-mark-text", "text-anchor": "end",
+                   "font-size": 11, "font-weight": 700, fill: t.color, stroke: "#fff", "stroke-width": 3,
+                   "paint-order": "stroke"}).textContent = t.text;
+    }
     for (const r of items.rings) {  // {x, y, symbol, xaxis, yaxis}
       const xa = axis(gd, r.xaxis || "x"), ya = axis(gd, r.yaxis || "y");
       const px = xa._offset + xa.l2p(r.x), py = ya._offset + ya.l2p(r.y);
@@ -78,9 +92,15 @@ export function overlay(gd) {
       add("line", {x1: px, x2: px, y1: s.t, y2: s.t + s.h, class: "dx-line", stroke: "#000", "stroke-width": 2});
     }
   }
-  gd.on("plotly_afterplot", draw);
+  let listening = false;
+  function listen() {  // plotly adds .on to a div when it first draws in it: an overlay may be made before that
+    if (listening || !gd.on) return;
+    gd.on("plotly_afterplot", draw);
+    listening = true;
+  }
+  listen();
   const api = {
-    set(next) { items = Object.assign({edges: [], rings: [], rects: [], lines: []}, next); draw(); },
+    set(next) { items = Object.assign({}, EMPTY, next); listen(); draw(); },
     items: () => items,
   };
   gd.dxOverlay = api;

@@ -11,6 +11,8 @@ Strings from either file go through ``html_text``; ``visible`` keeps plain text 
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..analysis.diff import CopyChange
 from ..model import Tensor
 from .details import instruction_details, swatch, value_details
@@ -80,13 +82,36 @@ def summary_html(dv: DiffPlanView) -> str:
     return (f"<div class='dx-root dx-diff'><div style='font-size:15px'>{_side_tag('a')}<b>{h(dv.name_a)}</b> → "
             f"{_side_tag('b')}<b>{h(dv.name_b)}</b> <span class='dx-muted'>· plan {h(p.plan)}</span></div>"
             f"<div class='dx-chips'>{''.join(chips)}</div>"
-            f"{legend_html(statuses, ops)}{_graph_legend(dv)}</div>")
+            f"{legend_html(statuses, ops)}{_graph_legend(dv)}{_overview_note(dv)}</div>")
+
+
+def _overview_note(dv: DiffPlanView) -> str:
+    """A big pair is drawn as two overviews of groups: say how a folded group shows the changes it holds."""
+    if not dv.lod:
+        return ""
+    return ("<div class='dx-legend dx-muted'><span><span class='dx-delta'>Δ12</span> a folded group holding 12 "
+            "changes (ringed in the colour of its weightiest change, in the order above) — click it to expand; a click on a "
+            "tensor or op selects its counterpart on the other side and opens the group holding it</span></div>")
 
 
 def _graph_legend(dv: DiffPlanView) -> str:
-    geoms = (dv.a.geometry, dv.b.geometry)
-    return graph_legend_html([d for g in geoms for d in g.tensor_devices], {k for g in geoms for k in g.op_kinds},
-                             {e[2] for g in geoms for e in g.edges})
+    parts = [_legend_parts(dv.side(s)) for s in ("a", "b")]
+    return graph_legend_html([d for p in parts for d in p[0]], {k for p in parts for k in p[1]},
+                             {k for p in parts for k in p[2]})
+
+
+def _legend_parts(view: PlanView) -> tuple[list, set[str], set[str]]:
+    """(tensor devices, op kinds, edge kinds) a side draws: from its graph geometry, or — a big plan drawn as
+    an overview — from its columns (no per-tensor records)."""
+    if not view.lod:
+        g = view.geometry
+        return list(g.tensor_devices), set(g.op_kinds), {e[2] for e in g.edges}
+    from ..analysis.groups import OP_KINDS
+
+    f = view.analysis.facts
+    devices = [f.device(int(c)) for c in np.unique(f.dcode[f.is_tensor])]
+    kinds = {OP_KINDS[int(k)] for k in np.unique(view.overview.groups.op_kind)}
+    return devices, kinds, {t.kind for t in view.analysis.transfers}
 
 
 # -- one tensor and its counterpart ----------------------------------------------------------------

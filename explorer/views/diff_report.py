@@ -7,7 +7,10 @@ memory blocks and shows the pair's before → after table.
 
 Per plan the page carries both graph figures, the paired memory figure, the pairing (values and
 instructions, both directions) and the details HTML of every tensor pair and instruction pair,
-precomputed in Python (escaped when built) and stored once per pair; packed by :mod:`.embed`.
+precomputed in Python (escaped when built) and stored once per pair; packed by :mod:`.embed`. A big pair
+(either plan over the overview threshold) is sent as two one-program big-plan payloads plus the diff as
+columns (:func:`lod_plan_payload`), drawn by the same level-of-detail modules as one program
+(``explorer/frontend/diff_lod.js``).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..analysis.diff import ProgramDiff
+from ..analysis.diff import STATUSES, ProgramDiff
 from ..model import Program
 from .diff_details import (
     EMPTY_DETAILS,
@@ -39,17 +42,20 @@ from .diff_prepare import (
     open_diff,
 )
 from .escape import visible
+from .diff_style import OP_STATUS_STYLES, STATUS_STYLES, status_badge
 from .graph import TRACE
 from .palette import OP_STYLES
 from .report import page_html
 from .requirements_html import requirements_diff_html
 
-__all__ = ["diff_report_html", "write_diff_report", "plan_payload", "diff_payload"]
+__all__ = ["diff_report_html", "write_diff_report", "plan_payload", "lod_plan_payload", "diff_marks", "diff_payload"]
 
 
 
 def plan_payload(dv: DiffPlanView) -> dict:
     """Everything the page script needs for one plan (see the module docstring)."""
+    if dv.lod:
+        return lod_plan_payload(dv)
     height = graph_height(dv)
     texts: list[str] = []
     vd: dict[str, dict[str, int]] = {"a": {}, "b": {}}
@@ -86,6 +92,85 @@ def plan_payload(dv: DiffPlanView) -> dict:
         "ipairs": {s: {str(i): dv.instruction_pair(s, i) for i in range(len(dv.side(s).plan.instructions))
                        if dv.instruction_pair(s, i) is not None} for s in SIDES},
         "texts": texts, "vd": vd, "id": idd,
+        "search": {s: _search_labels(dv.side(s).plan) for s in SIDES},
+    }
+
+
+def _search_labels(plan) -> dict:
+    """What the search box matches on one side (explorer/frontend/search.js): tensor and op labels, counts."""
+    return {"labels": {"v": {str(t.index): visible(t.label) for t in plan.tensors},
+                       "i": [visible(ins.label) for ins in plan.instructions]},
+            "nValues": len(plan.values), "nInstructions": len(plan.instructions)}
+
+
+def lod_plan_payload(dv: DiffPlanView) -> dict:
+    """A big pair: each side exactly as the one-program report sends a big plan (the column tables the LOD
+    modules fold, lay out and describe in the browser), plus the diff as columns (:func:`diff_marks`) and the
+    before → after table of every *changed* tensor pair. Unchanged pairs and instructions are described in the
+    browser from the two sides' tables, so the page grows with what changed, not with the programs."""
+    from .report import _lod_plan_payload
+
+    texts: list[str] = []
+    vd: dict[str, dict[str, list[int]]] = {s: {"v": [], "t": []} for s in SIDES}
+    seen: dict[int, int] = {}  # A value -> its pair's text
+    for side in SIDES:
+        for v, status in sorted(dv.status(side).items()):
+            if status == "same":
+                continue
+            other = dv.pair(side, v)
+            a_v = v if side == "a" else other
+            if side == "b" and a_v is not None and a_v in seen:
+                k = seen[a_v]
+            else:
+                k = len(texts)
+                texts.append(pair_details(dv, side, v, full=False))
+                if a_v is not None:
+                    seen[a_v] = k
+            vd[side]["v"].append(v)
+            vd[side]["t"].append(k)
+    return {
+        "name": dv.diff.plan, "label": visible(dv.diff.plan), "header": summary_html(dv),
+        "requirements": requirements_diff_html(dv.diff.requirements_a, dv.diff.requirements_b, dv.name_a, dv.name_b),
+        "lod": True,
+        "sides": {s: _lod_plan_payload(dv.side(s), [], []) for s in SIDES},
+        **diff_marks(dv),
+        "texts": texts, "vd": vd,
+    }
+
+
+def diff_marks(dv: DiffPlanView) -> dict:
+    """The diff as columns: per side the changed tensors and instructions with a status code (an index into
+    ``statuses``), the value pairing (A values, B values) and the instruction pairing of each side, and a
+    badge (escaped HTML) per status."""
+    tensor_codes = {s: k for k, s in enumerate(STATUSES)}
+    op_names = tuple(OP_STATUS_STYLES)
+    op_codes = {s: k for k, s in enumerate(op_names)}
+    marks = {}
+    for side in SIDES:
+        changed = sorted((v, s) for v, s in dv.status(side).items() if s != "same")
+        ops = sorted(dv.op_status(side).items())
+        marks[side] = {"v": [v for v, _ in changed], "vs": [tensor_codes[s] for _, s in changed],
+                       "i": [i for i, _ in ops], "is": [op_codes[s] for _, s in ops]}
+    pairs = sorted(dv.diff.pairs.items())
+    ipairs = {}
+    for side in SIDES:
+        mine = [(i, dv.instruction_pair(side, i)) for i in range(len(dv.side(side).plan.instructions))]
+        mine = [(i, o) for i, o in mine if o is not None]
+        ipairs[side] = {"i": [i for i, _ in mine], "o": [o for _, o in mine]}
+
+    def style(table, name):
+        st = table.get(name)
+        return {"name": name, "color": st.color if st else None, "width": st.width if st else 0,
+                "label": st.label if st else "unchanged"}
+
+    return {
+        "marks": marks,
+        "statuses": {"tensor": [style(STATUS_STYLES, s) for s in STATUSES],
+                     "op": [style(OP_STATUS_STYLES, s) for s in op_names]},
+        "badges": {"tensor": [status_badge(s) for s in STATUSES], "op": [status_badge(s, op=True) for s in op_names],
+                   "same": status_badge("same")},
+        "pairs": {"a": [a for a, _ in pairs], "b": [b for _, b in pairs]},
+        "ipairs": ipairs,
     }
 
 

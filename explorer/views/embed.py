@@ -42,7 +42,7 @@ def to_json(payload: dict) -> str:
 
 def pack(payload: dict) -> bytes:
     """``payload`` as gzip-compressed UTF-8 JSON (reproducible: no timestamp)."""
-    return gzip.compress(to_json(payload).encode("utf-8"), compresslevel=6, mtime=0)
+    return gzip.compress(to_json(payload).encode("utf-8"), compresslevel=3, mtime=0)
 
 
 def data_element(payload: dict) -> str:

@@ -36,7 +36,6 @@ __all__ = ["GraphGeometry", "graph_geometry", "build_graph_figure", "TRACE"]
 EDGE_KINDS = ("same", "h2d", "d2h", "d2d")
 # trace positions in every graph figure
 TRACE = {"edges": 0, "tensors": 4, "ops": 5, "hl_edges": 6, "hl_nodes": 7}
-LABEL_LIMIT = 80  # draw text labels when the plan has at most this many nodes (hover always works)
 
 
 @dataclass(frozen=True)
@@ -131,17 +130,18 @@ def build_graph_figure(plan: Plan, analysis: PlanAnalysis, layout: Layout | None
                        height: int | None = None) -> go.Figure:
     """The graph panel as a figure.
 
-    ``labels`` forces text labels on or off (default: when small). The selection overlay traces start
+    Every node's label travels in its trace's ``text`` but plotly is told to draw markers only: the app
+    places the labels that fit at the current zoom (``frontend/labels.js``), so none overlaps another or a
+    node. ``labels=False`` leaves them out (and the margins narrow). The selection overlay traces start
     empty and the device filter at full strength: the browser app draws both (``frontend/highlight.js``).
     """
     geom = geometry or graph_geometry(plan, analysis, layout)
-    n_nodes = len(geom.tensors) + len(geom.ops)
 
     def scatter(**props) -> dict:  # plain dicts, validated once by the tests, not per point at run time
         # SVG only: the vendored plotly.js has no WebGL traces; a big plan is drawn as an overview instead
         return {"type": "scatter", "cliponaxis": False, **{k: v for k, v in props.items() if v is not None}}
 
-    show_labels = n_nodes <= LABEL_LIMIT if labels is None else labels
+    show_labels = labels is not False
     error_values = {v for f in analysis.findings if f.severity == "error" for v in f.values}
     traces = []
     for kind in EDGE_KINDS:
@@ -159,9 +159,9 @@ def build_graph_figure(plan: Plan, analysis: PlanAnalysis, layout: Layout | None
         lt = lifetimes.get(v)
         hover.append(tensor_hover(plan.values[v], (lt.first, lt.last) if lt else None))
     traces.append(scatter(
-        x=geom.tx, y=geom.ty, mode="markers+text" if show_labels else "markers", name="tensors",
+        x=geom.tx, y=geom.ty, mode="markers", name="tensors",
         customdata=geom.tensors, hovertext=hover, hoverinfo="text", showlegend=False,
-        text=["\u2002" + plotly_text(shorten(plan.values[v].label, 22)) for v in geom.tensors.tolist()] if show_labels else None,
+        text=[plotly_text(shorten(plan.values[v].label, 22)) for v in geom.tensors.tolist()] if show_labels else None,
         textposition="middle right", textfont={"size": 10, "color": "#57606A"},
         marker={"color": [s.color for s in tstyles], "symbol": [s.symbol for s in tstyles], "size": 13,
                 "opacity": TENSOR_OPACITY[0],
@@ -172,9 +172,9 @@ def build_graph_figure(plan: Plan, analysis: PlanAnalysis, layout: Layout | None
     for i, kind, device in zip(geom.ops.tolist(), geom.op_kinds, geom.op_devices):
         ins = plan.instructions[i]
         op_hover.append(instruction_hover(ins, kind, str(device) if device else None))
-        op_text.append(plotly_text(shorten(op_short(ins), 24)) + "\u2002")
+        op_text.append(plotly_text(shorten(op_short(ins), 24)))
     traces.append(scatter(
-        x=geom.ox, y=geom.oy, mode="markers+text" if show_labels else "markers", name="ops",
+        x=geom.ox, y=geom.oy, mode="markers", name="ops",
         customdata=geom.ops, hovertext=op_hover, hoverinfo="text", showlegend=False,
         text=op_text if show_labels else None, textposition="middle left",
         textfont={"size": 10, "color": INK},
@@ -215,7 +215,7 @@ def _layout(geom: GraphGeometry, labels: bool, height: int | None) -> dict:
     xs = np.concatenate([geom.tx, geom.ox]) if len(geom.tx) + len(geom.ox) else np.array([0.0])
     ys = np.concatenate([geom.ty, geom.oy]) if len(geom.ty) + len(geom.oy) else np.array([0.0])
     axis = {"visible": False, "showgrid": False, "zeroline": False}
-    side = 110 if labels else 12  # labels may run past the outermost nodes into the margin
+    side = 16  # labels stay inside the plot: the app places them beside their node, inside or flipped
     return dict(
         height=height or int(min(720, max(380, 22 * geom.layers + 110))),
         margin={"l": side, "r": side, "t": 56, "b": 10}, plot_bgcolor="white", paper_bgcolor="white",

@@ -14,6 +14,8 @@ import numpy as np
 
 from ..analysis.facts import STORAGE
 from ..analysis.groups import OP_KINDS
+from ..columns import tensor_text, value_columns
+from ..model import dtype_name
 from .escape import visible
 from .memory_lod import BINS, BLOCK_LIMIT
 from .overview import FOCUS_LAYERS, GROUP_SYMBOLS, OVERVIEW_TRACE, VISIBLE_LIMIT, _GROUP_LABELS, _LABELS
@@ -39,6 +41,10 @@ def lod_payload(view: PlanView) -> dict:
     def dev_of(code: int) -> int:
         return dev_index.get(int(code), -1)
 
+    def devs_of(codes_: np.ndarray) -> list[int]:  # dev_of over a column, by its few distinct codes
+        uniq, inv = np.unique(codes_, return_inverse=True)
+        return np.asarray([dev_of(c) if c >= 0 else -1 for c in uniq.tolist()], dtype=np.int64)[inv.ravel()].tolist()
+
     groups = G.groups
     children, child_start = [], []
     for g in groups:
@@ -47,10 +53,10 @@ def lod_payload(view: PlanView) -> dict:
     child_start.append(len(children))
     counts = [G.counts(g.id) for g in groups]
     tensors = np.flatnonzero(f.is_tensor)
-    values = plan.values
-    objs = [values[v] for v in tensors.tolist()]
-    dtypes = sorted({t.dtype for t in objs})
-    dtype_index = {d: k for k, d in enumerate(dtypes)}
+    cols = value_columns(plan)
+    names, sizes = tensor_text(plan, tensors)  # no Tensor objects: ~1 s saved at 100k values
+    codes_st, st_index = np.unique(cols.scalar_type[tensors], return_inverse=True)
+    dtypes = [dtype_name(int(c)) for c in codes_st.tolist()]
     edges = lazy.edges
     flow = f.is_tensor[edges.value]
     moving = lazy.moving
@@ -66,15 +72,15 @@ def lod_payload(view: PlanView) -> dict:
                    "nodes": [G.nodes(g.id) for g in groups], "childStart": child_start, "children": children,
                    "kinds": [[c["kinds"].get(k, 0) for k in OP_KINDS] for c in counts],
                    "devs": [[c["devices"].get(d, 0) for d in devices] for c in counts]},
-        "ops": {"kind": G.op_kind.tolist(), "dev": [dev_of(c) if c >= 0 else -1 for c in G.op_device.tolist()],
+        "ops": {"kind": G.op_kind.tolist(), "dev": devs_of(G.op_device),
                 **_op_table(plan, f), "chain": _chains(plan, G.m)},
-        "tensors": {"index": tensors.tolist(), "label": [visible(t.label) for t in objs],
-                    "named": [int(bool(t.name)) for t in objs], "dtype": [dtype_index[t.dtype] for t in objs],
-                    **_interned("shape", [fmt_shape(t.sizes) for t in objs]),
-                    "dev": [dev_of(c) for c in f.dcode[tensors].tolist()],
+        "tensors": {"index": tensors.tolist(),
+                    "label": [visible(nm) if nm else f"%{v}" for nm, v in zip(names, tensors.tolist())],
+                    "named": [int(bool(nm)) for nm in names], "dtype": st_index.ravel().tolist(),
+                    **_shapes(sizes),
+                    "dev": devs_of(f.dcode[tensors]),
                     **_interned("storage", [_STORAGE_NAMES.get(int(s), "?") for s in f.storage[tensors].tolist()]),
-                    "mem": [t.memory_id if t.memory_id is not None else -1 for t in objs],
-                    "off": [t.offset if t.offset is not None else -1 for t in objs],
+                    "mem": cols.memory_id[tensors].tolist(), "off": cols.offset[tensors].tolist(),
                     "nbytes": f.raw_nbytes[tensors].tolist(), "first": lazy.first[tensors].tolist(),
                     "last": lazy.last[tensors].tolist(), "home": G.home[tensors].tolist()},
         "dtypes": dtypes,
@@ -110,6 +116,13 @@ def _interned(name: str, items: list[str]) -> dict:
     table: dict[str, int] = {}
     index = [table.setdefault(x, len(table)) for x in items]
     return {name: index, name + "s": list(table)}
+
+
+def _shapes(sizes: list[tuple]) -> dict:
+    """``shape`` (an index per tensor) and ``shapes`` (the distinct shapes, written once each)."""
+    table: dict[tuple, int] = {}
+    index = [table.setdefault(sz, len(table)) for sz in sizes]
+    return {"shape": index, "shapes": [fmt_shape(sz) for sz in table]}
 
 
 def _op_table(plan, f) -> dict:

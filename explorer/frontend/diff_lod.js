@@ -1,0 +1,188 @@
+// A diff of two big programs (either side over the overview threshold): each side is drawn by the one-program
+// level-of-detail modules (lod.js — the same folding, layout, details and binned memory lanes), and the diff
+// adds its marks on top: changed tensors and ops ringed in their status colour, and every folded group holding
+// changes ringed with a "Δn" count, so a reviewer finds them in the overview. A selection on one side reveals
+// (expands) the group holding its counterpart on the other. The payload is explorer.views.diff_report.lod_plan_payload:
+// per side the one-program big-plan payload, the diff as columns (marks, pairs), and the before -> after table
+// of every changed tensor pair (escaped in Python).
+import {esc, num} from "./util.js";
+import {lodPlan} from "./lod.js";
+import {search} from "./search.js";
+
+const SIDES = ["a", "b"];
+const other = (side) => (side === "a" ? "b" : "a");
+
+// -- pure: the payload's columns as lookups ------------------------------------------------------------
+export function diffIndex(P) {
+  const out = {status: {}, opStatus: {}, ipair: {}, text: {}, pair: {a: new Map(), b: new Map()}};
+  for (const s of SIDES) {
+    const M = P.marks[s], IP = P.ipairs[s], VD = P.vd[s];
+    out.status[s] = new Map(M.v.map((v, k) => [v, M.vs[k]]));
+    out.opStatus[s] = new Map(M.i.map((i, k) => [i, M.is[k]]));
+    out.ipair[s] = new Map(IP.i.map((i, k) => [i, IP.o[k]]));
+    out.text[s] = new Map(VD.v.map((v, k) => [v, VD.t[k]]));
+  }
+  P.pairs.a.forEach((a, k) => { out.pair.a.set(a, P.pairs.b[k]); out.pair.b.set(P.pairs.b[k], a); });
+  return out;
+}
+
+// -- pure: the changes each group holds ------------------------------------------------------------------
+// A changed tensor counts in the groups holding its home instruction (where the overview draws it), a changed op
+// in the groups holding it. Codes: tensor statuses 0..nT-1, then op statuses nT..nT+nO-1. Returns per group the
+// total, the counts per code and `top`: the first code (the legend's order, weightiest first) it holds, or -1.
+export function groupChanges(G, m, tensors, marks, nT, nO) {
+  const K = nT + nO, pre = new Int32Array((m + 1) * K), home = new Map();
+  tensors.index.forEach((v, r) => home.set(v, tensors.home[r]));
+  marks.v.forEach((v, k) => {
+    const i = home.get(v);
+    if (i !== undefined && i >= 0 && i < m) pre[(i + 1) * K + marks.vs[k]]++;
+  });
+  marks.i.forEach((i, k) => { if (i >= 0 && i < m) pre[(i + 1) * K + nT + marks.is[k]]++; });
+  for (let i = 1; i <= m; i++) for (let c = 0; c < K; c++) pre[i * K + c] += pre[(i - 1) * K + c];
+  const nG = G.start.length, total = new Int32Array(nG), top = new Int32Array(nG).fill(-1), by = [];
+  for (let g = 0; g < nG; g++) {
+    const row = new Int32Array(K), lo = Math.max(0, Math.min(G.start[g], m)), hi = Math.max(lo, Math.min(G.stop[g], m));
+    for (let c = 0; c < K; c++) {
+      row[c] = pre[hi * K + c] - pre[lo * K + c];
+      total[g] += row[c];
+      if (row[c] && top[g] < 0) top[g] = c;
+    }
+    by.push(row);
+  }
+  return {total, top, by, nT};
+}
+
+// -- pure: the marks over the nodes drawn now ------------------------------------------------------------
+// f: the folded overview (lod.js folded(): nodes ["v"|"i"|"g", id], x, y); status / opStatus: id -> code;
+// gc: groupChanges; styles: payload statuses ({tensor: [{color, width}], op: [...]}); symbolOf(node): its marker.
+export function markItems(f, status, opStatus, gc, styles, symbolOf) {
+  const marks = [], texts = [];
+  f.nodes.forEach((nd, p) => {
+    const x = f.x[p], y = -f.y[p];
+    let st = null, r = 10;
+    if (nd[0] === "v") { const c = status.get(nd[1]); if (c !== undefined) st = styles.tensor[c]; r = 11; }
+    else if (nd[0] === "i") { const c = opStatus.get(nd[1]); if (c !== undefined) st = styles.op[c]; r = 12; }
+    else if (gc.total[nd[1]]) {
+      const c = gc.top[nd[1]];
+      st = c < gc.nT ? styles.tensor[c] : styles.op[c - gc.nT];
+      r = 12.5;
+      texts.push({x, y, text: "\u0394" + num(gc.total[nd[1]]), color: st.color, r});
+    }
+    if (st && st.color) marks.push({x, y, symbol: symbolOf(nd), r, color: st.color, width: Math.max(st.width, 2.5)});
+  });
+  return {marks, texts};
+}
+
+// -- the two sides ---------------------------------------------------------------------------------------
+// ctx: {graphs: {a, b}, memories: {a, b}, overlays: {a, b}, memoryOverlays: {a, b}, config, details (element),
+//       select(sel) (a selection made on a side), names: {a, b}}
+export function diffLod(P, ctx) {
+  const Plotly = globalThis.Plotly, I = diffIndex(P), S = {};
+  const nT = P.statuses.tensor.length, nO = P.statuses.op.length;
+  function paint(s) {  // the diff's marks and the selection, over side s's overview as drawn now
+    const side = S[s];
+    if (!side) return;
+    const L = side.L, f = side.lod.folded();
+    const symbolOf = (nd) => nd[0] === "v" ? "circle" : nd[0] === "i" ? L.style.op[L.names.opKinds[L.ops.kind[nd[1]]]].symbol
+      : L.style.group[L.groups.kind[nd[1]]];
+    const mk = markItems(f, I.status[s], I.opStatus[s], side.gc, P.statuses, symbolOf);
+    ctx.overlays[s].set({edges: side.sel.edges || [], rings: side.sel.rings || [], marks: mk.marks, texts: mk.texts});
+  }
+  for (const s of SIDES) {
+    const SP = P.sides[s], L = SP.lod, st = {values: [], instructions: []}, box = {edges: [], rings: []};
+    const host = {graph: ctx.graphs[s], memory: ctx.memories[s], state: st, config: ctx.config, shown: () => ({}),
+                  select: (sel) => ctx.select({side: s, values: sel.values || [], instructions: sel.instructions || []}),
+                  html: (markup) => { ctx.details.innerHTML = markup; }, findings: () => [], expanded: () => {},
+                  moved: () => {}, rings: (items) => { box.edges = items.edges; box.rings = items.rings; paint(s); },
+                  outlines: (items) => ctx.memoryOverlays[s].set(items)};
+    // the first state as the one-program app draws a big plan (app.js): the payload's figures while it has them
+    if (SP.graph) Plotly.react(ctx.graphs[s], SP.graph.data, SP.graph.layout, ctx.config);
+    if (SP.memory) Plotly.react(ctx.memories[s], SP.memory.data, SP.memory.layout, ctx.config);
+    const lod = lodPlan(SP, host);
+    S[s] = {SP, L, lod, st, sel: box, labels: lod.labels(),
+            gc: groupChanges(L.groups, L.m, L.tensors, P.marks[s], nT, nO)};
+    lod.highlight([], []);
+    paint(s);
+  }
+
+  function counterpart(s, kind, x) {  // the other side's value / instruction, or undefined
+    return kind === "v" ? I.pair[s].get(x) : I.ipair[s].get(x);
+  }
+
+  // state: {side, values: {a, b}, instructions: {a, b}}; reveal: the sides whose groups holding the selection open
+  function highlight(state, reveal) {
+    for (const s of SIDES) {
+      const side = S[s];
+      side.st.values = state.values[s].slice(); side.st.instructions = state.instructions[s].slice();
+      if (reveal.indexOf(s) >= 0) side.lod.reveal(side.st.values, side.st.instructions);
+      side.lod.highlight(side.st.values, side.st.instructions);
+    }
+  }
+
+  function nameOf(s) { return "<span class='dx-side-" + s + "'>" + s.toUpperCase() + "</span>" + esc(ctx.names[s]); }
+  function columns(a, b, what) {
+    const cell = (html, s) => "<td style='width:50%'>" + (html === null
+      ? "<span class='dx-none'>no counterpart in " + s.toUpperCase() + " (" + (s === "a" ? "added in B" : "removed") + ")</span>"
+      : html) + "</td>";
+    return "<table class='dx-cmp dx-cols'><tr><th>" + nameOf("a") + "</th><th>" + nameOf("b") + "</th></tr><tr>" +
+      cell(a, "a") + cell(b, "b") + "</tr></table>" + (what || "");
+  }
+  function valuePair(s, v) {
+    const a = s === "a" ? v : I.pair.b.get(v), b = s === "a" ? I.pair.a.get(v) : v;
+    const cols = columns(a === undefined ? null : S.a.lod.valueDetails(a), b === undefined ? null : S.b.lod.valueDetails(b));
+    const t = I.text[s].get(v);
+    if (t !== undefined) return P.texts[t] + "<details class='dx-root'><summary>each side's details</summary>" + cols + "</details>";
+    const label = S[s].labels.v[v] !== undefined ? S[s].labels.v[v] : "%" + v;
+    return "<div class='dx-root dx-diff'><h4>" + P.badges.same + esc(label) + " <span class='dx-muted'>" +
+      (a === undefined ? "\u2014" : "%" + a) + " \u2192 " + (b === undefined ? "\u2014" : "%" + b) + "</span></h4>" + cols + "</div>";
+  }
+  function instrPair(s, i) {
+    const o = I.ipair[s].get(i), a = s === "a" ? i : o, b = s === "a" ? o : i, c = I.opStatus[s].get(i);
+    const label = S[s].labels.i[i] !== undefined ? S[s].labels.i[i] : "#" + i;
+    return "<div class='dx-root dx-diff'><h4>" + (c === undefined ? P.badges.same : P.badges.op[c]) +
+      "<span class='dx-code'>" + esc(label) + "</span> <span class='dx-muted'>" + (a === undefined ? "\u2014" : "#" + a) +
+      " \u2192 " + (b === undefined ? "\u2014" : "#" + b) + "</span></h4>" +
+      columns(a === undefined ? null : S.a.lod.instrDetails(a), b === undefined ? null : S.b.lod.instrDetails(b)) + "</div>";
+  }
+  // the details of a one-item selection, or null (the caller lists a bigger one)
+  function details(state) {
+    const s = state.side || "a", vs = state.values[s], is = state.instructions[s];
+    if (vs.length === 1 && !is.length) return valuePair(s, vs[0]);
+    if (is.length === 1 && !vs.length) return instrPair(s, is[0]);
+    return null;
+  }
+  function groupNote(s, g) {  // what changed inside group g of side s, under its details
+    const side = S[s], G = side.L.groups, row = side.gc.by[g], parts = [];
+    if (!side.gc.total[g]) return "<div class='dx-root dx-diff dx-muted'>no changes in this group</div>";
+    row.forEach((k, c) => {
+      if (!k) return;
+      const st = c < nT ? P.statuses.tensor[c] : P.statuses.op[c - nT];
+      parts.push("<li><span style='color:" + st.color + "'>\u25cf</span> " + num(k) + " " + (c < nT ? "tensors " : "ops: ") + esc(st.label) + "</li>");
+    });
+    const lo = G.start[g], hi = G.stop[g], home = new Map();
+    side.L.tensors.index.forEach((v, r) => home.set(v, side.L.tensors.home[r]));
+    const items = [];
+    P.marks[s].v.forEach((v, k) => {
+      const h0 = home.get(v);
+      if (h0 >= lo && h0 < hi && items.length < 12) items.push("<li>" + P.badges.tensor[P.marks[s].vs[k]] + esc(side.labels.v[v] || "%" + v) + "</li>");
+    });
+    return "<div class='dx-root dx-diff'><h4>\u0394 " + num(side.gc.total[g]) + " changes in " + nameOf(s) + "'s group</h4>" +
+      "<ul class='dx-list'>" + parts.join("") + "</ul>" + (items.length ? "<ul class='dx-list'>" + items.join("") + "</ul>" : "") + "</div>";
+  }
+  function clickGraph(s, pt) {
+    const T = S[s].L.trace;
+    S[s].lod.clickGraph(pt);
+    if (pt.curveNumber === T.groups || pt.curveNumber === T.headers) ctx.details.insertAdjacentHTML("beforeend", groupNote(s, pt.customdata));
+  }
+  function find(text) {  // the search box on both sides at once: each side's own matches
+    const out = {side: "", values: {a: [], b: []}, instructions: {a: [], b: []}, query: text};
+    for (const s of SIDES) {
+      const SP = S[s].SP, r = search({labels: S[s].labels, nValues: SP.nValues, nInstructions: SP.nInstructions}, text);
+      out.values[s] = r.values; out.instructions[s] = r.instructions;
+    }
+    return out;
+  }
+  return {highlight, details, counterpart, clickGraph, find, groupNote,
+          clickMemory: (s, pt) => S[s].lod.clickMemory(pt), onRelayout: (s, ev) => S[s].lod.onRelayout(ev),
+          side: (s) => S[s].lod, groups: (s) => S[s].gc};
+}

@@ -1,0 +1,67 @@
+// Label placement (explorer/frontend/labels.js): no label box overlaps another or any marker, labels move to
+// another side or shorten before they hide, and names stay text.
+import test from "node:test";
+import assert from "node:assert/strict";
+import {abbreviate, parseParts, placeLabels} from "../../explorer/frontend/labels.js";
+
+const measure = (text, size) => text.length * size * 0.6;
+const hits = (a, b) => a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
+const AREA = [0, 0, 1000, 1000];
+
+function item(x, y, text, extra = {}) {
+  return Object.assign({x, y, r: 6, parts: [[text, null]], prio: 1, side: "right", size: 10, id: `${x}:${y}`}, extra);
+}
+function markersOf(items) { return items.map((it) => ({x: it.x, y: it.y, r: it.r, id: it.id})); }
+function assertClean(placed, markers) {
+  placed.forEach((a, k) => {
+    placed.slice(k + 1).forEach((b) => assert.ok(!hits(a.box, b.box), "labels overlap"));
+    markers.forEach((m) => assert.ok(!hits(a.box, [m.x - m.r, m.y - m.r, m.x + m.r, m.y + m.r]), "label covers a marker"));
+  });
+}
+
+test("a dense grid keeps only labels that fit, none overlapping", () => {
+  const items = [];
+  for (let i = 0; i < 30; i++) for (let j = 0; j < 30; j++) items.push(item(20 + i * 30, 20 + j * 14, "tensor" + i + "_" + j));
+  const placed = placeLabels(items, markersOf(items), AREA, measure);
+  assert.ok(placed.length > 0 && placed.length < items.length);
+  assertClean(placed, markersOf(items));
+});
+
+test("spread out, every node keeps its full label on its preferred side", () => {
+  const items = [item(100, 100, "linear"), item(100, 200, "relu", {side: "left"})];
+  const placed = placeLabels(items, markersOf(items), AREA, measure);
+  assert.equal(placed.length, 2);
+  const right = placed.find((p) => p.item.side === "right"), left = placed.find((p) => p.item.side === "left");
+  assert.ok(right.box[0] > 100 && left.box[2] < 100);
+  assert.deepEqual(right.parts, [["linear", null]]);
+});
+
+test("a blocked side moves the label to the other side, then it abbreviates", () => {
+  const a = item(300, 100, "a_rather_long_tensor_name"), wall = {x: 330, y: 100, r: 6, id: "wall"};
+  const placed = placeLabels([a], markersOf([a]).concat([wall]), AREA, measure);
+  assert.equal(placed.length, 1);
+  assert.ok(placed[0].box[2] < 300, "went left");
+  const walls = [wall, {x: 260, y: 100, r: 6, id: "w2"}, {x: 300, y: 80, r: 6, id: "w3"}, {x: 300, y: 120, r: 6, id: "w4"}];
+  const tight = placeLabels([a], markersOf([a]).concat(walls), AREA, measure);
+  assert.equal(tight.length, 0, "no room on any side, even abbreviated: hidden");
+  const roomy = placeLabels([a], markersOf([a]).concat([{x: 400, y: 100, r: 6, id: "far"}, walls[1], walls[2], walls[3]]), AREA, measure);
+  assert.deepEqual(roomy[0].parts, [["a_rather_lo\u2026", null]], "abbreviated to fit on the right");
+});
+
+test("higher priority labels win the space", () => {
+  const group = item(100, 100, "layers.3", {prio: 4}), tensor = item(100, 100, "x", {id: "t"});
+  const placed = placeLabels([tensor, group], [], AREA, measure);
+  assert.equal(placed[0].item, group);
+});
+
+test("labels outside the plot are not drawn", () => {
+  assert.equal(placeLabels([item(-50, 10, "off")], [], AREA, measure).length, 0);
+  assert.equal(placeLabels([item(995, 10, "edge")], [], AREA, measure)[0].box[2] < 1000, true, "flipped left");
+});
+
+test("parts: coloured spans become coloured text, entities decode, padding goes", () => {
+  assert.deepEqual(parseParts("\u2002layers.3  <span style='color:#0072B2'>\u25a0</span>72% &lt;b&gt;"),
+                   [["layers.3  ", null], ["\u25a0", "#0072B2"], ["72% <b>", null]]);
+  assert.deepEqual(abbreviate([["layers.31.attention  ", null], ["\u25a0", "#000"]], 8), [["layers.\u2026", null]]);
+  assert.equal(abbreviate([["relu", null]], 12), null);
+});

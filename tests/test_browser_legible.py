@@ -1,0 +1,156 @@
+"""Legible at every size, measured in headless Chromium on the exported report.
+
+For a small real export (device_mlp.pte), the wide 1k-op device program of our writer, a real 3k-op
+transformer export (64 layers) and a 100k-value program: the graph panel's labels (SVG text boxes from
+``getBoundingClientRect``) never intersect one another or any node's marker — as first drawn, zoomed in, and
+after a group is expanded by a click on its centre (every group drawn must expand so). Screenshots go to
+``artifacts/legible_*.png``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from browser_helpers import ARTIFACTS, chromium, require_browser, screenshot_on_failure
+from lod_helpers import cached_program_path
+
+from explorer import load
+from explorer.format.synth import synthetic_program
+from explorer.format.writer import write
+from explorer.views.report import write_report
+
+pytestmark = pytest.mark.browser
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+GRAPH = ".dx-graph"
+
+# every label and every marker of the graph panel, in page pixels; labels: our layer's and any plotly text
+BOXES_JS = """
+(sel) => {
+  const gd = document.querySelector(sel), L = gd._fullLayout, s = L._size, r0 = gd.getBoundingClientRect();
+  const plot = [r0.left + s.l, r0.top + s.t, r0.left + s.l + s.w, r0.top + s.t + s.h];
+  const inside = (r) => r.width > 0 && r.height > 0 && r.right > plot[0] && r.left < plot[2] && r.bottom > plot[1] && r.top < plot[3];
+  const box = (e) => { const r = e.getBoundingClientRect(); return {r, b: [r.left, r.top, r.right, r.bottom], text: e.textContent}; };
+  const labels = Array.from(gd.querySelectorAll('.dx-labels text, .scatterlayer .textpoint text'))
+    .filter((t) => t.textContent.trim() && getComputedStyle(t.parentNode).display !== 'none').map(box)
+    .filter((x) => inside(x.r)).map((x) => ({box: x.b, text: x.text}));
+  const markers = Array.from(gd.querySelectorAll('.scatterlayer path.point')).map(box).filter((x) => inside(x.r))
+    .map((x) => x.b);
+  return {labels, markers};
+}
+"""
+
+
+def overlaps(a, b, slack=0.5) -> bool:
+    return a[0] + slack < b[2] and b[0] + slack < a[2] and a[1] + slack < b[3] and b[1] + slack < a[3]
+
+
+def assert_legible(page, where: str, min_labels: int = 1) -> int:
+    got = page.evaluate(BOXES_JS, GRAPH)
+    labels, markers = got["labels"], got["markers"]
+    assert len(labels) >= min_labels, f"{where}: {len(labels)} labels drawn, wanted at least {min_labels}"
+    for k, a in enumerate(labels):
+        for b in labels[k + 1:]:
+            assert not overlaps(a["box"], b["box"]), f"{where}: labels {a['text']!r} and {b['text']!r} overlap"
+        for m in markers:
+            assert not overlaps(a["box"], m), f"{where}: label {a['text']!r} covers a marker at {m}"
+    return len(labels)
+
+
+def open_report(page, path: Path) -> None:
+    page.goto(path.as_uri())
+    page.wait_for_function("(sel) => { const g = document.querySelector(sel); return g && g._fullLayout &&"
+                           " g.querySelector('.dx-labels') }", arg=GRAPH, timeout=90_000)
+    page.wait_for_timeout(400)
+
+
+def zoom(page, factor: float) -> None:
+    """Zoom the graph about its centre by ``factor`` (< 1 zooms in), as the modebar would."""
+    page.evaluate("""([sel, f]) => { const gd = document.querySelector(sel), xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
+      const c = (r) => (r[0] + r[1]) / 2, h = (r) => (r[1] - r[0]) / 2 * f;
+      return Plotly.relayout(gd, {'xaxis.range': [c(xa.range) - h(xa.range), c(xa.range) + h(xa.range)],
+                                  'yaxis.range': [c(ya.range) - h(ya.range), c(ya.range) + h(ya.range)]}); }""", [GRAPH, factor])
+    page.wait_for_timeout(300)
+
+
+def group_centres(page) -> list[dict]:
+    """Page pixels of every drawn group marker inside the plot, with its group id."""
+    return page.evaluate("""(sel) => { const gd = document.querySelector(sel), L = gd._fullLayout, s = L._size;
+      const r0 = gd.getBoundingClientRect(), d = gd._fullData.find((e) => e.name === 'groups');
+      if (!d) return [];
+      const xa = L.xaxis, ya = L.yaxis, out = [];
+      for (let k = 0; k < d.x.length; k++) {
+        const x = xa.l2p(d.x[k]), y = ya.l2p(d.y[k]);
+        if (x < 4 || y < 4 || x > s.w - 4 || y > s.h - 4) continue;
+        out.push({x: r0.left + s.l + x, y: r0.top + s.t + y, id: d.customdata[k]});
+      }
+      return out; }""", GRAPH)
+
+
+def expanded(page) -> list[int]:
+    return page.evaluate("(sel) => { const d = document.querySelector(sel)._fullData.find((e) => e.name === 'expanded');"
+                         " return d ? Array.from(d.customdata || []) : [] }", GRAPH)
+
+
+def click(page, p) -> None:
+    page.mouse.move(p["x"], p["y"])
+    page.wait_for_timeout(80)
+    page.mouse.click(p["x"], p["y"])
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _browser():
+    require_browser()
+    ARTIFACTS.mkdir(exist_ok=True)
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory, request):
+    out = tmp_path_factory.mktemp("legible")
+    wide = out / "wide1k.pte"
+    wide.write_bytes(write(synthetic_program(values=1_400)))
+    programs = {"device_mlp": FIXTURES / "device_mlp.pte", "wide1k": wide,
+                "transformer3k": FIXTURES / "named" / "transformer3k.pte",
+                "v100k": cached_program_path(request.config, 100_000)}
+    return {name: write_report(load(path), out / f"{name}.html") for name, path in programs.items()}
+
+
+@pytest.mark.parametrize("viewport", [(1600, 1000), (1000, 800)])
+def test_small_plan_labels_never_overlap(reports, viewport):
+    with chromium(viewport) as (page, messages), screenshot_on_failure(page, "legible_small_failure.png"):
+        open_report(page, reports["device_mlp"])
+        page.screenshot(path=str(ARTIFACTS / f"legible_device_mlp_{viewport[0]}.png"))
+        first = assert_legible(page, "device_mlp", min_labels=15)
+        zoom(page, 0.5)
+        assert_legible(page, "device_mlp zoomed in")
+        zoom(page, 4)
+        assert assert_legible(page, "device_mlp zoomed out") <= first
+        assert not [m for m in messages if m.startswith(("error", "pageerror"))], messages
+
+
+@pytest.mark.parametrize("name", ["wide1k", "transformer3k", "v100k"])
+def test_big_plan_labels_and_groups(reports, name):
+    """First view, then a click at each group's centre expands that group; labels stay apart throughout,
+    and the expanded group's members carry labels."""
+    with chromium((1600, 1000)) as (page, messages), screenshot_on_failure(page, f"legible_{name}_failure.png"):
+        open_report(page, reports[name])
+        page.screenshot(path=str(ARTIFACTS / f"legible_{name}_overview.png"))
+        assert_legible(page, f"{name} overview")
+        centres = group_centres(page)
+        assert centres, "groups drawn"
+        for k, p in enumerate(centres[:6]):
+            if k:  # back to the overview, then the next group
+                page.evaluate("() => window.dxReport.lod().collapse()")
+                page.wait_for_timeout(300)
+                p = next(q for q in group_centres(page) if q["id"] == p["id"])
+            click(page, p)
+            page.wait_for_function("([sel, g]) => { const d = document.querySelector(sel)._fullData"
+                                   ".find((e) => e.name === 'expanded'); return d && Array.from(d.customdata || []).includes(g) }",
+                                   arg=[GRAPH, p["id"]], timeout=60_000)
+            page.wait_for_timeout(300)
+            drawn = assert_legible(page, f"{name} after expanding group {p['id']}", min_labels=5)
+            if k == 0:
+                page.screenshot(path=str(ARTIFACTS / f"legible_{name}_expanded.png"))
+                assert drawn >= 10, "an expanded group's nodes carry labels"
+        assert not [m for m in messages if m.startswith(("error", "pageerror"))], messages
