@@ -594,7 +594,7 @@ def _crossings(vg: _VGraph, layers: list[list[int]]) -> int:
 
 def _place_x(vg: _VGraph, layers: list[list[int]], x: list[float]) -> None:
     """Brandes & Koepf ("Fast and Simple Horizontal Coordinate Assignment", 2001), as dagre: four alignments
-    of each node with a median neighbour (up/down x left/right), blocks compacted, the alignments lined up
+    of each node with a median neighbour among its heaviest edges (up/down x left/right), blocks compacted, the alignments lined up
     with the narrowest and each node put at the mean of its two middle candidates; then one order-keeping
     least-squares pass per layer restores the minimal separation the balancing may break, and a second moves
     the nodes at an end of the dataflow (weights, outputs) beside their neighbours. Long edges (inner segments
@@ -628,7 +628,7 @@ def _place_x(vg: _VGraph, layers: list[list[int]], x: list[float]) -> None:
     spans: list[float] = []
     for vert in (0, 1):
         for horiz in (0, 1):
-            nb = vg.down if vert else vg.up
+            nb, nb_w = (vg.down, vg.down_w) if vert else (vg.up, vg.up_w)
             root = list(range(n))
             align = list(range(n))
             p = [0] * n
@@ -643,7 +643,8 @@ def _place_x(vg: _VGraph, layers: list[list[int]], x: list[float]) -> None:
                     v = nodes[lv]
                     if not nb[v]:
                         continue
-                    ws = sorted((loc[u] for u in nb[v]), key=p.__getitem__)
+                    heaviest = max(nb_w[v])  # the median of the heaviest edges: the main dataflow, not a weight
+                    ws = sorted((loc[u] for u, wu in zip(nb[v], nb_w[v]) if wu == heaviest), key=p.__getitem__)
                     mp = (len(ws) - 1) / 2
                     for h in range(int(mp), -int(-mp // 1) + 1):  # floor(mp) .. ceil(mp)
                         w = ws[h]

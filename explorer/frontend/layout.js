@@ -10,7 +10,7 @@
 //      order by crossings; a per-node key (the device) keeps equal keys together when crossings allow;
 //   5. x: Brandes-Koepf (as dagre): four median alignments balanced, long edges and chains straight.
 //
-// explorer/analysis/layout.py is the same algorithm line for line (tests/test_analysis_layout.py checks both
+// explorer/analysis/layered.py is the same algorithm line for line (tests/test_analysis_layout.py checks both
 // give the same ranks, orders and x); the measurements against dot are in docs/layout.md.
 
 const SEARCH = 30;         // negative cut values looked at before choosing the most negative (dot's Search_size)
@@ -478,7 +478,7 @@ function crossings(vg, layers) {  // all crossings between neighbouring layers (
 // -- x coordinates ------------------------------------------------------------------------------------
 
 // Brandes & Koepf ("Fast and Simple Horizontal Coordinate Assignment", 2001), as dagre: four alignments of
-// each node with a median neighbour (up/down x left/right), blocks compacted, the alignments lined up with
+// each node with a median neighbour among its heaviest edges (up/down x left/right), blocks compacted, the alignments lined up with
 // the narrowest and each node put at the mean of its two middle candidates; then one order-keeping least-
 // squares pass per layer restores the minimal separation the balancing may break, and a second moves the
 // nodes at an end of the dataflow (weights, outputs) beside their neighbours. Long edges (inner segments
@@ -516,17 +516,19 @@ function placeX(vg, layers, x) {
   const indeg = new Int32Array(n), topo = new Int32Array(n), right = new Int32Array(n), gap = new Float64Array(n);
   for (let vert = 0; vert < 2; vert++) {
     for (let horiz = 0; horiz < 2; horiz++) {
-      const nbStart = vert ? downStart : upStart, nb = vert ? down : up;
+      const nbStart = vert ? downStart : upStart, nb = vert ? down : up, nbW = vert ? vg.downW : vg.upW;
       for (let r = 0; r < R; r++) for (let l = at[r]; l < at[r + 1]; l++) { root[l] = l; align[l] = l; p[l] = horiz ? at[r + 1] - 1 - l : l - at[r]; }
       for (let j = 0; j < R; j++) {  // vertical alignment, layers in the direction, each in the direction
         const r = vert ? R - 1 - j : j;
         let prevIdx = -1;
         for (let i = 0; i < at[r + 1] - at[r]; i++) {
           const lv = horiz ? at[r + 1] - 1 - i : at[r] + i, v = nodes[lv];
-          const len = nbStart[v + 1] - nbStart[v];
-          if (!len) continue;
+          if (nbStart[v + 1] === nbStart[v]) continue;
+          let heaviest = 0;  // the median of the heaviest edges: the main dataflow, not a weight beside it
+          for (let k = nbStart[v]; k < nbStart[v + 1]; k++) if (nbW[k] > heaviest) heaviest = nbW[k];
           ws.length = 0;
-          for (let k = nbStart[v]; k < nbStart[v + 1]; k++) ws.push(loc[nb[k]]);
+          for (let k = nbStart[v]; k < nbStart[v + 1]; k++) if (nbW[k] === heaviest) ws.push(loc[nb[k]]);
+          const len = ws.length;
           if (len > 1) ws.sort((a, b) => p[a] - p[b]);
           const mp = (len - 1) / 2;
           for (let h = Math.floor(mp); h <= Math.ceil(mp); h++) {

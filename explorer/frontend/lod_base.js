@@ -77,7 +77,7 @@ export function lodBase(P, host) {
     return total;
   }
 
-  // -- folding (explorer.analysis.folding.fold) --------------------------------------------------
+  // -- folding: the visible units and the edges between them ------------------------------------
   function fold() {
     var exp = new Set(C.s.expanded.concat([0])), instUnit = new Int32Array(m), stack = [0], i, k, v;
     while (stack.length) {
