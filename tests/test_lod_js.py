@@ -71,7 +71,7 @@ for (const c of commands) {
   else if (c.op === "reveal") { state.values = c.values; L.reveal(c.values, []); }
   else if (c.op === "set") L.setExpanded(c.arg);
   const f = L.folded(), heat = memory.data.length ? memory.data.find((t) => (t.name || "").endsWith("(aggregated)")) : null;
-  out.push({state: L.state(), nodes: f.nodes, x: f.x, y: f.y, edges: f.edges, html: html,
+  out.push({state: L.state(), nodes: f.nodes, x: f.x, y: f.y, edges: f.edges, paths: f.paths, html: html,
             edgeTensors: f.tensors, edgeBytes: f.bytes, instUnit: Array.from(f.instUnit), valueUnit: Array.from(f.valueUnit),
             status: graph.layout.annotations[0].text, headers: graph.data[P.lod.trace.headers].x.length,
             shapes: (graph.layout.shapes || []).map((sh) => sh.name), ranges: [graph.layout.xaxis.range, graph.layout.yaxis.range],
@@ -167,6 +167,10 @@ def test_app_folds_every_instruction_and_tensor_once_and_merges_edges(tmp_path, 
         assert all(nb == sum(int(f.nbytes[v]) for v in expect[pair]) for pair, (_, nb) in got.items())
         assert len(r["x"]) == len(r["y"]) == len(nodes)
         assert len(set(zip(r["x"], r["y"]))) == len(nodes), "two nodes drawn on one spot"
+        for (a, b), p in zip(r["edges"], r["paths"], strict=True):  # polylines from node to node, bending per layer
+            assert p[:2] == [r["x"][a], r["y"][a]] and p[-2:] == [r["x"][b], r["y"][b]]
+            ys = p[1::2]
+            assert ys == sorted(ys) or ys == sorted(ys, reverse=True)
         assert r["groups"] == [n[1] for n in nodes if n[0] == "g"]
         assert r["state"]["status"].startswith(f"overview of {G.m:,} instructions")
 

@@ -51,13 +51,18 @@ export function lodGraph(C) {
   }
 
   // -- drawing ----------------------------------------------------------------------------------
-  function segments(f, sel) {
+  function segments(f, sel) {  // the edges `sel` as polylines (bends through the layers they pass), null between
     var xs = [], ys = [];
     sel.forEach(function (q) {
-      var a = f.edges[q][0], b = f.edges[q][1];
-      xs.push(f.x[a], f.x[b], null); ys.push(-f.y[a], -f.y[b], null);
+      var p = f.paths[q];
+      for (var k = 0; k < p.length; k += 2) { xs.push(p[k]); ys.push(-p[k + 1]); }
+      xs.push(null); ys.push(null);
     });
     return [xs, ys];
+  }
+  function along(p, t) {  // the point a fraction t along a polyline's segments: [x, y] in layout units
+    var segs = p.length / 2 - 1, at = t * segs, k = Math.min(Math.floor(at), segs - 1), u = at - k;
+    return [p[2 * k] + u * (p[2 * k + 2] - p[2 * k]), p[2 * k + 1] + u * (p[2 * k + 3] - p[2 * k + 1])];
   }
   function symbolOf(nd) {
     if (nd[0] === "v") return "circle";
@@ -220,7 +225,7 @@ export function lodGraph(C) {
     f.nodes.forEach(function (_, p) { taken.add(Math.round(f.x[p] * 2) + ":" + Math.round(f.y[p] * 2)); });
     f.edges.forEach(function (e, q) {
       if (!isGroup[e[0]] && !isGroup[e[1]]) return;
-      var spot = [0.5, 0.3, 0.7].map(function (t) { return [f.x[e[0]] + t * (f.x[e[1]] - f.x[e[0]]), f.y[e[0]] + t * (f.y[e[1]] - f.y[e[0]])]; })
+      var spot = [0.5, 0.3, 0.7].map(function (t) { return along(f.paths[q], t); })
         .find(function (s) { return !taken.has(Math.round(s[0] * 2) + ":" + Math.round(s[1] * 2)); });
       if (!spot) return;  // what crosses is in both ends' hover and details
       taken.add(Math.round(spot[0] * 2) + ":" + Math.round(spot[1] * 2));
