@@ -107,7 +107,7 @@ export function createApp(el, model, data) {
     over.strip.reset();  // this plan's lanes (a big plan's tables are read once LOD exists)
     over.strip.draw();
     if (P.profile) PROF = profileView(P, {graph: graphDiv, memory: memoryDiv, T, lod: !!LOD, rehighlight: () => highlight(),
-      mountTop: (card) => $("dx-controls").after(card), mountMemoryHead: (el) => memoryDiv.previousElementSibling.appendChild(el)});
+      mountTop: (card) => $("dx-controls").after(card), mountMemoryHead: (el) => memoryDiv.parentElement.querySelector("h3").appendChild(el)});
     deviceButtons();
     publish("plan", P.name);
     if (LOD && (model.get("expanded") || []).length) LOD.setExpanded(model.get("expanded"));
