@@ -1,22 +1,26 @@
-"""Our layered layout (``explorer.analysis.layout``) against graphviz ``dot`` on the same graphs.
+"""Our layered layout against graphviz ``dot`` on the same graphs.
 
-For each graph — the top-level fixtures, the real 3k-op named transformer, and a wide 1k-op device program
-(our writer: ~200 steps offloaded to cuda:0, each between an h2d and a d2h copy) — it lays out the dataflow
-graph (tensors and instructions) with our code and with ``dot`` and measures both the same way:
+Ours is ``explorer/frontend/layout.js`` (run under node, what the browser runs) and its line-for-line
+Python twin ``explorer.analysis.layered`` (small plans; the bench checks both give the same ranks and
+orders). For each graph — the top-level fixtures, the real 3k-op named transformer, and a wide 1k-op device
+program (our writer: ~200 steps offloaded to cuda:0, each between an h2d and a d2h copy) — the dataflow graph
+of :func:`explorer.analysis.layout.graph_of` (tensors and instructions) is laid out by ours and by ``dot``
+and both are measured the same way:
 
-* **crossings**: every edge is cut into one piece per pair of adjacent layers it passes (our long edges
-  are straight lines, dot's follow its spline); the pieces between two layers are sorted by their upper
-  end and the inversions of their lower ends counted (pieces sharing an end never count);
-* **edge length**: the sum of the edges' drawn lengths, in units of one layer (vertically) and one node
-  slot (horizontally): dot runs with point nodes, ``nodesep``/``ranksep`` so that a slot is 1 in both
-  directions, as ours;
-* **time** to lay out (ours in process; dot as a subprocess, ``-Tplain``).
+* **crossings**: every edge is cut into one piece per pair of adjacent layers it passes (ours follow their
+  polylines, dot's its splines); the pieces between two layers are sorted by their upper end and the
+  inversions of their lower ends counted (pieces sharing an end never count);
+* **edge length**: the sum of the edges' drawn lengths from node centre to node centre, in units of one
+  layer (vertically) and one node slot (horizontally): dot runs with point nodes, no arrowheads and
+  ``nodesep``/``ranksep`` so that a slot is 1 in both directions, as ours;
+* **time** to lay out: JS the median of 3 runs in one node process, Python once, dot as a subprocess
+  (``-Tplain``).
 
-Then our layout time alone at 600 and 10k nodes (synthetic chains). Ratios are ours / dot: > 1 means
-ours is worse. ``dot`` comes from the Debian ``graphviz`` package (apt) — a bench/test tool only, never
-needed at run time.
+Then our layout time alone at 600 and 10k nodes (synthetic device chains). Ratios are ours / dot: > 1
+means ours is worse. ``dot`` comes from the Debian ``graphviz`` package (apt) — a bench tool only, never
+needed at run time or by a test.
 
-    python bench/bench_layout.py [--dot-timeout S]     # numbers and what they show: docs/layout.md
+    python bench/bench_layout.py [--dot-timeout S] [--python-max N]   # numbers and what they show: docs/layout.md
 """
 
 from __future__ import annotations
@@ -175,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     named = graphs()
     laid = [graph_of(plan) for _, plan in named]
-    js = run_js(laid)
+    js = run_js(laid, repeat=3)
     print(f"{'graph':44} {'nodes':>6} {'edges':>6} | {'cross ours':>10} {'dot':>6} | "
           f"{'length ours':>11} {'dot':>8} {'ratio':>6} | {'js':>7} {'python':>7} {'dot':>7}")
     for (name, _), g, out in zip(named, laid, js):
@@ -188,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             pt = "      -"
         d = dot_measure(len(g.nodes), g.src, g.dst, args.dot_timeout)
-        jt = f"{out['ms'][0] / 1000:6.3f}s"
+        jt = f"{statistics.median(out['ms']) / 1000:6.3f}s"  # median of 3 runs in one node process
         if d is None:
             print(f"{name:44} {len(g.nodes):6} {len(g.src):6} | {c:10} {'-':>6} | {ln:11.0f} {'-':>8} {'-':>6} | "
                   f"{jt} {pt} > {args.dot_timeout:.0f}s")

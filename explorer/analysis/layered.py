@@ -594,10 +594,11 @@ def _crossings(vg: _VGraph, layers: list[list[int]]) -> int:
 
 def _place_x(vg: _VGraph, layers: list[list[int]], x: list[float]) -> None:
     """Brandes & Koepf ("Fast and Simple Horizontal Coordinate Assignment", 2001), as dagre: four alignments
-    of each node with a median neighbour (up/down x left/right), blocks compacted, the alignments lined up
+    of each node with a median neighbour among its heaviest edges (up/down x left/right), blocks compacted, the alignments lined up
     with the narrowest and each node put at the mean of its two middle candidates; then one order-keeping
-    least-squares pass per layer restores the minimal separation the balancing may break. Long edges (inner
-    segments between virtual nodes) win conflicts, so they run straight."""
+    least-squares pass per layer restores the minimal separation the balancing may break, and a second moves
+    the nodes at an end of the dataflow (weights, outputs) beside their neighbours. Long edges (inner segments
+    between virtual nodes) win conflicts, so they run straight."""
     real, width, pos = vg.real, vg.width, vg.pos
     R = len(layers)
     at = [0] * (R + 1)  # the component's nodes flat, layer r at at[r] .. at[r+1]
@@ -627,7 +628,7 @@ def _place_x(vg: _VGraph, layers: list[list[int]], x: list[float]) -> None:
     spans: list[float] = []
     for vert in (0, 1):
         for horiz in (0, 1):
-            nb = vg.down if vert else vg.up
+            nb, nb_w = (vg.down, vg.down_w) if vert else (vg.up, vg.up_w)
             root = list(range(n))
             align = list(range(n))
             p = [0] * n
@@ -642,7 +643,8 @@ def _place_x(vg: _VGraph, layers: list[list[int]], x: list[float]) -> None:
                     v = nodes[lv]
                     if not nb[v]:
                         continue
-                    ws = sorted((loc[u] for u in nb[v]), key=p.__getitem__)
+                    heaviest = max(nb_w[v])  # the median of the heaviest edges: the main dataflow, not a weight
+                    ws = sorted((loc[u] for u, wu in zip(nb[v], nb_w[v]) if wu == heaviest), key=p.__getitem__)
                     mp = (len(ws) - 1) / 2
                     for h in range(int(mp), -int(-mp // 1) + 1):  # floor(mp) .. ceil(mp)
                         w = ws[h]
@@ -695,31 +697,61 @@ def _place_x(vg: _VGraph, layers: list[list[int]], x: list[float]) -> None:
     for ll in range(n):
         four = sorted(c[ll] for c in cands)
         target.append((four[1] + four[2]) / 2)
+    pull = [1.0] * n
+    pinned = [False] * n
     for r in range(R):
-        _isotonic(nodes, at[r], at[r + 1], target, width, x)
+        _isotonic(nodes, at[r], at[r + 1], target, pull, pinned, width, x)
+    # then a node at one end of the dataflow (a source such as a weight, or a sink) moves next to the median of
+    # its neighbours, the others staying where they are: a weight sits beside the op reading it
+    for ll, v in enumerate(nodes):
+        ups, downs = len(vg.up[v]), len(vg.down[v])
+        target[ll] = x[v]
+        pinned[ll] = v >= real or (ups > 0 and downs > 0) or ups + downs == 0
+        if not pinned[ll]:
+            nb, nb_w = (vg.up[v], vg.up_w[v]) if ups else (vg.down[v], vg.down_w[v])
+            target[ll] = _weighted_median([x[u] for u in nb], nb_w)
+    for r in range(R):
+        _isotonic(nodes, at[r], at[r + 1], target, pull, pinned, width, x)
 
 
-def _isotonic(nodes, lo, hi, target, width, x) -> None:
-    """x[nodes[k]] for k in lo .. hi (one layer, in order) closest to target[k] keeping each node
-    (w_k + w_k+1) / 2 right of the one before: with c_k the packed offsets, y_k = x_k - c_k must not
-    decrease — pool adjacent violators (equal weights)."""
+def _weighted_median(xs: list[float], ws: list[float]) -> float:
+    """The lower weighted median; halfway to the next value at an exact half."""
+    idx = sorted(range(len(xs)), key=lambda k: (xs[k], k))
+    total = 0.0
+    for w in ws:
+        total += w
+    cum = 0.0
+    for j, k in enumerate(idx):
+        cum += ws[k]
+        if 2 * cum == total and j + 1 < len(idx):
+            return (xs[k] + xs[idx[j + 1]]) / 2
+        if 2 * cum >= total:
+            return xs[k]
+    return xs[idx[-1]]
+
+
+def _isotonic(nodes, lo, hi, target, pull, pinned, width, x) -> None:
+    """x[nodes[k]] for k in lo .. hi (one layer, in order) closest to target[k] (weights pull[k]; a pinned
+    node stays at its target) keeping each node (w_k + w_k+1) / 2 right of the one before: with c_k the
+    packed offsets, y_k = x_k - c_k must not decrease — pool adjacent violators."""
     c: dict[int, float] = {}
-    bw: list[float] = []
-    bs: list[float] = []
-    b_start: list[int] = []
+    blocks: list[list] = []  # [weight, weighted sum, first k, pinned, pinned y]
+
+    def value(b: list) -> float:
+        return b[4] if b[3] else b[1] / b[0]
+
     for k in range(lo, hi):
         c[k] = 0.0 if k == lo else c[k - 1] + (width[nodes[k - 1]] + width[nodes[k]]) / 2
-        bw.append(1.0)
-        bs.append(target[k] - c[k])
-        b_start.append(k)
-        while len(bw) > 1 and bs[-2] / bw[-2] >= bs[-1] / bw[-1]:
-            bw[-2] += bw[-1]
-            bs[-2] += bs[-1]
-            bw.pop()
-            bs.pop()
-            b_start.pop()
-    for j in range(len(bw)):
-        y = bs[j] / bw[j]
-        end = b_start[j + 1] if j + 1 < len(bw) else hi
-        for k in range(b_start[j], end):
+        blocks.append([pull[k], pull[k] * (target[k] - c[k]), k, bool(pinned[k]), target[k] - c[k]])
+        while len(blocks) > 1 and value(blocks[-2]) >= value(blocks[-1]):
+            last = blocks.pop()
+            b = blocks[-1]
+            if not b[3] and last[3]:
+                b[3], b[4] = True, last[4]
+            b[0] += last[0]
+            b[1] += last[1]
+    for j, b in enumerate(blocks):
+        y = value(b)
+        end = blocks[j + 1][2] if j + 1 < len(blocks) else hi
+        for k in range(b[2], end):
             x[nodes[k]] = y + c[k]

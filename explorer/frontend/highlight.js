@@ -12,7 +12,8 @@ export function nodePositions(figure, T) {
   return nodes;
 }
 
-// the rings and bold edges for values / instructions: {edges: {x, y}, nodes: {x, y, symbol}}
+// the rings and bold edges for values / instructions: {edges: {x, y}, nodes: {x, y, symbol}}; an edge is
+// [kind, index, kind, index, bends?] (bends: its polyline's inner points, flat)
 export function rings(nodes, edges, opSymbols, values, instructions) {
   const vs = new Set(values), is = new Set(instructions);
   const hx = [], hy = [], sym = [], ex = [], ey = [];
@@ -25,7 +26,11 @@ export function rings(nodes, edges, opSymbols, values, instructions) {
     const hit = (e[0] === "v" ? vs.has(e[1]) : is.has(e[1])) || (e[2] === "v" ? vs.has(e[3]) : is.has(e[3]));
     if (!hit) continue;
     const a = nodes.get(e[0] + e[1]), b = nodes.get(e[2] + e[3]);
-    if (a && b) { ex.push(a[0], b[0], null); ey.push(a[1], b[1], null); }
+    if (!a || !b) continue;
+    ex.push(a[0]); ey.push(a[1]);
+    const bends = e[4] || [];  // [x, y, x, y, ...] where the edge passes a layer
+    for (let k = 0; k < bends.length; k += 2) { ex.push(bends[k]); ey.push(bends[k + 1]); }
+    ex.push(b[0], null); ey.push(b[1], null);
   }
   return {edges: {x: ex, y: ey}, nodes: {x: hx, y: hy, symbol: sym}};
 }

@@ -10,7 +10,7 @@
 //      order by crossings; a per-node key (the device) keeps equal keys together when crossings allow;
 //   5. x: Brandes-Koepf (as dagre): four median alignments balanced, long edges and chains straight.
 //
-// explorer/analysis/layout.py is the same algorithm line for line (tests/test_analysis_layout.py checks both
+// explorer/analysis/layered.py is the same algorithm line for line (tests/test_analysis_layout.py checks both
 // give the same ranks, orders and x); the measurements against dot are in docs/layout.md.
 
 const SEARCH = 30;         // negative cut values looked at before choosing the most negative (dot's Search_size)
@@ -204,7 +204,7 @@ function networkSimplex(count, g) {
   }
   // pivots: a tree edge of negative cut value leaves, the least-slack edge across its cut enters
   const maxIter = 20 * count + 100;
-  let cursor = 0, pivots = 0;
+  let cursor = 0;
   for (let it = 0; it < maxIter; it++) {
     let leave = -1, found = 0;
     for (let k = 0; k < count && found < SEARCH; k++) {
@@ -255,9 +255,7 @@ function networkSimplex(count, g) {
     dfsRange(top2, low[top2]);
     for (u = cv; u !== top2; u = parent[u]) calcCut(u);
     for (u = p; u !== top2; u = parent[u]) calcCut(u);
-    pivots++;
   }
-  if (typeof process !== 'undefined' && process.env.LAYOUT_DEBUG) console.log('pivots', pivots);
   // normalise: each component starts at rank 0
   for (let c = 0; c < compNodes.length; c++) {
     const nodes = compNodes[c];
@@ -480,9 +478,10 @@ function crossings(vg, layers) {  // all crossings between neighbouring layers (
 // -- x coordinates ------------------------------------------------------------------------------------
 
 // Brandes & Koepf ("Fast and Simple Horizontal Coordinate Assignment", 2001), as dagre: four alignments of
-// each node with a median neighbour (up/down x left/right), blocks compacted, the alignments lined up with
+// each node with a median neighbour among its heaviest edges (up/down x left/right), blocks compacted, the alignments lined up with
 // the narrowest and each node put at the mean of its two middle candidates; then one order-keeping least-
-// squares pass per layer restores the minimal separation the balancing may break. Long edges (inner segments
+// squares pass per layer restores the minimal separation the balancing may break, and a second moves the
+// nodes at an end of the dataflow (weights, outputs) beside their neighbours. Long edges (inner segments
 // between virtual nodes) win conflicts, so they run straight.
 function placeX(vg, layers, x) {
   const {real, upStart, up, downStart, down, width, pos, loc} = vg;
@@ -517,16 +516,19 @@ function placeX(vg, layers, x) {
   const indeg = new Int32Array(n), topo = new Int32Array(n), right = new Int32Array(n), gap = new Float64Array(n);
   for (let vert = 0; vert < 2; vert++) {
     for (let horiz = 0; horiz < 2; horiz++) {
-      const nbStart = vert ? downStart : upStart, nb = vert ? down : up;
+      const nbStart = vert ? downStart : upStart, nb = vert ? down : up, nbW = vert ? vg.downW : vg.upW;
       for (let r = 0; r < R; r++) for (let l = at[r]; l < at[r + 1]; l++) { root[l] = l; align[l] = l; p[l] = horiz ? at[r + 1] - 1 - l : l - at[r]; }
       for (let j = 0; j < R; j++) {  // vertical alignment, layers in the direction, each in the direction
         const r = vert ? R - 1 - j : j;
         let prevIdx = -1;
         for (let i = 0; i < at[r + 1] - at[r]; i++) {
-          const lv = horiz ? at[r + 1] - 1 - i : at[r] + i, v = nodes[lv], len = nbStart[v + 1] - nbStart[v];
-          if (!len) continue;
+          const lv = horiz ? at[r + 1] - 1 - i : at[r] + i, v = nodes[lv];
+          if (nbStart[v + 1] === nbStart[v]) continue;
+          let heaviest = 0;  // the median of the heaviest edges: the main dataflow, not a weight beside it
+          for (let k = nbStart[v]; k < nbStart[v + 1]; k++) if (nbW[k] > heaviest) heaviest = nbW[k];
           ws.length = 0;
-          for (let k = nbStart[v]; k < nbStart[v + 1]; k++) ws.push(loc[nb[k]]);
+          for (let k = nbStart[v]; k < nbStart[v + 1]; k++) if (nbW[k] === heaviest) ws.push(loc[nb[k]]);
+          const len = ws.length;
           if (len > 1) ws.sort((a, b) => p[a] - p[b]);
           const mp = (len - 1) / 2;
           for (let h = Math.floor(mp); h <= Math.ceil(mp); h++) {
@@ -601,25 +603,57 @@ function placeX(vg, layers, x) {
     four.sort();
     target[l] = (four[1] + four[2]) / 2;
   }
-  const scratch = {c: new Float64Array(n), bw: new Float64Array(n), bs: new Float64Array(n), start: new Int32Array(n)};
-  for (let r = 0; r < R; r++) isotonic(nodes, at[r], at[r + 1], target, width, x, scratch);
+  const scratch = {c: new Float64Array(n), bw: new Float64Array(n), bs: new Float64Array(n), start: new Int32Array(n),
+                   fix: new Float64Array(n), fixed: new Uint8Array(n)};
+  const pull = new Float64Array(n).fill(1), pinned = new Uint8Array(n);
+  for (let r = 0; r < R; r++) isotonic(nodes, at[r], at[r + 1], target, pull, pinned, width, x, scratch);
+  // then a node at one end of the dataflow (a source such as a weight, or a sink) moves next to the median of
+  // its neighbours, the others staying where they are: a weight sits beside the op reading it
+  const nx = [], nw = [];
+  for (let l = 0; l < n; l++) {
+    const v = nodes[l], ups = upStart[v + 1] - upStart[v], downs = downStart[v + 1] - downStart[v];
+    target[l] = x[v];
+    pinned[l] = v >= real || (ups > 0 && downs > 0) || ups + downs === 0 ? 1 : 0;
+    if (pinned[l]) continue;
+    nx.length = 0; nw.length = 0;
+    const nbStart = ups ? upStart : downStart, nb = ups ? up : down, nbW = ups ? vg.upW : vg.downW;
+    for (let k = nbStart[v]; k < nbStart[v + 1]; k++) { nx.push(x[nb[k]]); nw.push(nbW[k]); }
+    target[l] = weightedMedian(nx, nw);
+  }
+  for (let r = 0; r < R; r++) isotonic(nodes, at[r], at[r + 1], target, pull, pinned, width, x, scratch);
 }
 
-// x[nodes[k]] for k in lo .. hi (one layer, in order) closest to target[k] keeping each node (w_k + w_k+1) / 2
-// right of the one before: with c_k the packed offsets, y_k = x_k - c_k must not decrease — pool adjacent
-// violators (equal weights).
-function isotonic(nodes, lo, hi, target, width, x, scratch) {
-  const {c, bw, bs, start} = scratch;
+function weightedMedian(xs, ws) {  // the lower weighted median; halfway to the next value at an exact half
+  const idx = xs.map((_, k) => k).sort((a, b) => xs[a] - xs[b] || a - b);
+  let total = 0, cum = 0;
+  for (const w of ws) total += w;
+  for (let j = 0; j < idx.length; j++) {
+    cum += ws[idx[j]];
+    if (2 * cum === total && j + 1 < idx.length) return (xs[idx[j]] + xs[idx[j + 1]]) / 2;
+    if (2 * cum >= total) return xs[idx[j]];
+  }
+  return xs[idx[idx.length - 1]];
+}
+
+// x[nodes[k]] for k in lo .. hi (one layer, in order) closest to target[k] (weights pull[k]; a pinned node
+// stays at its target) keeping each node (w_k + w_k+1) / 2 right of the one before: with c_k the packed
+// offsets, y_k = x_k - c_k must not decrease — pool adjacent violators.
+function isotonic(nodes, lo, hi, target, pull, pinned, width, x, scratch) {
+  const {c, bw, bs, start, fix, fixed} = scratch;
+  const value = (j) => (fixed[j] ? fix[j] : bs[j] / bw[j]);
   let blocks = 0;
   for (let k = lo; k < hi; k++) {
     c[k] = k === lo ? 0 : c[k - 1] + (width[nodes[k - 1]] + width[nodes[k]]) / 2;
-    bw[blocks] = 1; bs[blocks] = target[k] - c[k]; start[blocks] = k; blocks++;
-    while (blocks > 1 && bs[blocks - 2] / bw[blocks - 2] >= bs[blocks - 1] / bw[blocks - 1]) {
-      bw[blocks - 2] += bw[blocks - 1]; bs[blocks - 2] += bs[blocks - 1]; blocks--;
+    bw[blocks] = pull[k]; bs[blocks] = pull[k] * (target[k] - c[k]); start[blocks] = k;
+    fixed[blocks] = pinned[k]; fix[blocks] = target[k] - c[k]; blocks++;
+    while (blocks > 1 && value(blocks - 2) >= value(blocks - 1)) {
+      const j = blocks - 2;
+      if (!fixed[j] && fixed[j + 1]) { fixed[j] = 1; fix[j] = fix[j + 1]; }
+      bw[j] += bw[j + 1]; bs[j] += bs[j + 1]; blocks--;
     }
   }
   for (let j = 0; j < blocks; j++) {
-    const y = bs[j] / bw[j], end = j + 1 < blocks ? start[j + 1] : hi;
+    const y = value(j), end = j + 1 < blocks ? start[j + 1] : hi;
     for (let k = start[j]; k < end; k++) x[nodes[k]] = y + c[k];
   }
 }

@@ -1,4 +1,5 @@
 import {ptext, esc, short, fmtBytes, num, batch} from "./util.js";
+import {layered} from "./layout.js";
 
 // A big plan (level of detail), part 1: tables, text, the group tree, folding and layout.
 // Each part adds its functions to a shared context C (see lod.js).
@@ -76,7 +77,7 @@ export function lodBase(P, host) {
     return total;
   }
 
-  // -- folding (explorer.analysis.folding.fold) --------------------------------------------------
+  // -- folding: the visible units and the edges between them ------------------------------------
   function fold() {
     var exp = new Set(C.s.expanded.concat([0])), instUnit = new Int32Array(m), stack = [0], i, k, v;
     while (stack.length) {
@@ -120,13 +121,16 @@ export function lodBase(P, host) {
     var keyed = units.map(function (u, j) { return [keyOf(u), j, u]; });
     keyed.sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; });
     units = keyed.map(function (t) { return t[2]; });
-    var ukey = keyed.map(function (t) { return t[0]; });
     var pos = new Map();
     units.forEach(function (u, j) { pos.set(u, j); });
     var A = list.map(function (e) { return pos.get(e.src); }), B = list.map(function (e) { return pos.get(e.dst); });
-    var layer = layers(units, A, B, ukey);
-    var x = order(layer, A, B, 4);
-    headerRows(units, layer);
+    // network simplex layering (layout.js, as graphviz dot): a source (input, weight, state read before it is
+    // written) sits just above its first reader; the main dataflow weighs more, so it runs short and straight;
+    // units keyed by device keep each device's run together where the order allows
+    var weight = list.map(function (e) { return isSource(e.src) ? SOURCE_WEIGHT : MAIN_WEIGHT; });
+    var lay = layered(units.length, A, B, {weight: weight, key: units.map(unitDevice)});
+    var layer = Array.from(lay.rank), x = Array.from(lay.x);
+    var tops = headerRows(units, layer);
     var fin = units.map(function (_, j) { return j; });
     fin.sort(function (a, b) { return layer[a] - layer[b] || x[a] - x[b] || a - b; });
     var renum = new Int32Array(units.length);
@@ -139,8 +143,10 @@ export function lodBase(P, host) {
       out.nodes.push(u < m ? ["i", u] : u < gbase ? ["v", u - m] : ["g", u - gbase]);
       out.x.push(x[j]); out.y.push(layer[j]);
     });
+    out.paths = [];
     list.forEach(function (e, q) {
       out.edges.push([renum[A[q]], renum[B[q]]]);
+      out.paths.push(edgePath(lay.paths[q], tops, x[A[q]], layer[A[q]], x[B[q]], layer[B[q]]));
       out.tensors.push(e.count); out.bytes.push(e.bytes); out.devs.push(e.lo === e.hi ? e.lo : -1);
       var atOp = e.src < m || e.dst < m;
       out.kinds.push(atOp ? (styled.get(e.i + ":" + e.v + ":" + e.w) || "same") : "same");
@@ -151,15 +157,38 @@ export function lodBase(P, host) {
     out.nodes.forEach(function (nd, p) { out.index.set(nd[0] + nd[1], p); });
     return out;
   }
-  function headerRows(units, layer) {  // folding._header_rows
-    var anchor = units.map(function (u) { return u < m ? u : u < gbase ? home[u - m] : G.start[u - gbase]; });
+  // each expanded group gets two empty layers above its members for its header; returns the layers where rows
+  // were opened, in order (an edge's bends below one move down with it)
+  function headerRows(units, layer) {
+    var anchor = units.map(function (u) { return u < m ? u : u < gbase ? home[u - m] : G.start[u - gbase]; }), tops = [];
     C.s.expanded.filter(function (g) { return g; }).sort(function (a, b) { return depthOf(a) - depthOf(b) || a - b; })
       .forEach(function (g) {
         var top = Infinity, ins = anchor.map(function (a) { return a >= G.start[g] && a < G.stop[g]; });
         ins.forEach(function (yes, k2) { if (yes) top = Math.min(top, layer[k2]); });
         if (top === Infinity) return;
         for (var k2 = 0; k2 < layer.length; k2++) if (layer[k2] > top || (layer[k2] === top && ins[k2])) layer[k2] += 2;
+        tops.push(top);
       });
+    return tops;
+  }
+  // an edge's polyline (layout.js: [x0, y0, x1, y1, ...], one point per layer) with its ends on the nodes and
+  // its bends moved down past the header rows opened above them
+  function edgePath(pts, tops, xa, ya, xb, yb) {
+    var out = pts.slice();
+    for (var k = 3; k + 2 < out.length; k += 2) {
+      var y = out[k];
+      for (var t = 0; t < tops.length; t++) if (y > tops[t]) y += 2;
+      out[k] = y;
+    }
+    out[0] = xa; out[1] = ya; out[out.length - 2] = xb; out[out.length - 1] = yb;
+    return out;
+  }
+  var SOURCE_WEIGHT = 1, MAIN_WEIGHT = 4;  // as explorer/analysis/layout.py
+  function isSource(u) { return u >= m && u < gbase && !written[u - m]; }  // a value unit nothing writes
+  function unitDevice(u) {  // the device table index a unit runs or lives on (-1: none or several)
+    if (u < m) return OPS.dev[u];
+    if (u < gbase) return TT.dev[rowOf[u - m]];
+    return G.dev[u - gbase];
   }
   var styledCache = null;
   function rawKinds() {
@@ -170,71 +199,6 @@ export function lodBase(P, host) {
       if (kind !== "same") { styledCache.set(L.moving.i[k] + ":" + s + ":0", kind); styledCache.set(L.moving.i[k] + ":" + d + ":1", kind); }
     }
     return styledCache;
-  }
-  function layers(units, A, B, ukey) {
-    var count = units.length, preds = [], j, q;
-    for (j = 0; j < count; j++) preds.push([]);
-    for (q = 0; q < A.length; q++) if (ukey[A[q]] < ukey[B[q]]) preds[B[q]].push(A[q]);
-    var deferred = new Uint8Array(count), waiting = new Map(), unitPos = new Map();
-    units.forEach(function (u, j2) { unitPos.set(u, j2); });
-    for (j = 0; j < count; j++) {
-      var u = units[j];
-      if (u >= m && u < gbase && !written[u - m]) {
-        if (inputs.has(u - m)) continue;
-        deferred[j] = 1;
-        var at = unitPos.has(home[u - m]) ? unitPos.get(home[u - m]) : -1;
-        if (!waiting.has(at)) waiting.set(at, []);
-        waiting.get(at).push(j);
-      }
-    }
-    var layer = new Array(count).fill(-1);
-    for (j = 0; j < count; j++) {
-      if (deferred[j]) continue;
-      if (units[j] >= m && units[j] < gbase && inputs.has(units[j] - m)) layer[j] = 0;
-      else {
-        var best = -1;
-        preds[j].forEach(function (p) { if (layer[p] >= 0 && layer[p] > best) best = layer[p]; });
-        layer[j] = Math.max(best, 0) + 1;
-      }
-      (waiting.get(j) || []).forEach(function (t) { layer[t] = layer[j] - 1; });
-    }
-    var low = Infinity;
-    for (j = 0; j < count; j++) { if (layer[j] < 0) layer[j] = 0; low = Math.min(low, layer[j]); }
-    return layer.map(function (l) { return l - (count ? low : 0); });
-  }
-  function order(layer, A, B, sweeps) {  // explorer.analysis.layout._order
-    var count = layer.length, x = new Array(count).fill(0), depth = 0, j, q;
-    if (!count) return x;
-    layer.forEach(function (l) { depth = Math.max(depth, l + 1); });
-    var rows = [], preds = [], succs = [];
-    for (j = 0; j < depth; j++) rows.push([]);
-    for (j = 0; j < count; j++) { rows[layer[j]].push(j); preds.push([]); succs.push([]); }
-    for (q = 0; q < A.length; q++) if (layer[A[q]] < layer[B[q]]) { preds[B[q]].push(A[q]); succs[A[q]].push(B[q]); }
-    var place = function (members) {
-      var c = (members.length - 1) / 2;
-      members.forEach(function (k2, rank) { x[k2] = rank - c; });
-    };
-    rows.forEach(place);
-    var wide = rows.filter(function (r2) { return r2.length > 1; });
-    for (var s = 0; s < sweeps; s++) {
-      [[preds, wide], [succs, wide.slice().reverse()]].forEach(function (pair) {
-        var nb = pair[0];
-        pair[1].forEach(function (members) {
-          var key = new Map();
-          members.forEach(function (k2) {
-            var ns = nb[k2], bary = x[k2];
-            if (ns.length) { var sum = 0; ns.forEach(function (p) { sum += x[p]; }); bary = sum / ns.length; }
-            key.set(k2, [bary, x[k2], k2]);
-          });
-          members.sort(function (a, b) {
-            var ka = key.get(a), kb = key.get(b);
-            return ka[0] - kb[0] || ka[1] - kb[1] || ka[2] - kb[2];
-          });
-          place(members);
-        });
-      });
-    }
-    return x;
   }
   function folded() { if (!C.s.cur) C.s.cur = fold(); return C.s.cur; }
 

@@ -50,7 +50,9 @@ def _plan_payload(view: PlanView, findings: list[Finding], all_findings: list[Fi
                     "i": {str(i): instruction_details(plan, analysis, i) for i in range(len(plan.instructions))}},
         "labels": {"v": {str(t.index): visible(t.label) for t in plan.tensors},
                    "i": [visible(ins.label) for ins in plan.instructions]},
-        "edges": [[s[0], s[1], d[0], d[1]] for s, d, _ in geom.edges],
+        # an edge's bends (x, y pairs between its ends) when it passes layers: the selection follows its polyline
+        "edges": [[s[0], s[1], d[0], d[1]] + ([[c for pt in path[1:-1] for c in pt]] if len(path) > 2 else [])
+                  for (s, d, _), path in zip(geom.edges, geom.paths or [()] * len(geom.edges))],
         "opSymbols": {str(i): OP_STYLES[k]["symbol"] for i, k in zip(geom.ops.tolist(), geom.op_kinds)},
         "tensorDevices": [str(d) for d in geom.tensor_devices],
         "blockDevices": [[str(b.device) for b in a.blocks] for a in analysis.memory.arenas],

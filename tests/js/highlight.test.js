@@ -21,6 +21,11 @@ test("a selected op rings with its own symbol and bolds both edges", () => {
   assert.deepEqual(ringItems(nodes, edges, {}, [99], []).rings, []);  // not drawn: nothing to ring
 });
 
+test("a bold edge follows its bends through the layers it passes", () => {
+  const bent = [["v", 1, "v", 2, [0.5, -1]]];  // from v1 down to v2, bending at x 0.5 on the layer between
+  assert.deepEqual(rings(nodes, bent, {}, [2], []).edges, {x: [0, 0.5, 0, null], y: [0, -1, -2, null]});
+});
+
 test("blocks of the chosen values become outline rectangles on their lane's axes", () => {
   const lane = {x: [1, 5], width: [2, 4], base: [0, 16], y: [16, 8], customdata: [3, 4], xaxis: "x2", yaxis: "y2"};
   assert.deepEqual(blockRects([lane], new Set([4])), [{x0: 3, x1: 7, y0: 16, y1: 24, xaxis: "x2", yaxis: "y2"}]);
