@@ -382,15 +382,18 @@ function keyChanges(vg, layers) {  // neighbours in a layer with different keys 
   return total;
 }
 
+const MEDIAN_BUF = [];
 function median(vg, v, nbStart, nb) {  // dot's weighted median of the neighbours' positions; -1: none
-  const n0 = nbStart[v], len = nbStart[v + 1] - n0;
+  const n0 = nbStart[v], len = nbStart[v + 1] - n0, pos = vg.pos;
   if (!len) return -1;
-  const P = new Array(len);
-  for (let k = 0; k < len; k++) P[k] = vg.pos[nb[n0 + k]];
+  if (len === 1) return pos[nb[n0]];
+  if (len === 2) return (pos[nb[n0]] + pos[nb[n0 + 1]]) / 2;
+  const P = MEDIAN_BUF;
+  P.length = len;
+  for (let k = 0; k < len; k++) P[k] = pos[nb[n0 + k]];
   P.sort((p, q) => p - q);
   const h = len >> 1;
   if (len % 2 === 1) return P[h];
-  if (len === 2) return (P[0] + P[1]) / 2;
   const left = P[h - 1] - P[0], right = P[len - 1] - P[h];
   if (left + right === 0) return (P[h - 1] + P[h]) / 2;
   return (P[h - 1] * right + P[h] * left) / (left + right);
@@ -448,27 +451,42 @@ function transpose(vg, layers, reverse) {
   }
 }
 
+let TREE = new Int32Array(64);
 function crossings(vg, layers) {  // all crossings between neighbouring layers (accumulator tree, O(E log V))
   const {downStart, down, pos} = vg;
   let total = 0;
   for (let r = 0; r + 1 < layers.length; r++) {
-    const ends = [];
-    for (const u of layers[r]) {  // layer r in order; each node's lower ends sorted
-      const own = [];
-      for (let k = downStart[u]; k < downStart[u + 1]; k++) own.push(pos[down[k]]);
-      own.sort((p, q) => p - q);
-      for (const e of own) ends.push(e);
-    }
     let size = 1;
     while (size < layers[r + 1].length) size *= 2;
-    const tree = new Int32Array(2 * size);
-    for (const e of ends) {
+    if (TREE.length < 2 * size) TREE = new Int32Array(4 * size);
+    const tree = TREE;
+    tree.fill(0, 0, 2 * size);
+    const add = (e) => {
       let i = e + size;
       tree[i]++;
       while (i > 1) {
         if (i % 2 === 0) total += tree[i + 1];
         i = i >> 1;
         tree[i]++;
+      }
+    };
+    for (const u of layers[r]) {  // layer r in order; each node's lower ends in increasing order
+      const k0 = downStart[u], k1 = downStart[u + 1];
+      if (k1 - k0 > 16) {
+        const own = [];
+        for (let k = k0; k < k1; k++) own.push(pos[down[k]]);
+        own.sort((p, q) => p - q).forEach(add);
+        continue;
+      }
+      let last = -1;
+      for (let j = k0; j < k1; j++) {
+        let e = Infinity;  // the next lower end after `last` (degrees are small: selection, no allocation)
+        for (let k = k0; k < k1; k++) { const p = pos[down[k]]; if (p > last && p < e) e = p; }
+        let copies = 0;
+        for (let k = k0; k < k1; k++) if (pos[down[k]] === e) copies++;
+        for (let c = 0; c < copies; c++) add(e);
+        j += copies - 1;
+        last = e;
       }
     }
   }
