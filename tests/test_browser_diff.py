@@ -258,6 +258,10 @@ def test_big_diff_report_is_two_overviews_with_the_changes_marked(tmp_path, big)
         page.wait_for_timeout(300)
         page.screenshot(path=str(ARTIFACTS / "diff_5k_report.png"), full_page=True)
         pick = _open_and_pick(page, "", T, groups["a"], big["moved"])
+        # the group's counterpart on B opened with it
+        expanded = page.evaluate("() => ['a', 'b'].map(s => window.dxDiff.lod().side(s).state().expanded)")
+        assert expanded[0] and expanded[1], expanded
+        assert "changes in" in page.locator(".dx-details").inner_text(), "the group's changes listed under its details"
         _click(page, pick)
         want = big["pairs"][pick["id"]]
         page.wait_for_function("(v) => window.dxDiff.state.values.b.length === 1 && window.dxDiff.state.values.b[0] === v",
@@ -288,8 +292,11 @@ def test_big_diff_widget_in_jupyterlab(tmp_path, big):
 
     T = big["T"]
     notebook = tmp_path / "diff5k.ipynb"
+    far = max(big["moved"])  # in the last group: folded until selected from Python
     write_notebook(notebook, [f"import explorer\nd = explorer.Diff({str(big['a'])!r}, {str(big['b'])!r})\nd",
-                              "print('selected:', d.selected)"])
+                              "print('selected:', d.selected)",
+                              f"if d.selected:  # run again after the click (Run All leaves it alone)\n"
+                              f"    d.select({far}, side='a')"])
     with jupyter_lab(tmp_path) as (base, token), chromium((1600, 1000)) as (page, messages), \
             screenshot_on_failure(page, "diff_5k_lab_failure.png", tmp_path / "jupyter.log"):
         page.goto(f"{base}/lab/tree/{notebook.name}?token={token}")
@@ -313,4 +320,16 @@ def test_big_diff_widget_in_jupyterlab(tmp_path, big):
         page.wait_for_function(
             "(text) => Array.from(document.querySelectorAll('.jp-OutputArea-output')).some(o => o.textContent.includes(text))",
             arg=f"values_a=({pick['id']},), values_b=({want},)", timeout=15_000)
+        # select() from Python: both sides open the groups holding the tensor and its counterpart, and ring them
+        cell = page.locator(".jp-Notebook .jp-Cell").nth(2)
+        cell.locator(".jp-InputArea-editor").click()
+        page.keyboard.press("Shift+Enter")
+        page.wait_for_function(
+            "([v, w]) => { const app = document.querySelector('.dx-explorer').dxApp;"
+            " return app.state.values.a[0] === v && app.state.values.b[0] === w &&"
+            " document.querySelector('.dx-explorer .dx-graph-a').data[4].customdata.indexOf(v) >= 0 &&"
+            " document.querySelector('.dx-explorer .dx-graph-b').data[4].customdata.indexOf(w) >= 0 }",
+            arg=[far, big["pairs"][far]], timeout=15_000)
+        for side in "ab":
+            assert len(page.evaluate(RINGS_JS, f".dx-explorer .dx-graph-{side}")) == 1
         assert not [m for m in messages if m.startswith("pageerror")], messages

@@ -107,6 +107,13 @@ def test_a_real_transformer_opens_as_its_modules():
     f = lazy.facts
     assert all(f.label(g.start).startswith("aten::pow") for g in layers[1:]), "a layer starts with its norm"
     assert all(f.label(g.stop - 1) == "aten::add.out" for g in layers), "and ends with its residual add"
+    # the output head reads the norm's result through an elided view, and the cache write-backs after it
+    # copy what the layers computed: homed at the writer of their bytes, they connect instead of floating
+    e, home = lazy.edges, G.home
+    reads = ~e.write & f.is_tensor[e.value] & (e.instr >= top[3].start)
+    sources = {g.label for g in top if np.isin(home[e.value[reads]], np.arange(g.start, g.stop)).any()}
+    assert {"norm", "layers"} <= sources
+
     from explorer.views.overview import Overview
 
     for g in layers[:3] + [top[0], top[2], top[3]]:  # a leaf opens into its ops and their tensors

@@ -78,7 +78,9 @@ for (const c of commands) {
             groupLine: graph.data[P.lod.trace.groups].marker.line.color,
             heat: heat && heat.visible ? {x: heat.x, width: heat.width, base: heat.base, y: heat.y, customdata: heat.customdata,
                                           color: heat.marker.color} : null,
-            lane0: memory.data.length ? memory.data[0].customdata : [],
+            lane0: memory.data.length ? memory.data[0].customdata : [], lane0text: memory.data.length ? memory.data[0].text : [],
+            lane0line: memory.data.length && memory.data[0].marker.line ? memory.data[0].marker.line.color : [],
+            overflow: (memory.layout.annotations || []).filter((a) => a.name === "overflow").map((a) => a.text),
             ringed: rings.rings.length, outlined: outlines.rects.length,
             groups: graph.data[P.lod.trace.groups].customdata, tensors: graph.data[P.lod.trace.tensors].x.length,
             groupOpacity: graph.data[P.lod.trace.groups].marker.opacity,
@@ -228,8 +230,10 @@ def test_memory_lanes_aggregate_exactly_and_refine_on_zoom(tmp_path):
                                                    {"op": "autorange"}])
     lanes = len(view.memory.arenas)
     assert first["notes"][0] == f"aggregated: 5,000 tensors in {BINS[0]}×{BINS[1]} bins — zoom in to see tensors"
-    assert first["notes"][1:] == ["", ""]  # the cuda lanes (about 1,000 tensors each) draw their blocks
-    assert first["memory"][0]["n"] == 0 and first["memory"][2]["n"] == len(view.memory.rows[1]["value"])
+    # the cuda lanes' ~1,000 tensors each live a step or two: under 3 px wide at this zoom, so binned too (drawn as
+    # 2-px bars they only make a pale wash)
+    assert all(n.startswith("aggregated: ") and n.endswith(" bins — zoom in to see tensors") for n in first["notes"][1:])
+    assert first["memory"][0]["n"] == 0 and first["memory"][2]["n"] == 0
     heat = first["heat"]
     cells = np.asarray(heat["customdata"], dtype=float)
     assert 0 < len(heat["x"]) <= BINS[0] * BINS[1] and cells.shape == (len(heat["x"]), 2)
@@ -311,3 +315,46 @@ def test_report_script_panels_run(tmp_path):
     ov.reveal([9_000])
     assert revealed["state"]["expanded"] == ov.expanded and ["v", 9_000] in revealed["nodes"]
     assert revealed["ringed"] == 1
+
+
+def long_lived_chain(steps: int = 1_200, past_end: bool = False):
+    """A chain of one-step activations cycling through four 64-byte slots of a cpu arena, beside one 1 KiB
+    tensor alive the whole run (and, with ``past_end``, one more placed beyond the arena's end)."""
+    from analysis_helpers import PlanBuilder
+
+    b = PlanBuilder(arenas=[(256 + 1024, "cpu")])
+    keep = b.tensor((16, 16), arena=1, offset=256, name="kv_cache")  # 1 KiB, read by every step
+    x = b.tensor((2, 8), arena=1, offset=0, name="act0")
+    b.kernel("aten::add.out", x, keep, x, x)
+    for i in range(1, steps):
+        y = b.tensor((2, 8), arena=1, offset=64 * (i % 4), name=f"act{i}")
+        b.kernel("aten::add.out", x, keep, y, y)
+        x = y
+    if past_end:
+        z = b.tensor((2, 8), arena=1, offset=256 + 1024 - 32, name="spill")  # 32 of its 64 bytes past the end
+        b.kernel("aten::relu.out", x, z, z)
+    program = b.program()
+    return plan_view(program.plans[0], program, lod=True), keep
+
+
+def test_a_lane_of_thin_tensors_bins_them_and_draws_the_largest_as_named_blocks(tmp_path):
+    view, keep = long_lived_chain()
+    [first, zoomed] = run_js(tmp_path, view, [{"op": "none"}, {"op": "zoom", "arg": [100, 300]}])
+    assert first["lane0"] == [keep], "the long-lived tensor is a block; the one-step ones are binned"
+    assert first["lane0text"] == ["kv_cache"], "named inside its block"
+    assert first["notes"][0] == f"aggregated: 1,200 tensors in {BINS[0]}×{BINS[1]} bins, the 1 largest drawn — zoom in to see tensors"
+    cells = np.asarray(first["heat"]["customdata"], dtype=float)
+    base = np.asarray(first["heat"]["base"])
+    assert base.max() < 256 and cells[:, 1].max() > 0.3, "the bins hold the chain's slots, not the drawn block"
+    assert zoomed["notes"][0].startswith("showing ") and zoomed["heat"] is None, "zoomed in: every tensor a block"
+    assert len(zoomed["lane0"]) > 200 and "act150" in zoomed["lane0text"]
+
+
+def test_tensors_past_the_arena_end_are_outlined_and_counted(tmp_path):
+    view, _ = long_lived_chain(past_end=True)
+    [r] = run_js(tmp_path, view, [{"op": "zoom", "arg": [1_150, 1_200]}])
+    spill = len(view.plan.values) - 1
+    assert r["overflow"] == ["⚠ 1 tensor past the arena's end: up to 32 B beyond 1.2 KiB"]
+    line = dict(zip(r["lane0"], r["lane0line"]))
+    named = {v for f in view.analysis.findings if f.severity == "error" for v in f.values}  # outlined anyway
+    assert line[spill] == "#B31B1B" and {c for v, c in line.items() if v != spill and v not in named} == {"white"}

@@ -45,7 +45,7 @@ def view_of_builder(b: PlanBuilder):
 
 
 def lane_titles(fig) -> list[str]:
-    return [a.text for a in fig.layout.annotations]
+    return [a.text for a in fig.layout.annotations if not a.name]  # named ones: arena end, overflow
 
 
 # -- palette ------------------------------------------------------------------------------------
@@ -322,3 +322,30 @@ def test_figures_are_valid_plotly(name, view):
                 build_graph_figure(view.plan, view.analysis, geometry=view.geometry, labels=True),
                 build_memory_figure(view.plan, view.analysis)):
         go.Figure(fig.to_dict())  # raises ValueError naming any invalid property
+
+
+def test_memory_lanes_mark_the_arena_end_the_bytes_past_it_and_name_blocks():
+    b = PlanBuilder(arenas=[(64, "cpu")])
+    x = b.tensor((2, 4), arena=1, offset=0, name="inside")  # 32 B at 0: fits
+    y = b.tensor((2, 4), arena=1, offset=48, name="spills")  # 32 B at 48: 16 B past the 64 B arena
+    b.kernel("aten::relu.out", x, y, y)
+    view = view_of_builder(b)
+    fig = build_memory_figure(view.plan, view.analysis)
+    shapes = {s.name: s for s in fig.layout.shapes}
+    assert shapes["arena end"].y0 == shapes["arena end"].y1 == 64
+    band = shapes["past the end"]
+    assert (band.y0, band.y1) == (64, 80), "a red band from the end to the high water"
+    notes = [a.text for a in fig.layout.annotations if a.name == "overflow"]
+    assert notes == ["⚠ 1 tensor past the arena's end: up to 16 B beyond 64 B"]
+    blocks = fig.data[0]
+    order = list(blocks.customdata)
+    assert blocks.marker.line.color[order.index(y)] == ERROR and blocks.marker.line.color[order.index(x)] == "white"
+    assert list(blocks.text) == ["inside", "spills"] and blocks.textposition == "inside"
+    assert fig.layout.uniformtext.mode == "hide", "names that do not fit are hidden, not shrunk to dust"
+    assert fig.layout.yaxis.range[1] > 80, "the band is in view"
+
+
+def test_a_lane_within_its_arena_still_shows_where_it_ends():
+    fig = build_memory_figure(*(lambda v: (v.plan, v.analysis))(view_of("device_mlp.pte")))
+    ends = [s for s in fig.layout.shapes if s.name == "arena end"]
+    assert len(ends) == 2 and not [s for s in fig.layout.shapes if s.name == "past the end"]

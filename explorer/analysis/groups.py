@@ -93,7 +93,14 @@ def op_devices(plan: Plan, f: Facts, e: Edges) -> np.ndarray:
 
 def tensor_homes(f: Facts, e: Edges) -> np.ndarray:
     """Home instruction per value: the first writing it, else the first reading it; -1 for values that
-    are not tensors or that no instruction names."""
+    are not tensors or that no instruction names.
+
+    A planned tensor read before anything writes it, and not a plan input, is almost always an alias: a
+    static view the emitter elided (``view``, ``permute`` on contiguous data) or the new value of a KV
+    cache that ``copy_`` writes back after the output — another EValue over the same bytes. Its home is
+    then the last instruction that wrote a tensor at the same arena and offset before that first read (the
+    base's writer), so the overview draws it, and the edge it carries, where its data comes from; without
+    this a model's output head and its cache write-backs float unconnected above the graph."""
     home = np.full(f.n, -1, dtype=np.int64)
     t = f.is_tensor[e.value]
     for mask in (t & ~e.write, t & e.write):  # writers last, so they win
@@ -101,7 +108,33 @@ def tensor_homes(f: Facts, e: Edges) -> np.ndarray:
         if vals.size:
             uniq, pos = np.unique(vals, return_index=True)
             home[uniq] = ins[pos]
+    _alias_homes(f, e, home)
     return home
+
+
+def _alias_homes(f: Facts, e: Edges, home: np.ndarray) -> None:
+    """Re-home read-first planned tensors at the last earlier writer of their bytes (see tensor_homes)."""
+    w = e.write & f.planned[e.value]
+    if not w.any():
+        return
+    first_write = np.full(f.n, f.m, dtype=np.int64)
+    np.minimum.at(first_write, e.value[w], e.instr[w])
+    cand = np.flatnonzero(f.planned & (home >= 0) & (home < first_write) & ~f.input_mask)
+    if not cand.size:
+        return
+    wv, wi = e.value[w], e.instr[w]
+    spots, spot = np.unique(np.stack([np.concatenate([f.memory_id[wv], f.memory_id[cand]]),
+                                      np.concatenate([f.offset[wv], f.offset[cand]])], axis=1),
+                            axis=0, return_inverse=True)
+    spot = spot.ravel()
+    span = f.m + 1
+    writes = np.sort(spot[:wv.size] * span + wi)
+    want = spot[wv.size:] * span + home[cand]
+    k = np.searchsorted(writes, want, side="left") - 1
+    ok = k >= 0
+    found = np.where(ok, writes[np.maximum(k, 0)], -1)
+    ok &= found // span == spot[wv.size:]
+    home[cand[ok]] = found[ok] % span
 
 
 class Groups:

@@ -155,9 +155,15 @@ export function createDiffApp(el, model, data) {
     if (!vs.length && !is.length) { box.innerHTML = data.empty; return; }
     box.innerHTML = "<div class='dx-root dx-diff'><h4>" + (state.query ? "search \u201c" + esc(state.query) + "\u201d" : "selection") + "</h4>" + SIDES.map((x) =>
       "<div><span class='dx-side-" + x + "'>" + x.toUpperCase() + "</span>" +
-      esc(state.values[x].slice(0, 60).map((v) => "%" + v).concat(state.instructions[x].slice(0, 60).map((i) => "#" + i)).join(", ") || "—") +
+      esc(state.values[x].slice(0, 60).map((v) => label(x, "v", v)).concat(state.instructions[x].slice(0, 60).map((i) => label(x, "i", i))).join(", ") || "—") +
       (state.values[x].length + state.instructions[x].length > 120 ? " \u2026" : "") +
       "</div>").join("") + "</div>";
+  }
+
+  function label(s, kind, x) {  // a value's name (else %N), an instruction's #N and op, for lists
+    const L = D ? D.labels(s) : (P.search || {})[s] ? P.search[s].labels : null;
+    const name = L && (kind === "v" ? L.v[x] : L.i[x]);
+    return kind === "v" ? (name && name !== "%" + x ? name + " (%" + x + ")" : "%" + x) : "#" + x + (name ? " " + name : "");
   }
 
   function selection() {

@@ -73,6 +73,28 @@ export function markItems(f, status, opStatus, gc, styles, symbolOf) {
   return {marks, texts};
 }
 
+// -- pure: the group of the other side to open with one -------------------------------------------------
+// G / O: the group tables of this side and the other (parent, start, stop, childStart, children); ipair: this
+// side's instruction -> the other's. The other side's group at the same depth holding the counterpart of the
+// first paired instruction of g (shallower when its tree is shallower there), or -1 (nothing of g is paired).
+export function counterpartGroup(G, O, g, ipair) {
+  let depth = 0;
+  for (let q = g; q > 0; q = G.parent[q]) depth++;
+  let target;
+  for (let i = G.start[g]; i < G.stop[g] && target === undefined; i++) target = ipair.get(i);
+  if (target === undefined || depth === 0) return -1;
+  let at = 0;
+  for (let d = 0; d < depth; d++) {
+    const kids = O.children.slice(O.childStart[at], O.childStart[at + 1]);
+    if (!kids.length) break;
+    let pick = -1;
+    for (const c of kids) if (O.start[c] <= target && target < O.stop[c]) pick = c;
+    if (pick < 0) break;
+    at = pick;
+  }
+  return at > 0 ? at : -1;
+}
+
 // -- the two sides ---------------------------------------------------------------------------------------
 // ctx: {graphs: {a, b}, memories: {a, b}, overlays: {a, b}, memoryOverlays: {a, b}, config, details (element),
 //       select(sel) (a selection made on a side), names: {a, b}}
@@ -169,10 +191,20 @@ export function diffLod(P, ctx) {
     return "<div class='dx-root dx-diff'><h4>\u0394 " + num(side.gc.total[g]) + " changes in " + nameOf(s) + "'s group</h4>" +
       "<ul class='dx-list'>" + parts.join("") + "</ul>" + (items.length ? "<ul class='dx-list'>" + items.join("") + "</ul>" : "") + "</div>";
   }
+  // a group opened (or closed) on one side opens (closes) its counterpart on the other, so both show the same part
+  function follow(s, g, open) {
+    const o = other(s), q = counterpartGroup(S[s].L.groups, S[o].L.groups, g, I.ipair[s]);
+    if (q < 0) return;
+    const isOpen = S[o].lod.state().expanded.indexOf(q) >= 0;
+    if (open && !isOpen) S[o].lod.expand(q);
+    else if (!open && isOpen) S[o].lod.collapse(q);
+  }
   function clickGraph(s, pt) {
-    const T = S[s].L.trace;
+    const T = S[s].L.trace, g = pt.customdata;
+    const group = pt.curveNumber === T.groups, header = pt.curveNumber === T.headers;
+    if (group || header) follow(s, g, group);  // first: the details end with this side's group
     S[s].lod.clickGraph(pt);
-    if (pt.curveNumber === T.groups || pt.curveNumber === T.headers) ctx.details.insertAdjacentHTML("beforeend", groupNote(s, pt.customdata));
+    if (group || header) ctx.details.insertAdjacentHTML("beforeend", groupNote(s, g));
   }
   function find(text) {  // the search box on both sides at once: each side's own matches
     const out = {side: "", values: {a: [], b: []}, instructions: {a: [], b: []}, query: text};
@@ -182,7 +214,7 @@ export function diffLod(P, ctx) {
     }
     return out;
   }
-  return {highlight, details, counterpart, clickGraph, find, groupNote,
+  return {highlight, details, counterpart, clickGraph, find, groupNote, follow,
           clickMemory: (s, pt) => S[s].lod.clickMemory(pt), onRelayout: (s, ev) => S[s].lod.onRelayout(ev),
-          side: (s) => S[s].lod, groups: (s) => S[s].gc};
+          side: (s) => S[s].lod, groups: (s) => S[s].gc, labels: (s) => S[s].labels};
 }

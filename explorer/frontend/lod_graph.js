@@ -73,20 +73,69 @@ export function lodGraph(C) {
     for (var q = 0; q < errorInstrs.length; q++) if (errorInstrs[q] >= G.start[g] && errorInstrs[q] < G.stop[g]) return true;
     return false;
   }
-  function mix(g) {
-    var devs = G.devs[g], total = 0, parts = [];
-    devs.forEach(function (c) { total += c; });
-    devs.forEach(function (c, d) { if (c) parts.push("<span style='color:" + DEV[d].color + "'>\u25a0</span>" + Math.round(100 * c / total) + "%"); });
-    return parts.length < 2 ? "" : "  " + parts.join(" ");
+  // -- what a group holds: device split, tensors' bytes, copies (prefix sums over instructions, built once) --
+  var sums = null;
+  function prefix() {
+    if (sums) return sums;
+    var nd = DEV.length, bytes = new Float64Array((m + 1) * nd), cp = {h2d: new Float64Array(2 * (m + 1)), d2h: new Float64Array(2 * (m + 1)),
+                                                                     d2d: new Float64Array(2 * (m + 1))};
+    for (var r = 0; r < TT.home.length; r++) {
+      var at = TT.home[r], d = TT.dev[r];
+      if (at >= 0 && at < m && d >= 0 && TT.nbytes[r] > 0) bytes[(at + 1) * nd + d] += TT.nbytes[r];
+    }
+    for (var k = 0; k < L.moving.i.length; k++) {
+      var i = L.moving.i[k], kind = kindOf(TT.dev[rowOf[L.moving.s[k]]], TT.dev[rowOf[L.moving.d[k]]]);
+      if (kind === "same" || i < 0 || i >= m) continue;
+      cp[kind][2 * (i + 1)] += 1; cp[kind][2 * (i + 1) + 1] += Math.max(L.moving.nbytes[k], 0);
+    }
+    for (i = 1; i <= m; i++) {
+      for (d = 0; d < nd; d++) bytes[i * nd + d] += bytes[(i - 1) * nd + d];
+      ["h2d", "d2h", "d2d"].forEach(function (kd) { cp[kd][2 * i] += cp[kd][2 * i - 2]; cp[kd][2 * i + 1] += cp[kd][2 * i - 1]; });
+    }
+    sums = {bytes: bytes, cp: cp, nd: nd};
+    return sums;
+  }
+  function summary(g) {  // {ops: [[dev, count, share]], bytes: [[dev, bytes]], total, copies: {h2d: [n, bytes], ...}}
+    var S = prefix(), a = G.start[g], b = G.stop[g], ops = [], total = 0, opsum = 0, per = [], copies = {};
+    G.devs[g].forEach(function (c) { opsum += c; });
+    G.devs[g].forEach(function (c, d) { if (c) ops.push([d, c, c / opsum]); });
+    for (var d = 0; d < S.nd; d++) {
+      var by = S.bytes[b * S.nd + d] - S.bytes[a * S.nd + d];
+      if (by > 0) { per.push([d, by]); total += by; }
+    }
+    ["h2d", "d2h", "d2d"].forEach(function (kd) {
+      var c = S.cp[kd][2 * b] - S.cp[kd][2 * a];
+      if (c) copies[kd] = [c, S.cp[kd][2 * b + 1] - S.cp[kd][2 * a + 1]];
+    });
+    return {ops: ops, bytes: per, total: total, copies: copies};
+  }
+  function copyText(cps, html) {
+    return ["h2d", "d2h", "d2d"].filter(function (kd) { return cps[kd]; }).map(function (kd) {
+      var t = num(cps[kd][0]) + " " + kd + " (" + fmtBytes(cps[kd][1]) + ")";
+      return html ? esc(t) : ptext(t);
+    }).join(" \u00b7 ");
+  }
+  function mix(g) {  // the label's tail: device split (when several), tensors' bytes, copies
+    var S = summary(g), parts = [];
+    if (S.ops.length > 1) parts.push(S.ops.map(function (o) {
+      return "<span style='color:" + DEV[o[0]].color + "'>\u25a0</span>" + Math.round(100 * o[2]) + "%"; }).join(" "));
+    if (S.total) parts.push(ptext(fmtBytes(S.total)));
+    var nc = 0;
+    Object.keys(S.copies).forEach(function (kd) { nc += S.copies[kd][0]; });
+    if (nc) parts.push(num(nc) + " cop" + (nc === 1 ? "y" : "ies"));
+    return parts.length ? "  " + parts.join(" \u00b7 ") : "";
   }
   function groupHover(g) {
-    var kinds = [], devs = [];
+    var kinds = [], S = summary(g);
     G.kinds[g].forEach(function (c, k2) { if (c) kinds.push(num(c) + " " + L.names.opKinds[k2]); });
-    G.devs[g].forEach(function (c, d) { if (c) devs.push(ptext(DEV[d].name) + " " + num(c)); });
     var ops = G.stop[g] - G.start[g];
+    var runs = S.ops.map(function (o) { return ptext(DEV[o[0]].name) + " " + num(o[1]) + " (" + Math.round(100 * o[2]) + "%)"; });
+    var bytes = S.bytes.map(function (e) { return ptext(DEV[e[0]].name) + " " + ptext(fmtBytes(e[1])); });
+    var cps = copyText(S.copies, false);
     return "<b>" + ptext(G.label[g]) + "</b><br>#" + G.start[g] + " \u2013 #" + (G.stop[g] - 1) + " \u00b7 " + num(ops) +
-      " ops (" + kinds.join(", ") + ")" + (devs.length ? "<br>runs on " + devs.join(" \u00b7 ") : "") +
-      "<br>" + num(G.nodes[g] - ops) + " tensors<br>click to expand";
+      " ops (" + kinds.join(", ") + ")" + (runs.length ? "<br>runs on " + runs.join(" \u00b7 ") : "") +
+      "<br>" + num(G.nodes[g] - ops) + " tensors" + (S.total ? ", " + ptext(fmtBytes(S.total)) + (bytes.length > 1 ? " (" + bytes.join(" \u00b7 ") + ")" : "") : "") +
+      (cps ? "<br>copies " + cps : "") + "<br>click to expand";
   }
   function boxes() {
     var f = folded(), out = [];
@@ -285,5 +334,6 @@ export function lodGraph(C) {
     return {v: v, i: OPS.op.map(function (k2) { return OPS.opTable[k2][0]; })};
   }
   Object.assign(C, {setExpanded: setExpanded, expand: expand, collapse: collapse, reveal: reveal, highlight: highlight, holdsError: holdsError,
-    clickGraph: clickGraph, devices: devices, labels: labels, draw: draw, boxes: boxes, status: status});
+    clickGraph: clickGraph, devices: devices, labels: labels, draw: draw, boxes: boxes, status: status,
+    groupSummary: summary, copyText: copyText});
 }

@@ -79,9 +79,14 @@ export function lodPanels(C) {
   function groupDetails(g) {
     var f = folded(), ops = G.stop[g] - G.start[g], kinds = [], devs = [];
     G.kinds[g].forEach(function (c, k2) { if (c) kinds.push(num(c) + " " + L.names.opKinds[k2]); });
-    G.devs[g].forEach(function (c, d) { if (c) devs.push(swatch(d) + " " + num(c)); });
+    var opsum = 0;
+    G.devs[g].forEach(function (c) { opsum += c; });
+    G.devs[g].forEach(function (c, d) { if (c) devs.push(swatch(d) + " " + num(c) + " (" + Math.round(100 * c / opsum) + "%)"); });
+    var S = C.groupSummary(g), bytes = S.bytes.map(function (e) { return swatch(e[0]) + " " + esc(fmtBytes(e[1])); });
     var out = [["instructions", "#" + G.start[g] + " \u2013 #" + (G.stop[g] - 1) + " (" + num(ops) + ")"], ["ops", kinds.join(", ")],
-               ["runs on", devs.join(" \u00b7 ") || "\u2013"], ["tensors", num(G.nodes[g] - ops) + " made or first used here"]];
+               ["runs on", devs.join(" \u00b7 ") || "\u2013"], ["tensors", num(G.nodes[g] - ops) + " made or first used here" +
+                (S.total ? " \u00b7 " + esc(fmtBytes(S.total)) + (bytes.length > 1 ? " (" + bytes.join(" \u00b7 ") + ")" : "") : "")],
+               ["copies", C.copyText(S.copies, true) || "none"]];
     var p = f.index.get("g" + g);
     if (p !== undefined) {
       var ti = 0, bi = 0, to = 0, bo = 0;
@@ -100,23 +105,48 @@ export function lodPanels(C) {
   // -- memory (explorer.views.memory_lod.MemoryLod) ---------------------------------------------
   var AR = L.arenas, nA = AR.length, lim = L.limits.blocks, BINS = L.limits.bins;
   var baseShapes = (P.memory.layout.shapes || []).slice();
-  var titles = (P.memory.layout.annotations || []).slice(0, nA);
+  var baseAnnotations = (P.memory.layout.annotations || []).slice(), titles = baseAnnotations.slice(0, nA);  // titles first
   var drawn = AR.map(function (a) { return a.rows.length > lim ? a.rows.filter(function (v) { return errors.has(v); }) : a.rows; });
   function spanOf() { return C.s.win || [-0.5, Math.max(m, 1) - 0.5]; }
   function bounds(v) {
     var r = rowOf[v], none = TT.first[r] < 0;
     return [(none ? 0 : TT.first[r]) - 0.5, (none ? Math.max(m, 1) - 1 : TT.last[r]) + 0.5];
   }
+  // A block is drawn when it is at least MIN_PX wide and tall on screen at the current zoom; thinner tensors
+  // (a 5,000-op chain's one-step activations) are binned, since thousands of 2-px bars only make a pale wash.
+  // Of the legible ones, the LARGEST biggest (on screen) stay blocks in a binned lane, the rest join the bins.
+  var MIN_PX = [3, 3], LARGEST = 300;
+  var laneErrors = AR.map(function (a) { return a.rows.filter(function (v) { return errors.has(v); }); });
+  var past = AR.map(function (a) {  // tensors reaching past their arena's end
+    return a.rows.filter(function (v) { var r = rowOf[v]; return TT.off[r] + Math.max(TT.nbytes[r], 0) > a.size; }).length;
+  });
+  function pxScale(k2) {  // px per instruction and per byte of lane k2 as drawn (defaults under node)
+    var lay = host.memory._fullLayout, w = spanOf(), a = AR[k2];
+    var W = lay && lay._size ? lay._size.w : 1200, ax = lay && lay[k2 ? "yaxis" + (k2 + 1) : "yaxis"];
+    var H = ax && ax._length ? ax._length : 120;
+    return [W / (w[1] - w[0]), H / (Math.max(a.size, a.high, 1) * 1.06)];
+  }
   function lane(k2) {
-    var a = AR[k2], w = spanOf(), total = a.rows.length;
-    if (total <= lim) return {blocks: a.rows, heat: null, note: ""};
-    var ins = a.rows.filter(function (v) { var b = bounds(v); return b[1] > w[0] && b[0] < w[1]; });
-    if (ins.length <= lim) return {blocks: ins, heat: null, note: "showing " + num(ins.length) + " of " + num(total) +
-      " tensors (#" + num(Math.round(Math.max(w[0], 0))) + " \u2013 #" + num(Math.round(w[1])) + ")"};
+    var a = AR[k2], w = spanOf(), total = a.rows.length, px = pxScale(k2), big = [], thin = [], area = new Map();
+    a.rows.forEach(function (v) {
+      var b = bounds(v), r = rowOf[v];
+      if (!(b[1] > w[0] && b[0] < w[1])) return;
+      // its whole extent on screen (one cut by the window's edge is still a legible block); no bytes: drawn thin
+      var wide = (b[1] - b[0]) * px[0], tall = TT.nbytes[r] > 0 ? TT.nbytes[r] * px[1] : MIN_PX[1];
+      if (wide >= MIN_PX[0] && tall >= MIN_PX[1]) { big.push(v); area.set(v, wide * tall); } else thin.push(v);
+    });
+    var inView = big.length + thin.length;
+    if (!thin.length && inView <= lim) return {blocks: big, heat: null, note: inView < total ? "showing " + num(inView) + " of " +
+      num(total) + " tensors (#" + num(Math.round(Math.max(w[0], 0))) + " \u2013 #" + num(Math.round(w[1])) + ")" : ""};
+    big.sort(function (x, y) { return area.get(y) - area.get(x) || x - y; });
+    var keep = big.slice(0, LARGEST), rest = thin.concat(big.slice(LARGEST)), drawnSet = new Set(keep);
+    laneErrors[k2].forEach(function (v) { if (!drawnSet.has(v)) { keep.push(v); drawnSet.add(v); } });
+    rest = rest.filter(function (v) { return !drawnSet.has(v); });
     var height = Math.max(a.size, a.high, 1), nx = Math.max(1, Math.min(BINS[0], Math.ceil(w[1] - w[0])));
-    return {blocks: a.rows.filter(function (v) { return errors.has(v); }), heat: occupancy(ins, w, height, nx, BINS[1]),
-            note: "aggregated: " + num(ins.length) + " tensors" + (C.s.win ? " in view" : "") + " in " + nx + "\u00d7" + BINS[1] +
-              " bins \u2014 zoom in to see tensors"};
+    var shown = Math.min(big.length, LARGEST);
+    return {blocks: keep, heat: rest.length ? occupancy(rest, w, height, nx, BINS[1]) : null,
+            note: "aggregated: " + num(rest.length) + " tensors" + (C.s.win ? " in view" : "") + " in " + nx + "\u00d7" + BINS[1] +
+              " bins" + (shown > 0 ? ", the " + num(shown) + " largest drawn" : "") + " \u2014 zoom in to see tensors"};
   }
   function occupancy(vals, w, height, nx, ny) {  // exact coverage per cell; rectangles touching it
     var occ = new Float64Array(ny * nx), cnt = new Int32Array(ny * nx), sx = nx / (w[1] - w[0]), sy = ny / height;
@@ -151,14 +181,19 @@ export function lodPanels(C) {
     return out;
   }
   function blockData(vals, k2) {
-    var w = spanOf(), minW = (w[1] - w[0]) / 600, minH = Math.max(AR[k2].size, AR[k2].high, 1) / 100;
+    var w = spanOf(), minW = (w[1] - w[0]) / 600, minH = Math.max(AR[k2].size, AR[k2].high, 1) / 100, a = AR[k2];
     var shown = host.shown(), O = ST.opacity.block;
+    var bad = vals.map(function (v) { var r = rowOf[v]; return errors.has(v) || TT.off[r] + Math.max(TT.nbytes[r], 0) > a.size; });
     var pat = vals.map(function (v) { return TT.first[rowOf[v]] < 0 ? "/" : DEV[TT.dev[rowOf[v]]].pattern; });
     var out = {x: [], width: [], base: [], y: [], customdata: vals, hovertext: vals.map(tensorHover),
       "marker.color": vals.map(function (v) { return DEV[TT.dev[rowOf[v]]].color; }),
       "marker.opacity": vals.map(function (v) { return O[shown[DEV[TT.dev[rowOf[v]]].name] === false ? 1 : 0]; }),
-      "marker.line.color": vals.map(function (v) { return errors.has(v) ? ST.error : "white"; }),
-      "marker.line.width": vals.map(function (v) { return errors.has(v) ? 2.5 : 0.6; })};
+      "marker.line.color": bad.map(function (e) { return e ? ST.error : "white"; }),
+      "marker.line.width": bad.map(function (e) { return e ? 2.5 : 0.6; }),
+      // the tensor's name inside its block where it fits (layout.uniformtext hides the rest; the hover says all)
+      text: vals.map(function (v) { return ptext(short(TT.label[rowOf[v]], 24)); }),
+      textposition: "inside", insidetextanchor: "middle", textangle: 0, constraintext: "inside", cliponaxis: true,
+      "textfont.size": 10, "textfont.color": vals.map(function (v) { return inkOn(DEV[TT.dev[rowOf[v]]].color); })};
     if (pat.some(Boolean)) out["marker.pattern.shape"] = pat;
     vals.forEach(function (v) {
       var b = bounds(v), r = rowOf[v];
@@ -168,12 +203,15 @@ export function lodPanels(C) {
     });
     return out;
   }
-  function drawMemory(all) {  // the lanes that bin (all lanes: after a device toggle), notes, selection: one update
+  function inkOn(color) {  // explorer.views.memory.block_text_color
+    var c = [1, 3, 5].map(function (q) { return parseInt(color.slice(q, q + 2), 16) / 255; });
+    return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2] > 0.45 ? "#1F2328" : "#FFFFFF";
+  }
+  function drawMemory() {  // every lane (what is legible depends on the zoom), notes, selection: one update
     var gd = host.memory, notes = [], shown = host.shown(), b = batch();
     AR.forEach(function (a, k2) {
       var ln = lane(k2), dim = ST.opacity.block[1], op = shown[DEV[a.dev].name] === false ? dim : 1;
       notes.push(ln.note);
-      if (a.rows.length <= lim && !all) return;
       drawn[k2] = ln.blocks;
       b.set(2 * k2, blockData(ln.blocks, k2));
       if (ln.heat) {
@@ -184,7 +222,12 @@ export function lodPanels(C) {
       }
       else b.set(2 * nA + k2, {visible: false, opacity: op});
     });
-    var ann = titles.slice();
+    var ann = baseAnnotations.map(function (an) {  // the band past an arena's end: how many tensors reach into it
+      var k2 = an.name === "overflow" ? (/^x(\d*) domain$/.exec(an.xref) || [])[1] : undefined;
+      if (k2 === undefined) return an;
+      k2 = k2 ? Number(k2) - 1 : 0;
+      return Object.assign({}, an, {text: "\u26a0 " + num(past[k2]) + " tensor" + (past[k2] === 1 ? "" : "s") + " " + an.text.replace(/^\u26a0 /, "")});
+    });
     notes.forEach(function (t, k2) {
       ann.push({text: ptext(t), xref: "paper", yref: "paper", x: 1, y: titles[k2].y, xanchor: "right", yanchor: "top", yshift: -4,
                 showarrow: false, font: {size: 11, color: "#1F2328"}, bgcolor: "rgba(255,255,255,0.85)", name: "aggregated"});
@@ -219,7 +262,7 @@ export function lodPanels(C) {
     var next = lo === null || (lo <= -0.5 && hi >= m - 0.5) ? null : [Math.max(lo, -0.5), Math.min(hi, m - 0.5)];
     if (JSON.stringify(next) === JSON.stringify(C.s.win)) return;
     C.s.win = next;
-    if (AR.some(function (a) { return a.rows.length > lim; })) drawMemory();
+    drawMemory();
   }
   function clickMemory(pt) {
     if (pt.curveNumber >= 2 * nA && pt.curveNumber < 3 * nA) {  // a cell of a binned lane: zoom in around it

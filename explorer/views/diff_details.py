@@ -90,8 +90,9 @@ def _overview_note(dv: DiffPlanView) -> str:
     if not dv.lod:
         return ""
     return ("<div class='dx-legend dx-muted'><span><span class='dx-delta'>Δ12</span> a folded group holding 12 "
-            "changes (ringed in the colour of its weightiest change, in the order above) — click it to expand; a click on a "
-            "tensor or op selects its counterpart on the other side and opens the group holding it</span></div>")
+            "changes (ringed in the colour of its weightiest change, in the order above) — click it to expand (its "
+            "counterpart on the other side opens with it); a click on a tensor or op selects its counterpart on the "
+            "other side and opens the group holding it</span></div>")
 
 
 def _graph_legend(dv: DiffPlanView) -> str:

@@ -5,6 +5,11 @@ the instruction axis. A lane's rectangles are one ``go.Bar`` trace — ``x`` the
 lifetime, ``width`` its length, ``base`` the offset, ``y`` the byte count — so each rectangle hovers
 and clicks on its own without thousands of layout shapes. Trace order: lane ``k`` is trace ``2k``
 (blocks) and ``2k + 1`` (selection outline), then legend-only entries.
+
+Legibility: a block carries its tensor's name (or ``%N``) inside when the name fits at 9 px or more
+(plotly's ``uniformtext`` hides the rest; the hover has everything). Every lane marks where its arena
+ends (a line at its size); bytes past the end — tensors a plan places beyond its arena — sit in a red
+band with a note saying how many tensors reach into it, and those blocks are outlined red.
 """
 
 from __future__ import annotations
@@ -14,12 +19,12 @@ import plotly.graph_objects as go
 
 from ..analysis.types import ArenaMap, PlanAnalysis
 from ..model import Plan, Tensor
-from .escape import plotly_text
+from .escape import plotly_text, shorten
 from .palette import BLOCK_OPACITY, ERROR, FONT, INK, MUTED, SELECT, device_style, ordered_devices
 from .text import fmt_bytes, tensor_hover
 
-__all__ = ["build_memory_figure", "lane_title", "LANE_HEIGHT", "lanes_layout",
-           "lane_axes", "selection_trace", "legend_entries", "empty_memory_figure"]
+__all__ = ["build_memory_figure", "lane_title", "LANE_HEIGHT", "lanes_layout", "block_text_color",
+           "lane_axes", "selection_trace", "legend_entries", "empty_memory_figure", "BLOCK_TEXT"]
 
 LANE_HEIGHT = 150  # pixels per arena lane
 # Smallest block drawn, as a share of the lane's instruction span / of the arena's bytes: about 2 px on a
@@ -27,6 +32,16 @@ LANE_HEIGHT = 150  # pixels per arena lane
 # sliver. The hover still gives the exact lifetime and bytes.
 MIN_WIDTH, MIN_HEIGHT = 1 / 600, 1 / 100
 _NO_LIFETIME = "/"  # hatch for a planned tensor no instruction names (drawn over the whole plan)
+# a block's name inside it: plotly hides what would need a font under `minsize` (the hover says all)
+BLOCK_TEXT = {"textposition": "inside", "insidetextanchor": "middle", "textangle": 0, "constraintext": "inside",
+              "cliponaxis": True}
+UNIFORM_TEXT = {"mode": "hide", "minsize": 9}
+
+
+def block_text_color(color: str) -> str:
+    """Ink or white, whichever reads on a block of ``color`` (``#RRGGBB``)."""
+    r, g, b = (int(color[i:i + 2], 16) / 255 for i in (1, 3, 5))
+    return INK if 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.45 else "#FFFFFF"
 
 
 def lane_title(arena: ArenaMap) -> tuple[str, str]:
@@ -58,7 +73,8 @@ def build_memory_figure(plan: Plan, analysis: PlanAnalysis) -> go.Figure:
     if not arenas:
         return empty_memory_figure()
     errors = {v for f in analysis.findings if f.severity == "error" for v in f.values}
-    layout = lanes_layout(arenas, n)
+    past = [sum(1 for b in a.blocks if b.offset + max(b.nbytes, 0) > a.size) for a in arenas]
+    layout = lanes_layout(arenas, n, past=past)
     traces = []
     empty = {key: [] for key in ("x", "width", "base", "y", "customdata")}
     for k, arena in enumerate(arenas):
@@ -98,30 +114,50 @@ def legend_entries(devices) -> list[dict]:
     return out
 
 
-def lanes_layout(arenas, n: int) -> dict:
-    """Figure layout with one lane (subplot row) per arena: axes, titles, peak and arena-end lines.
-    Reads only the arenas' summary fields (not their blocks)."""
+def lanes_layout(arenas, n: int, past: list[int] | None = None) -> dict:
+    """Figure layout with one lane (subplot row) per arena: axes, titles, peak line, arena end and the band
+    past it. Reads only the arenas' summary fields (not their blocks); ``past``: per arena, how many tensors
+    reach beyond its end (for the band's note; the app counts them itself for a big plan)."""
     rows = len(arenas)
     gap = min(0.12, 70 / (LANE_HEIGHT * rows + 60))
     lane = (1 - gap * (rows - 1)) / rows
     layout = {"plot_bgcolor": "white", "paper_bgcolor": "white", "font": {"family": FONT, "size": 12, "color": INK},
-              "annotations": [], "shapes": []}
+              "annotations": [], "shapes": [], "uniformtext": UNIFORM_TEXT}
+    marks = []  # after the lanes' titles, which come first (one per lane, in lane order)
     for k, arena in enumerate(arenas):
         x, y = lane_axes(k)
         top = 1 - k * (lane + gap)
         style = device_style(arena.device)
+        over = arena.high_water > arena.size
         layout[x.replace("x", "xaxis")] = {
             "anchor": y, "range": [-0.6, max(n, 1) - 0.4], "showgrid": False, "zeroline": False, "tickformat": "d",
             "tick0": 0, "dtick": max(1, -(-n // 16)), "tickfont": {"size": 10, "color": MUTED},
             "showticklabels": k == rows - 1, **({"matches": "x"} if k else {}),
             **({"title": {"text": "instruction (run order) →", "font": {"size": 11, "color": MUTED}}}
                if k == rows - 1 else {})}
+        ticks = [0, arena.size // 2, arena.size] + ([arena.high_water] if over else [])
         layout[y.replace("y", "yaxis")] = {
-            "anchor": x, "domain": [max(0.0, top - lane), top], "range": [0, max(arena.size, arena.high_water, 1) * 1.04],
-            "tickvals": [0, arena.size // 2, arena.size],
-            "ticktext": ["0", fmt_bytes(arena.size // 2), fmt_bytes(arena.size)], "showgrid": True,
+            "anchor": x, "domain": [max(0.0, top - lane), top], "range": [0, max(arena.size, arena.high_water, 1) * 1.06],
+            "tickvals": ticks, "showgrid": True,
+            "ticktext": [f"end {fmt_bytes(t)}" if t == arena.size and k2 == 2 else fmt_bytes(t) for k2, t in enumerate(ticks)],
             "gridcolor": "#EEF1F4", "zeroline": False, "fixedrange": True, "linecolor": style.color, "linewidth": 4,
             "showline": True, "tickfont": {"size": 10, "color": MUTED}}
+        # where the arena ends: always a line; bytes past it (out of bounds) a red band with a note
+        layout["shapes"].append({"type": "line", "xref": f"{x} domain", "yref": y, "x0": 0, "x1": 1,
+                                 "y0": arena.size, "y1": arena.size, "name": "arena end", "layer": "above",
+                                 "line": {"color": ERROR if over else INK, "width": 2 if over else 1,
+                                          "dash": "solid" if over else "dash"}})
+        if over:
+            layout["shapes"].append({"type": "rect", "xref": f"{x} domain", "yref": y, "x0": 0, "x1": 1,
+                                     "y0": arena.size, "y1": arena.high_water, "name": "past the end", "layer": "below",
+                                     "line": {"width": 0}, "fillcolor": "rgba(179,27,27,0.10)"})
+            count = "" if past is None else f"{past[k]:,} tensor{'s' * (past[k] != 1)} "
+            marks.append({
+                "text": f"⚠ {count}past the arena's end: up to {plotly_text(fmt_bytes(arena.high_water - arena.size))}"
+                        f" beyond {plotly_text(fmt_bytes(arena.size))}",
+                "xref": f"{x} domain", "yref": y, "x": 0.5, "y": arena.high_water, "xanchor": "center",
+                "yanchor": "top", "showarrow": False, "font": {"size": 11, "color": ERROR},
+                "bgcolor": "rgba(255,255,255,0.85)", "name": "overflow"})
         head, stats = lane_title(arena)
         layout["annotations"].append({
             "text": f"<span style='color:{style.color}'>■</span> <b>{plotly_text(head)}</b> · {plotly_text(stats)}",
@@ -131,10 +167,7 @@ def lanes_layout(arenas, n: int) -> dict:
             layout["shapes"].append({"type": "line", "xref": x, "yref": f"{y} domain", "x0": arena.peak_at,
                                      "x1": arena.peak_at, "y0": 0, "y1": 1, "name": "peak",
                                      "line": {"color": MUTED, "width": 1, "dash": "dot"}})
-        if arena.high_water > arena.size:  # out of bounds: show where the arena really ends
-            layout["shapes"].append({"type": "line", "xref": f"{x} domain", "yref": y, "x0": 0, "x1": 1,
-                                     "y0": arena.size, "y1": arena.size, "name": "arena end",
-                                     "line": {"color": ERROR, "width": 2}})
+    layout["annotations"] += marks
     layout.update(
         height=LANE_HEIGHT * rows + 110, barmode="overlay", bargap=0,
         margin={"l": 64, "r": 12, "t": 58, "b": 44}, hovermode="closest", clickmode="event", dragmode="pan",
@@ -150,16 +183,18 @@ def _blocks(plan: Plan, arena: ArenaMap, n: int, errors: set[int]) -> dict:
     """The Bar trace of one lane: a rectangle per planned tensor, in its device's colour."""
     styles = [device_style(b.device) for b in arena.blocks]
     hatches = [_NO_LIFETIME if b.first is None else s.pattern for b, s in zip(arena.blocks, styles)]
+    bad = [b.value in errors or b.offset + max(b.nbytes, 0) > arena.size for b in arena.blocks]
     marker = {"color": [s.color for s in styles],
               "opacity": BLOCK_OPACITY[0],
-              "line": {"color": [ERROR if b.value in errors else "white" for b in arena.blocks],
-                       "width": [2.5 if b.value in errors else 0.6 for b in arena.blocks]}}
+              "line": {"color": [ERROR if e else "white" for e in bad], "width": [2.5 if e else 0.6 for e in bad]}}
     if any(hatches):  # only then: plotly warns about pattern + per-bar colours (harmlessly)
         marker["pattern"] = {"shape": hatches, "fgcolor": "white", "size": 6, "solidity": 0.25}
-    hover = []
+    hover, text = [], []
     for b in arena.blocks:
         tensor = plan.value(b.value)
         lifetime = (b.first, b.last) if b.first is not None else None
         hover.append(tensor_hover(tensor, lifetime) if isinstance(tensor, Tensor) else f"%{b.value}")
+        text.append(plotly_text(shorten(tensor.label, 24)) if isinstance(tensor, Tensor) else f"%{b.value}")
     return {"type": "bar", **_block_geometry(arena, n), "orientation": "v", "name": f"arena {arena.memory_id}",
-            "hovertext": hover, "hoverinfo": "text", "showlegend": False, "marker": marker}
+            "hovertext": hover, "hoverinfo": "text", "showlegend": False, "marker": marker,
+            "text": text, **BLOCK_TEXT, "textfont": {"size": 10, "color": [block_text_color(s.color) for s in styles]}}

@@ -2,7 +2,7 @@
 // group of the overview holds, and the rings / "Δn" badges over the nodes drawn.
 import test from "node:test";
 import assert from "node:assert/strict";
-import {diffIndex, groupChanges, markItems} from "../../explorer/frontend/diff_lod.js";
+import {counterpartGroup, diffIndex, groupChanges, markItems} from "../../explorer/frontend/diff_lod.js";
 
 // 6 instructions; groups: 0 = root [0, 6), 1 = [0, 3), 2 = [3, 6), 3 = [3, 4) (inside 2)
 const G = {start: [0, 0, 3, 3], stop: [6, 3, 6, 4]};
@@ -52,4 +52,17 @@ test("diffIndex: pairs both ways, statuses, instruction pairs and changed pairs'
   assert.equal(I.opStatus.a.get(2), 0);
   assert.equal(I.ipair.b.get(3), 2);
   assert.equal(I.text.b.get(5), 0);
+});
+
+test("counterpartGroup: the other side's group at the same depth holding the first paired instruction", () => {
+  // this side: root [0, 6) -> 1 [0, 3), 2 [3, 6) -> 3 [3, 4), 4 [4, 6)
+  const A = {parent: [-1, 0, 0, 2, 2], start: [0, 0, 3, 3, 4], stop: [6, 3, 6, 4, 6], childStart: [0, 2, 2, 4, 4, 4], children: [1, 2, 3, 4]};
+  // the other: one instruction more at the front; root [0, 7) -> 1 [0, 4), 2 [4, 7) (no deeper groups)
+  const B = {parent: [-1, 0, 0], start: [0, 0, 4], stop: [7, 4, 7], childStart: [0, 2, 2, 2], children: [1, 2]};
+  const ipair = new Map([[0, 1], [1, 2], [2, 3], [4, 5], [5, 6]]);  // #3 of A has no counterpart
+  assert.equal(counterpartGroup(A, B, 1, ipair), 1);
+  assert.equal(counterpartGroup(A, B, 2, ipair), 2, "#3 unpaired: the first paired one, #4 -> #5");
+  assert.equal(counterpartGroup(A, B, 4, ipair), 2, "B is shallower there: its deepest group holding #6");
+  assert.equal(counterpartGroup(A, B, 3, ipair), -1, "nothing of group 3 is paired");
+  assert.equal(counterpartGroup(A, B, 0, ipair), -1, "the root has no counterpart to open");
 });
