@@ -89,8 +89,14 @@ export function createApp(el, model, data) {
     Plotly.react(graphDiv, P.graph.data, P.graph.layout, CONFIG);
     Plotly.react(memoryDiv, P.memory.data, P.memory.layout, CONFIG);
     if (!over.graph) {
-      over.graph = overlay(graphDiv); over.memory = overlay(memoryDiv); over.labels = labelLayer(graphDiv, arr);
-      over.minimap = minimap(graphDiv, $("dx-minimap"));
+      over.graph = overlay(graphDiv); over.memory = overlay(memoryDiv);
+      over.minimap = minimap(graphDiv, $("dx-minimap"));  // before the labels: they keep clear of it
+      over.labels = labelLayer(graphDiv, arr, () => {
+        const mm = $("dx-minimap");
+        if (mm.hidden) return [];
+        const a = mm.getBoundingClientRect(), b = graphDiv.getBoundingClientRect();
+        return [[a.left - b.left, a.top - b.top, a.right - b.left, a.bottom - b.top]];
+      });
       over.strip = memoryStrip(memoryDiv, $("dx-memstrip"), stripLanes, () => P.nInstructions);
     }
     LOD = null;
@@ -102,8 +108,8 @@ export function createApp(el, model, data) {
       openView();
       DG = delegateExpander(P, graphDiv, T, host);
     }
-    over.labels.draw();
     over.minimap.draw();
+    over.labels.draw();
     over.strip.reset();  // this plan's lanes (a big plan's tables are read once LOD exists)
     over.strip.draw();
     if (P.profile) PROF = profileView(P, {graph: graphDiv, memory: memoryDiv, T, lod: !!LOD, rehighlight: () => highlight(),

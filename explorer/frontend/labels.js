@@ -78,8 +78,9 @@ function grid(cell) {
 // markers: [{x, y, r}] every drawn marker (labelled or not); area: [x0, y0, x1, y1] the plot in px;
 // measure(text, size) -> width in px. Returns the labels to draw: [{item, parts, box}], never overlapping
 // one another or a marker other than their own, and inside the area.
-export function placeLabels(items, markers, area, measure, limit = MAX_DRAWN) {
+export function placeLabels(items, markers, area, measure, limit = MAX_DRAWN, avoid = []) {
   const obstacles = grid(32), placed = grid(32), out = [];
+  avoid.forEach((b) => obstacles.add(b, "avoid"));  // boxes over the plot (the minimap): no label under them
   markers.forEach((mk, k) => obstacles.add([mk.x - mk.r - PAD, mk.y - mk.r - PAD, mk.x + mk.r + PAD, mk.y + mk.r + PAD], mk.id === undefined ? "m" + k : mk.id));
   const order = items.map((_, k) => k).filter((k) => {
     const it = items[k];
@@ -171,7 +172,8 @@ function measureWith(family) {
 }
 
 // The layer over one graph div: redrawn after every plotly draw, moved along while a pan drags the plot.
-export function labelLayer(gd, arrOf) {
+// avoid(): [x0, y0, x1, y1] boxes in the div's pixels that labels keep clear of (what floats over the plot).
+export function labelLayer(gd, arrOf, avoid) {
   let layer = null, group = null, drawnAt = null;
   function ensure() {
     const host = gd.querySelector(".svg-container");
@@ -205,7 +207,7 @@ export function labelLayer(gd, arrOf) {
     svg.appendChild(outer);
     const {items, markers} = collect(gd, arrOf);
     const family = (L.font && L.font.family) || "sans-serif";
-    for (const lb of placeLabels(items, markers, area, measureWith(family))) {
+    for (const lb of placeLabels(items, markers, area, measureWith(family), MAX_DRAWN, avoid ? avoid() : [])) {
       const t = document.createElementNS(NS, "text"), b = lb.box;
       t.setAttribute("x", b[0].toFixed(1));
       t.setAttribute("y", ((b[1] + b[3]) / 2).toFixed(1));

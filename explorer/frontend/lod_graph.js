@@ -1,5 +1,5 @@
 import {ptext, esc, short, fmtBytes, num} from "./util.js";
-import {readableView} from "./nav.js";
+import {READABLE, readableView} from "./nav.js";
 
 // A big plan (level of detail), part 2: expanding and collapsing groups in place, the overview's traces, boxes,
 // headers, focus ranges and selection rings.
@@ -210,7 +210,7 @@ export function lodGraph(C) {
       hovertext: gids.map(groupHover), mode: "markers",
       text: gids.map(function (g) { return ptext(short(G.label[g], 40)) + mix(g); }),
       "marker.symbol": gids.map(function (g) { return ST.group[G.kind[g]]; }),
-      "marker.size": gids.map(function (g) { return 14 + 3 * Math.log10(Math.max(G.stop[g] - G.start[g], 1)); }),
+      "marker.size": gids.map(groupSize),
       "marker.color": gids.map(function (g) { return G.dev[g] >= 0 ? DEV[G.dev[g]].color : "#D0D7DE"; }),
       "marker.opacity": gids.map(function (g) { return O[G.dev[g] >= 0 && shown[DEV[G.dev[g]].name] === false ? 1 : 0]; }),
       "marker.line.color": gids.map(function (g) { return holdsError(g) ? ST.error : "#1F2328"; }),
@@ -262,8 +262,14 @@ export function lodGraph(C) {
       return {"xaxis.range": v0.x, "yaxis.range": v0.y};
     }
     var v = readableView({x0: bx[1], x1: bx[2], y0: bx[3], y1: bx[4]}, plotSize(),
-                         {pad: 0.3, padRight: 3, nodes: nodePoints(bx[1], bx[2], bx[3], bx[4])});
+                         {pad: 0.3, padRight: 3, minY: rowPx(), nodes: nodePoints(bx[1], bx[2], bx[3], bx[4])});
     return {"xaxis.range": v.x, "yaxis.range": v.y};
+  }
+  function groupSize(g) { return 14 + 3 * Math.log10(Math.max(G.stop[g] - G.start[g], 1)); }
+  function rowPx() {  // px a layer needs: the biggest group marker drawn, and a gap, so neighbours never touch
+    var most = 0;
+    folded().nodes.forEach(function (nd) { if (nd[0] === "g") most = Math.max(most, groupSize(nd[1])); });
+    return Math.max(READABLE.y, Math.ceil(most * 1.25) + 4);
   }
   function homeView() {  // the view a big plan opens at: its top, at a readable scale, room for group labels
     var f = folded(), lo = Infinity, hi = -Infinity, depth = 0;
@@ -271,7 +277,7 @@ export function lodGraph(C) {
     f.y.forEach(function (y) { depth = Math.max(depth, y + 1); });
     if (lo > hi) { lo = 0; hi = 0; }
     var v = readableView({x0: lo, x1: hi, y0: -(Math.max(depth, 1) - 1), y1: 0}, plotSize(),
-                         {pad: 0.5, padRight: 3.5, nodes: f.x.map(function (x, p) { return [x, -f.y[p]]; })});
+                         {pad: 0.5, padRight: 3.5, minY: rowPx(), nodes: f.x.map(function (x, p) { return [x, -f.y[p]]; })});
     return {"xaxis.range": v.x, "yaxis.range": v.y};
   }
   var baseData = JSON.parse(JSON.stringify(P.graph.data));

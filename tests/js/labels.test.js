@@ -65,3 +65,9 @@ test("parts: coloured spans become coloured text, entities decode, padding goes"
   assert.deepEqual(abbreviate([["layers.31.attention  ", null], ["\u25a0", "#000"]], 8), [["layers.\u2026", null]]);
   assert.equal(abbreviate([["relu", null]], 12), null);
 });
+
+test("labels keep clear of boxes floating over the plot", () => {
+  const it = item(100, 100, "under_the_minimap");
+  const placed = placeLabels([it], markersOf([it]), AREA, measure, 600, [[100, 80, 400, 120]]);
+  assert.ok(!placed.length || placed[0].box[2] <= 100 || placed[0].box[1] >= 120, "not under the box");
+});
