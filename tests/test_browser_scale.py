@@ -97,10 +97,19 @@ def explore(page, graph: str, memory: str, details: str, prefix: str, timings: d
         if trace_length(page, graph, T["tensors"]):
             break
     page.screenshot(path=str(ARTIFACTS / f"{shots}_expanded.png"))
-    tensors = [p for p in points(page, graph, T["tensors"]) if p["y"] > 0]
-    box = page.locator(graph).bounding_box()
-    inside = [p for p in tensors if box["x"] + 20 < p["x"] < box["x"] + box["width"] - 20
-              and box["y"] + 60 < p["y"] < box["y"] + box["height"] - 30]
+    hover = page.evaluate("([sel, i]) => Array.from(document.querySelector(sel).data[i].hovertext || [])", [graph, T["tensors"]])
+    tensors = [p for p, text in zip(points(page, graph, T["tensors"]), hover)
+               if p["y"] > 0 and "arena " in text]  # a planned tensor: it has a block to outline
+    # inside the plot area (a graph opens at a readable scale: points past it are drawn but not clickable),
+    # and not under the minimap in its corner
+    area = page.evaluate("(sel) => { const gd = document.querySelector(sel), s = gd._fullLayout._size,"
+                         " r = gd.getBoundingClientRect(), m = document.querySelector('.dx-minimap'),"
+                         " q = m && !m.hidden ? m.getBoundingClientRect() : null;"
+                         " return {x0: r.left + s.l, x1: r.left + s.l + s.w, y0: r.top + s.t, y1: r.top + s.t + s.h,"
+                         " mini: q ? [q.left, q.top, q.right, q.bottom] : null} }", graph)
+    mini = area["mini"] or [0, 0, 0, 0]
+    inside = [p for p in tensors if area["x0"] + 10 < p["x"] < area["x1"] - 10 and area["y0"] + 10 < p["y"] < area["y1"] - 10
+              and not (mini[0] - 8 < p["x"] < mini[2] + 8 and mini[1] - 8 < p["y"] < mini[3] + 8)]
     assert inside, "tensors of the expanded group are in view"
     target = inside[len(inside) // 2]
     started = time.monotonic()
@@ -122,11 +131,14 @@ def explore(page, graph: str, memory: str, details: str, prefix: str, timings: d
                          " && t.visible !== false)", memory), "a binned lane"
     zoom = page.locator(f"{memory} .modebar-btn[data-title='Zoom in']")
     started = time.monotonic()
-    for _ in range(3):
+    shows = ("(sel) => Array.from(document.querySelectorAll(sel + ' .annotation-text'))"
+             ".some(a => a.textContent.startsWith('showing '))")
+    for _ in range(12):  # until tensors are at least 3 px wide: blocks (lod_panels.js), not bins
         zoom.click()
         page.wait_for_timeout(150)
-    page.wait_for_function("(sel) => Array.from(document.querySelectorAll(sel + ' .annotation-text'))"
-                           ".some(a => a.textContent.startsWith('showing '))", arg=memory, timeout=60_000)
+        if page.evaluate(shows, memory):
+            break
+    page.wait_for_function(shows, arg=memory, timeout=60_000)
     timings[f"{prefix}memory_zoom_to_tensors_s"] = time.monotonic() - started
     page.wait_for_timeout(400)
     page.screenshot(path=str(ARTIFACTS / f"{shots}_memory_zoom.png"))
