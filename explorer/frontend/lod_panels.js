@@ -151,6 +151,8 @@ export function lodPanels(C) {
   }
   function occupancy(vals, w, height, nx, ny) {  // exact coverage per cell; rectangles touching it
     var occ = new Float64Array(ny * nx), cnt = new Int32Array(ny * nx), sx = nx / (w[1] - w[0]), sy = ny / height;
+    var big = new Int32Array(ny * nx).fill(-1);  // per cell the biggest tensor touching it (bytes x lifetime), for the hover
+    var size = function (v) { var r = rowOf[v], b = bounds(v); return Math.max(TT.nbytes[r], 0) * (b[1] - b[0]); };
     vals.forEach(function (v) {
       var r = rowOf[v], b = bounds(v);
       var ua = Math.min(Math.max((b[0] - w[0]) * sx, 0), nx), ub = Math.min(Math.max((b[1] - w[0]) * sx, 0), nx);
@@ -162,19 +164,28 @@ export function lodPanels(C) {
         var fy = Math.min(vb, j + 1) - Math.max(va, j);
         for (var i = i0; i <= i1; i++) {
           occ[j * nx + i] += (Math.min(ub, i + 1) - Math.max(ua, i)) * fy; cnt[j * nx + i] += 1;
+          if (big[j * nx + i] < 0 || size(v) > size(big[j * nx + i])) big[j * nx + i] = v;
         }
       }
     });
     // the non-empty cells as bars, a row's neighbours of the same shade merged (explorer.views.memory_lod.cells)
-    var step = (w[1] - w[0]) / nx, rise = height / ny, S = 8, out = {x: [], width: [], base: [], y: [], shade: [], customdata: []};
+    var step = (w[1] - w[0]) / nx, rise = height / ny, S = 8, out = {x: [], width: [], base: [], y: [], shade: [], customdata: [], hover: []};
     for (var j = 0; j < ny; j++) {
       var a = 0;
       while (a < nx) {
-        var lv = cnt[j * nx + a] ? Math.round(Math.min(occ[j * nx + a], 1) * S) : -1, b = a + 1, most = cnt[j * nx + a];
-        while (b < nx && (cnt[j * nx + b] ? Math.round(Math.min(occ[j * nx + b], 1) * S) : -1) === lv) { most = Math.max(most, cnt[j * nx + b]); b++; }
+        var lv = cnt[j * nx + a] ? Math.round(Math.min(occ[j * nx + a], 1) * S) : -1, b = a + 1, most = cnt[j * nx + a], top = big[j * nx + a];
+        while (b < nx && (cnt[j * nx + b] ? Math.round(Math.min(occ[j * nx + b], 1) * S) : -1) === lv) {
+          most = Math.max(most, cnt[j * nx + b]);
+          if (big[j * nx + b] >= 0 && (top < 0 || size(big[j * nx + b]) > size(top))) top = big[j * nx + b];
+          b++;
+        }
         if (lv >= 0) {
           out.x.push(w[0] + (a + b) / 2 * step); out.width.push((b - a) * step); out.base.push(j * rise); out.y.push(rise);
           out.shade.push(lv / S); out.customdata.push([most, lv / S]);
+          var x0 = Math.max(0, Math.ceil(w[0] + a * step)), x1 = Math.min(m - 1, Math.floor(w[0] + b * step));
+          out.hover.push("#" + num(x0) + " \u2013 #" + num(Math.max(x0, x1)) + " \u00b7 " + Math.round(100 * lv / S) + "% in use \u00b7 " +
+            num(most) + " tensor" + (most === 1 ? "" : "s") + (top >= 0 ? "<br>largest: <b>" + ptext(TT.label[rowOf[top]]) + "</b> " +
+            ptext(fmtBytes(TT.nbytes[rowOf[top]])) : "") + "<br><span style='color:#6E7781'>click to zoom in</span>");
         }
         a = b;
       }
@@ -219,7 +230,8 @@ export function lodPanels(C) {
         var c = DEV[a.dev].color, rgb = [1, 3, 5].map(function (q) { return parseInt(c.slice(q, q + 2), 16); }).join(",");
         b.set(2 * nA + k2, {visible: true, x: ln.heat.x, width: ln.heat.width, base: ln.heat.base, y: ln.heat.y,
                             "marker.color": ln.heat.shade.map(function (s) { return "rgba(" + rgb + "," + (0.12 + 0.88 * s).toFixed(2) + ")"; }),
-                            customdata: ln.heat.customdata, opacity: op});
+                            customdata: ln.heat.customdata, hovertext: ln.heat.hover,
+                            hovertemplate: "%{hovertext}<extra>aggregated</extra>", opacity: op});
       }
       else b.set(2 * nA + k2, {visible: false, opacity: op});
     });
