@@ -1,7 +1,8 @@
 """Memory map of a big plan: the lanes' figure skeleton the app fills in.
 
-Lanes with more than ``BLOCK_LIMIT`` tensors are drawn by the browser app (``explorer/frontend/
-lod_panels.js``) as occupancy cells, and show their tensors again once a zoom leaves few enough in view.
+The browser app (``explorer/frontend/lod_panels.js``) draws a lane's tensors as blocks when each is at
+least 3 px wide and tall at the zoom shown and there are at most ``BLOCK_LIMIT``; otherwise the largest
+(on screen) stay blocks and the rest become occupancy cells, until a zoom makes them legible.
 Same lanes, axes and titles as :func:`.memory.build_memory_figure` (:func:`.memory.lanes_layout`). Per
 lane the trace order is the small map's — ``2k`` blocks drawn, ``2k + 1`` selection outline — then one
 trace of cells per lane (``2 * lanes + k``, hidden when the lane draws its blocks), then the legend. The
