@@ -133,12 +133,14 @@ def test_small_plan_labels_never_overlap(reports, viewport):
         assert not [m for m in messages if m.startswith(("error", "pageerror"))], messages
 
 
-@pytest.mark.parametrize("name", ["wide1k", "transformer3k", "v100k"])
-def test_big_plan_labels_and_groups(reports, name):
+@pytest.mark.parametrize("name, viewport", [("wide1k", (1600, 1000)), ("transformer3k", (1600, 1000)),
+                                            ("transformer3k", (1000, 800)), ("v100k", (1600, 1000))])
+def test_big_plan_labels_and_groups(reports, name, viewport):
     """First view, then a click at each group's centre expands that group; labels stay apart throughout,
     and the expanded group's members carry labels."""
-    with chromium((1600, 1000)) as (page, messages), screenshot_on_failure(page, f"legible_{name}_failure.png"):
+    with chromium(viewport) as (page, messages), screenshot_on_failure(page, f"legible_{name}_failure.png"):
         open_report(page, reports[name])
+        name = f"{name}_{viewport[0]}"
         page.screenshot(path=str(ARTIFACTS / f"legible_{name}_overview.png"))
         assert_legible(page, f"{name} overview")
         centres = group_centres(page)
