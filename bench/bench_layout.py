@@ -13,8 +13,8 @@ and both are measured the same way:
 * **edge length**: the sum of the edges' drawn lengths from node centre to node centre, in units of one
   layer (vertically) and one node slot (horizontally): dot runs with point nodes, no arrowheads and
   ``nodesep``/``ranksep`` so that a slot is 1 in both directions, as ours;
-* **time** to lay out: JS the median of 3 runs in one node process, Python once, dot as a subprocess
-  (``-Tplain``).
+* **time** to lay out: JS the median of 3 runs in one node process (wall, and in brackets the process's
+  CPU time, steadier on a busy machine), Python once, dot as a subprocess (``-Tplain``).
 
 Then our layout time alone at 600 and 10k nodes (synthetic device chains). Ratios are ours / dot: > 1
 means ours is worse. ``dot`` comes from the Debian ``graphviz`` package (apt) — a bench tool only, never
@@ -181,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     laid = [graph_of(plan) for _, plan in named]
     js = run_js(laid, repeat=3)
     print(f"{'graph':44} {'nodes':>6} {'edges':>6} | {'cross ours':>10} {'dot':>6} | "
-          f"{'length ours':>11} {'dot':>8} {'ratio':>6} | {'js':>7} {'python':>7} {'dot':>7}")
+          f"{'length ours':>11} {'dot':>8} {'ratio':>6} | {'js (cpu)':>15} {'python':>7} {'dot':>7}")
     for (name, _), g, out in zip(named, laid, js):
         c, ln = ours_measure(out["paths"])
         if len(g.nodes) <= args.python_max:
@@ -192,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             pt = "      -"
         d = dot_measure(len(g.nodes), g.src, g.dst, args.dot_timeout)
-        jt = f"{statistics.median(out['ms']) / 1000:6.3f}s"  # median of 3 runs in one node process
+        jt = f"{statistics.median(out['ms']) / 1000:6.3f}s ({statistics.median(out['cpu']) / 1000:5.3f})"
         if d is None:
             print(f"{name:44} {len(g.nodes):6} {len(g.src):6} | {c:10} {'-':>6} | {ln:11.0f} {'-':>8} {'-':>6} | "
                   f"{jt} {pt} > {args.dot_timeout:.0f}s")
@@ -212,7 +212,8 @@ def main(argv: list[str] | None = None) -> int:
             layered(len(g.nodes), g.src, g.dst, weight=g.weight, key=g.key)
             times.append(time.perf_counter() - start)
         print(f"device chain, {label}: {len(g.nodes):,} nodes, {len(g.src):,} edges: JS median "
-              f"{statistics.median(out['ms']):.0f} ms of 5 (first {out['ms'][0]:.0f} ms), "
+              f"{statistics.median(out['ms']):.0f} ms of 5, CPU {statistics.median(out['cpu']):.0f} ms "
+              f"(first {out['ms'][0]:.0f} ms), "
               f"Python median {statistics.median(times) * 1000:.0f} ms of {len(times)}")
     return 0
 

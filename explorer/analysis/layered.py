@@ -606,6 +606,10 @@ def _place_x(vg: _VGraph, layers: list[list[int]], x: list[float]) -> None:
         at[r + 1] = at[r] + len(layers[r])
     nodes = [v for layer in layers for v in layer]
     n = len(nodes)
+    if n == R:  # one column: nothing to place
+        for v in nodes:
+            x[v] = 0.0
+        return
     loc = {v: k for k, v in enumerate(nodes)}
     conflict: set[tuple[int, int]] = set()  # (upper, lower) pairs of a segment crossing an inner segment
     for r in range(1, R):

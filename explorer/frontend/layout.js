@@ -382,15 +382,18 @@ function keyChanges(vg, layers) {  // neighbours in a layer with different keys 
   return total;
 }
 
+const MEDIAN_BUF = [];
 function median(vg, v, nbStart, nb) {  // dot's weighted median of the neighbours' positions; -1: none
-  const n0 = nbStart[v], len = nbStart[v + 1] - n0;
+  const n0 = nbStart[v], len = nbStart[v + 1] - n0, pos = vg.pos;
   if (!len) return -1;
-  const P = new Array(len);
-  for (let k = 0; k < len; k++) P[k] = vg.pos[nb[n0 + k]];
+  if (len === 1) return pos[nb[n0]];
+  if (len === 2) return (pos[nb[n0]] + pos[nb[n0 + 1]]) / 2;
+  const P = MEDIAN_BUF;
+  P.length = len;
+  for (let k = 0; k < len; k++) P[k] = pos[nb[n0 + k]];
   P.sort((p, q) => p - q);
   const h = len >> 1;
   if (len % 2 === 1) return P[h];
-  if (len === 2) return (P[0] + P[1]) / 2;
   const left = P[h - 1] - P[0], right = P[len - 1] - P[h];
   if (left + right === 0) return (P[h - 1] + P[h]) / 2;
   return (P[h - 1] * right + P[h] * left) / (left + right);
@@ -448,27 +451,42 @@ function transpose(vg, layers, reverse) {
   }
 }
 
+let TREE = new Int32Array(64);
 function crossings(vg, layers) {  // all crossings between neighbouring layers (accumulator tree, O(E log V))
   const {downStart, down, pos} = vg;
   let total = 0;
   for (let r = 0; r + 1 < layers.length; r++) {
-    const ends = [];
-    for (const u of layers[r]) {  // layer r in order; each node's lower ends sorted
-      const own = [];
-      for (let k = downStart[u]; k < downStart[u + 1]; k++) own.push(pos[down[k]]);
-      own.sort((p, q) => p - q);
-      for (const e of own) ends.push(e);
-    }
     let size = 1;
     while (size < layers[r + 1].length) size *= 2;
-    const tree = new Int32Array(2 * size);
-    for (const e of ends) {
+    if (TREE.length < 2 * size) TREE = new Int32Array(4 * size);
+    const tree = TREE;
+    tree.fill(0, 0, 2 * size);
+    const add = (e) => {
       let i = e + size;
       tree[i]++;
       while (i > 1) {
         if (i % 2 === 0) total += tree[i + 1];
         i = i >> 1;
         tree[i]++;
+      }
+    };
+    for (const u of layers[r]) {  // layer r in order; each node's lower ends in increasing order
+      const k0 = downStart[u], k1 = downStart[u + 1];
+      if (k1 - k0 > 16) {
+        const own = [];
+        for (let k = k0; k < k1; k++) own.push(pos[down[k]]);
+        own.sort((p, q) => p - q).forEach(add);
+        continue;
+      }
+      let last = -1;
+      for (let j = k0; j < k1; j++) {
+        let e = Infinity;  // the next lower end after `last` (degrees are small: selection, no allocation)
+        for (let k = k0; k < k1; k++) { const p = pos[down[k]]; if (p > last && p < e) e = p; }
+        let copies = 0;
+        for (let k = k0; k < k1; k++) if (pos[down[k]] === e) copies++;
+        for (let c = 0; c < copies; c++) add(e);
+        j += copies - 1;
+        last = e;
       }
     }
   }
@@ -485,10 +503,16 @@ function crossings(vg, layers) {  // all crossings between neighbouring layers (
 // between virtual nodes) win conflicts, so they run straight.
 function placeX(vg, layers, x) {
   const {real, upStart, up, downStart, down, width, pos, loc} = vg;
-  const R = layers.length, at = new Int32Array(R + 1);  // the component's nodes flat, layer r at at[r] .. at[r+1]
-  for (let r = 0; r < R; r++) at[r + 1] = at[r] + layers[r].length;
-  const n = at[R], nodes = new Int32Array(n), big = vg.count;
-  for (let r = 0; r < R; r++) for (let k = 0; k < layers[r].length; k++) { nodes[at[r] + k] = layers[r][k]; loc[layers[r][k]] = at[r] + k; }
+  const R = layers.length;
+  let n = 0;
+  for (const layer of layers) n += layer.length;
+  if (n === R) { for (const layer of layers) for (const v of layer) x[v] = 0; return; }  // one column: nothing to place
+  const S = scratch(vg), at = S.at, nodes = S.nodes, big = vg.count;  // the component's nodes flat, layer r at at[r] .. at[r+1]
+  at[0] = 0;
+  for (let r = 0; r < R; r++) {
+    at[r + 1] = at[r] + layers[r].length;
+    for (let k = 0; k < layers[r].length; k++) { nodes[at[r] + k] = layers[r][k]; loc[layers[r][k]] = at[r] + k; }
+  }
   const conflict = new Set();  // (upper, lower) pairs of a segment crossing an inner segment
   for (let r = 1; r < R; r++) {
     const layer = layers[r];
@@ -511,9 +535,8 @@ function placeX(vg, layers, x) {
       }
     }
   }
-  const cands = [], spans = [], ws = [];
-  const root = new Int32Array(n), align = new Int32Array(n), p = new Int32Array(n), xs = new Float64Array(n);
-  const indeg = new Int32Array(n), topo = new Int32Array(n), right = new Int32Array(n), gap = new Float64Array(n);
+  const spans = [], ws = [], cands = S.cands;
+  const {root, align, p, xs, indeg, topo, es, et, esep, outStart, outE, fill} = S;
   for (let vert = 0; vert < 2; vert++) {
     for (let horiz = 0; horiz < 2; horiz++) {
       const nbStart = vert ? downStart : upStart, nb = vert ? down : up, nbW = vert ? vg.downW : vg.upW;
@@ -544,19 +567,18 @@ function placeX(vg, layers, x) {
       }
       // horizontal compaction: blocks (by root) ordered by "left of" edges between neighbours in a layer,
       // placed by longest path, then each pulled right as far as its right neighbours allow
-      const E = n - R, es = new Int32Array(E), et = new Int32Array(E), esep = new Float64Array(E);
+      const E = n - R;
       let q = 0;
-      indeg.fill(0);
+      indeg.fill(0, 0, n);
       for (let r = 0; r < R; r++) {
         for (let l = at[r] + 1; l < at[r + 1]; l++) {
           const a = horiz ? l : l - 1, b = horiz ? l - 1 : l;  // a left of b in the direction
           es[q] = root[a]; et[q] = root[b]; esep[q] = (width[nodes[a]] + width[nodes[b]]) / 2; indeg[root[b]]++; q++;
         }
       }
-      const outStart = new Int32Array(n + 1), outE = new Int32Array(E);
+      outStart.fill(0, 0, n + 1);
       for (let e = 0; e < E; e++) outStart[es[e] + 1]++;
-      for (let l = 0; l < n; l++) outStart[l + 1] += outStart[l];
-      const fill = outStart.slice(0, n);
+      for (let l = 0; l < n; l++) { outStart[l + 1] += outStart[l]; fill[l] = outStart[l]; }
       for (let e = 0; e < E; e++) outE[fill[es[e]]++] = e;
       let tn = 0;
       for (let l = 0; l < n; l++) if (root[l] === l && !indeg[l]) topo[tn++] = l;
@@ -564,7 +586,7 @@ function placeX(vg, layers, x) {
         const b = topo[h];
         for (let k = outStart[b]; k < outStart[b + 1]; k++) if (--indeg[et[outE[k]]] === 0) topo[tn++] = et[outE[k]];
       }
-      xs.fill(0);
+      xs.fill(0, 0, n);
       for (let h = 0; h < tn; h++) {
         const b = topo[h];
         for (let k = outStart[b]; k < outStart[b + 1]; k++) {
@@ -578,7 +600,7 @@ function placeX(vg, layers, x) {
         for (let k = outStart[b]; k < outStart[b + 1]; k++) { const e = outE[k]; if (xs[et[e]] - esep[e] < lim) lim = xs[et[e]] - esep[e]; }
         if (lim !== Infinity && lim > xs[b]) xs[b] = lim;
       }
-      const c = new Float64Array(n);
+      const c = cands[2 * vert + horiz];
       let lo = Infinity, hi = -Infinity;
       for (let l = 0; l < n; l++) {
         c[l] = horiz ? -xs[root[l]] : xs[root[l]];
@@ -586,7 +608,7 @@ function placeX(vg, layers, x) {
         if (c[l] - half < lo) lo = c[l] - half;
         if (c[l] + half > hi) hi = c[l] + half;
       }
-      cands.push(c); spans.push(hi - lo);
+      spans.push(hi - lo);
     }
   }
   let narrow = 0;
@@ -597,16 +619,15 @@ function placeX(vg, layers, x) {
     const [lo, hi] = ext(cands[j]), delta = j % 2 ? to[1] - hi : to[0] - lo;
     for (let l = 0; l < n; l++) cands[j][l] += delta;
   }
-  const four = new Float64Array(4), target = new Float64Array(n);
+  const four = S.four, target = S.target;
   for (let l = 0; l < n; l++) {
     for (let j = 0; j < 4; j++) four[j] = cands[j][l];
     four.sort();
     target[l] = (four[1] + four[2]) / 2;
   }
-  const scratch = {c: new Float64Array(n), bw: new Float64Array(n), bs: new Float64Array(n), start: new Int32Array(n),
-                   fix: new Float64Array(n), fixed: new Uint8Array(n)};
-  const pull = new Float64Array(n).fill(1), pinned = new Uint8Array(n);
-  for (let r = 0; r < R; r++) isotonic(nodes, at[r], at[r + 1], target, pull, pinned, width, x, scratch);
+  const pull = S.pull, pinned = S.pinned;
+  pull.fill(1, 0, n); pinned.fill(0, 0, n);
+  for (let r = 0; r < R; r++) isotonic(nodes, at[r], at[r + 1], target, pull, pinned, width, x, S);
   // then a node at one end of the dataflow (a source such as a weight, or a sink) moves next to the median of
   // its neighbours, the others staying where they are: a weight sits beside the op reading it
   const nx = [], nw = [];
@@ -620,7 +641,17 @@ function placeX(vg, layers, x) {
     for (let k = nbStart[v]; k < nbStart[v + 1]; k++) { nx.push(x[nb[k]]); nw.push(nbW[k]); }
     target[l] = weightedMedian(nx, nw);
   }
-  for (let r = 0; r < R; r++) isotonic(nodes, at[r], at[r + 1], target, pull, pinned, width, x, scratch);
+  for (let r = 0; r < R; r++) isotonic(nodes, at[r], at[r + 1], target, pull, pinned, width, x, S);
+}
+
+function scratch(vg) {  // working arrays for placeX, made once per layout (a graph has many small components)
+  if (vg.scratch) return vg.scratch;
+  const N = vg.count + 1, F = () => new Float64Array(N), I = () => new Int32Array(N);
+  vg.scratch = {at: I(), nodes: I(), root: I(), align: I(), p: I(), xs: F(), indeg: I(), topo: I(), es: I(), et: I(),
+                esep: F(), outStart: I(), outE: I(), fill: I(), cands: [F(), F(), F(), F()], four: new Float64Array(4),
+                target: F(), pull: F(), pinned: new Uint8Array(N), c: F(), bw: F(), bs: F(), start: I(), fix: F(),
+                fixed: new Uint8Array(N)};
+  return vg.scratch;
 }
 
 function weightedMedian(xs, ws) {  // the lower weighted median; halfway to the next value at an exact half

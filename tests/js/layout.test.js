@@ -133,3 +133,11 @@ test("node widths keep wide nodes apart", () => {
   const row = [1, 2, 3].sort((a, b) => L.x[a] - L.x[b]);
   for (let k = 1; k < row.length; k++) assert.ok(L.x[row[k]] - L.x[row[k - 1]] >= (width[row[k]] + width[row[k - 1]]) / 2 - 1e-9);
 });
+
+test("two hubs with 30 readers each, interleaved in node order, end up uncrossed", () => {
+  const src = [], dst = [];
+  for (let k = 0; k < 60; k++) { src.push(k % 2); dst.push(2 + k); }
+  const L = layered(62, src, dst);
+  check(62, src, dst, L);
+  assert.equal(crossings(L), 0);
+});
