@@ -333,3 +333,50 @@ def test_big_diff_widget_in_jupyterlab(tmp_path, big):
         for side in "ab":
             assert len(page.evaluate(RINGS_JS, f".dx-explorer .dx-graph-{side}")) == 1
         assert not [m for m in messages if m.startswith("pageerror")], messages
+
+
+def test_hostile_names_in_a_big_pair_stay_text(tmp_path):
+    """A pair drawn at a level of detail (forced, so the hostile fixture of tests/test_injection.py serves): names
+    from the files reach the page as text in the details of a pair, of an op pair, of a group and in search lists."""
+    import dataclasses
+
+    from test_injection import PLAN_NAMES, assert_clean, hostile_program
+
+    from explorer import load
+    from explorer.format.writer import write
+    from explorer.model import Device, Tensor
+    from explorer.views.diff_report import write_diff_report
+
+    cuda1 = Device.parse("cuda:1")
+    pa = hostile_program()
+    plans = []
+    for plan in pa.plans:  # the cuda:0 tensors and arenas of B on cuda:1: a change on every offloaded step
+        values = tuple(dataclasses.replace(v, device=cuda1) if isinstance(v, Tensor) and str(v.device) == "cuda:0" else v
+                       for v in plan.values)
+        devices = tuple(dataclasses.replace(d, device=cuda1) if str(d.device) == "cuda:0" else d for d in plan.buffer_devices)
+        plans.append(dataclasses.replace(plan, values=values, buffer_devices=devices))
+    pb = load(write(dataclasses.replace(pa, plans=tuple(plans))))
+    _, _, result = open_diff(pa, pb)
+    views = {p.plan: diff_plan_view(result, pa, pb, p.plan, lod=True) for p in result.plans}
+    moved = [v for v, s in views[PLAN_NAMES[0]].diff.status_a.items() if s == "device"]
+    assert moved
+    report = write_diff_report(pa, pb, tmp_path / "hostile_diff.html", result=result, programs=(pa, pb), views=views)
+    with chromium((1600, 1000)) as (page, messages):
+        dialogs = []
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        page.route("**/*", lambda r: r.abort() if not r.request.url.startswith("file:") else r.continue_())
+        page.goto(report.as_uri())
+        page.wait_for_function("() => document.body.dataset.ready === '1' && window.dxDiff.lod()", timeout=30_000)
+        assert_clean(page)
+        page.evaluate("(v) => window.dxDiff.select({side: 'a', values: [v]})", moved[0])
+        details = page.locator(".dx-details").inner_text()
+        assert "moved device" in details and "img src=x" in details
+        assert_clean(page)
+        page.evaluate("() => window.dxDiff.select({side: 'b', instructions: [0]})")
+        assert page.locator(".dx-details").inner_text().strip()
+        assert_clean(page)
+        page.fill(".dx-search", "img")
+        assert page.evaluate("() => window.dxDiff.state.values.a.length") > 0
+        assert "img src=x" in page.locator(".dx-details").inner_text()
+        assert_clean(page)
+        assert dialogs == [] and not [m for m in messages if m.startswith(("pageerror", "error"))], messages

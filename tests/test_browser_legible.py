@@ -154,3 +154,51 @@ def test_big_plan_labels_and_groups(reports, name):
                 page.screenshot(path=str(ARTIFACTS / f"legible_{name}_expanded.png"))
                 assert drawn >= 10, "an expanded group's nodes carry labels"
         assert not [m for m in messages if m.startswith(("error", "pageerror"))], messages
+
+
+def test_minimap_and_memory_strip_move_the_view(reports):
+    """The graph's minimap: a click moves the view there. The memory strip: a click zooms the lanes around
+    that instruction (their blocks then carry names that stay inside them), a double click shows the run."""
+    with chromium((1000, 800)) as (page, messages), screenshot_on_failure(page, "legible_nav_failure.png"):
+        open_report(page, reports["wide1k"])
+        click(page, group_centres(page)[0])
+        page.wait_for_function("() => !document.querySelector('.dx-minimap').hidden", timeout=60_000)
+        page.wait_for_timeout(300)
+        assert_legible(page, "wide1k expanded at 1000x800", min_labels=5)
+        before = page.evaluate("(sel) => document.querySelector(sel)._fullLayout.yaxis.range.slice()", GRAPH)
+        mini = page.locator(".dx-minimap").bounding_box()
+        page.mouse.click(mini["x"] + mini["width"] / 2, mini["y"] + mini["height"] - 6)
+        page.wait_for_function("([sel, y]) => document.querySelector(sel)._fullLayout.yaxis.range[1] < y - 5",
+                               arg=[GRAPH, before[1]], timeout=30_000)
+        after = page.evaluate("(sel) => document.querySelector(sel)._fullLayout.yaxis.range.slice()", GRAPH)
+        assert after[1] - after[0] == pytest.approx(before[1] - before[0]), "moved, not zoomed"
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(ARTIFACTS / "legible_wide1k_minimap.png"))
+        assert_legible(page, "wide1k after a minimap click", min_labels=5)
+
+        strip = page.locator(".dx-memstrip")
+        strip.scroll_into_view_if_needed()
+        box = strip.bounding_box()
+        page.mouse.click(box["x"] + box["width"] * 0.5, box["y"] + box["height"] / 2)
+        page.wait_for_function("() => { const r = document.querySelector('.dx-memory')._fullLayout.xaxis.range;"
+                               " return r[1] - r[0] < 200 }", timeout=30_000)
+        page.wait_for_timeout(500)
+        page.screenshot(path=str(ARTIFACTS / "legible_wide1k_memory_strip_zoom.png"))
+        page.evaluate("() => { const r = document.querySelector('.dx-memory')._fullLayout.xaxis.range, c = (r[0] + r[1]) / 2;"
+                      " return Plotly.relayout(document.querySelector('.dx-memory'), {'xaxis.range': [c - 12, c + 12]}) }")
+        page.wait_for_timeout(500)
+        page.screenshot(path=str(ARTIFACTS / "legible_wide1k_memory_zoom.png"))
+        texts = page.evaluate("""() => Array.from(document.querySelectorAll('.dx-memory .barlayer .point')).flatMap((p) => {
+            const t = p.querySelector('text'), b = p.querySelector('path');
+            if (!t || !b || !t.textContent || getComputedStyle(t).display === 'none') return [];
+            const r = t.getBoundingClientRect(), q = b.getBoundingClientRect();
+            return [{text: t.textContent, inside: r.left >= q.left - 1 && r.right <= q.right + 1 && r.top >= q.top - 1 && r.bottom <= q.bottom + 1,
+                     size: parseFloat(getComputedStyle(t).fontSize)}];
+          })""")
+        assert texts, "zoomed in, blocks carry their tensors' names"
+        assert all(t["inside"] for t in texts), [t for t in texts if not t["inside"]][:3]
+        assert min(t["size"] for t in texts) >= 9, "never shrunk below 9 px"
+        page.mouse.dblclick(box["x"] + 20, box["y"] + box["height"] / 2)
+        page.wait_for_function("() => { const r = document.querySelector('.dx-memory')._fullLayout.xaxis.range;"
+                               " return r[0] <= -0.5 && r[1] >= 970 }", timeout=30_000)
+        assert not [m for m in messages if m.startswith(("error", "pageerror"))], messages

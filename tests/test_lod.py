@@ -311,3 +311,17 @@ def test_report_of_a_big_plan_stores_tables_not_html(tmp_path):
     assert len(plan["graph"]["data"][OVERVIEW_TRACE["groups"]]["x"]) == 0 and len(lod["arenas"][0]["rows"]) == 5_000
     record("python_10k_report", {"build_s": round(took, 3), "html_mb": round(len(html.encode()) / 1e6, 2)})
     assert len(html.encode()) < 12_000_000
+
+
+def test_stack_traces_scope_groups_when_nothing_is_named():
+    """stacktrace.pte (a real export that kept its frames, no parameter names): the ops of each call in
+    the model's forward form a group labelled by its frame, and the kernels between calls their own."""
+    program = load(FIXTURES / "stacktrace.pte")
+    G, _ = groups_of(program, leaf_nodes=4, max_children=8)
+    check_tree(G)
+    top = [G.groups[k] for k in G.children(0)]
+    assert [(g.kind, g.label, g.start, g.stop) for g in top] == [
+        ("prefix", "linear.py:134 in forward", 0, 2), ("prefix", "make_fixtures.py:64 in forward", 2, 3),
+        ("prefix", "linear.py:134 in forward", 3, 5)]
+    plain, _ = groups_of(program, leaf_nodes=4, max_children=8, names=False)
+    assert not any(g.kind == "prefix" for g in (plain.groups[k] for k in plain.children(0)))

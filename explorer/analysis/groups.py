@@ -22,6 +22,10 @@ How a group splits (the first rule that applies):
    cost a model object each, so when more than ``NAME_BUDGET`` distinct parameters would have to be
    named (a synthetic plan with a weight per kernel; real exports have a few hundred), names are not
    used (``Groups.names_skipped`` says how many there were).
+   Without parameter names, the **stack traces** the export kept (``frames``) scope the same way: at
+   depth d an instruction's scope is its d outermost frames, so the ops of each call in the model's
+   ``forward`` form a run (labelled by the frame, ``model.py:64 in forward``), and inside it the ops of
+   each call below.
 2. **Units**: a delegate call together with the copies that feed it (just before it, writing what it
    reads) and the copies that take its results (just after, reading what it writes); and maximal runs
    of the remaining instructions whose ops run on one device (an op runs where its outputs live; moves
@@ -51,6 +55,7 @@ __all__ = ["Group", "Groups", "LEAF_NODES", "MAX_CHILDREN", "NAME_BUDGET", "OP_K
 LEAF_NODES = 600  # a group with at most this many nodes expands into its ops and tensors
 MAX_CHILDREN = 32  # a group splits into at most this many children
 NAME_BUDGET = 5_000  # name prefixes are looked at when at most this many parameters have to be named
+FRAME_BUDGET = 20_000  # stack traces are looked at (when nothing is named) in plans of at most this many instructions
 OP_KINDS = ("kernel", "delegate", "copy", "other")  # op kind codes 0..3 (as views.text.op_kind)
 
 
@@ -160,6 +165,8 @@ class Groups:
         self._unit_start = self._units()
         self.names_skipped = 0
         self._scopes = self._scope_keys() if names else []
+        if names and not self._scopes:
+            self._scopes = self._frame_keys()
         self.groups: list[Group] = [Group(0, -1, 0, m, "root", plan.name, None, 0)]
         self._children: dict[int, tuple[int, ...]] = {}
 
@@ -369,6 +376,31 @@ class Groups:
                     cut = i + 1
             for d in range(d0, len(own)):
                 keys[d][cut:c] = own[d][c]
+
+    def _frame_keys(self) -> list[np.ndarray]:
+        """Scope keys from the stack traces the export kept, when no parameter has a name: at depth d an
+        instruction's key is its d outermost frames (``model.py:64 in forward`` > ``linear.py:134 in
+        forward``), so the ops of one call in the model's ``forward`` form a run, and inside it the ops of
+        each call below. Instructions without a trace inherit the key before them. Labelled by the
+        innermost frame of the key. Skipped past ``FRAME_BUDGET`` instructions (each trace is an object)."""
+        m = self.m
+        if not m or m > FRAME_BUDGET:
+            return []
+        traces = [ins.stacktrace or () for ins in self.plan.instructions]
+        deepest = max((len(t) for t in traces), default=0)
+        if not deepest:
+            return []
+        paths = [tuple(f"{fr.filename.rsplit('/', 1)[-1]}:{fr.lineno} in {fr.name}" for fr in t) for t in traces]
+        out: list[np.ndarray] = []
+        self._scope_names = []
+        for d in range(1, min(deepest, 8) + 1):
+            names: dict[tuple, int] = {}
+            key = np.asarray([names.setdefault(p[:d], len(names)) if p else -1 for p in paths], dtype=np.int64)
+            known = np.flatnonzero(key >= 0)
+            fill = np.maximum.accumulate(np.where(key >= 0, np.arange(m), -1))
+            out.append(np.where(fill >= 0, key[np.maximum(fill, 0)], key[known[0]]))
+            self._scope_names.append([p[-1] for p in names])
+        return out
 
     def _scope_keys(self) -> list[np.ndarray]:
         """Per depth d (1, 2, ...), the scope key of every instruction (forward-filled); names in

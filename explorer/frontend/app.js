@@ -8,6 +8,7 @@ import {blockRects, laneBlocks, nodePositions, ringItems} from "./highlight.js";
 import {overlay} from "./overlay.js";
 import {labelLayer} from "./labels.js";
 import {extent, minimap, readableView} from "./nav.js";
+import {liveProfile, memoryStrip} from "./memstrip.js";
 import {lodPlan} from "./lod.js";
 import {search} from "./search.js";
 import {profileView} from "./profile.js";
@@ -35,7 +36,7 @@ function skeleton(el, data) {
 </div>
 <div class="dx-section dx-card"><h3>Per device</h3><div class="dx-totals"></div></div>
 <div class="dx-section dx-card"><h3>Memory map <span class="dx-muted">— one lane per arena; each tensor spans its lifetime (x) and bytes (y)</span></h3>
- <div class="dx-memory"></div></div>`;
+ <canvas class="dx-memstrip" hidden></canvas><div class="dx-memory"></div></div>`;
   el.appendChild(root);
   const $ = (cls) => root.querySelector("." + cls);
   $("dx-title").textContent = data.title;
@@ -90,6 +91,7 @@ export function createApp(el, model, data) {
     if (!over.graph) {
       over.graph = overlay(graphDiv); over.memory = overlay(memoryDiv); over.labels = labelLayer(graphDiv, arr);
       over.minimap = minimap(graphDiv, $("dx-minimap"));
+      over.strip = memoryStrip(memoryDiv, $("dx-memstrip"), stripLanes, () => P.nInstructions);
     }
     LOD = null;
     if (P.lod) {
@@ -102,6 +104,8 @@ export function createApp(el, model, data) {
     }
     over.labels.draw();
     over.minimap.draw();
+    over.strip.reset();  // this plan's lanes (a big plan's tables are read once LOD exists)
+    over.strip.draw();
     if (P.profile) PROF = profileView(P, {graph: graphDiv, memory: memoryDiv, T, lod: !!LOD, rehighlight: () => highlight(),
       mountTop: (card) => $("dx-controls").after(card), mountMemoryHead: (el) => memoryDiv.previousElementSibling.appendChild(el)});
     deviceButtons();
@@ -158,6 +162,17 @@ export function createApp(el, model, data) {
     nodes = nodePositions({data: graphDiv.data || P.graph.data}, T);  // as drawn (delegates may be open)
     state.blocks = P.memory.data.filter((_, k) => k % 2 === 0 && k < 2 * P.blockDevices.length)
       .map((tr) => Object.assign(laneBlocks(tr), {xaxis: tr.xaxis || "x", yaxis: tr.yaxis || "y"}));
+  }
+
+  function stripLanes() {  // per arena the bytes live at each instruction, for the memory map's overview strip
+    if (LOD) return LOD.laneProfiles();
+    const lay = P.memory.layout, m = P.nInstructions;
+    return P.blockDevices.map((_, k) => {
+      const tr = P.memory.data[2 * k], xs = arr(tr.x), ws = arr(tr.width), ys = arr(tr.y);
+      const axis = lay[k ? "yaxis" + (k + 1) : "yaxis"] || {};
+      const intervals = xs.map((x, j) => [Math.round(x - ws[j] / 2 + 0.5), Math.round(x + ws[j] / 2 - 0.5), ys[j]]);
+      return {color: axis.linecolor || "#57606A", size: axis.range ? axis.range[1] / 1.06 : 1, live: liveProfile(intervals, m)};
+    });
   }
 
   function openView() {  // a plan drawn in full opens at a readable scale, its top first (nav.js)

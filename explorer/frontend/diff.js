@@ -4,12 +4,13 @@
 // instructions: {a, b}}), as explorer.views.diff_prepare.DiffSelection.to_json writes it. A big pair (either
 // plan over the overview threshold) is drawn by the one-program level-of-detail modules, one per side, with the
 // diff's marks on top (diff_lod.js); its memory maps are each side's own binned lanes.
-import {esc, h} from "./util.js";
+import {arr, esc, h} from "./util.js";
 import {blockRects, laneBlocks, nodePositions, ringItems} from "./highlight.js";
 import {overlay} from "./overlay.js";
 import {profileDiffView} from "./profile_diff.js";
 import {diffLod} from "./diff_lod.js";
 import {search} from "./search.js";
+import {labelLayer} from "./labels.js";
 
 const CONFIG = {displaylogo: false, responsive: true, scrollZoom: true,
                 modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d"]};
@@ -101,6 +102,10 @@ export function createDiffApp(el, model, data) {
         return Object.assign(laneBlocks(tr), {side: lane.side, xaxis: tr.xaxis || "x", yaxis: tr.yaxis || "y"});
       });
       if (P.profiles) PROF = profileDiffView(P, {graphs: G, T, select: (sel) => select(sel), mountTop: (card) => $("dx-controls").after(card)});
+    }
+    for (const s of SIDES) {  // node labels that fit, as in the one-program app (labels.js); redrawn after every draw
+      if (!over["labels" + s] && G[s].on) over["labels" + s] = labelLayer(G[s], arr);
+      if (over["labels" + s]) over["labels" + s].draw();
     }
     wire();
     publish("plan", P.name);

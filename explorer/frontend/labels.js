@@ -90,8 +90,10 @@ export function placeLabels(items, markers, area, measure, limit = MAX_DRAWN) {
     if (out.length >= limit) break;
     const it = items[k], h = Math.ceil(it.size * 1.3);
     const variants = [it.parts];
-    const short = abbreviate(it.parts, it.abbrev || 12);
-    if (short) variants.push(short);
+    for (const k of [it.abbrev || 12, 7]) {  // shorter and shorter before hiding
+      const short = abbreviate(it.parts, k);
+      if (short && !variants.some((v) => v.length === 1 && v[0][0] === short[0][0])) variants.push(short);
+    }
     let done = false;
     for (const parts of variants) {
       const w = measure(parts.map((p) => p[0]).join(""), it.size);

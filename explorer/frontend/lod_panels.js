@@ -1,4 +1,5 @@
 import {ptext, esc, short, fmtBytes, num, batch} from "./util.js";
+import {liveProfile} from "./memstrip.js";
 
 // A big plan (level of detail), part 3: details of a tensor, an op or a group written from the tables,
 // and the memory map's lanes, exact occupancy bins and zoom.
@@ -192,7 +193,7 @@ export function lodPanels(C) {
       "marker.line.width": bad.map(function (e) { return e ? 2.5 : 0.6; }),
       // the tensor's name inside its block where it fits (layout.uniformtext hides the rest; the hover says all)
       text: vals.map(function (v) { return ptext(short(TT.label[rowOf[v]], 24)); }),
-      textposition: "inside", insidetextanchor: "middle", textangle: 0, constraintext: "inside", cliponaxis: true,
+      textposition: "inside", insidetextanchor: "middle", constraintext: "inside", cliponaxis: true,
       "textfont.size": 10, "textfont.color": vals.map(function (v) { return inkOn(DEV[TT.dev[rowOf[v]]].color); })};
     if (pat.some(Boolean)) out["marker.pattern.shape"] = pat;
     vals.forEach(function (v) {
@@ -272,7 +273,13 @@ export function lodPanels(C) {
     }
     if (pt.curveNumber < 2 * nA && pt.curveNumber % 2 === 0 && pt.customdata !== undefined) host.select({values: [pt.customdata]});
   }
-  Object.assign(C, {valueDetails: valueDetails, instrDetails: instrDetails, groupDetails: groupDetails,
+  function laneProfiles() {  // per lane the bytes live at each instruction, for the overview strip (memstrip.js)
+    return AR.map(function (a) {
+      return {color: DEV[a.dev].color, size: Math.max(a.size, a.high, 1), live: liveProfile(a.rows.map(function (v) {
+        var r = rowOf[v]; return [TT.first[r], TT.last[r], Math.max(TT.nbytes[r], 0)]; }), m)};
+    });
+  }
+  Object.assign(C, {laneProfiles: laneProfiles, valueDetails: valueDetails, instrDetails: instrDetails, groupDetails: groupDetails,
     drawMemory: drawMemory, memoryHighlight: memoryHighlight, onRelayout: onRelayout, clickMemory: clickMemory,
     lane: lane});
 }

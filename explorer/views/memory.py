@@ -32,8 +32,9 @@ LANE_HEIGHT = 150  # pixels per arena lane
 # sliver. The hover still gives the exact lifetime and bytes.
 MIN_WIDTH, MIN_HEIGHT = 1 / 600, 1 / 100
 _NO_LIFETIME = "/"  # hatch for a planned tensor no instruction names (drawn over the whole plan)
-# a block's name inside it: plotly hides what would need a font under `minsize` (the hover says all)
-BLOCK_TEXT = {"textposition": "inside", "insidetextanchor": "middle", "textangle": 0, "constraintext": "inside",
+# a block's name inside it, turned upright in a tall narrow block (plotly's default textangle "auto"):
+# plotly hides what would need a font under `minsize` (the hover says all)
+BLOCK_TEXT = {"textposition": "inside", "insidetextanchor": "middle", "constraintext": "inside",
               "cliponaxis": True}
 UNIFORM_TEXT = {"mode": "hide", "minsize": 9}
 

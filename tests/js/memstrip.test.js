@@ -1,0 +1,19 @@
+// The memory map's overview strip (explorer/frontend/memstrip.js): live bytes per instruction, per-pixel peaks.
+import test from "node:test";
+import assert from "node:assert/strict";
+import {columns, liveProfile} from "../../explorer/frontend/memstrip.js";
+
+test("live bytes add over each lifetime, inclusive; no lifetime means the whole run", () => {
+  const live = liveProfile([[0, 1, 10], [1, 3, 5], [-1, -1, 2], [2, 2, 0]], 5);
+  assert.deepEqual(Array.from(live), [12, 17, 7, 7, 2]);
+});
+
+test("lifetimes past the run are clipped to it", () => {
+  assert.deepEqual(Array.from(liveProfile([[3, 99, 4]], 5)), [0, 0, 0, 4, 4]);
+});
+
+test("a pixel column keeps the peak of the instructions it covers", () => {
+  const live = new Float64Array([0, 9, 0, 0, 0, 0, 1, 0]);
+  const cols = columns(live, -0.5, 7.5, 4);  // two instructions per column
+  assert.deepEqual(Array.from(cols), [9, 0, 0, 1]);
+});
