@@ -122,3 +122,5 @@ def test_the_widget_sends_the_same_lod_payload_and_selects_across(tmp_path):
     sel = d.select(instructions=[writer])
     assert sel.instructions_a == (writer,) and len(sel.instructions_b) == 1
     assert P["ipairs"]["a"]["o"][P["ipairs"]["a"]["i"].index(writer)] == sel.instructions_b[0]
+    page = page_payload(d.save_html(tmp_path / "saved.html").read_text(encoding="utf-8"))
+    assert page["plans"][0]["lod"] and page["selected"]["instructions"]["a"] == [writer]

@@ -23,7 +23,7 @@ from explorer.format.writer import write
 from explorer.views.diff_figures import (
     diff_memory_figure,
     memory_lanes,
-    ring_trace_index,
+    ring_marks,
 )
 from explorer import frontend
 from explorer.views.diff_figures import diff_graph_figure
@@ -89,9 +89,10 @@ def graph(widget, side: str):
 
 
 def ringed(widget, side: str) -> set[tuple[float, float, str]]:
-    fig = graph(widget, side)
-    ring = fig.data[ring_trace_index(fig)]
-    return {(round(x, 6), round(y, 6), c) for x, y, c in zip(ring.x, ring.y, ring.marker.color)}
+    """The rings the page draws over a graph (the payload's ``rings``, drawn by explorer/frontend/overlay.js)."""
+    ring = plan_data(widget)["rings"][side]
+    assert ring == ring_marks(widget.view, side)
+    return {(round(x, 6), round(y, 6), c) for x, y, c in zip(ring["x"], ring["y"], ring["color"])}
 
 
 # -- the widget ------------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ ENTRIES = {"widget": ("index.js", "export default {{render: {m}.render}};"),
 _IMPORT = re.compile(r'^import \{([^}]*)\} from "\./([a-z_]+)\.js";$', re.M)
 _EXPORT = re.compile(r"^export (?:async function|function|const|class) (\w+)", re.M)
 _EXPORT_DEFAULT = re.compile(r"^export default .*$", re.M)
+_COMMENT_LINE = re.compile(r"^[ \t]*//[^\n]*\n", re.M)  # a line holding only a comment (no module has one inside a string)
 
 
 def source(name: str) -> str:
@@ -43,6 +44,7 @@ def _wrap(name: str) -> str:
     text = _IMPORT.sub(lambda m: f"const {{{m.group(1)}}} = {_scope(m.group(2))};", text)
     text = _EXPORT_DEFAULT.sub("", text)
     text = re.sub(r"^export (?=async function|function|const|class)", "", text, flags=re.M)
+    text = _COMMENT_LINE.sub("", text)  # the files keep their explanations; what ships needs none
     return f"// ---- {name}\nconst {_scope(name)} = (() => {{\n{text}\nreturn {{{', '.join(exports)}}};\n}})();\n"
 
 

@@ -144,7 +144,10 @@ export function createDiffApp(el, model, data) {
 
   function highlight(reveal) {  // drawn over the figures (overlay.js), both sides and both memory blocks
     if (D) { D.highlight(state, reveal || []); return; }
-    for (const s of SIDES) over[s].set(ringItems(nodes[s], P.edges[s], P.opSymbols[s], state.values[s], state.instructions[s]));
+    for (const s of SIDES) {  // the change rings (views/diff_figures.ring_marks) under the selection's
+      const R = P.rings[s], marks = R.x.map((x, k) => ({x, y: R.y[k], symbol: R.symbol[k], r: R.r[k], color: R.color[k], width: R.width[k]}));
+      over[s].set(Object.assign(ringItems(nodes[s], P.edges[s], P.opSymbols[s], state.values[s], state.instructions[s]), {marks}));
+    }
     const rects = [];
     for (const s of SIDES) rects.push(...blockRects(blocks.filter((l) => l.side === s), new Set(state.values[s])));
     over.memory.set({rects});

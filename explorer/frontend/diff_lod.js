@@ -60,7 +60,7 @@ export function markItems(f, status, opStatus, gc, styles, symbolOf) {
   f.nodes.forEach((nd, p) => {
     const x = f.x[p], y = -f.y[p];
     let st = null, r = 10;
-    if (nd[0] === "v") { const c = status.get(nd[1]); if (c !== undefined) st = styles.tensor[c]; r = 11; }
+    if (nd[0] === "v") { const c = status.get(nd[1]); if (c !== undefined) st = styles.tensor[c]; r = 9.5; }
     else if (nd[0] === "i") { const c = opStatus.get(nd[1]); if (c !== undefined) st = styles.op[c]; r = 12; }
     else if (gc.total[nd[1]]) {
       const c = gc.top[nd[1]];

@@ -6,9 +6,11 @@
 //   2. ranks: network simplex (minimise sum weight * length over edges, each at least minlen long) from a
 //      feasible tight tree over longest-path ranks, with incremental cut values (low/lim postorder numbers);
 //   3. long edges: one virtual node per layer they pass;
-//   4. order within layers: weighted-median sweeps down and up plus dot's transpose step, keeping the best
-//      order by crossings; a per-node key (the device) keeps equal keys together when crossings allow;
-//   5. x: Brandes-Koepf (as dagre): four median alignments balanced, long edges and chains straight.
+//   4. order within layers, per weakly connected component (then side by side): weighted-median sweeps down
+//      and up plus dot's transpose step from two first orders, keeping the best by crossings; a per-node key
+//      (the device) keeps equal keys together when crossings allow;
+//   5. x: Brandes-Koepf (as dagre): four median alignments balanced, long edges and chains straight; weights
+//      and outputs then move beside the node they connect to.
 //
 // explorer/analysis/layered.py is the same algorithm line for line (tests/test_analysis_layout.py checks both
 // give the same ranks, orders and x); the measurements against dot are in docs/layout.md.
@@ -496,11 +498,11 @@ function crossings(vg, layers) {  // all crossings between neighbouring layers (
 // -- x coordinates ------------------------------------------------------------------------------------
 
 // Brandes & Koepf ("Fast and Simple Horizontal Coordinate Assignment", 2001), as dagre: four alignments of
-// each node with a median neighbour among its heaviest edges (up/down x left/right), blocks compacted, the alignments lined up with
-// the narrowest and each node put at the mean of its two middle candidates; then one order-keeping least-
-// squares pass per layer restores the minimal separation the balancing may break, and a second moves the
-// nodes at an end of the dataflow (weights, outputs) beside their neighbours. Long edges (inner segments
-// between virtual nodes) win conflicts, so they run straight.
+// each node with a median neighbour among its heaviest edges (up/down x left/right), blocks compacted, the
+// alignments lined up with the narrowest and each node put at the mean of its two middle candidates; then
+// one order-keeping least-squares pass per layer restores the minimal separation the balancing may break,
+// and a second moves the nodes at an end of the dataflow (weights, outputs) beside their neighbours. Long
+// edges (inner segments between virtual nodes) win conflicts, so they run straight.
 function placeX(vg, layers, x) {
   const {real, upStart, up, downStart, down, width, pos, loc} = vg;
   const R = layers.length;

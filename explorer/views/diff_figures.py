@@ -1,10 +1,9 @@
 """Figures of a placement diff: each side's graph with change rings, and the paired memory maps.
 
 Graphs: :func:`diff_graph_figure` takes the single-program figure (:func:`.graph.build_graph_figure`,
-so devices, op kinds and copy edges read exactly as in the Explorer), dims what did not change and
-appends one trace of rings (``RING``, after the figure's own traces) coloured by status
-(:mod:`.diff_style`). The selection overlay keeps the figure's own ``TRACE`` slots, drawn larger so
-it shows outside a status ring.
+so devices, op kinds and copy edges read exactly as in the Explorer) and dims what did not change;
+:func:`ring_marks` lists the rings around what did, coloured by status (:mod:`.diff_style`), which the
+app draws over the graph with the selection.
 
 Memory: :func:`diff_memory_figure` draws one figure with two lanes per arena pair
 (``ArenaChange``): A's lane, then B's right under it. Paired lanes share a byte scale (the larger of
@@ -30,7 +29,7 @@ from .graph import TRACE, build_graph_figure
 from .palette import FONT, INK, MUTED, OP_STYLES, SELECT, device_style
 from .text import fmt_bytes, tensor_hover
 
-__all__ = ["diff_graph_figure", "ring_trace_index", "diff_memory_figure", "memory_lanes", "memory_selection",
+__all__ = ["diff_graph_figure", "ring_marks", "diff_memory_figure", "memory_lanes", "memory_selection",
            "graph_height"]
 
 SELECT_SIZE = 31  # the selection ring, outside a status ring (size 21)
@@ -43,9 +42,29 @@ def graph_height(dv: DiffPlanView) -> int:
     return int(min(820, max(420, 22 * layers + 120)))
 
 
-def ring_trace_index(fig: go.Figure) -> int:
-    """Position of the ring trace in a diff graph figure (the last trace)."""
-    return len(fig.data) - 1
+def ring_marks(dv: DiffPlanView, side: str) -> dict:
+    """The change rings of side ``"a"`` or ``"b"``, as columns (``x``, ``y``, ``symbol``, ``r`` in px, ``color``,
+    ``width``): one per changed tensor and op, in its status colour. The app draws them over the graph
+    (``explorer/frontend/overlay.js`` marks), not as a plotly trace, so node labels (``labels.js``) still find
+    room beside a ringed node and a big pair's overview rings its nodes the same way."""
+    view = dv.side(side)
+    geom = view.geometry
+    status, op_status = dv.status(side), dv.op_status(side)
+    out: dict[str, list] = {"x": [], "y": [], "symbol": [], "r": [], "color": [], "width": []}
+
+    def add(x, y, symbol, r, style) -> None:
+        for key, val in zip(out, (float(x), float(y), symbol, r, style.color, style.width)):
+            out[key].append(val)
+
+    for k, v in enumerate(geom.tensors.tolist()):
+        style = STATUS_STYLES.get(status.get(v, "same"))
+        if style:
+            add(geom.tx[k], geom.ty[k], "circle", 9.5, style)
+    for k, (i, kind) in enumerate(zip(geom.ops.tolist(), geom.op_kinds)):
+        style = OP_STATUS_STYLES.get(op_status.get(i, ""))
+        if style:
+            add(geom.ox[k], geom.oy[k], OP_STYLES[kind]["symbol"], OP_STYLES[kind]["size"] / 2 + 4.5, style)
+    return out
 
 
 def diff_graph_figure(dv: DiffPlanView, side: str, *, height: int | None = None) -> go.Figure:
@@ -69,24 +88,6 @@ def diff_graph_figure(dv: DiffPlanView, side: str, *, height: int | None = None)
         # the legend is HTML above both graphs (diff_style.graph_legend_html): same top for both panels
         fig.layout.showlegend = False
         fig.layout.margin.t = 14
-    xs, ys, symbols, sizes, colors, widths = [], [], [], [], [], []
-    for k, v in enumerate(tensors):
-        style = STATUS_STYLES.get(status.get(v, "same"))
-        if style:
-            xs.append(geom.tx[k]); ys.append(geom.ty[k]); symbols.append("circle-open")
-            sizes.append(21); colors.append(style.color); widths.append(style.width)
-    for k, (i, kind) in enumerate(zip(ops, geom.op_kinds)):
-        style = OP_STATUS_STYLES.get(op_status.get(i, ""))
-        if style:
-            xs.append(geom.ox[k]); ys.append(geom.oy[k]); symbols.append(OP_STYLES[kind]["symbol"] + "-open")
-            sizes.append(OP_STYLES[kind]["size"] + 10); colors.append(style.color); widths.append(style.width)
-    kind = {"type": fig.data[TRACE["tensors"]].type}
-    if kind["type"] == "scatter":
-        kind["cliponaxis"] = False
-    fig.add_trace({**kind, "x": np.array(xs, dtype=float), "y": np.array(ys, dtype=float), "mode": "markers",
-                   "name": "changes", "hoverinfo": "skip", "showlegend": False,
-                   "marker": {"symbol": symbols, "size": sizes, "color": colors,
-                              "line": {"color": colors, "width": widths}}})
     return fig
 
 

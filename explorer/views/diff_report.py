@@ -31,7 +31,7 @@ from .diff_figures import (
     diff_memory_figure,
     graph_height,
     memory_lanes,
-    ring_trace_index,
+    ring_marks,
 )
 from .diff_prepare import (
     SIDES,
@@ -78,15 +78,14 @@ def plan_payload(dv: DiffPlanView) -> dict:
     graphs, ring, edges, symbols = {}, {}, {}, {}
     for side in SIDES:
         view = dv.side(side)
-        fig = diff_graph_figure(dv, side, height=height)
-        graphs[side] = fig.to_plotly_json()
-        ring[side] = ring_trace_index(fig)
+        graphs[side] = diff_graph_figure(dv, side, height=height).to_plotly_json()
+        ring[side] = ring_marks(dv, side)
         edges[side] = [[s[0], s[1], d[0], d[1]] for s, d, _ in view.geometry.edges]
         symbols[side] = {str(i): OP_STYLES[k]["symbol"] for i, k in zip(view.geometry.ops.tolist(), view.geometry.op_kinds)}
     return {
         "name": dv.diff.plan, "label": visible(dv.diff.plan), "header": summary_html(dv),
         "requirements": requirements_diff_html(dv.diff.requirements_a, dv.diff.requirements_b, dv.name_a, dv.name_b),
-        "graphs": graphs, "ring": ring, "edges": edges, "opSymbols": symbols,
+        "graphs": graphs, "rings": ring, "edges": edges, "opSymbols": symbols,
         "memory": diff_memory_figure(dv).to_plotly_json(), "lanes": memory_lanes(dv),
         "pairs": {"a": {str(a): b for a, b in dv.diff.pairs.items()}, "b": {str(b): a for a, b in dv.diff.pairs.items()}},
         "ipairs": {s: {str(i): dv.instruction_pair(s, i) for i in range(len(dv.side(s).plan.instructions))
