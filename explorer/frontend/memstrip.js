@@ -101,6 +101,12 @@ export function memoryStrip(gd, canvas, lanes, count) {
   canvas.addEventListener("pointerup", () => { dragging = false; });
   canvas.addEventListener("pointercancel", () => { dragging = false; });
   canvas.addEventListener("dblclick", () => { next = full(); flush(); });
-  gd.on("plotly_afterplot", draw);
+  let queued = false;  // plotly draws several times in a row: the strip follows once per frame, not per draw
+  function soon() {
+    if (queued) return;
+    queued = true;
+    (globalThis.requestAnimationFrame || ((f) => setTimeout(f, 16)))(() => { queued = false; draw(); });
+  }
+  gd.on("plotly_afterplot", soon);
   return {draw, reset() { rows = null; }};
 }
