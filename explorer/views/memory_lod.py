@@ -28,7 +28,7 @@ from .memory import empty_memory_figure, lane_axes, lanes_layout, legend_entries
 __all__ = ["MemoryLod", "BLOCK_LIMIT", "BINS"]
 
 BLOCK_LIMIT = 4_000  # blocks a lane draws at most; more are binned
-BINS = (200, 64)  # instruction bins × byte bins of an aggregated lane
+BINS = (200, 32)  # instruction bins × byte bins of an aggregated lane (each non-empty run of cells is an SVG bar: 64 rows drew 12k of them on a 1k-op program)
 
 
 class MemoryLod:
