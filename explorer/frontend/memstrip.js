@@ -1,3 +1,5 @@
+import {pointerDrag} from "./util.js";
+
 // The memory map's overview strip: per arena, the bytes live at each instruction over the whole run (a filled
 // profile in the arena's colour, scaled to the arena's size), with the instruction window the lanes show.
 // A click or drag on it moves the lanes there (from the whole run it zooms to a sixteenth of it); a double click
@@ -37,7 +39,7 @@ const ROW = 26, GAP = 3;
 export function memoryStrip(gd, canvas, lanes, count) {
   let m = 0;
   const ratio = (typeof window !== "undefined" && window.devicePixelRatio) || 1;
-  let rows = null, geom = null, busy = false, next = null, dragging = false;
+  let rows = null, geom = null, busy = false, next = null;
   canvas.title = "the whole run: click or drag to move the memory map there, double-click to show everything";
   function full() { return [-0.6, Math.max(m, 1) - 0.4]; }
   function draw() {
@@ -91,15 +93,7 @@ export function memoryStrip(gd, canvas, lanes, count) {
     next = [c - half, c + half];
     flush();
   }
-  canvas.addEventListener("pointerdown", (ev) => {
-    dragging = true;
-    if (canvas.setPointerCapture && ev.pointerId !== undefined) canvas.setPointerCapture(ev.pointerId);
-    moveTo(ev);
-    ev.preventDefault();
-  });
-  canvas.addEventListener("pointermove", (ev) => { if (dragging && !(ev.buttons === 0)) moveTo(ev); });
-  canvas.addEventListener("pointerup", () => { dragging = false; });
-  canvas.addEventListener("pointercancel", () => { dragging = false; });
+  pointerDrag(canvas, moveTo);
   canvas.addEventListener("dblclick", () => { next = full(); flush(); });
   let queued = false;  // plotly draws several times in a row: the strip follows once per frame, not per draw
   function soon() {

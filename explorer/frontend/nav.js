@@ -1,3 +1,5 @@
+import {pointerDrag} from "./util.js";
+
 // Navigating a graph bigger than its panel: it opens at a scale where nodes and their labels can be read (not
 // every node squeezed in), and a small overview in the panel's corner shows the whole graph with the part in
 // view; a click or a drag on it moves the view there. Plotly's own pan and zoom do the rest.
@@ -73,7 +75,7 @@ export function figurePoints(gd) {
 // The overview canvas in the graph card's corner: shown while part of the graph is out of view.
 export function minimap(gd, canvas) {
   const W = 180, H = 120;
-  let map = null, ranges = null, dragging = false;
+  let map = null, ranges = null;
   const ratio = (typeof window !== "undefined" && window.devicePixelRatio) || 1;
   canvas.width = W * ratio; canvas.height = H * ratio;
   canvas.style.width = W + "px"; canvas.style.height = H + "px";
@@ -127,16 +129,7 @@ export function minimap(gd, canvas) {
     next = map.toData(ev.clientX - box.left, ev.clientY - box.top);
     flush();
   }
-  canvas.addEventListener("pointerdown", (ev) => {
-    dragging = true;
-    if (canvas.setPointerCapture && ev.pointerId !== undefined) canvas.setPointerCapture(ev.pointerId);
-    moveTo(ev);
-    ev.preventDefault();
-  });
-  canvas.addEventListener("pointermove", (ev) => { if (dragging) moveTo(ev); });
-  const stop = () => { dragging = false; };
-  canvas.addEventListener("pointerup", stop);
-  canvas.addEventListener("pointercancel", stop);
+  pointerDrag(canvas, moveTo);
   gd.on("plotly_afterplot", draw);
   return {draw};
 }

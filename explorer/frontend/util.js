@@ -50,3 +50,19 @@ export function h(tag, cls, text) {
   if (text !== undefined) e.textContent = text;
   return e;
 }
+
+// Press-and-drag on `el` calls onMove(event) at the press and at every move while pressed (the pointer is
+// captured, so a drag may leave the element): the minimap and the memory strip move their views this way.
+export function pointerDrag(el, onMove) {
+  let dragging = false;
+  el.addEventListener("pointerdown", (ev) => {
+    dragging = true;
+    if (el.setPointerCapture && ev.pointerId !== undefined) el.setPointerCapture(ev.pointerId);
+    onMove(ev);
+    ev.preventDefault();
+  });
+  el.addEventListener("pointermove", (ev) => { if (dragging && ev.buttons !== 0) onMove(ev); });
+  const stop = () => { dragging = false; };
+  el.addEventListener("pointerup", stop);
+  el.addEventListener("pointercancel", stop);
+}
