@@ -295,12 +295,9 @@ export function lodGraph(C) {
     folded().y.forEach(function (y) { depth = Math.max(depth, y + 1); });
     lay.height = Math.round(Math.min(720, Math.max(380, 22 * Math.min(depth, L.limits.focus) + 110)));  // graph._layout
     lay.annotations = (gd.layout.annotations || []).map(function (a, q) { return q ? a : Object.assign({}, a, {text: now["annotations[0].text"]}); });
-    var view = reset ? homeView() : ranges;  // the ranges go into the one react: no second draw for a relayout
-    if (view) Object.keys(view).forEach(function (key) {
-      var axis = key.split(".")[0];
-      lay[axis] = Object.assign({}, lay[axis], {range: view[key].slice(), autorange: false});
-    });
     Plotly.react(gd, data, lay, host.config);
+    if (reset) Plotly.relayout(gd, homeView());
+    else if (ranges) Plotly.relayout(gd, ranges);
     highlight(host.state.values, host.state.instructions);
   }
   function unitPositions(values, instructions) {
