@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 from explorer import load  # noqa: E402
 from explorer.analysis.layered import layered  # noqa: E402
-from explorer.analysis.layout import LayoutGraph, graph_of  # noqa: E402
+from explorer.analysis.layout import LayoutGraph, graph_of, inversions  # noqa: E402
 from explorer.format.synth import synthetic_program  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -73,32 +73,11 @@ def _x_at(pts: list[tuple[float, float]], y: float) -> float:
 
 
 def crossings(polylines: list[list[tuple[float, float]]], levels: list[float]) -> int:
-    """Strict inversions between the pieces of each pair of adjacent levels (Fenwick tree, O(n log n));
-    pieces sharing an upper or a lower end never count."""
-    total = 0
-    for segs in pieces(polylines, levels).values():
-        segs.sort()
-        ranks = {v: k + 1 for k, v in enumerate(sorted({round(xb, 6) for _, xb, _ in segs}))}
-        tree = [0] * (len(ranks) + 1)
-        seen, i = 0, 0
-        while i < len(segs):
-            j = i
-            while j < len(segs) and abs(segs[j][0] - segs[i][0]) <= 1e-6:
-                j += 1
-            for _, xb, _ in segs[i:j]:
-                r, upto = ranks[round(xb, 6)], 0
-                while r > 0:
-                    upto += tree[r]
-                    r -= r & -r
-                total += seen - upto  # earlier pieces (left above) ending strictly right below
-            for _, xb, _ in segs[i:j]:
-                r = ranks[round(xb, 6)]
-                while r < len(tree):
-                    tree[r] += 1
-                    r += r & -r
-                seen += 1
-            i = j
-    return total
+    """Strict inversions between the pieces of each pair of adjacent levels (explorer.analysis.layout.inversions,
+    the count the tests use), ends rounded to 1e-6 so that float noise in dot's output never makes two pieces
+    sharing an end look crossed."""
+    return sum(inversions([(round(xa, 6), round(xb, 6)) for xa, xb, _ in segs])
+               for segs in pieces(polylines, levels).values())
 
 
 def length(polylines: list[list[tuple[float, float]]]) -> float:

@@ -26,7 +26,7 @@ from .graph import dataflow
 from .layered import layered
 from .types import Dataflow, Layout
 
-__all__ = ["layout", "crossings", "graph_of", "LayoutGraph", "MAIN_WEIGHT", "SOURCE_WEIGHT"]
+__all__ = ["layout", "crossings", "inversions", "graph_of", "LayoutGraph", "MAIN_WEIGHT", "SOURCE_WEIGHT"]
 
 MAIN_WEIGHT = 4  # an edge of the main dataflow
 SOURCE_WEIGHT = 1  # an edge out of a tensor nothing in the plan wrote before it is read
@@ -121,29 +121,33 @@ def crossings(result: Layout) -> int:
                 continue
             top, bottom = ((xa, ya), (xb, yb)) if ya < yb else ((xb, yb), (xa, ya))
             groups.setdefault(top[1], []).append((top[0], bottom[0]))
-    total = 0
-    for pairs in groups.values():
-        pairs.sort()
-        # Count inversions of the bottom ends (strict), with a Fenwick tree over their ranks.
-        ranks = {v: k + 1 for k, v in enumerate(sorted({b for _, b in pairs}))}
-        tree = [0] * (len(ranks) + 1)
-        seen = 0
-        i = 0
-        while i < len(pairs):
-            j = i
-            while j < len(pairs) and pairs[j][0] == pairs[i][0]:
-                j += 1
-            for _, b in pairs[i:j]:  # pieces sharing a top end never cross each other
-                r, below = ranks[b], 0
-                while r > 0:
-                    below += tree[r]
-                    r -= r & -r
-                total += seen - below
-            for _, b in pairs[i:j]:
-                r = ranks[b]
-                while r < len(tree):
-                    tree[r] += 1
-                    r += r & -r
-                seen += 1
-            i = j
+    return sum(inversions(pairs) for pairs in groups.values())
+
+
+def inversions(pairs: list[tuple[float, float]]) -> int:
+    """Edge pieces between two adjacent levels, as (upper x, lower x): how many pairs of them cross, i.e.
+    strict inversions (one starts left of the other and ends strictly right of it); pieces sharing an upper
+    or a lower end never cross. Fenwick tree over the lower ends, O(n log n). Shared with bench/bench_layout.py,
+    so the tests and the comparison with dot count crossings the same way."""
+    pairs = sorted(pairs)
+    ranks = {v: k + 1 for k, v in enumerate(sorted({b for _, b in pairs}))}
+    tree = [0] * (len(ranks) + 1)
+    total = seen = i = 0
+    while i < len(pairs):
+        j = i
+        while j < len(pairs) and pairs[j][0] == pairs[i][0]:
+            j += 1
+        for _, b in pairs[i:j]:  # pieces sharing an upper end never cross each other
+            r, below = ranks[b], 0
+            while r > 0:
+                below += tree[r]
+                r -= r & -r
+            total += seen - below
+        for _, b in pairs[i:j]:
+            r = ranks[b]
+            while r < len(tree):
+                tree[r] += 1
+                r += r & -r
+            seen += 1
+        i = j
     return total
