@@ -14,7 +14,7 @@ import numpy as np
 
 from ..analysis.facts import STORAGE
 from ..analysis.groups import OP_KINDS
-from ..columns import tensor_text, value_columns
+from ..columns import tensor_text
 from ..model import dtype_name
 from .escape import visible
 from .memory_lod import BINS, BLOCK_LIMIT
@@ -53,9 +53,8 @@ def lod_payload(view: PlanView) -> dict:
     child_start.append(len(children))
     counts = [G.counts(g.id) for g in groups]
     tensors = np.flatnonzero(f.is_tensor)
-    cols = value_columns(plan)
     names, sizes = tensor_text(plan, tensors)  # no Tensor objects: ~1 s saved at 100k values
-    codes_st, st_index = np.unique(cols.scalar_type[tensors], return_inverse=True)
+    codes_st, st_index = np.unique(f.scalar_type[tensors], return_inverse=True)
     dtypes = [dtype_name(int(c)) for c in codes_st.tolist()]
     edges = lazy.edges
     flow = f.is_tensor[edges.value]
@@ -80,7 +79,7 @@ def lod_payload(view: PlanView) -> dict:
                     **_shapes(sizes),
                     "dev": devs_of(f.dcode[tensors]),
                     **_interned("storage", [_STORAGE_NAMES.get(int(s), "?") for s in f.storage[tensors].tolist()]),
-                    "mem": cols.memory_id[tensors].tolist(), "off": cols.offset[tensors].tolist(),
+                    "mem": f.memory_id[tensors].tolist(), "off": f.offset[tensors].tolist(),
                     "nbytes": f.raw_nbytes[tensors].tolist(), "first": lazy.first[tensors].tolist(),
                     "last": lazy.last[tensors].tolist(), "home": G.home[tensors].tolist()},
         "dtypes": dtypes,
