@@ -76,8 +76,8 @@ for (const c of commands) {
             status: graph.layout.annotations[0].text, headers: graph.data[P.lod.trace.headers].x.length,
             shapes: (graph.layout.shapes || []).map((sh) => sh.name), ranges: [graph.layout.xaxis.range, graph.layout.yaxis.range],
             groupLine: graph.data[P.lod.trace.groups].marker.line.color,
-            heat: heat && heat.visible ? {x: heat.x, width: heat.width, base: heat.base, y: heat.y, customdata: heat.customdata,
-                                          color: heat.marker.color} : null,
+            heat: heat && heat.visible ? {x: heat.x, y: heat.y, customdata: heat.customdata, hovertext: heat.hovertext,
+                                          mode: heat.mode} : null,
             lane0: memory.data.length ? memory.data[0].customdata : [], lane0text: memory.data.length ? memory.data[0].text : [],
             lane0line: memory.data.length && memory.data[0].marker.line ? memory.data[0].marker.line.color : [],
             overflow: (memory.layout.annotations || []).filter((a) => a.name === "overflow").map((a) => a.text),
@@ -236,10 +236,10 @@ def test_memory_lanes_aggregate_exactly_and_refine_on_zoom(tmp_path):
     assert first["memory"][0]["n"] == 0 and first["memory"][2]["n"] == 0
     heat = first["heat"]
     cells = np.asarray(heat["customdata"], dtype=float)
+    assert heat["mode"] == "none", "hover points only: the cells are drawn as an image (cells.js)"
     assert 0 < len(heat["x"]) <= BINS[0] * BINS[1] and cells.shape == (len(heat["x"]), 2)
-    alpha = [float(c.rsplit(",", 1)[1].rstrip(")")) for c in heat["color"]]
-    assert alpha == pytest.approx(0.12 + 0.88 * cells[:, 1], abs=0.006)  # shaded by the share in use
-    # exact coverage, by brute force: each bar is a run of one row's bins of one shade
+    assert len(heat["hovertext"]) == len(heat["x"]) and all("% in use" in t for t in heat["hovertext"])
+    # exact coverage, by brute force: one point per non-empty cell, at its centre
     T = lod["tensors"]
     row_of = {v: r for r, v in enumerate(T["index"])}
     rows = [row_of[v] for v in lod["arenas"][0]["rows"]]
@@ -253,18 +253,24 @@ def test_memory_lanes_aggregate_exactly_and_refine_on_zoom(tmp_path):
     arena = lod["arenas"][0]
     height = max(arena["size"], arena["high"], 1)
     step, rise = m / BINS[0], height / BINS[1]
-    for cx, w, base, share, most in zip(heat["x"], heat["width"], heat["base"], cells[:, 1], cells[:, 0]):
-        j = int(round(base / rise))
-        ia, ib = int(round((cx - w / 2 + 0.5) / step)), int(round((cx + w / 2 + 0.5) / step))
+    seen = set()
+    for cx, cy, share, most in zip(heat["x"], heat["y"], cells[:, 1], cells[:, 0]):
+        i, j = int(round((cx + 0.5) / step - 0.5)), int(round(cy / rise - 0.5))
+        assert abs(cx - (-0.5 + (i + 0.5) * step)) < 1e-6 and abs(cy - (j + 0.5) * rise) < 1e-6, "at the cell's centre"
+        seen.add((i, j))
+        lo, hi = -0.5 + i * step, -0.5 + (i + 1) * step
+        ox = np.clip(np.minimum(x1, hi) - np.maximum(x0, lo), 0, None)
         oy = np.clip(np.minimum(y1, (j + 1) * rise) - np.maximum(y0, j * rise), 0, None)
-        touching = []
-        for i in range(ia, ib):
-            lo, hi = -0.5 + i * step, -0.5 + (i + 1) * step
-            ox = np.clip(np.minimum(x1, hi) - np.maximum(x0, lo), 0, None)
-            occ = float((ox * oy).sum()) / (step * rise)
-            assert abs(min(occ, 1) - share) <= 1 / 16 + 1e-9, (j, i, occ, share)
-            touching.append(int(((ox > 0) & (oy > 0)).sum()))
-        assert most == max(touching)
+        occ = float((ox * oy).sum()) / (step * rise)
+        assert share == pytest.approx(min(occ, 1), abs=1e-9), (j, i, occ, share)
+        assert most == int(((ox > 0) & (oy > 0)).sum())
+    assert len(seen) == len(heat["x"]), "one point per cell"
+    # and no cell that a tensor touches is left out
+    for k in range(0, len(rows), 97):
+        ia, ib = int(np.floor((x0[k] + 0.5) / step)), int(np.ceil((x1[k] + 0.5) / step)) - 1
+        ja, jb = int(np.floor(y0[k] / rise)), max(int(np.ceil(y1[k] / rise)) - 1, int(np.floor(y0[k] / rise)))
+        if y1[k] > y0[k]:
+            assert {(i, j) for i in range(ia, min(ib, BINS[0] - 1) + 1) for j in range(ja, min(jb, BINS[1] - 1) + 1)} <= seen
     assert zoomed["notes"][0].startswith("showing ") and zoomed["heat"] is None and zoomed["memory"][0]["n"] > 0
     assert back["notes"][0] == first["notes"][0]
 
@@ -344,8 +350,9 @@ def test_a_lane_of_thin_tensors_bins_them_and_draws_the_largest_as_named_blocks(
     assert first["lane0text"] == ["kv_cache"], "named inside its block"
     assert first["notes"][0] == f"aggregated: 1,200 tensors in {BINS[0]}×{BINS[1]} bins, the 1 largest drawn — zoom in to see tensors"
     cells = np.asarray(first["heat"]["customdata"], dtype=float)
-    base = np.asarray(first["heat"]["base"])
-    assert base.max() < 256 and cells[:, 1].max() > 0.3, "the bins hold the chain's slots, not the drawn block"
+    rise = max(view.memory.arenas[0].size, 1) / BINS[1]
+    bottom = np.asarray(first["heat"]["y"]) - rise / 2  # each point at its cell's centre
+    assert bottom.max() < 256 and cells[:, 1].max() > 0.3, "the bins hold the chain's slots, not the drawn block"
     assert zoomed["notes"][0].startswith("showing ") and zoomed["heat"] is None, "zoomed in: every tensor a block"
     assert len(zoomed["lane0"]) > 200 and "act150" in zoomed["lane0text"]
 

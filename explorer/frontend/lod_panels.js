@@ -1,5 +1,6 @@
 import {ptext, esc, short, fmtBytes, num, batch} from "./util.js";
 import {liveProfile} from "./memstrip.js";
+import {occupancy, cellPoints, cellImage} from "./cells.js";
 
 // A big plan (level of detail), part 3: details of a tensor, an op or a group written from the tables,
 // and the memory map's lanes, exact occupancy bins and zoom.
@@ -107,6 +108,7 @@ export function lodPanels(C) {
   var AR = L.arenas, nA = AR.length, lim = L.limits.blocks, BINS = L.limits.bins;
   var baseShapes = (P.memory.layout.shapes || []).slice();
   var baseAnnotations = (P.memory.layout.annotations || []).slice(), titles = baseAnnotations.slice(0, nA);  // titles first
+  var grids = AR.map(function () { return null; });  // per lane its binned cells as drawn (cells.js), or null
   var drawn = AR.map(function (a) { return a.rows.length > lim ? a.rows.filter(function (v) { return errors.has(v); }) : a.rows; });
   function spanOf() { return C.s.win || [-0.5, Math.max(m, 1) - 0.5]; }
   function bounds(v) {
@@ -127,6 +129,10 @@ export function lodPanels(C) {
     var H = ax && ax._length ? ax._length : 120;
     return [W / (w[1] - w[0]), H / (Math.max(a.size, a.high, 1) * 1.06)];
   }
+  function rect(v) {  // a tensor's [x0, x1, y0, y1] in instructions and bytes
+    var b = bounds(v), r = rowOf[v];
+    return [b[0], b[1], TT.off[r], TT.off[r] + Math.max(TT.nbytes[r], 0)];
+  }
   function lane(k2) {
     var a = AR[k2], w = spanOf(), total = a.rows.length, px = pxScale(k2), big = [], thin = [], area = new Map();
     a.rows.forEach(function (v) {
@@ -145,52 +151,9 @@ export function lodPanels(C) {
     rest = rest.filter(function (v) { return !drawnSet.has(v); });
     var height = Math.max(a.size, a.high, 1), nx = Math.max(1, Math.min(BINS[0], Math.ceil(w[1] - w[0])));
     var shown = Math.min(big.length, LARGEST);
-    return {blocks: keep, heat: rest.length ? occupancy(rest, w, height, nx, BINS[1]) : null,
+    return {blocks: keep, heat: rest.length ? occupancy(rest, rect, w, height, nx, BINS[1]) : null,
             note: "aggregated: " + num(rest.length) + " tensors" + (C.s.win ? " in view" : "") + " in " + nx + "\u00d7" + BINS[1] +
               " bins" + (shown > 0 ? ", the " + num(shown) + " largest drawn" : "") + " \u2014 zoom in to see tensors"};
-  }
-  function occupancy(vals, w, height, nx, ny) {  // exact coverage per cell; rectangles touching it
-    var occ = new Float64Array(ny * nx), cnt = new Int32Array(ny * nx), sx = nx / (w[1] - w[0]), sy = ny / height;
-    var big = new Int32Array(ny * nx).fill(-1);  // per cell the biggest tensor touching it (bytes x lifetime), for the hover
-    var size = function (v) { var r = rowOf[v], b = bounds(v); return Math.max(TT.nbytes[r], 0) * (b[1] - b[0]); };
-    vals.forEach(function (v) {
-      var r = rowOf[v], b = bounds(v);
-      var ua = Math.min(Math.max((b[0] - w[0]) * sx, 0), nx), ub = Math.min(Math.max((b[1] - w[0]) * sx, 0), nx);
-      var va = Math.min(Math.max(TT.off[r] * sy, 0), ny), vb = Math.min(Math.max((TT.off[r] + Math.max(TT.nbytes[r], 0)) * sy, 0), ny);
-      if (!(ub > ua && vb > va)) return;
-      var i0 = Math.min(Math.floor(ua), nx - 1), i1 = Math.max(Math.ceil(ub) - 1, i0);
-      var j0 = Math.min(Math.floor(va), ny - 1), j1 = Math.max(Math.ceil(vb) - 1, j0);
-      for (var j = j0; j <= j1; j++) {
-        var fy = Math.min(vb, j + 1) - Math.max(va, j);
-        for (var i = i0; i <= i1; i++) {
-          occ[j * nx + i] += (Math.min(ub, i + 1) - Math.max(ua, i)) * fy; cnt[j * nx + i] += 1;
-          if (big[j * nx + i] < 0 || size(v) > size(big[j * nx + i])) big[j * nx + i] = v;
-        }
-      }
-    });
-    // the non-empty cells as bars, a row's neighbours of the same shade merged (explorer.views.memory_lod.cells)
-    var step = (w[1] - w[0]) / nx, rise = height / ny, S = 8, out = {x: [], width: [], base: [], y: [], shade: [], customdata: [], hover: []};
-    for (var j = 0; j < ny; j++) {
-      var a = 0;
-      while (a < nx) {
-        var lv = cnt[j * nx + a] ? Math.round(Math.min(occ[j * nx + a], 1) * S) : -1, b = a + 1, most = cnt[j * nx + a], top = big[j * nx + a];
-        while (b < nx && (cnt[j * nx + b] ? Math.round(Math.min(occ[j * nx + b], 1) * S) : -1) === lv) {
-          most = Math.max(most, cnt[j * nx + b]);
-          if (big[j * nx + b] >= 0 && (top < 0 || size(big[j * nx + b]) > size(top))) top = big[j * nx + b];
-          b++;
-        }
-        if (lv >= 0) {
-          out.x.push(w[0] + (a + b) / 2 * step); out.width.push((b - a) * step); out.base.push(j * rise); out.y.push(rise);
-          out.shade.push(lv / S); out.customdata.push([most, lv / S]);
-          var x0 = Math.max(0, Math.ceil(w[0] + a * step)), x1 = Math.min(m - 1, Math.floor(w[0] + b * step));
-          out.hover.push("#" + num(x0) + " \u2013 #" + num(Math.max(x0, x1)) + " \u00b7 " + Math.round(100 * lv / S) + "% in use \u00b7 " +
-            num(most) + " tensor" + (most === 1 ? "" : "s") + (top >= 0 ? "<br>largest: <b>" + ptext(TT.label[rowOf[top]]) + "</b> " +
-            ptext(fmtBytes(TT.nbytes[rowOf[top]])) : "") + "<br><span style='color:#6E7781'>click to zoom in</span>");
-        }
-        a = b;
-      }
-    }
-    return out;
   }
   function blockData(vals, k2) {
     var w = spanOf(), minW = (w[1] - w[0]) / 600, minH = Math.max(AR[k2].size, AR[k2].high, 1) / 100, a = AR[k2];
@@ -220,20 +183,21 @@ export function lodPanels(C) {
     return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2] > 0.45 ? "#1F2328" : "#FFFFFF";
   }
   function drawMemory() {  // every lane (what is legible depends on the zoom), notes, selection: one update
-    var gd = host.memory, notes = [], shown = host.shown(), b = batch();
+    var gd = host.memory, notes = [], shown = host.shown(), b = batch(), images = [];
     AR.forEach(function (a, k2) {
-      var ln = lane(k2), dim = ST.opacity.block[1], op = shown[DEV[a.dev].name] === false ? dim : 1;
+      var ln = lane(k2), dim = ST.opacity.block[1], op = shown[DEV[a.dev].name] === false ? dim : 1, ax = k2 ? String(k2 + 1) : "";
       notes.push(ln.note);
       drawn[k2] = ln.blocks;
+      grids[k2] = ln.heat;
       b.set(2 * k2, blockData(ln.blocks, k2));
-      if (ln.heat) {
-        var c = DEV[a.dev].color, rgb = [1, 3, 5].map(function (q) { return parseInt(c.slice(q, q + 2), 16); }).join(",");
-        b.set(2 * nA + k2, {visible: true, x: ln.heat.x, width: ln.heat.width, base: ln.heat.base, y: ln.heat.y,
-                            "marker.color": ln.heat.shade.map(function (s) { return "rgba(" + rgb + "," + (0.12 + 0.88 * s).toFixed(2) + ")"; }),
-                            customdata: ln.heat.customdata, hovertext: ln.heat.hover,
-                            hovertemplate: "%{hovertext}<extra>aggregated</extra>", opacity: op});
+      if (ln.heat) {  // the cells as one image, hovered through one invisible point per cell (cells.js)
+        var c = DEV[a.dev].color, rgb = [1, 3, 5].map(function (q) { return parseInt(c.slice(q, q + 2), 16); });
+        var pts = cellPoints(ln.heat, m, function (v) { return TT.label[rowOf[v]]; }, function (v) { return TT.nbytes[rowOf[v]]; });
+        b.set(2 * nA + k2, {visible: true, x: pts.x, y: pts.y, customdata: pts.customdata, hovertext: pts.hovertext});
+        var img = cellImage(ln.heat, rgb, "x" + ax, "y" + ax, op);
+        if (img) images.push(img);
       }
-      else b.set(2 * nA + k2, {visible: false, opacity: op});
+      else b.set(2 * nA + k2, {visible: false});
     });
     var ann = baseAnnotations.map(function (an) {  // the band past an arena's end: how many tensors reach into it
       var k2 = an.name === "overflow" ? (/^x(\d*) domain$/.exec(an.xref) || [])[1] : undefined;
@@ -245,7 +209,7 @@ export function lodPanels(C) {
       ann.push({text: ptext(t), xref: "paper", yref: "paper", x: 1, y: titles[k2].y, xanchor: "right", yanchor: "top", yshift: -4,
                 showarrow: false, font: {size: 11, color: "#1F2328"}, bgcolor: "rgba(255,255,255,0.85)", name: "aggregated"});
     });
-    b.send(gd, {annotations: ann, shapes: baseShapes.slice()});
+    b.send(gd, {annotations: ann, shapes: baseShapes.slice(), images: images});
     memoryHighlight(host.state.values, host.state.instructions);
   }
   function memoryHighlight(values, instructions) {  // outlines and instruction lines over the map (overlay.js)
@@ -279,7 +243,7 @@ export function lodPanels(C) {
   }
   function clickMemory(pt) {
     if (pt.curveNumber >= 2 * nA && pt.curveNumber < 3 * nA) {  // a cell of a binned lane: zoom in around it
-      var step = pt.data.width && pt.data.width.length ? pt.data.width[0] : 1;
+      var grid = grids[pt.curveNumber - 2 * nA], step = grid ? grid.step : 1;
       Plotly.relayout(host.memory, {"xaxis.range": [pt.x - 1.5 * step, pt.x + 1.5 * step]});
       return;
     }

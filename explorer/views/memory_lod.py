@@ -6,8 +6,10 @@ least 3 px wide and tall at the zoom shown and there are at most ``BLOCK_LIMIT``
 Same lanes, axes and titles as :func:`.memory.build_memory_figure` (:func:`.memory.lanes_layout`). Per
 lane the trace order is the small map's — ``2k`` blocks drawn, ``2k + 1`` selection outline — then one
 trace of cells per lane (``2 * lanes + k``, hidden when the lane draws its blocks), then the legend. The
-cells are bars (one per run of bins of one shade): the app's plotly.js bundle has no heatmap, and a bar
-per cell hovers and clicks like a block.
+cells are drawn as one image per lane (a layout image, one pixel per cell: thousands of SVG bars cost
+~1 s of a 1k-op program's first view, and the app's plotly.js bundle has no heatmap); the cells' trace is
+a scatter with mode ``"none"``, one invisible point per non-empty cell, so they hover and click without an
+SVG element each (``explorer/frontend/cells.js``).
 
 An aggregated lane bins the instruction window shown (``x``) × the arena's bytes (``y``) into at most
 ``BINS`` cells; a cell's value is the fraction of its area (steps × bytes) that live tensors cover,
@@ -28,7 +30,7 @@ from .memory import empty_memory_figure, lane_axes, lanes_layout, legend_entries
 __all__ = ["MemoryLod", "BLOCK_LIMIT", "BINS"]
 
 BLOCK_LIMIT = 4_000  # blocks a lane draws at most; more are binned
-BINS = (200, 32)  # instruction bins × byte bins of an aggregated lane (each non-empty run of cells is an SVG bar: 64 rows drew 12k of them on a 1k-op program)
+BINS = (200, 32)  # instruction bins × byte bins of an aggregated lane (pixels of its image; its hover points)
 
 
 class MemoryLod:
@@ -53,11 +55,10 @@ class MemoryLod:
             out.append(selection_trace({"x": [], "width": [], "base": [], "y": [], "customdata": []}, x, y))
         for k, arena in enumerate(self.arenas):
             x, y = lane_axes(k)
-            out.append({"type": "bar", "orientation": "v", "name": f"arena {arena.memory_id} (aggregated)",
-                        "xaxis": x, "yaxis": y, "showlegend": False, "visible": False,
-                        "x": [], "y": [], "width": [], "base": [], "customdata": [], "marker": {"line": {"width": 0}},
-                        "hovertemplate": "≈ instruction %{x:.0f}<br>%{customdata[1]:.0%} in use · %{customdata[0]:,} tensors"
-                                         "<extra>aggregated</extra>"})
+            out.append({"type": "scatter", "mode": "none", "name": f"arena {arena.memory_id} (aggregated)",
+                        "xaxis": x, "yaxis": y, "showlegend": False, "visible": False, "cliponaxis": True,
+                        "x": [], "y": [], "customdata": [], "hovertext": [], "hoverinfo": "text",
+                        "hovertemplate": "%{hovertext}<extra>aggregated</extra>"})
         return out
 
     def layout(self) -> dict:

@@ -1,0 +1,83 @@
+import {ptext, num, fmtBytes} from "./util.js";
+
+// The binned cells of an aggregated memory lane (lod_panels.js): instruction window × arena bytes cut into
+// nx × ny cells, each holding the exact share of its area that live tensors cover.
+//
+// Why a raster: drawn as SVG bars, a 1k-op device program's two lanes of ~1,400 one-step tensors made
+// ~6,000 bars and cost ~1 s of the report's first view. The cells are now one image per lane (a canvas
+// made into a plotly layout image, one pixel per cell, scaled without smoothing), and their hover comes
+// from one invisible point per non-empty cell (a scatter trace with mode "none": plotly hovers and clicks
+// it but draws no element per point).
+
+// Exact coverage: for each cell the area (steps × bytes) of the tensors over it, as a share of the cell's
+// area, how many tensors touch it, and the largest of those (bytes × lifetime, for the hover).
+// `rect(v)` gives a tensor's [x0, x1, y0, y1] (instructions, bytes); `w` the window [lo, hi].
+export function occupancy(vals, rect, w, height, nx, ny) {
+  var share = new Float64Array(ny * nx), count = new Int32Array(ny * nx), top = new Int32Array(ny * nx).fill(-1);
+  var topSize = new Float64Array(ny * nx), sx = nx / (w[1] - w[0]), sy = ny / height;
+  vals.forEach(function (v) {
+    var b = rect(v), size = (b[3] - b[2]) * (b[1] - b[0]);
+    var ua = Math.min(Math.max((b[0] - w[0]) * sx, 0), nx), ub = Math.min(Math.max((b[1] - w[0]) * sx, 0), nx);
+    var va = Math.min(Math.max(b[2] * sy, 0), ny), vb = Math.min(Math.max(b[3] * sy, 0), ny);
+    if (!(ub > ua && vb > va)) return;
+    var i0 = Math.min(Math.floor(ua), nx - 1), i1 = Math.max(Math.ceil(ub) - 1, i0);
+    var j0 = Math.min(Math.floor(va), ny - 1), j1 = Math.max(Math.ceil(vb) - 1, j0);
+    for (var j = j0; j <= j1; j++) {
+      var fy = Math.min(vb, j + 1) - Math.max(va, j);
+      for (var i = i0; i <= i1; i++) {
+        var c = j * nx + i;
+        share[c] += (Math.min(ub, i + 1) - Math.max(ua, i)) * fy; count[c] += 1;
+        if (top[c] < 0 || size > topSize[c]) { top[c] = v; topSize[c] = size; }
+      }
+    }
+  });
+  for (var c = 0; c < share.length; c++) share[c] = Math.min(share[c], 1);  // overlapping tensors: at most full
+  return {nx: nx, ny: ny, w: w, height: height, step: (w[1] - w[0]) / nx, rise: height / ny, share: share, count: count, top: top};
+}
+
+// One hover point per non-empty cell, at its centre: what the cell holds and that a click zooms in.
+// `m`: the plan's instructions; `label(v)` and `bytes(v)`: a tensor's name and size.
+export function cellPoints(grid, m, label, bytes) {
+  var out = {x: [], y: [], customdata: [], hovertext: []}, w = grid.w;
+  for (var j = 0; j < grid.ny; j++) {
+    for (var i = 0; i < grid.nx; i++) {
+      var c = j * grid.nx + i, n = grid.count[c];
+      if (!n) continue;
+      var x0 = Math.max(0, Math.ceil(w[0] + i * grid.step)), x1 = Math.min(m - 1, Math.floor(w[0] + (i + 1) * grid.step));
+      var top = grid.top[c], pct = Math.round(100 * grid.share[c]);
+      out.x.push(w[0] + (i + 0.5) * grid.step); out.y.push((j + 0.5) * grid.rise); out.customdata.push([n, grid.share[c]]);
+      out.hovertext.push("#" + num(x0) + " \u2013 #" + num(Math.max(x0, x1)) + " \u00b7 " + pct + "% in use \u00b7 " +
+        num(n) + " tensor" + (n === 1 ? "" : "s") + (top >= 0 ? "<br>largest: <b>" + ptext(label(top)) + "</b> " +
+        ptext(fmtBytes(bytes(top))) : "") + "<br><span style='color:#6E7781'>click to zoom in</span>");
+    }
+  }
+  return out;
+}
+
+// The cells as RGBA pixels, one per cell, top row first (the highest bytes): the lane's colour `rgb`
+// ([r, g, b]) at an opacity from 0.12 (a cell barely touched) to 1 (full); empty cells transparent.
+export function cellPixels(grid, rgb) {
+  var px = new Uint8ClampedArray(grid.nx * grid.ny * 4);
+  for (var j = 0; j < grid.ny; j++) {
+    var row = (grid.ny - 1 - j) * grid.nx;
+    for (var i = 0; i < grid.nx; i++) {
+      var c = j * grid.nx + i;
+      if (!grid.count[c]) continue;
+      var p = 4 * (row + i);
+      px[p] = rgb[0]; px[p + 1] = rgb[1]; px[p + 2] = rgb[2]; px[p + 3] = Math.round(255 * (0.12 + 0.88 * grid.share[c]));
+    }
+  }
+  return px;
+}
+
+// The plotly layout image of a lane's cells, placed over the window and the arena's bytes on axes
+// (xref, yref); null where there is no canvas (node's test runner checks the pixels themselves).
+export function cellImage(grid, rgb, xref, yref, opacity) {
+  if (typeof document === "undefined") return null;
+  var canvas = document.createElement("canvas");
+  canvas.width = grid.nx; canvas.height = grid.ny;
+  canvas.getContext("2d").putImageData(new ImageData(cellPixels(grid, rgb), grid.nx, grid.ny), 0, 0);
+  return {source: canvas.toDataURL("image/png"), xref: xref, yref: yref, x: grid.w[0], y: grid.height,
+          sizex: grid.w[1] - grid.w[0], sizey: grid.height, sizing: "stretch", xanchor: "left", yanchor: "top",
+          layer: "below", opacity: opacity, name: "cells"};
+}
