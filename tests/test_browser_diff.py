@@ -24,6 +24,7 @@ from explorer.cli import main
 from explorer.views.diff_prepare import diff_plan_view, open_diff
 from explorer.views.diff_style import STATUS_STYLES
 from explorer.views.graph import TRACE
+from explorer.views.palette import ERROR
 
 pytestmark = pytest.mark.browser
 
@@ -204,6 +205,7 @@ def big(tmp_path_factory):
     assert dv.lod
     return {"a": a, "b": b, "T": OVERVIEW_TRACE, "pairs": dict(dv.diff.pairs),
             "moved": {v for v, s in dv.diff.status_a.items() if s == "device"},
+            "status_b": {v: s for v, s in dv.diff.status_b.items() if s != "same"},
             "values": {s: len(dv.side(s).plan.values) for s in "ab"}}
 
 
@@ -281,6 +283,42 @@ def test_big_diff_report_is_two_overviews_with_the_changes_marked(tmp_path, big)
         page.fill(".dx-search", "act71")
         page.wait_for_function("() => window.dxDiff.state.values.a.length > 0 && window.dxDiff.state.values.b.length > 0",
                                timeout=10_000)
+        assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
+
+
+def test_big_diff_memory_lanes_mark_the_changes(tmp_path, big):
+    """Each side's binned lanes say in a cell's hover how many changed tensors it holds; zoomed in until the
+    tensors are blocks, a changed block is outlined in its status colour (as on a small pair), others are not."""
+    report = tmp_path / "diff_5k.html"
+    assert main(["diff", str(big["a"]), str(big["b"]), "--html", str(report)], stdout=io.StringIO()) == 0
+    colors = {name: st.color for name, st in STATUS_STYLES.items()}
+    with chromium((1600, 1000)) as (page, messages), screenshot_on_failure(page, "diff_5k_memory_failure.png"):
+        page.route("**/*", lambda r: r.abort() if not r.request.url.startswith("file:") else r.continue_())
+        page.goto(report.as_uri())
+        _overviews_drawn(page, "", big["T"])
+        hovers = page.evaluate("() => document.querySelector('.dx-memory-b').data.filter(t => (t.name || '').endsWith('(aggregated)')"
+                               " && t.visible !== false).flatMap(t => Array.from(t.hovertext))")
+        assert hovers and any(" changed)" in h for h in hovers), "binned cells count the changes they hold"
+        m = page.evaluate("() => window.dxDiff.lod().side('b').folded().instUnit.length")
+        page.evaluate("(w) => Plotly.relayout(document.querySelector('.dx-memory-b'), {'xaxis.range': w})", [m // 2, m // 2 + 40])
+        page.wait_for_function("() => Array.from(document.querySelectorAll('.dx-memory-b .annotation-text'))"
+                               ".some(a => a.textContent.startsWith('showing '))", timeout=15_000)
+        lanes = page.evaluate("""() => { const gd = document.querySelector('.dx-memory-b'), out = [];
+          gd.data.forEach((t, q) => { if (q % 2 === 0 && t.type === 'bar' && t.customdata && t.marker && t.marker.line)
+            out.push({ids: Array.from(t.customdata), line: Array.from(t.marker.line.color || [])}); });
+          return out; }""")
+        seen = {"marked": 0, "plain": 0}
+        for lane in lanes:
+            for v, line in zip(lane["ids"], lane["line"]):
+                status = big["status_b"].get(v)
+                if status is None:
+                    assert line in ("white", ERROR), (v, line)  # an error finding's red comes first
+                    seen["plain"] += 1
+                else:
+                    assert line in (colors[status], ERROR), (v, status, line)
+                    seen["marked"] += line == colors[status]
+        assert seen["marked"] > 0 and seen["plain"] > 0, seen
+        page.locator(".dx-memory-b").screenshot(path=str(ARTIFACTS / "diff_5k_memory_b_zoomed.png"))
         assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
 
 

@@ -153,3 +153,49 @@ def test_widget_with_profile_in_jupyterlab(tmp_path):
         page.locator(".dx-explorer .dx-prof").scroll_into_view_if_needed()
         page.screenshot(path=str(ARTIFACTS / "lab_profile.png"))
         assert not [m for m in messages if m.startswith("pageerror")], messages
+
+
+def test_big_diff_with_two_profiles(tmp_path):
+    """A big pair (both sides drawn as overviews of groups) shows its two runs too: the run bars on one time
+    scale, what changed most, and a click on a change selects it on both sides and opens the groups holding it."""
+    import sys
+
+    from diff_helpers import big_pair
+
+    sys.path.insert(0, str(Path(__file__).parent.parent / "scripts"))
+    from make_etdump_fixtures import synthesize
+
+    a, b = big_pair(tmp_path)
+    dumps = []
+    for path, bandwidth, seed in ((a, 0.05, 1), (b, 0.002, 2)):  # B's copies ~25x slower
+        dumps.append(tmp_path / (path.stem + ".etdp"))
+        dumps[-1].write_bytes(synthesize(path, bandwidth, 0.05, seed))
+    page_file = tmp_path / "diff.html"
+    assert main(["diff", str(a), str(b), "--html", str(page_file), "--profile", *map(str, dumps)],
+                stdout=io.StringIO()) == 0
+    with chromium((1300, 1000)) as (page, messages), screenshot_on_failure(page, "profile_big_diff_failed.png"):
+        page.route("**/*", lambda route: route.abort() if not route.request.url.startswith("file:") else route.continue_())
+        page.goto(page_file.as_uri())
+        page.wait_for_function("() => document.body.dataset.ready === '1' && document.querySelector('.dx-prof-diff')",
+                               timeout=90_000)
+        assert page.evaluate("() => !!window.dxDiff.lod()"), "the pair is drawn at a level of detail"
+        widths = page.evaluate("() => [...document.querySelectorAll('.dx-prof-diffrow .dx-prof-bar')].map(b => parseFloat(b.style.width))")
+        assert widths[1] == 100 and widths[0] < 100, widths  # B's slower copies: the longer run
+        assert "overviews of groups" in page.locator(".dx-prof-diff").inner_text()
+        before = page.evaluate("() => ['a', 'b'].map(s => window.dxDiff.lod().side(s).state().expanded.length)")
+        first = page.locator(".dx-prof-change").first
+        assert "copy" in first.inner_text() and "+" in first.inner_text()
+        first.click()
+        page.wait_for_function("() => window.dxDiff.state.instructions.a.length === 1 && window.dxDiff.state.instructions.b.length === 1")
+        page.wait_for_timeout(300)
+        after = page.evaluate("() => ['a', 'b'].map(s => window.dxDiff.lod().side(s).state().expanded.length)")
+        assert all(x > y for x, y in zip(after, before)), (before, after)  # both sides opened the groups holding it
+        # both sides show the selected instruction as a node, ringed
+        shown = page.evaluate("""() => ['a', 'b'].map(s => { const L = window.dxDiff.lod().side(s),
+            i = window.dxDiff.state.instructions[s][0]; return L.folded().nodes.some(n => n[0] === 'i' && n[1] === i); })""")
+        assert shown == [True, True]
+        assert page.locator(".dx-graph-a .dx-overlay .dx-ring").count() == 1
+        assert page.locator(".dx-graph-b .dx-overlay .dx-ring").count() == 1
+        assert page.locator(".dx-details .dx-prof-runs").count() == 2  # A's and B's time per run
+        page.screenshot(path=str(ARTIFACTS / "profile_big_diff.png"), full_page=False)
+        assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages

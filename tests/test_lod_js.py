@@ -321,6 +321,10 @@ def test_report_script_panels_run(tmp_path):
     ov.reveal([9_000])
     assert revealed["state"]["expanded"] == ov.expanded and ["v", 9_000] in revealed["nodes"]
     assert revealed["ringed"] == 1
+    # the view is centred on the revealed tensor (deep in its group, not at the group's top)
+    p = revealed["nodes"].index(["v", 9_000])
+    (x0, x1), (y0, y1) = revealed["ranges"]
+    assert (x0 + x1) / 2 == pytest.approx(revealed["x"][p]) and (y0 + y1) / 2 == pytest.approx(-revealed["y"][p])
 
 
 def long_lived_chain(steps: int = 1_200, past_end: bool = False):

@@ -11,15 +11,18 @@ import {ptext, num, fmtBytes} from "./util.js";
 
 // Exact coverage: for each cell the area (steps × bytes) of the tensors over it, as a share of the cell's
 // area, how many tensors touch it, and the largest of those (bytes × lifetime, for the hover).
-// `rect(v)` gives a tensor's [x0, x1, y0, y1] (instructions, bytes); `w` the window [lo, hi].
-export function occupancy(vals, rect, w, height, nx, ny) {
+// `rect(v)` gives a tensor's [x0, x1, y0, y1] (instructions, bytes); `w` the window [lo, hi]; `flag(v)`
+// (optional; a diff's changed tensors): `flagged` counts, per cell, the touching tensors it is truthy for.
+export function occupancy(vals, rect, w, height, nx, ny, flag) {
   var share = new Float64Array(ny * nx), count = new Int32Array(ny * nx), top = new Int32Array(ny * nx).fill(-1);
+  var flagged = flag ? new Int32Array(ny * nx) : null;
   var topSize = new Float64Array(ny * nx), sx = nx / (w[1] - w[0]), sy = ny / height;
   vals.forEach(function (v) {
     var b = rect(v), size = (b[3] - b[2]) * (b[1] - b[0]);
     var ua = Math.min(Math.max((b[0] - w[0]) * sx, 0), nx), ub = Math.min(Math.max((b[1] - w[0]) * sx, 0), nx);
     var va = Math.min(Math.max(b[2] * sy, 0), ny), vb = Math.min(Math.max(b[3] * sy, 0), ny);
     if (!(ub > ua && vb > va)) return;
+    var hit = flagged && flag(v) ? 1 : 0;
     var i0 = Math.min(Math.floor(ua), nx - 1), i1 = Math.max(Math.ceil(ub) - 1, i0);
     var j0 = Math.min(Math.floor(va), ny - 1), j1 = Math.max(Math.ceil(vb) - 1, j0);
     for (var j = j0; j <= j1; j++) {
@@ -27,17 +30,20 @@ export function occupancy(vals, rect, w, height, nx, ny) {
       for (var i = i0; i <= i1; i++) {
         var c = j * nx + i;
         share[c] += (Math.min(ub, i + 1) - Math.max(ua, i)) * fy; count[c] += 1;
+        if (hit) flagged[c] += 1;
         if (top[c] < 0 || size > topSize[c]) { top[c] = v; topSize[c] = size; }
       }
     }
   });
   for (var c = 0; c < share.length; c++) share[c] = Math.min(share[c], 1);  // overlapping tensors: at most full
-  return {nx: nx, ny: ny, w: w, height: height, step: (w[1] - w[0]) / nx, rise: height / ny, share: share, count: count, top: top};
+  return {nx: nx, ny: ny, w: w, height: height, step: (w[1] - w[0]) / nx, rise: height / ny, share: share, count: count, top: top,
+          flagged: flagged};
 }
 
 // One hover point per non-empty cell, at its centre: what the cell holds and that a click zooms in.
-// `m`: the plan's instructions; `label(v)` and `bytes(v)`: a tensor's name and size.
-export function cellPoints(grid, m, label, bytes) {
+// `m`: the plan's instructions; `label(v)` and `bytes(v)`: a tensor's name and size; `noun`: what the
+// flagged tensors are (e.g. "changed"), said with their count when a cell holds some.
+export function cellPoints(grid, m, label, bytes, noun) {
   var out = {x: [], y: [], customdata: [], hovertext: []}, w = grid.w;
   for (var j = 0; j < grid.ny; j++) {
     for (var i = 0; i < grid.nx; i++) {
@@ -47,7 +53,8 @@ export function cellPoints(grid, m, label, bytes) {
       var top = grid.top[c], pct = Math.round(100 * grid.share[c]);
       out.x.push(w[0] + (i + 0.5) * grid.step); out.y.push((j + 0.5) * grid.rise); out.customdata.push([n, grid.share[c]]);
       out.hovertext.push("#" + num(x0) + " \u2013 #" + num(Math.max(x0, x1)) + " \u00b7 " + pct + "% in use \u00b7 " +
-        num(n) + " tensor" + (n === 1 ? "" : "s") + (top >= 0 ? "<br>largest: <b>" + ptext(label(top)) + "</b> " +
+        num(n) + " tensor" + (n === 1 ? "" : "s") + (grid.flagged && grid.flagged[c] ? " (" + num(grid.flagged[c]) + " " +
+        ptext(noun || "flagged") + ")" : "") + (top >= 0 ? "<br>largest: <b>" + ptext(label(top)) + "</b> " +
         ptext(fmtBytes(bytes(top))) : "") + "<br><span style='color:#6E7781'>click to zoom in</span>");
     }
   }

@@ -101,8 +101,11 @@ export function createDiffApp(el, model, data) {
         const tr = P.memory.data[lane.blocks];
         return Object.assign(laneBlocks(tr), {side: lane.side, xaxis: tr.xaxis || "x", yaxis: tr.yaxis || "y"});
       });
-      if (P.profiles) PROF = profileDiffView(P, {graphs: G, T, select: (sel) => select(sel), mountTop: (card) => $("dx-controls").after(card)});
     }
+    // two run profiles: the runs compared, what got faster or slower (a click selects it on both sides, opening the
+    // groups that hold it on a big pair), and time per run in the details
+    if (P.profiles) PROF = profileDiffView(P, {graphs: G, T, lod: !!P.lod, select: (sel) => select(sel, SIDES),
+                                                mountTop: (card) => $("dx-controls").after(card)});
     for (const s of SIDES) {  // node labels that fit, as in the one-program app (labels.js); redrawn after every draw
       if (!over["labels" + s] && G[s].on) over["labels" + s] = labelLayer(G[s], arr);
       if (over["labels" + s]) over["labels" + s].draw();
@@ -209,8 +212,9 @@ export function createDiffApp(el, model, data) {
     if (PROF) $("dx-details").insertAdjacentHTML("beforeend", PROF.details(state.instructions));
   }
 
-  // sel: {side: "a"|"b", values, instructions} on that side; the other side follows the pairing
-  function select(sel) {
+  // sel: {side: "a"|"b", values, instructions} on that side; the other side follows the pairing. reveal: the sides
+  // whose folded groups open to show it (default: the other side; a click on a side shows what it hit already)
+  function select(sel, reveal) {
     const s = sel.side || "", o = s ? other(s) : "";
     state.side = s;
     state.query = "";
@@ -221,7 +225,7 @@ export function createDiffApp(el, model, data) {
       state.values[o] = state.values[s].map((v) => counterpart(s, "v", v)).filter((v) => v !== undefined);
       state.instructions[o] = state.instructions[s].map((i) => counterpart(s, "i", i)).filter((i) => i !== undefined);
     }
-    highlight(o ? [o] : []); details(); profileDetails();
+    highlight(reveal || (o ? [o] : [])); details(); profileDetails();
     publish("selected", selection());
   }
 

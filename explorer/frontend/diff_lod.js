@@ -116,7 +116,11 @@ export function diffLod(P, ctx) {
                   select: (sel) => ctx.select({side: s, values: sel.values || [], instructions: sel.instructions || []}),
                   html: (markup) => { ctx.details.innerHTML = markup; }, findings: () => [], expanded: () => {},
                   moved: () => {}, rings: (items) => { box.edges = items.edges; box.rings = items.rings; paint(s); },
-                  outlines: (items) => ctx.memoryOverlays[s].set(items)};
+                  outlines: (items) => ctx.memoryOverlays[s].set(items),
+                  // changed tensors outlined in their status colour in the lanes (binned cells count them)
+                  marks: {of: (v) => { const c = I.status[s].get(v), st = c === undefined ? null : P.statuses.tensor[c];
+                                        return st && st.color ? st : null; },
+                          noun: "changed"}};
     // the first state as the one-program app draws a big plan (app.js): the payload's figures while it has them
     if (SP.graph) Plotly.react(ctx.graphs[s], SP.graph.data, SP.graph.layout, ctx.config);
     if (SP.memory) Plotly.react(ctx.memories[s], SP.memory.data, SP.memory.layout, ctx.config);

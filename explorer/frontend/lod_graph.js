@@ -1,5 +1,5 @@
 import {ptext, esc, short, fmtBytes, num} from "./util.js";
-import {READABLE, readableView} from "./nav.js";
+import {READABLE, readableView, centredOn} from "./nav.js";
 
 // A big plan (level of detail), part 2: expanding and collapsing groups in place, the overview's traces, boxes,
 // headers, focus ranges and selection rings.
@@ -47,7 +47,14 @@ export function lodGraph(C) {
       var p = path(i), f = folded();
       if (p.length && f.nodes[f.instUnit[i]][0] === "g") { open(p[p.length - 1]); opened.push(p[p.length - 1]); }
     });
-    if (opened.length) { draw(focus(opened[opened.length - 1])); host.expanded(C.s.expanded); }
+    if (!opened.length) return;
+    // the opened group at a readable scale, centred on the first item asked for: in a group of hundreds of
+    // nodes the item may sit far below the group's top
+    var view = focus(opened[opened.length - 1]), f = folded(), i0 = anchors[0];
+    var q = values.length && values[0] >= 0 && values[0] < n && f.valueUnit[values[0]] >= 0 ? f.valueUnit[values[0]] : f.instUnit[i0];
+    if (q !== undefined && q >= 0 && f.nodes[q][0] !== "g") view = centredOn({x: view["xaxis.range"], y: view["yaxis.range"]}, [f.x[q], -f.y[q]]);
+    draw(view);
+    host.expanded(C.s.expanded);
   }
 
   // -- drawing ----------------------------------------------------------------------------------

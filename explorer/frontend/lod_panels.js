@@ -119,6 +119,10 @@ export function lodPanels(C) {
   // (a 5,000-op chain's one-step activations) are binned, since thousands of 2-px bars only make a pale wash.
   // Of the legible ones, the LARGEST biggest (on screen) stay blocks in a binned lane, the rest join the bins.
   var MIN_PX = [3, 3], LARGEST = 300;
+  // host.marks (a diff: {of(v) -> {color, width} | null, noun}): blocks outlined in their colour, and a binned
+  // cell's hover counts the marked tensors it holds, so changes are found in the lanes too
+  var marks = host.marks || null;
+  function marked(v) { return marks ? marks.of(v) : null; }
   var laneErrors = AR.map(function (a) { return a.rows.filter(function (v) { return errors.has(v); }); });
   var past = AR.map(function (a) {  // tensors reaching past their arena's end
     return a.rows.filter(function (v) { var r = rowOf[v]; return TT.off[r] + Math.max(TT.nbytes[r], 0) > a.size; }).length;
@@ -151,7 +155,7 @@ export function lodPanels(C) {
     rest = rest.filter(function (v) { return !drawnSet.has(v); });
     var height = Math.max(a.size, a.high, 1), nx = Math.max(1, Math.min(BINS[0], Math.ceil(w[1] - w[0])));
     var shown = Math.min(big.length, LARGEST);
-    return {blocks: keep, heat: rest.length ? occupancy(rest, rect, w, height, nx, BINS[1]) : null,
+    return {blocks: keep, heat: rest.length ? occupancy(rest, rect, w, height, nx, BINS[1], marks ? marked : null) : null,
             note: "aggregated: " + num(rest.length) + " tensors" + (C.s.win ? " in view" : "") + " in " + nx + "\u00d7" + BINS[1] +
               " bins" + (shown > 0 ? ", the " + num(shown) + " largest drawn" : "") + " \u2014 zoom in to see tensors"};
   }
@@ -163,8 +167,9 @@ export function lodPanels(C) {
     var out = {x: [], width: [], base: [], y: [], customdata: vals, hovertext: vals.map(tensorHover),
       "marker.color": vals.map(function (v) { return DEV[TT.dev[rowOf[v]]].color; }),
       "marker.opacity": vals.map(function (v) { return O[shown[DEV[TT.dev[rowOf[v]]].name] === false ? 1 : 0]; }),
-      "marker.line.color": bad.map(function (e) { return e ? ST.error : "white"; }),
-      "marker.line.width": bad.map(function (e) { return e ? 2.5 : 0.6; }),
+      // an error's red first; else the host's mark (a diff's status colour: the block changed), else a hairline
+      "marker.line.color": bad.map(function (e, k) { var mk = marked(vals[k]); return e ? ST.error : mk ? mk.color : "white"; }),
+      "marker.line.width": bad.map(function (e, k) { var mk = marked(vals[k]); return e ? 2.5 : mk ? Math.max(mk.width || 0, 2.5) : 0.6; }),
       // the tensor's name inside its block where it fits (layout.uniformtext hides the rest; the hover says all)
       text: vals.map(function (v) { return ptext(short(TT.label[rowOf[v]], 24)); }),
       textposition: "inside", insidetextanchor: "middle", constraintext: "inside", cliponaxis: true,
@@ -192,7 +197,8 @@ export function lodPanels(C) {
       b.set(2 * k2, blockData(ln.blocks, k2));
       if (ln.heat) {  // the cells as one image, hovered through one invisible point per cell (cells.js)
         var c = DEV[a.dev].color, rgb = [1, 3, 5].map(function (q) { return parseInt(c.slice(q, q + 2), 16); });
-        var pts = cellPoints(ln.heat, m, function (v) { return TT.label[rowOf[v]]; }, function (v) { return TT.nbytes[rowOf[v]]; });
+        var pts = cellPoints(ln.heat, m, function (v) { return TT.label[rowOf[v]]; }, function (v) { return TT.nbytes[rowOf[v]]; },
+                             marks ? marks.noun : "");
         b.set(2 * nA + k2, {visible: true, x: pts.x, y: pts.y, customdata: pts.customdata, hovertext: pts.hovertext});
         var img = cellImage(ln.heat, rgb, "x" + ax, "y" + ax, op);
         if (img) images.push(img);

@@ -50,18 +50,23 @@ export function diffCardHtml(P, limit = 8) {
     (rows ? `<div class="dx-muted">what changed most (click to select):</div><ol class="dx-prof-changes">${rows}</ol>` : "");
 }
 
-// host: {graphs: {a, b} (plotly divs), T, select(sel), mountTop(el)}
+// host: {graphs: {a, b} (plotly divs), T, lod (a big pair: both sides drawn as overviews of groups, whose ops are
+// not sized), select(sel), mountTop(el)}
 export function profileDiffView(P, host) {
   const A = P.profiles.a, B = P.profiles.b;
   let maxT = 0;
   for (const prof of [A, B]) for (const v of prof.median) if (v > maxT) maxT = v;
   const restore = [];
-  for (const [side, prof] of [["a", A], ["b", B]]) {
-    const ops = P.graphs[side].data[host.T.ops];
-    restore.push(sizeOpsTrace(host.graphs[side], ops, host.T.ops, prof, maxT));
+  if (!host.lod) {
+    for (const [side, prof] of [["a", A], ["b", B]]) {
+      const ops = P.graphs[side].data[host.T.ops];
+      restore.push(sizeOpsTrace(host.graphs[side], ops, host.T.ops, prof, maxT));
+    }
   }
   const card = h("div", "dx-card dx-prof dx-prof-diff");
-  card.innerHTML = diffCardHtml(P) + legendHtml(A, maxT).replace("op size = median time per run", "op size = median time per run, one scale for A and B");
+  card.innerHTML = diffCardHtml(P) + (host.lod
+    ? `<div class="dx-muted">both plans are drawn as overviews of groups: select an instruction, or a change above, for A's and B's time per run</div>`
+    : legendHtml(A, maxT).replace("op size = median time per run", "op size = median time per run, one scale for A and B"));
   const changed = P.profileDiff.instructions.filter((r) => r.delta);
   card.querySelectorAll(".dx-prof-change").forEach((b) => b.addEventListener("click", () => {
     const r = changed[Number(b.dataset.k)];

@@ -53,3 +53,11 @@ test("pixels: one per cell, top row the highest bytes, opacity from the share, e
 test("without a document (node) there is no image to make; the browser test checks the drawn one", () => {
   assert.equal(cellImage(occupancy([0], rect, [-0.5, 3.5], 8, 2, 2), [0, 0, 0], "x", "y", 1), null);
 });
+
+test("flagged tensors (a diff's changes) are counted per cell and named in its hover", () => {
+  const g = occupancy([0, 1], rect, [-0.5, 3.5], 8, 2, 2, (v) => v === 1);
+  assert.deepEqual(Array.from(g.flagged), [1, 1, 1, 1]);
+  const p = cellPoints(g, 4, (v) => "t" + v, () => 8, "changed");
+  assert.ok(p.hovertext.every((t) => / tensors? \(1 changed\)/.test(t)));
+  assert.equal(occupancy([0], rect, [-0.5, 3.5], 8, 2, 2).flagged, null);  // no flag: nothing counted
+});
