@@ -16,6 +16,7 @@ from explorer.views.data_file_page import data_file_html
 from explorer.views.graph import TRACE
 from explorer.views.palette import device_style
 from explorer.views.report import app_payload
+from explorer.views.embed import unpack
 
 from browser_helpers import ARTIFACTS, TRACE_POINTS_JS, chromium, require_browser
 from companion_helpers import COMPANIONS, build_ptd
@@ -136,9 +137,8 @@ def test_a_click_opens_a_delegate_in_place(tmp_path):
 
 
 def _unpack(widget) -> dict:
-    import gzip
 
-    return json.loads(gzip.decompress(widget._payload))
+    return unpack(widget._payload)
 
 
 def test_widget_on_a_data_file_and_on_a_program_with_data():

@@ -28,7 +28,7 @@ from explorer.views.diff_figures import (
 from explorer import frontend
 from explorer.views.diff_figures import diff_graph_figure
 from explorer.views.diff_report import diff_report_html
-from explorer.views.embed import DATA_TYPE, page_payload
+from explorer.views.embed import DATA_TYPE, page_payload, unpack
 from explorer.views.diff_style import DIM_TENSOR, OP_STATUS_STYLES, STATUS_STYLES
 from explorer.views.graph import TRACE
 from explorer.views.requirements_html import requirement_changes, requirements_html
@@ -50,9 +50,8 @@ def payload(html: str) -> dict:
 
 
 def widget_payload(widget) -> dict:
-    import gzip
 
-    return json.loads(gzip.decompress(widget._payload))
+    return unpack(widget._payload)
 
 
 def plan_data(widget) -> dict:

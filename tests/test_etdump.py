@@ -469,10 +469,7 @@ def test_xnnpack_node_events_resolve_to_decoded_nodes():
 
 def test_widgets_take_profiles():
     """Explorer(program, profile=...) and Diff(a, b, profiles=(...)) send the profile to the app."""
-    import gzip
-
-    def unpack(packed):
-        return json.loads(gzip.decompress(packed))
+    from explorer.views.embed import unpack
 
     ex = explorer.Explorer(FIX / "device_mlp.pte", profile=DUMPS / "synthetic_device_mlp.etdp")
     (plan,) = unpack(ex._payload)["plans"]

@@ -36,7 +36,7 @@ from explorer.model import CompileSpec, Frame
 from explorer.views.escape import html_attr, html_text, plotly_text, visible
 from explorer.views.graph import TRACE
 from explorer.views.prepare import plan_view
-from explorer.views.embed import DATA_TYPE, page_payload
+from explorer.views.embed import DATA_TYPE, page_payload, unpack
 from explorer.views.report import report_html, write_report
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -291,11 +291,10 @@ def test_stack_trace_context_cannot_forge_frames(program):
 def test_widget_shows_only_escaped_text(program):
     """The widget runs the report's app on the same payload, so the same checks hold; the traits carry
     indices and raw names only as keys."""
-    import gzip
 
     ex = Explorer(program)
     assert ex.plan == PLAN_NAMES[0]
-    check_payload(json.loads(gzip.decompress(ex._payload)))
+    check_payload(unpack(ex._payload))
     ex.select(instructions=[DELEGATE_CALL])
     state = ex.get_state()
     assert state["selected"]["instructions"] == [DELEGATE_CALL] and state["plan"] == PLAN_NAMES[0]

@@ -34,3 +34,32 @@ def test_bundles_are_valid_modules(tmp_path):
         path.write_text(frontend.bundle(entry), encoding="utf-8")
         done = subprocess.run([node, "--check", str(path)], capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stderr
+
+
+def test_python_packed_payload_decodes_in_node_as_unpack_reads_it(tmp_path):
+    """explorer.views.embed.pack -> the page's decodePayload (model.js) gives what embed.unpack gives: the big
+    integer columns (int32, and float64 past int32) back in place, short ones and strings as JSON."""
+    import json
+
+    import numpy as np
+
+    from explorer.views.embed import BINARY_MIN, pack, unpack
+
+    payload = {"plans": [{"lod": {"tensors": {"first": np.arange(-1, 300, dtype=np.int64), "label": ["a<b", "é"],
+                                              "named": np.ones(BINARY_MIN, dtype=bool)},
+                                  "arenas": [{"rows": np.arange(5), "size": 2**40}]}}],
+               "huge": np.array([2**40] * BINARY_MIN, dtype=np.int64), "short": np.arange(3)}
+    packed = pack(payload)
+    (tmp_path / "p.bin").write_bytes(packed)
+    script = tmp_path / "decode.mjs"
+    script.write_text(f"""import fs from "node:fs";
+import {{decodePayload}} from {json.dumps((Path(frontend.__file__).parent / "model.js").as_uri())};
+const out = await decodePayload(new Uint8Array(fs.readFileSync(process.argv[2])));
+process.stdout.write(JSON.stringify(out));""", encoding="utf-8")
+    node = shutil.which("node")
+    done = subprocess.run([node, str(script), str(tmp_path / "p.bin")], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    got, expected = json.loads(done.stdout), unpack(packed)
+    assert got == expected
+    assert got["plans"][0]["lod"]["tensors"]["first"] == list(range(-1, 300)) and got["huge"][0] == 2**40
+    assert got["plans"][0]["lod"]["tensors"]["named"] == [1] * BINARY_MIN and got["short"] == [0, 1, 2]

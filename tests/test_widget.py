@@ -4,8 +4,6 @@ and under node (tests/js)."""
 
 from __future__ import annotations
 
-import gzip
-import json
 from pathlib import Path
 
 import pytest
@@ -14,6 +12,7 @@ from analysis_helpers import PlanBuilder
 from explorer import Explorer, load
 from explorer import frontend
 from explorer.format.writer import write
+from explorer.views.embed import unpack
 from explorer.views.selection import Selection
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -30,7 +29,7 @@ def ex():
 
 
 def payload(widget: Explorer) -> dict:
-    return json.loads(gzip.decompress(widget._payload))
+    return unpack(widget._payload)
 
 
 def from_browser(widget: Explorer, **state) -> None:

@@ -2,8 +2,9 @@
 tables from which the app (``explorer/frontend/lod*.js``) expands groups, re-bins on zoom and
 writes details — instead of a prebuilt HTML fragment per tensor and instruction.
 
-Tables are column lists (one list per field), so a 100k-value plan costs a few MB of numbers and
-names rather than tens of MB of HTML. Strings from the file are stored as plain text made
+Tables are columns, one per field: integer columns as numpy arrays (sent as binary arrays by
+:func:`.embed.pack`, read back as plain arrays), strings as lists, so a 100k-value plan costs ~1 MB of
+numbers and a few MB of names rather than tens of MB of HTML. Strings from the file are stored as plain text made
 :func:`~.escape.visible`; the script escapes them for plotly (``&<>``) and writes them into the page
 with ``textContent`` (or its own escaping), never as markup.
 """
@@ -41,9 +42,9 @@ def lod_payload(view: PlanView) -> dict:
     def dev_of(code: int) -> int:
         return dev_index.get(int(code), -1)
 
-    def devs_of(codes_: np.ndarray) -> list[int]:  # dev_of over a column, by its few distinct codes
+    def devs_of(codes_: np.ndarray) -> np.ndarray:  # dev_of over a column, by its few distinct codes
         uniq, inv = np.unique(codes_, return_inverse=True)
-        return np.asarray([dev_of(c) if c >= 0 else -1 for c in uniq.tolist()], dtype=np.int64)[inv.ravel()].tolist()
+        return np.asarray([dev_of(c) if c >= 0 else -1 for c in uniq.tolist()], dtype=np.int64)[inv.ravel()]
 
     groups = G.groups
     children, child_start = [], []
@@ -71,29 +72,27 @@ def lod_payload(view: PlanView) -> dict:
                    "nodes": [G.nodes(g.id) for g in groups], "childStart": child_start, "children": children,
                    "kinds": [[c["kinds"].get(k, 0) for k in OP_KINDS] for c in counts],
                    "devs": [[c["devices"].get(d, 0) for d in devices] for c in counts]},
-        "ops": {"kind": G.op_kind.tolist(), "dev": devs_of(G.op_device),
+        "ops": {"kind": G.op_kind, "dev": devs_of(G.op_device),
                 **_op_table(plan, f), "chain": _chains(plan, G.m)},
-        "tensors": {"index": tensors.tolist(),
+        "tensors": {"index": tensors,
                     "label": [visible(nm) if nm else f"%{v}" for nm, v in zip(names, tensors.tolist())],
-                    "named": [int(bool(nm)) for nm in names], "dtype": st_index.ravel().tolist(),
+                    "named": np.fromiter((bool(nm) for nm in names), dtype=bool, count=len(names)),
+                    "dtype": st_index.ravel(),
                     **_shapes(sizes),
                     "dev": devs_of(f.dcode[tensors]),
                     **_interned("storage", [_STORAGE_NAMES.get(int(s), "?") for s in f.storage[tensors].tolist()]),
-                    "mem": f.memory_id[tensors].tolist(), "off": f.offset[tensors].tolist(),
-                    "nbytes": f.raw_nbytes[tensors].tolist(), "first": lazy.first[tensors].tolist(),
-                    "last": lazy.last[tensors].tolist(), "home": G.home[tensors].tolist()},
+                    "mem": f.memory_id[tensors], "off": f.offset[tensors], "nbytes": f.raw_nbytes[tensors],
+                    "first": lazy.first[tensors], "last": lazy.last[tensors], "home": G.home[tensors]},
         "dtypes": dtypes,
-        "flow": {"i": edges.instr[flow].tolist(), "v": edges.value[flow].tolist(),
-                 "w": edges.write[flow].astype(np.int8).tolist()},
-        "moving": {"i": moving["instr"].tolist(), "s": moving["src"].tolist(), "d": moving["dst"].tolist(),
-                   "nbytes": moving["nbytes"].tolist()},
+        "flow": {"i": edges.instr[flow], "v": edges.value[flow], "w": edges.write[flow].astype(np.int8)},
+        "moving": {"i": moving["instr"], "s": moving["src"], "d": moving["dst"], "nbytes": moving["nbytes"]},
         "delegates": [{"id": visible(d.id), "specs": [[visible(s.key), visible(s.text)] for s in d.compile_specs]}
                       for d in plan.delegates],
-        "delegateOf": [int(t) if k == 2 else -1 for k, t in zip(f.ic.kind.tolist(), f.ic.target.tolist())],
+        "delegateOf": np.where(f.ic.kind == 2, f.ic.target, -1).astype(np.int64),
         "inputs": list(plan.inputs), "outputs": list(plan.outputs),
         "errors": sorted({v for fd in lazy.findings if fd.severity == "error" for v in fd.values}),
         "arenas": [{"id": a.memory_id, "size": a.size, "high": a.high_water, "dev": dev_of(_code(a.device)),
-                    "rows": rows["value"].tolist()} for a, rows in zip(mem.arenas, mem.rows)],
+                    "rows": np.asarray(rows["value"])} for a, rows in zip(mem.arenas, mem.rows)],
         "names": {"plan": visible(plan.name), "opKinds": list(OP_KINDS)},
         "limits": {"visible": VISIBLE_LIMIT, "focus": FOCUS_LAYERS, "labels": _LABELS, "groupLabels": _GROUP_LABELS,
                    "blocks": BLOCK_LIMIT, "bins": list(BINS)},
@@ -113,14 +112,14 @@ def lod_devices(view: PlanView) -> list[list[str]]:
 def _interned(name: str, items: list[str]) -> dict:
     """``{name: [index...], name + "s": [distinct...]}``: a column of few distinct strings, compactly."""
     table: dict[str, int] = {}
-    index = [table.setdefault(x, len(table)) for x in items]
+    index = np.fromiter((table.setdefault(x, len(table)) for x in items), dtype=np.int64, count=len(items))
     return {name: index, name + "s": list(table)}
 
 
 def _shapes(sizes: list[tuple]) -> dict:
     """``shape`` (an index per tensor) and ``shapes`` (the distinct shapes, written once each)."""
     table: dict[tuple, int] = {}
-    index = [table.setdefault(sz, len(table)) for sz in sizes]
+    index = np.fromiter((table.setdefault(sz, len(table)) for sz in sizes), dtype=np.int64, count=len(sizes))
     return {"shape": index, "shapes": [fmt_shape(sz) for sz in table]}
 
 
@@ -136,14 +135,14 @@ def _op_table(plan, f) -> dict:
         known = kind == 1 and 0 <= target < len(plan.operators)
         short = label.split("::", 1)[-1].removesuffix(".out") if known else label  # as text.op_short
         table.append([visible(label), visible(short), kinds.get(kind, "None")])
-    return {"op": index.ravel().tolist(), "opTable": table}
+    return {"op": index.ravel(), "opTable": table}
 
 
-def _chains(plan, m: int) -> list[int]:
+def _chains(plan, m: int) -> np.ndarray:
     chain = np.zeros(m, dtype=np.int64)
     for c in plan.chains:
         chain[max(c.start, 0):min(c.stop, m)] = c.index
-    return chain.tolist()
+    return chain
 
 
 def _code(device) -> int:

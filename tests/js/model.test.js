@@ -18,11 +18,42 @@ test("the stand-in model has the widget model's get / set / on surface", () => {
   assert.deepEqual(seen, ["encode"]);
 });
 
+// explorer.views.embed.pack's layout: "DXB1", the JSON's length, the JSON, padding to 8, the arrays
+function packLike(obj, arrays) {
+  const blobs = [], table = [];
+  let at = 0;
+  for (const [path, typed] of arrays) {
+    const raw = Buffer.from(typed.buffer, typed.byteOffset, typed.byteLength), pad = (8 - raw.length % 8) % 8;
+    table.push([path, typed instanceof Int32Array ? "i4" : "f8", at, typed.length]);
+    blobs.push(raw, Buffer.alloc(pad));
+    at += raw.length + pad;
+  }
+  const text = Buffer.from(JSON.stringify(table.length ? Object.assign({}, obj, {$bin: table}) : obj), "utf8");
+  const head = Buffer.concat([Buffer.from("DXB1"), Buffer.alloc(4), text]);
+  head.writeUInt32LE(text.length, 4);
+  return gzipSync(Buffer.concat([head, Buffer.alloc((8 - head.length % 8) % 8), ...blobs]));
+}
+
 test("payloads decode from base64 text (the page) and from bytes (the widget's binary trait)", async () => {
   const data = {title: "<b>t</b>", plans: [{name: "forward", n: [1, 2, 3]}], s: "\u2028"};
-  const packed = gzipSync(Buffer.from(JSON.stringify(data), "utf8"));
+  const packed = packLike(data, []);
   assert.deepEqual(await decodePayload(packed.toString("base64")), data);
   const view = new DataView(packed.buffer, packed.byteOffset, packed.byteLength);
   assert.deepEqual(await decodePayload(view), data);
   assert.deepEqual(await decodePayload(new Uint8Array(packed)), data);
+});
+
+test("big integer columns come back in place as plain arrays (int32 and float64)", async () => {
+  const data = {title: "é", plans: [{lod: {tensors: {label: ["a"]}}}]};
+  const first = Int32Array.from({length: 100}, (_, k) => k - 1), big = Float64Array.from([2 ** 40, 3, -1]);
+  const out = await decodePayload(packLike(data, [[["plans", 0, "lod", "tensors", "first"], first], [["big"], big]]));
+  assert.ok(Array.isArray(out.plans[0].lod.tensors.first));
+  assert.deepEqual(out.plans[0].lod.tensors.first, Array.from(first));
+  assert.deepEqual(out.big, [2 ** 40, 3, -1]);
+  assert.equal(out.$bin, undefined);
+  assert.equal(out.title, "é");
+});
+
+test("bytes that are not a payload are refused", async () => {
+  await assert.rejects(decodePayload(gzipSync(Buffer.from("{}"))), /not a device-explorer payload/);
 });
