@@ -21,7 +21,7 @@ class AppWidget(anywidget.AnyWidget):
 
     _esm = frontend.bundle("widget")
     _css = frontend.css()
-    _payload = traitlets.Bytes(help="the app's data: gzip-compressed JSON (explorer.views.embed)").tag(sync=True)
+    _payload = traitlets.Bytes(help="the app's data: gzip-compressed JSON and binary integer columns (explorer.views.embed)").tag(sync=True)
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)

@@ -127,8 +127,8 @@ def explore(page, graph: str, memory: str, details: str, prefix: str, timings: d
     page.screenshot(path=str(ARTIFACTS / f"{shots}_clicked.png"))
     # zoom the memory map: its aggregated lane draws the tensors of the window
     page.locator(memory).scroll_into_view_if_needed()
-    assert page.evaluate("(sel) => document.querySelector(sel).data.some(t => t.name && t.name.endsWith('(aggregated)')"
-                         " && t.visible !== false)", memory), "a binned lane"
+    assert page.evaluate("(sel) => (document.querySelector(sel).layout.images || []).some(im => im.name === 'cells')",
+                         memory), "a binned lane (its cells drawn as an image, cells.js)"
     zoom = page.locator(f"{memory} .modebar-btn[data-title='Zoom in']")
     started = time.monotonic()
     shows = ("(sel) => Array.from(document.querySelectorAll(sel + ' .annotation-text'))"
@@ -164,8 +164,7 @@ def test_widget_scale_in_jupyterlab(tmp_path, request, values):
         page.wait_for_function(
             "([g, m, i]) => { const gd = document.querySelector(g), md = document.querySelector(m);"
             " return gd && md && gd._fullLayout && md._fullLayout && gd.querySelectorAll('.point').length > 0"
-            " && Array.from(md._fullData).some(t => t.name && t.name.endsWith('(aggregated)') && t.visible !== false"
-            " && t.x && t.x.length > 0) }",
+            " && (md.layout.images || []).some(im => im.name === 'cells') }",
             arg=[GRAPH, MEMORY, T["groups"]], timeout=180_000)
         timings["run_to_first_render_s"] = time.monotonic() - started
         page.wait_for_function("() => Array.from(document.querySelectorAll('.jp-OutputArea-output'))"
@@ -200,8 +199,7 @@ def test_report_scale(tmp_path, request, values):
         page.goto(report.as_uri())
         page.wait_for_function("() => { const md = document.querySelector('.dx-memory');"
                                " return document.querySelectorAll('.dx-graph .point').length > 0 && md &&"
-                               " md._fullData && md._fullData.some(t => t.name && t.name.endsWith('(aggregated)') && t.visible !== false"
-                               " && t.x && t.x.length > 0) }", timeout=120_000)
+                               " md._fullData && (md.layout.images || []).some(im => im.name === 'cells') }", timeout=120_000)
         timings["open_to_first_render_s"] = time.monotonic() - started
         explore(page, ".dx-graph", ".dx-memory", ".dx-details", "", timings, name)
         # the page keeps the expansion state by Python's rules and draws what it says

@@ -70,14 +70,14 @@ for (const c of commands) {
   else if (c.op === "click") L.clickGraph({curveNumber: c.trace, customdata: c.customdata});
   else if (c.op === "reveal") { state.values = c.values; L.reveal(c.values, []); }
   else if (c.op === "set") L.setExpanded(c.arg);
-  const f = L.folded(), heat = memory.data.length ? memory.data.find((t) => (t.name || "").endsWith("(aggregated)")) : null;
+  const f = L.folded(), grid = P.lod.arenas.length ? L.lane(0).heat : null;  // lane 0's cells (cells.js), as drawn now
   out.push({state: L.state(), nodes: f.nodes, x: f.x, y: f.y, edges: f.edges, paths: f.paths, html: html,
             edgeTensors: f.tensors, edgeBytes: f.bytes, instUnit: Array.from(f.instUnit), valueUnit: Array.from(f.valueUnit),
             status: graph.layout.annotations[0].text, headers: graph.data[P.lod.trace.headers].x.length,
             shapes: (graph.layout.shapes || []).map((sh) => sh.name), ranges: [graph.layout.xaxis.range, graph.layout.yaxis.range],
             groupLine: graph.data[P.lod.trace.groups].marker.line.color,
-            heat: heat && heat.visible ? {x: heat.x, y: heat.y, customdata: heat.customdata, hovertext: heat.hovertext,
-                                          mode: heat.mode} : null,
+            heat: grid ? {nx: grid.nx, ny: grid.ny, w: grid.w, height: grid.height, share: Array.from(grid.share),
+                          count: Array.from(grid.count), top: Array.from(grid.top)} : null,
             lane0: memory.data.length ? memory.data[0].customdata : [], lane0text: memory.data.length ? memory.data[0].text : [],
             lane0line: memory.data.length && memory.data[0].marker.line ? memory.data[0].marker.line.color : [],
             overflow: (memory.layout.annotations || []).filter((a) => a.name === "overflow").map((a) => a.text),
@@ -195,7 +195,7 @@ def test_the_first_state_is_drawn_by_the_app(tmp_path):
     view = plan_view(program.plans[0], program, lod=True)
     skeleton = _plan_payload(view, [], [])
     assert all(len(t.get("x", [])) == 0 for t in skeleton["graph"]["data"][:11])
-    assert all(len(t.get("x", [])) == 0 for t in skeleton["memory"]["data"][:3 * len(view.memory.arenas)])
+    assert all(len(t.get("x", [])) == 0 for t in skeleton["memory"]["data"][:2 * len(view.memory.arenas)])
     G = view.overview.groups
     first, expanded = run_js(tmp_path, view, [{"op": "none"}, {"op": "expand", "arg": G.children(0)[2]}])
     assert first["groups"] == list(G.children(0)) and first["tensors"] == 0 and first["headers"] == 0
@@ -228,21 +228,21 @@ def test_memory_lanes_aggregate_exactly_and_refine_on_zoom(tmp_path):
     lod = _plan_payload(view, [], [])["lod"]
     first, zoomed, back = run_js(tmp_path, view, [{"op": "none"}, {"op": "zoom", "arg": [1000, 1400]},
                                                    {"op": "autorange"}])
-    lanes = len(view.memory.arenas)
     assert first["notes"][0] == f"aggregated: 5,000 tensors in {BINS[0]}×{BINS[1]} bins — zoom in to see tensors"
     # the cuda lanes' ~1,000 tensors each live a step or two: under 3 px wide at this zoom, so binned too (drawn as
     # 2-px bars they only make a pale wash)
     assert all(n.startswith("aggregated: ") and n.endswith(" bins — zoom in to see tensors") for n in first["notes"][1:])
     assert first["memory"][0]["n"] == 0 and first["memory"][2]["n"] == 0
     heat = first["heat"]
-    cells = np.asarray(heat["customdata"], dtype=float)
-    assert heat["mode"] == "none", "hover points only: the cells are drawn as an image (cells.js)"
-    assert 0 < len(heat["x"]) <= BINS[0] * BINS[1] and cells.shape == (len(heat["x"]), 2)
-    assert len(heat["hovertext"]) == len(heat["x"]) and all("% in use" in t for t in heat["hovertext"])
-    # exact coverage, by brute force: one point per non-empty cell, at its centre
+    assert (heat["nx"], heat["ny"]) == BINS
+    share = np.asarray(heat["share"]).reshape(BINS[1], BINS[0])
+    count = np.asarray(heat["count"]).reshape(BINS[1], BINS[0])
+    top = np.asarray(heat["top"]).reshape(BINS[1], BINS[0])
+    # exact coverage, by brute force, in every cell
     T = lod["tensors"]
     row_of = {v: r for r, v in enumerate(T["index"])}
-    rows = [row_of[v] for v in lod["arenas"][0]["rows"]]
+    values = np.asarray(lod["arenas"][0]["rows"])
+    rows = [row_of[v] for v in values.tolist()]
     first_, last = np.asarray(T["first"])[rows], np.asarray(T["last"])[rows]
     none = first_ < 0
     m = lod["m"]
@@ -252,25 +252,21 @@ def test_memory_lanes_aggregate_exactly_and_refine_on_zoom(tmp_path):
     y1 = y0 + np.maximum(np.asarray(T["nbytes"], dtype=float)[rows], 0)
     arena = lod["arenas"][0]
     height = max(arena["size"], arena["high"], 1)
+    assert heat["height"] == height and heat["w"] == [-0.5, m - 0.5]
     step, rise = m / BINS[0], height / BINS[1]
-    seen = set()
-    for cx, cy, share, most in zip(heat["x"], heat["y"], cells[:, 1], cells[:, 0]):
-        i, j = int(round((cx + 0.5) / step - 0.5)), int(round(cy / rise - 0.5))
-        assert abs(cx - (-0.5 + (i + 0.5) * step)) < 1e-6 and abs(cy - (j + 0.5) * rise) < 1e-6, "at the cell's centre"
-        seen.add((i, j))
-        lo, hi = -0.5 + i * step, -0.5 + (i + 1) * step
-        ox = np.clip(np.minimum(x1, hi) - np.maximum(x0, lo), 0, None)
+    for j in range(BINS[1]):
         oy = np.clip(np.minimum(y1, (j + 1) * rise) - np.maximum(y0, j * rise), 0, None)
-        occ = float((ox * oy).sum()) / (step * rise)
-        assert share == pytest.approx(min(occ, 1), abs=1e-9), (j, i, occ, share)
-        assert most == int(((ox > 0) & (oy > 0)).sum())
-    assert len(seen) == len(heat["x"]), "one point per cell"
-    # and no cell that a tensor touches is left out
-    for k in range(0, len(rows), 97):
-        ia, ib = int(np.floor((x0[k] + 0.5) / step)), int(np.ceil((x1[k] + 0.5) / step)) - 1
-        ja, jb = int(np.floor(y0[k] / rise)), max(int(np.ceil(y1[k] / rise)) - 1, int(np.floor(y0[k] / rise)))
-        if y1[k] > y0[k]:
-            assert {(i, j) for i in range(ia, min(ib, BINS[0] - 1) + 1) for j in range(ja, min(jb, BINS[1] - 1) + 1)} <= seen
+        for i in range(BINS[0]):
+            lo, hi = -0.5 + i * step, -0.5 + (i + 1) * step
+            ox = np.clip(np.minimum(x1, hi) - np.maximum(x0, lo), 0, None)
+            touching = (ox > 0) & (oy > 0)
+            occ = float((ox * oy).sum()) / (step * rise)
+            assert share[j, i] == pytest.approx(min(occ, 1), abs=1e-9), (j, i, occ)
+            assert count[j, i] == int(touching.sum()), (j, i)
+            if touching.any():  # the largest touching it (bytes x lifetime), for its hover
+                sizes = (y1 - y0) * (x1 - x0)
+                assert sizes[values.tolist().index(top[j, i])] == sizes[touching].max()
+    assert count.sum() > 0
     assert zoomed["notes"][0].startswith("showing ") and zoomed["heat"] is None and zoomed["memory"][0]["n"] > 0
     assert back["notes"][0] == first["notes"][0]
 
@@ -309,10 +305,9 @@ def test_report_script_panels_run(tmp_path):
     expanded, selected, zoomed, hidden, reset, collapsed, revealed = out
     assert expanded["state"]["expanded"] == [first] and expanded["tensors"] > 0 and "group" in expanded["html"]
     assert selected["ringed"] == 1 and "written by" in selected["details"][0] and "#" in selected["details"][1]
-    lanes = len(view.memory.arenas)
-    assert out[0]["memory"][2 * lanes]["visible"] is not False and out[0]["notes"][0].startswith("aggregated: 5,000")
+    assert out[0]["heat"] is not None and out[0]["notes"][0].startswith("aggregated: 5,000")
     assert zoomed["notes"][0].startswith("showing ") and zoomed["memory"][0]["n"] > 0
-    assert zoomed["memory"][2 * lanes]["visible"] is False
+    assert zoomed["heat"] is None
     assert zoomed["outlined"] == 1  # the selected block outlined
     assert min(hidden["groupOpacity"] or [1]) == 1  # cpu-led groups stay
     assert reset["notes"][0].startswith("aggregated: 5,000")
@@ -353,10 +348,11 @@ def test_a_lane_of_thin_tensors_bins_them_and_draws_the_largest_as_named_blocks(
     assert first["lane0"] == [keep], "the long-lived tensor is a block; the one-step ones are binned"
     assert first["lane0text"] == ["kv_cache"], "named inside its block"
     assert first["notes"][0] == f"aggregated: 1,200 tensors in {BINS[0]}×{BINS[1]} bins, the 1 largest drawn — zoom in to see tensors"
-    cells = np.asarray(first["heat"]["customdata"], dtype=float)
-    rise = max(view.memory.arenas[0].size, 1) / BINS[1]
-    bottom = np.asarray(first["heat"]["y"]) - rise / 2  # each point at its cell's centre
-    assert bottom.max() < 256 and cells[:, 1].max() > 0.3, "the bins hold the chain's slots, not the drawn block"
+    share = np.asarray(first["heat"]["share"]).reshape(BINS[1], BINS[0])
+    count = np.asarray(first["heat"]["count"]).reshape(BINS[1], BINS[0])
+    rise = first["heat"]["height"] / BINS[1]
+    used = np.flatnonzero(count.sum(axis=1))
+    assert used.max() * rise < 256 and share.max() > 0.3, "the bins hold the chain's slots, not the drawn block"
     assert zoomed["notes"][0].startswith("showing ") and zoomed["heat"] is None, "zoomed in: every tensor a block"
     assert len(zoomed["lane0"]) > 200 and "act150" in zoomed["lane0text"]
 

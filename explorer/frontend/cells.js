@@ -1,13 +1,14 @@
-import {ptext, num, fmtBytes} from "./util.js";
+import {num, fmtBytes} from "./util.js";
 
 // The binned cells of an aggregated memory lane (lod_panels.js): instruction window × arena bytes cut into
 // nx × ny cells, each holding the exact share of its area that live tensors cover.
 //
 // Why a raster: drawn as SVG bars, a 1k-op device program's two lanes of ~1,400 one-step tensors made
-// ~6,000 bars and cost ~1 s of the report's first view. The cells are now one image per lane (a canvas
-// made into a plotly layout image, one pixel per cell, scaled without smoothing), and their hover comes
-// from one invisible point per non-empty cell (a scatter trace with mode "none": plotly hovers and clicks
-// it but draws no element per point).
+// ~6,000 bars and cost ~1 s of the report's first view. The cells are one image per lane (a canvas made into
+// a plotly layout image, one pixel per cell, scaled without smoothing). They answer the pointer by a hit test
+// (cellPointer): the cell under the cursor, unless a drawn block is there. Plotly's own "closest" hover could
+// not do it: an invisible point per cell won over the named block the cursor was inside (a bar hovers at a
+// distance of ~20 px, a point at its real distance), and left parts of a wide cell without hover.
 
 // Exact coverage: for each cell the area (steps × bytes) of the tensors over it, as a share of the cell's
 // area, how many tensors touch it, and the largest of those (bytes × lifetime, for the hover).
@@ -40,25 +41,23 @@ export function occupancy(vals, rect, w, height, nx, ny, flag) {
           flagged: flagged};
 }
 
-// One hover point per non-empty cell, at its centre: what the cell holds and that a click zooms in.
-// `m`: the plan's instructions; `label(v)` and `bytes(v)`: a tensor's name and size; `noun`: what the
-// flagged tensors are (e.g. "changed"), said with their count when a cell holds some.
-export function cellPoints(grid, m, label, bytes, noun) {
-  var out = {x: [], y: [], customdata: [], hovertext: []}, w = grid.w;
-  for (var j = 0; j < grid.ny; j++) {
-    for (var i = 0; i < grid.nx; i++) {
-      var c = j * grid.nx + i, n = grid.count[c];
-      if (!n) continue;
-      var x0 = Math.max(0, Math.ceil(w[0] + i * grid.step)), x1 = Math.min(m - 1, Math.floor(w[0] + (i + 1) * grid.step));
-      var top = grid.top[c], pct = Math.round(100 * grid.share[c]);
-      out.x.push(w[0] + (i + 0.5) * grid.step); out.y.push((j + 0.5) * grid.rise); out.customdata.push([n, grid.share[c]]);
-      out.hovertext.push("#" + num(x0) + " \u2013 #" + num(Math.max(x0, x1)) + " \u00b7 " + pct + "% in use \u00b7 " +
-        num(n) + " tensor" + (n === 1 ? "" : "s") + (grid.flagged && grid.flagged[c] ? " (" + num(grid.flagged[c]) + " " +
-        ptext(noun || "flagged") + ")" : "") + (top >= 0 ? "<br>largest: <b>" + ptext(label(top)) + "</b> " +
-        ptext(fmtBytes(bytes(top))) : "") + "<br><span style='color:#6E7781'>click to zoom in</span>");
-    }
-  }
-  return out;
+// The non-empty cell at (x instructions, y bytes), or -1.
+export function cellAt(grid, x, y) {
+  var i = Math.floor((x - grid.w[0]) / grid.step), j = Math.floor(y / grid.rise);
+  if (!(i >= 0 && i < grid.nx && j >= 0 && j < grid.ny)) return -1;
+  var c = j * grid.nx + i;
+  return grid.count[c] ? c : -1;
+}
+
+// What cell c holds, as plain text lines (shown with textContent): the instructions it spans, the share in use,
+// how many tensors touch it (and how many of them are flagged: `noun`, e.g. "changed"), the largest of them.
+// `m`: the plan's instructions; `label(v)` and `bytes(v)`: a tensor's name and size.
+export function cellLines(grid, c, m, label, bytes, noun) {
+  var i = c % grid.nx, n = grid.count[c], top = grid.top[c], w = grid.w;
+  var x0 = Math.max(0, Math.ceil(w[0] + i * grid.step)), x1 = Math.min(m - 1, Math.floor(w[0] + (i + 1) * grid.step));
+  var head = "#" + num(x0) + " \u2013 #" + num(Math.max(x0, x1)) + " \u00b7 " + Math.round(100 * grid.share[c]) + "% in use \u00b7 " +
+    num(n) + " tensor" + (n === 1 ? "" : "s") + (grid.flagged && grid.flagged[c] ? " (" + num(grid.flagged[c]) + " " + (noun || "flagged") + ")" : "");
+  return {head: head, largest: top >= 0 ? [label(top), fmtBytes(bytes(top))] : null, centre: w[0] + (i + 0.5) * grid.step};
 }
 
 // The cells as RGBA pixels, one per cell, top row first (the highest bytes): the lane's colour `rgb`
@@ -87,4 +86,63 @@ export function cellImage(grid, rgb, xref, yref, opacity) {
   return {source: canvas.toDataURL("image/png"), xref: xref, yref: yref, x: grid.w[0], y: grid.height,
           sizex: grid.w[1] - grid.w[0], sizey: grid.height, sizing: "stretch", xanchor: "left", yanchor: "top",
           layer: "below", opacity: opacity, name: "cells"};
+}
+
+// -- the pointer over a memory figure's cells (browser only) -----------------------------------------------
+
+// One per figure div, kept on it: the owner (the lodPlan drawing the figure now) gives `hit(px, py)` -> null or
+// {lines (cellLines), zoom(): zoom in around the cell}, px/py relative to the figure. Only while the figure
+// shows cell images: a plan drawn in full into the same div afterwards has none, so nothing answers.
+export function cellPointer(gd) {
+  if (gd.dxCells) return gd.dxCells;
+  var hit = null, tip = null, down = null;
+  function showsCells() { return ((gd.layout || {}).images || []).some(function (im) { return im.name === "cells"; }); }
+  function at(ev) {
+    if (!hit || !showsCells()) return null;
+    var r = gd.getBoundingClientRect();
+    return hit(ev.clientX - r.left, ev.clientY - r.top);
+  }
+  function hide() { if (tip) tip.hidden = true; }
+  function show(ev, h) {
+    var host = gd.querySelector(".svg-container");
+    if (!host) return;
+    if (!tip || tip.parentNode !== host) {
+      tip = document.createElement("div");
+      tip.className = "dx-celltip";
+      host.appendChild(tip);
+    }
+    tip.textContent = "";
+    var line = function (text, cls) { var d = document.createElement("div"); if (cls) d.className = cls; d.textContent = text; tip.appendChild(d); return d; };
+    line(h.lines.head);
+    if (h.lines.largest) {
+      var d = line("largest: ");
+      var b = document.createElement("b");
+      b.textContent = h.lines.largest[0];
+      d.appendChild(b);
+      d.appendChild(document.createTextNode(" " + h.lines.largest[1]));
+    }
+    line("click to zoom in", "dx-muted");
+    tip.hidden = false;
+    var r = gd.getBoundingClientRect(), x = ev.clientX - r.left, y = ev.clientY - r.top;
+    var left = x + 14, w = tip.offsetWidth;
+    if (left + w > r.width - 4) left = Math.max(4, x - 14 - w);
+    tip.style.left = left + "px";
+    tip.style.top = Math.max(4, y - tip.offsetHeight - 10) + "px";
+  }
+  gd.addEventListener("mousemove", function (ev) {
+    if (ev.buttons) { hide(); return; }  // a pan in progress
+    var h = at(ev);
+    if (h) show(ev, h); else hide();
+  });
+  gd.addEventListener("mouseleave", hide);
+  gd.addEventListener("mousedown", function (ev) { down = [ev.clientX, ev.clientY]; });
+  gd.addEventListener("click", function (ev) {
+    var moved = down && Math.abs(ev.clientX - down[0]) + Math.abs(ev.clientY - down[1]) > 3;
+    down = null;
+    if (moved) return;  // the end of a pan, not a click
+    var h = at(ev);
+    if (h) { hide(); h.zoom(); }
+  });
+  gd.dxCells = {use: function (fn) { hit = fn; hide(); }, tip: function () { return tip; }};
+  return gd.dxCells;
 }

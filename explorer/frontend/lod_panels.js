@@ -1,6 +1,6 @@
 import {ptext, esc, short, fmtBytes, num, batch} from "./util.js";
 import {liveProfile} from "./memstrip.js";
-import {occupancy, cellPoints, cellImage} from "./cells.js";
+import {occupancy, cellAt, cellLines, cellImage, cellPointer} from "./cells.js";
 
 // A big plan (level of detail), part 3: details of a tensor, an op or a group written from the tables,
 // and the memory map's lanes, exact occupancy bins and zoom.
@@ -159,8 +159,19 @@ export function lodPanels(C) {
             note: "aggregated: " + num(rest.length) + " tensors" + (C.s.win ? " in view" : "") + " in " + nx + "\u00d7" + BINS[1] +
               " bins" + (shown > 0 ? ", the " + num(shown) + " largest drawn" : "") + " \u2014 zoom in to see tensors"};
   }
+  function minSizes(k2) {  // a block is at least ~2 px wide and 1.5 px tall (explorer.views.memory.MIN_WIDTH / MIN_HEIGHT)
+    var w = spanOf();
+    return [(w[1] - w[0]) / 600, Math.max(AR[k2].size, AR[k2].high, 1) / 100];
+  }
+  function blockBoxes(k2) {  // [x0, x1, y0, y1] of each block drawn in lane k2
+    var mins = minSizes(k2);
+    return drawn[k2].map(function (v) {
+      var b = bounds(v), r = rowOf[v], cx = (b[0] + b[1]) / 2, hw = Math.max(b[1] - b[0], mins[0]) / 2;
+      return [cx - hw, cx + hw, TT.off[r], TT.off[r] + Math.max(TT.nbytes[r], mins[1])];
+    });
+  }
   function blockData(vals, k2) {
-    var w = spanOf(), minW = (w[1] - w[0]) / 600, minH = Math.max(AR[k2].size, AR[k2].high, 1) / 100, a = AR[k2];
+    var mins = minSizes(k2), minW = mins[0], minH = mins[1], a = AR[k2];
     var shown = host.shown(), O = ST.opacity.block;
     var bad = vals.map(function (v) { var r = rowOf[v]; return errors.has(v) || TT.off[r] + Math.max(TT.nbytes[r], 0) > a.size; });
     var pat = vals.map(function (v) { return TT.first[rowOf[v]] < 0 ? "/" : DEV[TT.dev[rowOf[v]]].pattern; });
@@ -195,15 +206,11 @@ export function lodPanels(C) {
       drawn[k2] = ln.blocks;
       grids[k2] = ln.heat;
       b.set(2 * k2, blockData(ln.blocks, k2));
-      if (ln.heat) {  // the cells as one image, hovered through one invisible point per cell (cells.js)
+      if (ln.heat) {  // the cells as one image under the blocks; the pointer finds them by a hit test (cells.js)
         var c = DEV[a.dev].color, rgb = [1, 3, 5].map(function (q) { return parseInt(c.slice(q, q + 2), 16); });
-        var pts = cellPoints(ln.heat, m, function (v) { return TT.label[rowOf[v]]; }, function (v) { return TT.nbytes[rowOf[v]]; },
-                             marks ? marks.noun : "");
-        b.set(2 * nA + k2, {visible: true, x: pts.x, y: pts.y, customdata: pts.customdata, hovertext: pts.hovertext});
         var img = cellImage(ln.heat, rgb, "x" + ax, "y" + ax, op);
         if (img) images.push(img);
       }
-      else b.set(2 * nA + k2, {visible: false});
     });
     var ann = baseAnnotations.map(function (an) {  // the band past an arena's end: how many tensors reach into it
       var k2 = an.name === "overflow" ? (/^x(\d*) domain$/.exec(an.xref) || [])[1] : undefined;
@@ -247,12 +254,33 @@ export function lodPanels(C) {
     C.s.win = next;
     drawMemory();
   }
-  function clickMemory(pt) {
-    if (pt.curveNumber >= 2 * nA && pt.curveNumber < 3 * nA) {  // a cell of a binned lane: zoom in around it
-      var grid = grids[pt.curveNumber - 2 * nA], step = grid ? grid.step : 1;
-      Plotly.relayout(host.memory, {"xaxis.range": [pt.x - 1.5 * step, pt.x + 1.5 * step]});
-      return;
+  // the pointer over a binned lane (cells.js cellPointer): the cell under it, unless a drawn block is there (its
+  // own plotly hover and click); px, py relative to the figure
+  function cellUnder(px, py) {
+    var lay = host.memory._fullLayout;
+    if (!lay) return null;
+    for (var k2 = 0; k2 < nA; k2++) {
+      var xa = lay[k2 ? "xaxis" + (k2 + 1) : "xaxis"], ya = lay[k2 ? "yaxis" + (k2 + 1) : "yaxis"], grid = grids[k2];
+      if (!grid || !xa || !ya || px < xa._offset || px > xa._offset + xa._length || py < ya._offset || py > ya._offset + ya._length) continue;
+      var x = xa.p2l(px - xa._offset), y = ya.p2l(py - ya._offset);
+      if (blockAt(k2, x, y)) return null;
+      var c = cellAt(grid, x, y);
+      if (c < 0) return null;
+      var lines = cellLines(grid, c, m, function (v) { return TT.label[rowOf[v]]; }, function (v) { return TT.nbytes[rowOf[v]]; },
+                            marks ? marks.noun : "");
+      return {lines: lines, zoom: function () {  // three cells wide around it: a click or two and its tensors are blocks
+        Plotly.relayout(host.memory, {"xaxis.range": [lines.centre - 1.5 * grid.step, lines.centre + 1.5 * grid.step]});
+      }};
     }
+    return null;
+  }
+  function blockAt(k2, x, y) {  // a block drawn in lane k2 covers (x, y): as blockData draws it, minimum sizes included
+    var box = blockBoxes(k2);
+    for (var q = 0; q < box.length; q++) if (x >= box[q][0] && x <= box[q][1] && y >= box[q][2] && y <= box[q][3]) return true;
+    return false;
+  }
+  if (typeof document !== "undefined" && host.memory && host.memory.addEventListener) cellPointer(host.memory).use(cellUnder);
+  function clickMemory(pt) {
     if (pt.curveNumber < 2 * nA && pt.curveNumber % 2 === 0 && pt.customdata !== undefined) host.select({values: [pt.customdata]});
   }
   function laneProfiles() {  // per lane the bytes live at each instruction, for the overview strip (memstrip.js)

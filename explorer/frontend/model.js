@@ -20,7 +20,8 @@ export function localModel(initial) {
 
 // The payload: gzip-compressed, as bytes (the widget's binary trait) or base64 text (the report page);
 // decompressed with the browser's own DecompressionStream. Inside: "DXB1", the JSON's length, the JSON, then
-// its big integer columns as little-endian int32 / float64 arrays, put back at the paths "$bin" names
+// its big integer columns as little-endian int32 / float64 arrays (read in the machine's order: little-endian on
+// every platform browsers run on), put back at the paths "$bin" names
 // (explorer.views.embed.pack: a 100k-value plan's tables are ~9 MB as JSON text, ~1 MB of arrays).
 export async function decodePayload(packed) {
   let bytes = packed;

@@ -1,5 +1,6 @@
 // Two run profiles on the diff view (P.profiles = {a, b}, P.profileDiff — explorer/views/profile_payload.py):
-// both graphs' ops sized by time on ONE scale (so the same size means the same time on both sides), the two runs
+// both graphs' ops sized by time on ONE scale (so the same size means the same time on both sides; not on a big
+// pair, whose overviews draw groups), the two runs
 // as device time bars drawn to one time scale (a faster run is a shorter bar), per device A -> B, the paired
 // instructions that got faster or slower (click one to select it on both graphs), and time per run of A's and
 // B's side of a selection in the details.

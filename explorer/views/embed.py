@@ -51,14 +51,15 @@ def to_json(payload: dict) -> str:
 
 
 def _lift(payload: dict) -> tuple[dict, list[tuple[list, np.ndarray]]]:
-    """A shallow copy of ``payload`` with its big integer arrays taken out (their paths and int32 or
-    float64 copies: JavaScript numbers hold every int32, and every integer to 2**53 as float64)."""
+    """``payload`` with its big integer arrays taken out (the dicts and lists on the way copied, the rest
+    shared), and those arrays with their paths, as int32 or float64 copies: JavaScript numbers hold every
+    int32, and every integer to 2**53 as float64 (past that, plans do not go: byte sizes and offsets)."""
     found: list[tuple[list, np.ndarray]] = []
 
     def walk(obj, path):
         if isinstance(obj, np.ndarray):
             if obj.ndim == 1 and obj.size >= BINARY_MIN and obj.dtype.kind in "iub":
-                small = obj.size == 0 or (int(obj.min()) >= -2**31 and int(obj.max()) < 2**31)
+                small = int(obj.min()) >= -2**31 and int(obj.max()) < 2**31
                 found.append((path, obj.astype("<i4" if small else "<f8")))
                 return None
             return obj

@@ -4,12 +4,10 @@ The browser app (``explorer/frontend/lod_panels.js``) draws a lane's tensors as 
 least 3 px wide and tall at the zoom shown and there are at most ``BLOCK_LIMIT``; otherwise the largest
 (on screen) stay blocks and the rest become occupancy cells, until a zoom makes them legible.
 Same lanes, axes and titles as :func:`.memory.build_memory_figure` (:func:`.memory.lanes_layout`). Per
-lane the trace order is the small map's — ``2k`` blocks drawn, ``2k + 1`` selection outline — then one
-trace of cells per lane (``2 * lanes + k``, hidden when the lane draws its blocks), then the legend. The
-cells are drawn as one image per lane (a layout image, one pixel per cell: thousands of SVG bars cost
-~1 s of a 1k-op program's first view, and the app's plotly.js bundle has no heatmap); the cells' trace is
-a scatter with mode ``"none"``, one invisible point per non-empty cell, so they hover and click without an
-SVG element each (``explorer/frontend/cells.js``).
+lane the trace order is the small map's — ``2k`` blocks drawn, ``2k + 1`` selection outline — then the
+legend. An aggregated lane's cells are not traces: they are drawn as one layout image per lane (one pixel
+per cell; thousands of SVG bars cost ~1 s of a 1k-op program's first view, and the app's plotly.js bundle
+has no heatmap), and the app answers the pointer over them by a hit test (``explorer/frontend/cells.js``).
 
 An aggregated lane bins the instruction window shown (``x``) × the arena's bytes (``y``) into at most
 ``BINS`` cells; a cell's value is the fraction of its area (steps × bytes) that live tensors cover,
@@ -30,7 +28,7 @@ from .memory import empty_memory_figure, lane_axes, lanes_layout, legend_entries
 __all__ = ["MemoryLod", "BLOCK_LIMIT", "BINS"]
 
 BLOCK_LIMIT = 4_000  # blocks a lane draws at most; more are binned
-BINS = (200, 32)  # instruction bins × byte bins of an aggregated lane (pixels of its image; its hover points)
+BINS = (200, 32)  # instruction bins × byte bins of an aggregated lane (the pixels of its image)
 
 
 class MemoryLod:
@@ -43,7 +41,7 @@ class MemoryLod:
         self.n = len(plan.instructions)
 
     def traces(self) -> list[dict]:
-        """Blocks and selection per lane, then cells per lane: styled, without data (module docstring)."""
+        """Blocks and selection per lane: styled, without data (module docstring)."""
         out = []
         for k, arena in enumerate(self.arenas):
             x, y = lane_axes(k)
@@ -53,12 +51,6 @@ class MemoryLod:
                         "marker": {"color": [], "opacity": [], "line": {"color": [], "width": []},
                                    "pattern": {"fgcolor": "white", "size": 6, "solidity": 0.25}}})
             out.append(selection_trace({"x": [], "width": [], "base": [], "y": [], "customdata": []}, x, y))
-        for k, arena in enumerate(self.arenas):
-            x, y = lane_axes(k)
-            out.append({"type": "scatter", "mode": "none", "name": f"arena {arena.memory_id} (aggregated)",
-                        "xaxis": x, "yaxis": y, "showlegend": False, "visible": False, "cliponaxis": True,
-                        "x": [], "y": [], "customdata": [], "hovertext": [], "hoverinfo": "text",
-                        "hovertemplate": "%{hovertext}<extra>aggregated</extra>"})
         return out
 
     def layout(self) -> dict:

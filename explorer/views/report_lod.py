@@ -2,8 +2,9 @@
 tables from which the app (``explorer/frontend/lod*.js``) expands groups, re-bins on zoom and
 writes details — instead of a prebuilt HTML fragment per tensor and instruction.
 
-Tables are columns, one per field: integer columns as numpy arrays (sent as binary arrays by
-:func:`.embed.pack`, read back as plain arrays), strings as lists, so a 100k-value plan costs ~1 MB of
+Tables are columns, one per field: the per-tensor, per-instruction and per-edge integer columns as numpy
+arrays (sent as binary arrays by :func:`.embed.pack`, read back as plain arrays), the few per-group ones and
+strings as lists, so a 100k-value plan costs ~1 MB of
 numbers and a few MB of names rather than tens of MB of HTML. Strings from the file are stored as plain text made
 :func:`~.escape.visible`; the script escapes them for plotly (``&<>``) and writes them into the page
 with ``textContent`` (or its own escaping), never as markup.
@@ -76,7 +77,7 @@ def lod_payload(view: PlanView) -> dict:
                 **_op_table(plan, f), "chain": _chains(plan, G.m)},
         "tensors": {"index": tensors,
                     "label": [visible(nm) if nm else f"%{v}" for nm, v in zip(names, tensors.tolist())],
-                    "named": np.fromiter((bool(nm) for nm in names), dtype=bool, count=len(names)),
+                    "named": np.fromiter((bool(nm) for nm in names), dtype=np.int8, count=len(names)),
                     "dtype": st_index.ravel(),
                     **_shapes(sizes),
                     "dev": devs_of(f.dcode[tensors]),

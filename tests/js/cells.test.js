@@ -1,7 +1,7 @@
 // A binned memory lane's cells (explorer/frontend/cells.js): exact coverage, hover points, pixels.
 import test from "node:test";
 import assert from "node:assert/strict";
-import {occupancy, cellPoints, cellPixels, cellImage} from "../../explorer/frontend/cells.js";
+import {occupancy, cellAt, cellLines, cellPixels, cellImage} from "../../explorer/frontend/cells.js";
 
 // tensors as [x0, x1, y0, y1] (instructions, bytes), looked up by index
 const R = [[-0.5, 1.5, 0, 4], [0.5, 3.5, 2, 8], [2.5, 3.5, 6, 6]];
@@ -29,13 +29,23 @@ test("a window cuts tensors at its edges", () => {
   assert.equal(g.share[0], 0.5 * 4 / 8);
 });
 
-test("one hover point per non-empty cell, at its centre, saying what it holds", () => {
+test("the pointer finds the non-empty cell under it, and nothing outside the cells", () => {
+  const g = occupancy([0], rect, [-0.5, 3.5], 8, 2, 2);  // only cell (0, 0) holds a tensor
+  assert.equal(cellAt(g, 0, 1), 0);
+  assert.equal(cellAt(g, 1.49, 3.99), 0);
+  assert.equal(cellAt(g, 1.5, 1), -1);  // cell (1, 0): empty
+  assert.equal(cellAt(g, 0, 4), -1);    // cell (0, 1): empty
+  assert.equal(cellAt(g, -0.6, 1), -1); // left of the window
+  assert.equal(cellAt(g, 0, 8.5), -1);  // above the arena
+});
+
+test("a cell says what it holds: instructions, share in use, tensors, the largest (names stay text)", () => {
   const g = occupancy([0], rect, [-0.5, 3.5], 8, 2, 2);
   const names = ["act<0>", "b", "c"], bytes = [16, 24, 0];
-  const p = cellPoints(g, 4, (v) => names[v], (v) => bytes[v]);
-  assert.deepEqual(p.x, [0.5]); assert.deepEqual(p.y, [2]);
-  assert.deepEqual(p.customdata, [[1, 1]]);
-  assert.match(p.hovertext[0], /^#0 – #1 · 100% in use · 1 tensor<br>largest: <b>act&lt;0&gt;<\/b> 16 B/);
+  const t = cellLines(g, 0, 4, (v) => names[v], (v) => bytes[v]);
+  assert.equal(t.head, "#0 – #1 · 100% in use · 1 tensor");
+  assert.deepEqual(t.largest, ["act<0>", "16 B"]);  // shown with textContent: no escaping here
+  assert.equal(t.centre, 0.5);
 });
 
 test("pixels: one per cell, top row the highest bytes, opacity from the share, empty cells clear", () => {
@@ -54,10 +64,9 @@ test("without a document (node) there is no image to make; the browser test chec
   assert.equal(cellImage(occupancy([0], rect, [-0.5, 3.5], 8, 2, 2), [0, 0, 0], "x", "y", 1), null);
 });
 
-test("flagged tensors (a diff's changes) are counted per cell and named in its hover", () => {
+test("flagged tensors (a diff's changes) are counted per cell and named in what it says", () => {
   const g = occupancy([0, 1], rect, [-0.5, 3.5], 8, 2, 2, (v) => v === 1);
   assert.deepEqual(Array.from(g.flagged), [1, 1, 1, 1]);
-  const p = cellPoints(g, 4, (v) => "t" + v, () => 8, "changed");
-  assert.ok(p.hovertext.every((t) => / tensors? \(1 changed\)/.test(t)));
+  assert.equal(cellLines(g, 0, 4, (v) => "t" + v, () => 8, "changed").head, "#0 – #1 · 100% in use · 2 tensors (1 changed)");
   assert.equal(occupancy([0], rect, [-0.5, 3.5], 8, 2, 2).flagged, null);  // no flag: nothing counted
 });
