@@ -26,11 +26,12 @@ def _browser_available():
     require_browser()
 
 
-def _open(page, report: Path) -> None:
+def _open(page, report: Path, card: str = ".dx-prof", timeout_ms: int = 30_000) -> None:
+    """Open a report offline and wait for its profile card (``.dx-prof-diff`` on a diff)."""
     page.route("**/*", lambda route: route.abort() if not route.request.url.startswith("file:") else route.continue_())
     page.goto(report.as_uri())
-    page.wait_for_function("() => document.body.dataset.ready === '1' && document.querySelector('.dx-prof')",
-                           timeout=30_000)
+    page.wait_for_function("(card) => document.body.dataset.ready === '1' && document.querySelector(card)",
+                           arg=card, timeout=timeout_ms)
 
 
 def test_device_profile_in_the_report(tmp_path):
@@ -115,10 +116,7 @@ def test_diff_view_with_two_profiles(tmp_path):
                  str(DUMPS / "synthetic_device_mlp.etdp"), str(DUMPS / "synthetic_slow_copies.etdp")],
                 stdout=io.StringIO()) == 0
     with chromium((1300, 1000)) as (page, messages), screenshot_on_failure(page, "profile_diff_failed.png"):
-        page.route("**/*", lambda route: route.abort() if not route.request.url.startswith("file:") else route.continue_())
-        page.goto(page_file.as_uri())
-        page.wait_for_function("() => document.body.dataset.ready === '1' && document.querySelector('.dx-prof-diff')",
-                               timeout=30_000)
+        _open(page, page_file, ".dx-prof-diff")
         widths = page.evaluate("() => [...document.querySelectorAll('.dx-prof-diffrow .dx-prof-bar')].map(b => parseFloat(b.style.width))")
         assert widths[1] == 100 and 35 < widths[0] < 50  # A's run (126 us) against B's (303 us), one scale
         # one op-size scale for both graphs: the same op is bigger where it is slower (the copies of B)
@@ -174,10 +172,7 @@ def test_big_diff_with_two_profiles(tmp_path):
     assert main(["diff", str(a), str(b), "--html", str(page_file), "--profile", *map(str, dumps)],
                 stdout=io.StringIO()) == 0
     with chromium((1300, 1000)) as (page, messages), screenshot_on_failure(page, "profile_big_diff_failed.png"):
-        page.route("**/*", lambda route: route.abort() if not route.request.url.startswith("file:") else route.continue_())
-        page.goto(page_file.as_uri())
-        page.wait_for_function("() => document.body.dataset.ready === '1' && document.querySelector('.dx-prof-diff')",
-                               timeout=90_000)
+        _open(page, page_file, ".dx-prof-diff", 90_000)
         assert page.evaluate("() => !!window.dxDiff.lod()"), "the pair is drawn at a level of detail"
         widths = page.evaluate("() => [...document.querySelectorAll('.dx-prof-diffrow .dx-prof-bar')].map(b => parseFloat(b.style.width))")
         assert widths[1] == 100 and widths[0] < 100, widths  # B's slower copies: the longer run
