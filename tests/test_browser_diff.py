@@ -322,6 +322,8 @@ def test_big_diff_memory_lanes_mark_the_changes(tmp_path, big):
         page.evaluate("(w) => Plotly.relayout(document.querySelector('.dx-memory-b'), {'xaxis.range': w})", [m // 2, m // 2 + 40])
         page.wait_for_function("() => Array.from(document.querySelectorAll('.dx-memory-b .annotation-text'))"
                                ".some(a => a.textContent.startsWith('showing '))", timeout=15_000)
+        assert page.evaluate("() => document.querySelector('.dx-memory-b .dx-celltip').hidden"), \
+            "the cell's label goes with the cells (the mouse has not moved)"
         lanes = page.evaluate("""() => { const gd = document.querySelector('.dx-memory-b'), out = [];
           gd.data.forEach((t, q) => { if (q % 2 === 0 && t.type === 'bar' && t.customdata && t.marker && t.marker.line)
             out.push({ids: Array.from(t.customdata), line: Array.from(t.marker.line.color || [])}); });

@@ -143,6 +143,7 @@ export function cellPointer(gd) {
     var h = at(ev);
     if (h) { hide(); h.zoom(); }
   });
-  gd.dxCells = {use: function (fn) { hit = fn; hide(); }, tip: function () { return tip; }};
+  // hide(): the owner redraws the lanes (a zoom, a pan, a device filter): what the label said may be gone
+  gd.dxCells = {use: function (fn) { hit = fn; hide(); }, hide: hide, tip: function () { return tip; }};
   return gd.dxCells;
 }

@@ -200,6 +200,7 @@ export function lodPanels(C) {
   }
   function drawMemory() {  // every lane (what is legible depends on the zoom), notes, selection: one update
     var gd = host.memory, notes = [], shown = host.shown(), b = batch(), images = [];
+    if (gd.dxCells) gd.dxCells.hide();  // a cell's label from before this draw
     AR.forEach(function (a, k2) {
       var ln = lane(k2), dim = ST.opacity.block[1], op = shown[DEV[a.dev].name] === false ? dim : 1, ax = k2 ? String(k2 + 1) : "";
       notes.push(ln.note);
