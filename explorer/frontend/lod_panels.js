@@ -79,12 +79,10 @@ export function lodPanels(C) {
       "</span></h4>" + rows(out) + "</div>";
   }
   function groupDetails(g) {
-    var f = folded(), ops = G.stop[g] - G.start[g], kinds = [], devs = [];
+    var f = folded(), ops = G.stop[g] - G.start[g], kinds = [], S = C.groupSummary(g);
     G.kinds[g].forEach(function (c, k2) { if (c) kinds.push(num(c) + " " + L.names.opKinds[k2]); });
-    var opsum = 0;
-    G.devs[g].forEach(function (c) { opsum += c; });
-    G.devs[g].forEach(function (c, d) { if (c) devs.push(swatch(d) + " " + num(c) + " (" + Math.round(100 * c / opsum) + "%)"); });
-    var S = C.groupSummary(g), bytes = S.bytes.map(function (e) { return swatch(e[0]) + " " + esc(fmtBytes(e[1])); });
+    var devs = S.ops.map(function (o) { return swatch(o[0]) + " " + num(o[1]) + " (" + Math.round(100 * o[2]) + "%)"; });
+    var bytes = S.bytes.map(function (e) { return swatch(e[0]) + " " + esc(fmtBytes(e[1])); });
     var out = [["instructions", "#" + G.start[g] + " \u2013 #" + (G.stop[g] - 1) + " (" + num(ops) + ")"], ["ops", kinds.join(", ")],
                ["runs on", devs.join(" \u00b7 ") || "\u2013"], ["tensors", num(G.nodes[g] - ops) + " made or first used here" +
                 (S.total ? " \u00b7 " + esc(fmtBytes(S.total)) + (bytes.length > 1 ? " (" + bytes.join(" \u00b7 ") + ")" : "") : "")],
@@ -109,6 +107,7 @@ export function lodPanels(C) {
   var baseShapes = (P.memory.layout.shapes || []).slice();
   var baseAnnotations = (P.memory.layout.annotations || []).slice(), titles = baseAnnotations.slice(0, nA);  // titles first
   var grids = AR.map(function () { return null; });  // per lane its binned cells as drawn (cells.js), or null
+  var boxes = AR.map(function () { return []; });  // per lane its blocks as drawn, [x0, x1, y0, y1] (blockBoxes)
   var drawn = AR.map(function (a) { return a.rows.length > lim ? a.rows.filter(function (v) { return errors.has(v); }) : a.rows; });
   function spanOf() { return C.s.win || [-0.5, Math.max(m, 1) - 0.5]; }
   function bounds(v) {
@@ -124,9 +123,6 @@ export function lodPanels(C) {
   var marks = host.marks || null;
   function marked(v) { return marks ? marks.of(v) : null; }
   var laneErrors = AR.map(function (a) { return a.rows.filter(function (v) { return errors.has(v); }); });
-  var past = AR.map(function (a) {  // tensors reaching past their arena's end
-    return a.rows.filter(function (v) { var r = rowOf[v]; return TT.off[r] + Math.max(TT.nbytes[r], 0) > a.size; }).length;
-  });
   function pxScale(k2) {  // px per instruction and per byte of lane k2 as drawn (defaults under node)
     var lay = host.memory._fullLayout, w = spanOf(), a = AR[k2];
     var W = lay && lay._size ? lay._size.w : 1200, ax = lay && lay[k2 ? "yaxis" + (k2 + 1) : "yaxis"];
@@ -163,15 +159,15 @@ export function lodPanels(C) {
     var w = spanOf();
     return [(w[1] - w[0]) / 600, Math.max(AR[k2].size, AR[k2].high, 1) / 100];
   }
-  function blockBoxes(k2) {  // [x0, x1, y0, y1] of each block drawn in lane k2
+  function blockBoxes(vals, k2) {  // [x0, x1, y0, y1] of each block as drawn: its tensor's rect, minimum sizes included
     var mins = minSizes(k2);
-    return drawn[k2].map(function (v) {
+    return vals.map(function (v) {
       var b = bounds(v), r = rowOf[v], cx = (b[0] + b[1]) / 2, hw = Math.max(b[1] - b[0], mins[0]) / 2;
       return [cx - hw, cx + hw, TT.off[r], TT.off[r] + Math.max(TT.nbytes[r], mins[1])];
     });
   }
-  function blockData(vals, k2) {
-    var mins = minSizes(k2), minW = mins[0], minH = mins[1], a = AR[k2];
+  function blockData(vals, k2, box) {  // box: blockBoxes(vals, k2)
+    var a = AR[k2];
     var shown = host.shown(), O = ST.opacity.block;
     var bad = vals.map(function (v) { var r = rowOf[v]; return errors.has(v) || TT.off[r] + Math.max(TT.nbytes[r], 0) > a.size; });
     var pat = vals.map(function (v) { return TT.first[rowOf[v]] < 0 ? "/" : DEV[TT.dev[rowOf[v]]].pattern; });
@@ -181,22 +177,15 @@ export function lodPanels(C) {
       // an error's red first; else the host's mark (a diff's status colour: the block changed), else a hairline
       "marker.line.color": bad.map(function (e, k) { var mk = marked(vals[k]); return e ? ST.error : mk ? mk.color : "white"; }),
       "marker.line.width": bad.map(function (e, k) { var mk = marked(vals[k]); return e ? 2.5 : mk ? Math.max(mk.width || 0, 2.5) : 0.6; }),
-      // the tensor's name inside its block where it fits (layout.uniformtext hides the rest; the hover says all)
+      // the tensor's name inside its block where it fits (the skeleton's text style and layout.uniformtext
+      // hide the rest; the hover says all), in the ink that reads on its device's colour
       text: vals.map(function (v) { return ptext(short(TT.label[rowOf[v]], 24)); }),
-      textposition: "inside", insidetextanchor: "middle", constraintext: "inside", cliponaxis: true,
-      "textfont.size": 10, "textfont.color": vals.map(function (v) { return inkOn(DEV[TT.dev[rowOf[v]]].color); })};
+      "textfont.color": vals.map(function (v) { return DEV[TT.dev[rowOf[v]]].ink; })};
     if (pat.some(Boolean)) out["marker.pattern.shape"] = pat;
-    vals.forEach(function (v) {
-      var b = bounds(v), r = rowOf[v];
-      // at least ~2 px wide and 1.5 px tall (explorer.views.memory.MIN_WIDTH / MIN_HEIGHT): no sub-pixel slivers
-      out.x.push((b[0] + b[1]) / 2); out.width.push(Math.max(b[1] - b[0], minW)); out.base.push(TT.off[r]);
-      out.y.push(Math.max(TT.nbytes[r], minH));
+    box.forEach(function (bx) {
+      out.x.push((bx[0] + bx[1]) / 2); out.width.push(bx[1] - bx[0]); out.base.push(bx[2]); out.y.push(bx[3] - bx[2]);
     });
     return out;
-  }
-  function inkOn(color) {  // explorer.views.memory.block_text_color
-    var c = [1, 3, 5].map(function (q) { return parseInt(color.slice(q, q + 2), 16) / 255; });
-    return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2] > 0.45 ? "#1F2328" : "#FFFFFF";
   }
   function drawMemory() {  // every lane (what is legible depends on the zoom), notes, selection: one update
     var gd = host.memory, notes = [], shown = host.shown(), b = batch(), images = [];
@@ -206,19 +195,15 @@ export function lodPanels(C) {
       notes.push(ln.note);
       drawn[k2] = ln.blocks;
       grids[k2] = ln.heat;
-      b.set(2 * k2, blockData(ln.blocks, k2));
+      boxes[k2] = blockBoxes(ln.blocks, k2);
+      b.set(2 * k2, blockData(ln.blocks, k2, boxes[k2]));
       if (ln.heat) {  // the cells as one image under the blocks; the pointer finds them by a hit test (cells.js)
         var c = DEV[a.dev].color, rgb = [1, 3, 5].map(function (q) { return parseInt(c.slice(q, q + 2), 16); });
         var img = cellImage(ln.heat, rgb, "x" + ax, "y" + ax, op);
         if (img) images.push(img);
       }
     });
-    var ann = baseAnnotations.map(function (an) {  // the band past an arena's end: how many tensors reach into it
-      var k2 = an.name === "overflow" ? (/^x(\d*) domain$/.exec(an.xref) || [])[1] : undefined;
-      if (k2 === undefined) return an;
-      k2 = k2 ? Number(k2) - 1 : 0;
-      return Object.assign({}, an, {text: "\u26a0 " + num(past[k2]) + " tensor" + (past[k2] === 1 ? "" : "s") + " " + an.text.replace(/^\u26a0 /, "")});
-    });
+    var ann = baseAnnotations.slice();
     notes.forEach(function (t, k2) {
       ann.push({text: ptext(t), xref: "paper", yref: "paper", x: 1, y: titles[k2].y, xanchor: "right", yanchor: "top", yshift: -4,
                 showarrow: false, font: {size: 11, color: "#1F2328"}, bgcolor: "rgba(255,255,255,0.85)", name: "aggregated"});
@@ -232,8 +217,8 @@ export function lodPanels(C) {
     AR.forEach(function (a, k2) {
       var ax = k2 ? String(k2 + 1) : "";
       a.rows.filter(function (v) { return set.has(v); }).slice(0, 2000).forEach(function (v) {
-        var bb = bounds(v), r = rowOf[v];
-        rects.push({x0: bb[0], x1: bb[1], y0: TT.off[r], y1: TT.off[r] + Math.max(TT.nbytes[r], 0), xaxis: "x" + ax, yaxis: "y" + ax});
+        var rc = rect(v);
+        rects.push({x0: rc[0], x1: rc[1], y0: rc[2], y1: rc[3], xaxis: "x" + ax, yaxis: "y" + ax});
       });
     });
     instructions.slice(0, 50).forEach(function (i) { if (i >= 0 && i < m) lines.push({x: i}); });
@@ -275,8 +260,8 @@ export function lodPanels(C) {
     }
     return null;
   }
-  function blockAt(k2, x, y) {  // a block drawn in lane k2 covers (x, y): as blockData draws it, minimum sizes included
-    var box = blockBoxes(k2);
+  function blockAt(k2, x, y) {  // a block drawn in lane k2 covers (x, y), as drawn
+    var box = boxes[k2];
     for (var q = 0; q < box.length; q++) if (x >= box[q][0] && x <= box[q][1] && y >= box[q][2] && y <= box[q][3]) return true;
     return false;
   }

@@ -115,10 +115,10 @@ def legend_entries(devices) -> list[dict]:
     return out
 
 
-def lanes_layout(arenas, n: int, past: list[int] | None = None) -> dict:
+def lanes_layout(arenas, n: int, past: list[int]) -> dict:
     """Figure layout with one lane (subplot row) per arena: axes, titles, peak line, arena end and the band
     past it. Reads only the arenas' summary fields (not their blocks); ``past``: per arena, how many tensors
-    reach beyond its end (for the band's note; the app counts them itself for a big plan)."""
+    reach beyond its end (for the band's note)."""
     rows = len(arenas)
     gap = min(0.12, 70 / (LANE_HEIGHT * rows + 60))
     lane = (1 - gap * (rows - 1)) / rows
@@ -152,7 +152,7 @@ def lanes_layout(arenas, n: int, past: list[int] | None = None) -> dict:
             layout["shapes"].append({"type": "rect", "xref": f"{x} domain", "yref": y, "x0": 0, "x1": 1,
                                      "y0": arena.size, "y1": arena.high_water, "name": "past the end", "layer": "below",
                                      "line": {"width": 0}, "fillcolor": "rgba(179,27,27,0.10)"})
-            count = "" if past is None else f"{past[k]:,} tensor{'s' * (past[k] != 1)} "
+            count = f"{past[k]:,} tensor{'s' * (past[k] != 1)} "
             marks.append({
                 "text": f"⚠ {count}past the arena's end: up to {plotly_text(fmt_bytes(arena.high_water - arena.size))}"
                         f" beyond {plotly_text(fmt_bytes(arena.size))}",

@@ -23,7 +23,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..model import Plan
-from .memory import empty_memory_figure, lane_axes, lanes_layout, legend_entries, selection_trace
+from .memory import BLOCK_TEXT, empty_memory_figure, lane_axes, lanes_layout, legend_entries, selection_trace
 
 __all__ = ["MemoryLod", "BLOCK_LIMIT", "BINS"]
 
@@ -47,14 +47,16 @@ class MemoryLod:
             x, y = lane_axes(k)
             out.append({"type": "bar", "x": [], "width": [], "base": [], "y": [], "customdata": [], "orientation": "v",
                         "name": f"arena {arena.memory_id}", "hovertext": [], "hoverinfo": "text", "showlegend": False,
-                        "xaxis": x, "yaxis": y,
+                        "xaxis": x, "yaxis": y, "text": [], **BLOCK_TEXT, "textfont": {"size": 10, "color": []},
                         "marker": {"color": [], "opacity": [], "line": {"color": [], "width": []},
                                    "pattern": {"fgcolor": "white", "size": 6, "solidity": 0.25}}})
             out.append(selection_trace({"x": [], "width": [], "base": [], "y": [], "customdata": []}, x, y))
         return out
 
     def layout(self) -> dict:
-        layout = lanes_layout(self.arenas, self.n)
+        past = [int((rows["offset"] + np.maximum(rows["nbytes"], 0) > arena.size).sum())  # tensors past the end
+                for arena, rows in zip(self.arenas, self.rows)]
+        layout = lanes_layout(self.arenas, self.n, past=past)
         for k in range(len(self.arenas)):  # ticks that follow a zoom (not one every n/16 instructions)
             axis = layout[lane_axes(k)[0].replace("x", "xaxis")]
             del axis["tick0"], axis["dtick"]

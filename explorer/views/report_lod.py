@@ -19,6 +19,7 @@ from ..analysis.groups import OP_KINDS
 from ..columns import tensor_text
 from ..model import dtype_name
 from .escape import visible
+from .memory import block_text_color
 from .memory_lod import BINS, BLOCK_LIMIT
 from .overview import FOCUS_LAYERS, GROUP_SYMBOLS, OVERVIEW_TRACE, VISIBLE_LIMIT, _GROUP_LABELS, _LABELS
 from .palette import BLOCK_OPACITY, EDGE_STYLES, ERROR, OP_STYLES, TENSOR_OPACITY, device_style, ordered_devices
@@ -63,7 +64,8 @@ def lod_payload(view: PlanView) -> dict:
     moving = lazy.moving
     return {
         "trace": OVERVIEW_TRACE,
-        "devices": [{"name": visible(d), "color": device_style(d).color, "symbol": device_style(d).symbol,
+        "devices": [{"name": visible(d), "color": device_style(d).color, "ink": block_text_color(device_style(d).color),
+                     "symbol": device_style(d).symbol,
                      "pattern": device_style(d).pattern, "host": d.is_host, "known": d.known} for d in devices],
         "expanded": list(ov.expanded), "window": None,
         "groups": {"parent": [g.parent for g in groups], "start": [g.start for g in groups],
