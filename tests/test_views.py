@@ -349,3 +349,18 @@ def test_a_lane_within_its_arena_still_shows_where_it_ends():
     fig = build_memory_figure(*(lambda v: (v.plan, v.analysis))(view_of("device_mlp.pte")))
     ends = [s for s in fig.layout.shapes if s.name == "arena end"]
     assert len(ends) == 2 and not [s for s in fig.layout.shapes if s.name == "past the end"]
+
+
+def test_high_water_tick_only_when_it_clears_the_arena_end():
+    """Ticks at the arena's end and at a high-water mark a few bytes past it would print over each other; the
+    band's note still says how far past the end the plan reaches."""
+    def ticks(past_end_offset: int) -> list:
+        b = PlanBuilder(arenas=[(1280, "cpu")])
+        x = b.tensor((2, 8), arena=1, offset=0, name="x")
+        y = b.tensor((2, 8), arena=1, offset=past_end_offset, name="spill")  # 64 bytes, past the end
+        b.kernel("aten::relu.out", x, y, y)
+        view = view_of_builder(b)
+        return list(build_memory_figure(view.plan, view.analysis).layout.yaxis.tickvals)
+
+    assert ticks(1280 - 32) == [0, 640, 1280]  # high water 1,312: 2.4% past the end, one tick
+    assert ticks(2048) == [0, 640, 1280, 2112]

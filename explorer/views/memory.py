@@ -136,7 +136,9 @@ def lanes_layout(arenas, n: int, past: list[int]) -> dict:
             "showticklabels": k == rows - 1, **({"matches": "x"} if k else {}),
             **({"title": {"text": "instruction (run order) →", "font": {"size": 11, "color": MUTED}}}
                if k == rows - 1 else {})}
-        ticks = [0, arena.size // 2, arena.size] + ([arena.high_water] if over else [])
+        # the high-water mark gets a tick when it stands clear of the arena's end (within ~8% of the lane
+        # their labels overlap; the band's note says how far past the end it reaches)
+        ticks = [0, arena.size // 2, arena.size] + ([arena.high_water] if over and arena.high_water - arena.size > 0.08 * arena.high_water else [])
         layout[y.replace("y", "yaxis")] = {
             "anchor": x, "domain": [max(0.0, top - lane), top], "range": [0, max(arena.size, arena.high_water, 1) * 1.06],
             "tickvals": ticks, "showgrid": True,
