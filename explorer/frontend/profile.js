@@ -13,7 +13,9 @@ export const SIZE_MAX = 34;  // ... and for the longest op
 export function fmtTime(ticks, tickNs = 1) {
   if (ticks === null || ticks === undefined || Number.isNaN(ticks)) return "–";
   const ns = ticks * tickNs, a = Math.abs(ns);
-  for (const [unit, scale] of [["s", 1e9], ["ms", 1e6], ["µs", 1e3]]) {
+  /** @type {[string, number][]} */
+  const units = [["s", 1e9], ["ms", 1e6], ["µs", 1e3]];
+  for (const [unit, scale] of units) {
     if (a >= scale) { const v = ns / scale; return (Math.abs(v) < 100 ? Number(v.toPrecision(3)) : Math.round(v)) + " " + unit; }
   }
   return Math.round(ns) + " ns";
@@ -144,6 +146,7 @@ export function barHtml(prof) {
 }
 
 function rate(bps) {
+  /** @type {[string, number][]} */
   const units = [["GB/s", 1e9], ["MB/s", 1e6], ["kB/s", 1e3]];
   for (const [u, s] of units) if (bps >= s) return (bps / s).toPrecision(3) + " " + u;
   return Math.round(bps) + " B/s";

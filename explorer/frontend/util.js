@@ -12,6 +12,7 @@ export function num(x) { return NUMBERS.format(Number(x)); }
 
 export function fmtBytes(b) {
   if (b === null || b === undefined || b < 0) return "?";
+  /** @type {[string, number][]} */
   const units = [["GiB", 1 << 30], ["MiB", 1 << 20], ["KiB", 1 << 10]];
   for (const [name, size] of units) if (b >= size) return (b / size).toFixed(1) + " " + name;
   return b + " B";

@@ -1,0 +1,34 @@
+"""The browser app type-checks: ``tsc --noEmit --checkJs`` over explorer/frontend/*.js (tests/js/jsconfig.json).
+
+typescript is a dev-time npm package pinned in tests/js/package.json; .ci/run installs it with
+``npm install`` in tests/js. Missing, it is a failure, never a skip: an unchecked app is what this guards.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+JS = Path(__file__).parent / "js"
+TSC = JS / "node_modules" / ".bin" / "tsc"
+
+
+def test_frontend_type_checks():
+    assert TSC.exists(), "typescript is not installed: run `npm install --no-package-lock` in tests/js (.ci/run does)"
+    done = subprocess.run([str(TSC), "-p", str(JS / "jsconfig.json")], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]
+
+
+def test_type_check_covers_every_module():
+    """The config names the shipped modules by a glob, so a new module is checked without an edit; and the
+    declarations of what the page provides (globals.d.ts) are part of it."""
+    import json
+
+    from explorer import frontend
+
+    config = json.loads((JS / "jsconfig.json").read_text())
+    assert "../../explorer/frontend/*.js" in config["include"]
+    assert config["compilerOptions"]["checkJs"] is True
+    shipped = {p.name for p in Path(frontend.__file__).parent.glob("*.js")}
+    assert set(frontend.MODULES) <= shipped
+    assert (Path(frontend.__file__).parent / "globals.d.ts").exists()
