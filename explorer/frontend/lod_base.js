@@ -21,12 +21,6 @@ export function lodBase(P, host) {
   var OPSYM = L.names.opKinds.map(function (k) { return ST.op[k].symbol; });
 
   // -- text -------------------------------------------------------------------------------------
-  function fmtBytes(b) {
-    if (b === null || b === undefined || b < 0) return "?";
-    var units = [["GiB", 1 << 30], ["MiB", 1 << 20], ["KiB", 1 << 10]];
-    for (var u = 0; u < units.length; u++) if (b >= units[u][1]) return (b / units[u][1]).toFixed(1) + " " + units[u][0];
-    return b + " B";
-  }
   function devName(d) { return d >= 0 ? DEV[d].name : "?"; }
   function swatch(d) {
     if (d < 0) return "?";

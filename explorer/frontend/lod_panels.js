@@ -226,7 +226,9 @@ export function lodPanels(C) {
   }
   function onRelayout(ev) {
     if (!ev) return;
-    var keys = Object.keys(ev), lo = null, hi = null;
+    const keys = Object.keys(ev);
+    /** @type {any} */ let lo = null;
+    /** @type {any} */ let hi = null;
     if (keys.some(function (k2) { return /^xaxis\d*\.autorange$/.test(k2) && ev[k2]; })) { lo = null; hi = null; }
     else {
       keys.forEach(function (k2) {
