@@ -17,6 +17,8 @@ from explorer.analysis.profile import join_profile
 from explorer.cli import main
 from explorer.views.graph import TRACE
 
+pytestmark = pytest.mark.browser
+
 FIX = Path(__file__).parent / "fixtures"
 DUMPS = FIX / "etdump"
 
