@@ -7,6 +7,8 @@ can't run here. The join is checked against executorch's own ``Inspector`` on th
 
 from __future__ import annotations
 
+import dataclasses
+
 import importlib.util
 import io
 import json
@@ -32,7 +34,7 @@ from explorer.analysis.profile import ProfileMismatch, join_profile
 from explorer.cli import main
 from explorer.format.etdump import load_etdump
 from explorer.format.etdump_writer import SynthRun, write_etdump
-from explorer.profile_model import ProfileEvent
+from explorer.profile_model import DebugEvent, ProfileEvent
 
 ROOT = Path(__file__).resolve().parent.parent
 FIX = Path(__file__).parent / "fixtures"
@@ -431,8 +433,29 @@ def test_many_names_are_interned_exactly():
     events = [ProfileEvent(texts[k % len(texts)], 0, k % 5, delegate_debug_id_str=texts[(k * 3) % len(texts)],
                            start_time=k, end_time=k + 2) for k in range(2000)]
     dump = load_etdump(write_etdump([SynthRun("Execute", tuple(events))]))
-    assert dump.runs[0].profile_events == tuple(events)
+    # an empty delegate id string reads as unset, as executorch's Inspector reads it
+    expected = tuple(dataclasses.replace(e, delegate_debug_id_str=e.delegate_debug_id_str or None) for e in events)
+    assert dump.runs[0].profile_events == expected
     assert sorted(dump.profile.names) == sorted(texts)
+
+
+def test_empty_delegate_debug_id_is_unset_as_inspector_reads_it():
+    """The runtime writes "" for a delegate id it did not set; executorch's Inspector turns "" into None
+    (devtools/inspector/_inspector.py, ProfileEventSignature._gen_from_event). A real published
+    sample.etdump has only such events: they are operator events of their instructions, not delegate events,
+    so the profile joins instead of being refused for 'delegate events on a KernelCall'."""
+    base = load_etdump(DUMPS / "mlp.etdp")
+    assert not any(e.is_delegate for r in base.runs for e in r.profile_events)
+    debug = (DebugEvent(0, 1, delegate_debug_id_str=""),)
+    runs = [SynthRun(r.name, tuple(dataclasses.replace(e, delegate_debug_id_str="") for e in r.profile_events),
+                     debug_events=debug) for r in base.runs]
+    dump = load_etdump(write_etdump(runs))
+    assert all(e.delegate_debug_id_str is None and not e.is_delegate for r in dump.runs for e in r.profile_events)
+    assert dump.runs[0].debug_events[0].delegate_debug_id_str is None
+    program = explorer.load(FIX / "mlp.pte")
+    joined, reference = join_profile(program, dump), join_profile(program, base)
+    got, want = joined.plan("forward"), reference.plan("forward")
+    assert np.array_equal(np.isnan(got.times), np.isnan(want.times)) and not got.delegate_nodes
 
 
 def test_profile_payload_for_the_app():

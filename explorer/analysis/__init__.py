@@ -15,7 +15,9 @@ Public entry points (pure functions over :mod:`explorer.model`; results are the 
 
 from __future__ import annotations
 
-from ..model import Plan, Program
+import os
+
+from ..model import DataFile, Plan, Program
 from .companions import companion_findings
 from .checks import DEFAULT_LIMIT, SEVERITY, plan_findings, program_findings
 from .facts import Facts
@@ -46,14 +48,34 @@ def analyze_program(program: Program, *, limit: int | None = DEFAULT_LIMIT) -> d
     return {plan.name: analyze(plan, program, limit=limit) for plan in program.plans}
 
 
-def check(program: Program, *, limit: int | None = DEFAULT_LIMIT) -> list[Finding]:
+def check(program: Program | DataFile, *, limit: int | None = DEFAULT_LIMIT) -> list[Finding]:
     """Every placement finding of ``program``: program-wide ones (``plan == ""``) first, then per plan.
 
     Runs the whole analysis (dataflow, lifetimes, memory map, transfers) on numpy columns, without
     building the per-value records nobody reads here, so it stays fast on very large programs.
+
+    A data file (``.ptd``, what :func:`explorer.load` returns for one) has no plan to check: it gets one
+    ``info`` finding ``no-placement-check`` saying so and how to check its program, so an empty list is
+    never mistaken for a pass. A bundled program (``.bpte``) loads as its program and is checked as one.
     """
+    if isinstance(program, DataFile):
+        return [not_a_program(program)]
     found = program_findings(program, limit)
     for plan in program.plans:
         found.extend(LazyAnalysis(plan, program, limit=limit).findings)
     found.extend(companion_findings(program))  # missing-external, bad-delegate-payload
     return found
+
+
+def not_a_program(data: DataFile) -> Finding:
+    """The one finding of ``check`` on a data file: placement checks apply to the program that uses it."""
+    name = os.path.basename(data.source) if data.source else None
+    n = len(data.entries)
+    what = f"{name} is a data file" if name else "This is a data file"
+    arg = name or "DATA.ptd"
+    return Finding(
+        "no-placement-check", "info", "",
+        f"{what} (.ptd, {n} named entr{'y' if n == 1 else 'ies'}): it holds tensors, not a plan, so no placement "
+        f"check applies. Check the program that uses it, with the data file attached: device-explorer check "
+        f"MODEL.pte --data {arg} (explorer.load('MODEL.pte', data=['{arg}'])); then missing-external compares "
+        f"every external tensor with its entry here.")

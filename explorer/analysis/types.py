@@ -114,7 +114,7 @@ class TransferTotals:
 class Finding:
     """One placement-check result; the same fields as its JSON form."""
 
-    code: str  # device-mismatch | out-of-bounds | live-overlap | bad-reference | cross-device-no-copy | round-trip | unknown-device
+    code: str  # device-mismatch | out-of-bounds | ... (docs/analysis.md lists every code); no-placement-check on a .ptd
     severity: str  # error | warning | info
     plan: str
     message: str

@@ -28,7 +28,7 @@ from typing import TextIO
 from ..analysis import check
 from ..analysis.checks import DEFAULT_LIMIT
 from ..analysis.describe import SEVERITIES, finding_lines
-from ..model import DataFile, Program
+from ..model import DataFile
 from .data_option import add_data_option, load_with_data
 
 __all__ = ["register", "run", "JSON_FORMAT"]
@@ -53,8 +53,8 @@ def register(sub) -> None:
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     program = load_with_data(args.file, args.data)
-    if isinstance(program, DataFile):  # a .ptd: it decoded (bounds-checked); placement checks need a program
-        program = Program(version=0, plans=(), size=program.size, source=program.source)
+    if args.plan and isinstance(program, DataFile):
+        raise KeyError(f"{os.path.basename(args.file)} is a data file (.ptd): it has no plan {args.plan!r}")
     if args.plan:
         program.plan(args.plan)  # KeyError naming the plans when it doesn't exist
     findings = check(program, limit=args.limit if args.limit and args.limit > 0 else None)

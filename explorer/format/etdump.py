@@ -215,6 +215,16 @@ class _Interner:
         out[present] = code[np.asarray(inverse).reshape(-1)][row]
         return out
 
+    def unset_if_empty(self, codes: np.ndarray) -> np.ndarray:
+        """``codes`` with every empty string turned into -1 (absent). The runtime writes ``""`` for a delegate
+        debug id it did not set, and executorch's Inspector reads ``""`` as None
+        (``devtools/inspector/_inspector.py``, ``ProfileEventSignature._gen_from_event`` and
+        ``DebugEventSignature._gen_from_event``): an event with an empty id string is not a delegate's."""
+        empty = self._ids.get(b"")
+        if empty is None:
+            return codes
+        return np.where(codes == empty, -1, codes)
+
     def names(self) -> tuple[str, ...]:
         return tuple(b.decode("utf-8", "replace") for b in self._ids)
 
@@ -226,8 +236,9 @@ def _profile_columns(g: Gather, prof: np.ndarray, run_of: np.ndarray, where, tex
     pf = g.tables(pp, "{}", rows)
     name = texts.codes(g, g.refs(pp, pf, PE_NAME, "{}", where(sub, ".profile_event.name")), "{}",
                        where(sub, ".profile_event.name"))
-    did_str = texts.codes(g, g.refs(pp, pf, PE_DELEGATE_ID_STR, "{}", where(sub, ".profile_event.delegate_debug_id_str")),
-                          "{}", where(sub, ".profile_event.delegate_debug_id_str"))
+    did_str = texts.unset_if_empty(texts.codes(
+        g, g.refs(pp, pf, PE_DELEGATE_ID_STR, "{}", where(sub, ".profile_event.delegate_debug_id_str")),
+        "{}", where(sub, ".profile_event.delegate_debug_id_str")))
     meta_refs = g.refs(pp, pf, PE_DELEGATE_METADATA, "{}", where(sub, ".profile_event.delegate_debug_metadata"))
     metadata: tuple[bytes, ...] = ()
     has_meta = meta_refs != NONE
@@ -272,8 +283,9 @@ def _debug_events(g: Gather, dbg: np.ndarray, run_of: np.ndarray, where, texts: 
     chain = g.field(dp, df, DE_CHAIN_INDEX, "<u8", 0)
     instr = g.field(dp, df, DE_INSTRUCTION_ID, "<i4", -1)
     did = g.field(dp, df, DE_DELEGATE_ID_INT, "<i4", -1)
-    dstr = texts.codes(g, g.refs(dp, df, DE_DELEGATE_ID_STR, "{}", where(sub, ".debug_event.delegate_debug_id_str")),
-                       "{}", where(sub, ".debug_event.delegate_debug_id_str"))
+    dstr = texts.unset_if_empty(texts.codes(
+        g, g.refs(dp, df, DE_DELEGATE_ID_STR, "{}", where(sub, ".debug_event.delegate_debug_id_str")),
+        "{}", where(sub, ".debug_event.delegate_debug_id_str")))
     name = texts.codes(g, g.refs(dp, df, DE_NAME, "{}", where(sub, ".debug_event.name")), "{}",
                        where(sub, ".debug_event.name"))
     names = list(texts._ids)  # noqa: SLF001 - the interner's current table, decoded below as needed
