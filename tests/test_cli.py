@@ -89,7 +89,7 @@ def test_inspect_groups_alike_delegates_and_labels_copies_and_planned(tmp_path):
     path.write_bytes(write(b.program()))
     code, text = _run("inspect", str(path))
     assert code == 0
-    assert "    #0..#199 XnnpackBackend  (200 delegates; inline #0..#199, 1.6 KiB in all; 1 call(s) each)" in text
+    assert "    #0..#199 XnnpackBackend  (200 delegates; inline #0..#199, 1.6 KiB in all; 1 call each)" in text
     # the delegates line, the payloads line (200 alike payloads as one entry) and the runtime needs
     assert text.count("XnnpackBackend") == 3
     assert "#0..#199 XnnpackBackend  (200 delegates, alike)" in text

@@ -327,7 +327,7 @@ def test_cli_inspect_ptd_and_bpte_and_data():
     code, out, _ = _cli("inspect", str(COMPANIONS / "external.ptd"), "--json")
     assert json.loads(out)["data_file"]["entries"][0]["key"] == "fc1.weight"
     code, out, _ = _cli("inspect", str(COMPANIONS / "bundled.bpte"))
-    assert code == 0 and "'forward': 2 test case(s)" in out and "2 x inputs (float32[2,4]) -> expected (float32[2,3])" in out
+    assert code == 0 and "'forward': 2 test cases" in out and "2 x inputs (float32[2,4]) -> expected (float32[2,3])" in out
     code, out, err = _cli("inspect", str(PTE["external.pte"]))
     assert "external.ptd holds 4 of 4" in err and "--data" in err  # offered, not assumed
     assert "not linked (no data files given)" in out

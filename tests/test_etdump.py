@@ -398,7 +398,7 @@ def test_inspect_profile_json_shape():
 def test_inspect_profile_text():
     code, text = cli("inspect", str(FIX / "device_add.pte"), "--profile", str(DUMPS / "synthetic_device_add.etdp"))
     assert code == 0
-    assert "profile synthetic_device_add.etdp: forward: 5 run(s)" in text
+    assert "profile synthetic_device_add.etdp: forward: 5 runs" in text
     assert "copies h2d  2 per run, 32 B" in text and "top 4 instructions by median time" in text
     assert "cuda:0" in text and "% of the run" in text
 

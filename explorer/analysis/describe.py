@@ -18,10 +18,16 @@ from typing import Iterable, Mapping
 from ..model import Plan, Program, Tensor
 from .types import Finding, PlanAnalysis
 
-__all__ = ["value_text", "values_text", "instruction_text", "nbytes_text", "finding_lines",
+__all__ = ["count", "value_text", "values_text", "instruction_text", "nbytes_text", "finding_lines",
            "device_summary_lines", "grouped", "unnumbered", "SEVERITIES"]
 
 SEVERITIES = ("error", "warning", "info")  # display order
+
+
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 value``, ``2 values``, ``1,024 entries`` (``plural`` when adding an s is wrong): every count a
+    person reads, so a plan with one value never says "1 values"."""
+    return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
 
 
 def nbytes_text(n: int) -> str:

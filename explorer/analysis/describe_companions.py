@@ -8,7 +8,7 @@ from collections import Counter
 
 from ..model import DataFile, Payload, Plan, Program
 from .companions import external_bytes_by_device, external_links, external_tensors, named_data_usage
-from .describe import nbytes_text
+from .describe import count, nbytes_text
 
 __all__ = ["data_file_lines", "bundle_lines", "companion_lines", "payload_lines", "shape_text"]
 
@@ -30,10 +30,11 @@ def data_file_lines(data_file: DataFile, name: str, *, limit: int | None = _LIST
     total = sum(s for _, s in data_file.segments)
     lines = [f"{name}: {data_file.size:,} bytes, identifier {data_file.identifier} (ExecuTorch data file), "
              f"version {data_file.version}",
-             (f"  flatbuffer {h.flatbuffer_size:,} B at byte {h.flatbuffer_offset}; {len(data_file.segments)} "
-              f"segment(s), {nbytes_text(total)} from byte {h.segment_base_offset:,} (not read)") if h else
-             f"  no FH01 header; {len(data_file.segments)} segment(s)",
-             f"  entries ({len(data_file.entries)}: {tensors} tensor(s), {len(data_file.entries) - tensors} opaque):"]
+             (f"  flatbuffer {h.flatbuffer_size:,} B at byte {h.flatbuffer_offset}; "
+              f"{count(len(data_file.segments), 'segment')}, {nbytes_text(total)} from byte {h.segment_base_offset:,} "
+              f"(not read)") if h else
+             f"  no FH01 header; {count(len(data_file.segments), 'segment')}",
+             f"  entries ({len(data_file.entries)}: {count(tensors, 'tensor')}, {len(data_file.entries) - tensors} opaque):"]
     shown = data_file.entries if limit is None else data_file.entries[:limit]
     for e in shown:
         layout = shape_text(e.dtype, e.sizes) if e.is_tensor else "opaque"
@@ -51,9 +52,9 @@ def bundle_lines(program: Program) -> list[str]:
     if b is None:
         return []
     lines = [f"  bundled program (version {b.version}, {b.file_size:,} bytes): the program above is embedded at byte "
-             f"{b.program_offset:,}; {len(b.suites)} test suite(s)"]
+             f"{b.program_offset:,}; {count(len(b.suites), 'test suite')}"]
     for s in b.suites:
-        lines.append(f"    {s.method_name!r}: {len(s.test_cases)} test case(s)")
+        lines.append(f"    {s.method_name!r}: {count(len(s.test_cases), 'test case')}")
         signatures = Counter((tuple(_value_text(v) for v in c.inputs), tuple(_value_text(v) for v in c.expected_outputs))
                              for c in s.test_cases)
         for (ins, outs), n in signatures.items():
@@ -76,10 +77,10 @@ def payload_lines(p: Payload, indent: str = "      ") -> list[str]:
         g = p.graph
         ops = Counter(n.op for n in g.nodes)
         kinds = Counter(v.kind for v in g.values)
-        lines.append(f"{indent}  subgraph: {len(g.nodes)} node(s) ({', '.join(f'{n} {op}' for op, n in ops.most_common())}); "
-                     f"{len(g.values)} value(s) ({', '.join(f'{n} {k}' for k, n in sorted(kinds.items()))}); "
+        lines.append(f"{indent}  subgraph: {count(len(g.nodes), 'node')} ({', '.join(f'{n} {op}' for op, n in ops.most_common())}); "
+                     f"{count(len(g.values), 'value')} ({', '.join(f'{n} {k}' for k, n in sorted(kinds.items()))}); "
                      f"constants {nbytes_text(g.constant_bytes)}"
-                     + (f" ({len(g.named_keys)} named-data key(s))" if g.named_keys else ""))
+                     + (f" ({count(len(g.named_keys), 'named-data key')})" if g.named_keys else ""))
         dtypes = Counter(v.dtype for v in g.values)
         lines.append(f"{indent}  datatypes: {', '.join(f'{n} {d}' for d, n in dtypes.most_common())}")
     elif p.named_keys:
@@ -139,7 +140,7 @@ def named_data_lines(program: Program, found: dict[str, tuple[Payload, ...]]) ->
     if not uses:
         return []
     total = sum(u.size or 0 for u in uses)
-    lines = [f"  named data ({len(uses)} key(s), {nbytes_text(total)}):"]
+    lines = [f"  named data ({count(len(uses), 'key')}, {nbytes_text(total)}):"]
     for u in uses[:_LIST]:
         who = ", ".join(f"{plan}#{d}" for plan, d in u.delegates) or "no decoded delegate names it"
         size = nbytes_text(u.size) if u.size is not None else "no such segment"

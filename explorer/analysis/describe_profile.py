@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from ..model import Plan
-from .describe import instruction_text, nbytes_text
+from .describe import count, instruction_text, nbytes_text
 from .profile import PlanProfile, Profile
 from .profile_diff import ProfileDiff
 
@@ -31,7 +31,7 @@ def time_text(ticks: float, tick_ns: float = 1.0) -> str:
 
 def profile_header_lines(profile: Profile, name: str) -> list[str]:
     """What was joined: runs per plan, and the findings (runs left out, clock problems)."""
-    joined = ", ".join(f"{p}: {len(pp.runs)} run(s)" for p, pp in profile.plans.items()) or "no runs joined"
+    joined = ", ".join(f"{p}: {count(len(pp.runs), 'run')}" for p, pp in profile.plans.items()) or "no runs joined"
     lines = [f"profile {name}: {joined}"]
     for f in profile.findings:
         lines.append(f"  [{f.code}] {f.message}")
@@ -43,7 +43,7 @@ def profile_lines(plan: Plan, pp: PlanProfile, *, limit: int = 10, indent: str =
     profiled instruction when there are few."""
     t = lambda x: time_text(x, pp.tick_ns)  # noqa: E731
     run = pp.run
-    lines = [f"{indent}profile ({len(pp.runs)} runs; median [min..max] per run, ticks as stored = ns):",
+    lines = [f"{indent}profile ({count(len(pp.runs), 'run')}; median [min..max] per run, ticks as stored = ns):",
              f"{indent}  run        {t(run.median):>10} [{t(run.min)}..{t(run.max)}]"]
     for d in pp.devices:
         share = f"{100 * d.share:5.1f}%" if not math.isnan(d.share) else "   - "

@@ -244,5 +244,5 @@ def _notes(plan: Plan, devices: list[DeviceNeed]) -> list[str]:
                      + (f" and {len(io) - 6} more" if len(io) > 6 else ""))
     unknown = sorted({d.device.kind for d in devices if not d.device.known})
     if unknown:
-        notes.append(f"device type(s) {', '.join(unknown)} unknown to this tool; the runtime build must know them")
+        notes.append(f"device type{'s' if len(unknown) != 1 else ''} {', '.join(unknown)} unknown to this tool; the runtime build must know them")
     return notes

@@ -16,6 +16,7 @@ from typing import TextIO, Union
 
 from ..errors import PteFormatError
 from ..analysis.companions import external_tensors
+from ..analysis.describe import count
 from ..format.reader import load
 from ..model import DataFile, Program
 
@@ -56,7 +57,7 @@ def data_hint(program: Program, path: str) -> str | None:
         held = sum(1 for k in keys if isinstance(data_file, DataFile) and data_file.entry(k) is not None)
         if held:
             offers.append((candidate, held))
-    head = f"note: {external} external tensor(s) live in a .ptd data file"
+    head = f"note: {count(external, 'external tensor')} live in a .ptd data file"
     if not offers:
         return head + "; give it with --data FILE to link them"
     found = ", ".join(f"{os.path.basename(f)} holds {n} of {len(keys)}" for f, n in offers)

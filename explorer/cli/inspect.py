@@ -9,7 +9,7 @@ from collections import defaultdict
 from typing import TextIO
 
 from ..analysis import analyze_program
-from ..analysis.describe import device_summary_lines, nbytes_text
+from ..analysis.describe import count, device_summary_lines, nbytes_text
 from ..analysis.requirements import requirements, requirements_lines
 from ..analysis.companions import payloads
 from ..analysis.describe_companions import bundle_lines, companion_lines, data_file_lines, named_data_lines
@@ -72,10 +72,10 @@ def summary_lines(program: Program, name: str, only: str | None = None) -> list[
     if program.header:
         h = program.header
         seg_bytes = sum(s.size for s in program.segments)
-        lines.append(f"  flatbuffer {h.program_size:,} B; {len(program.segments)} segment(s), {nbytes_text(seg_bytes)} "
+        lines.append(f"  flatbuffer {h.program_size:,} B; {count(len(program.segments), 'segment')}, {nbytes_text(seg_bytes)} "
                      f"from byte {h.segment_base_offset:,} (not read)")
     else:
-        lines.append(f"  no extended header; {len(program.segments)} segment(s)")
+        lines.append(f"  no extended header; {count(len(program.segments), 'segment')}")
     found = payloads(program)
     lines.extend(named_data_lines(program, found))  # keys, sizes and the delegates using each
     lines.append(f"  plans: {', '.join(program.plan_names) or '(none)'}")
@@ -87,12 +87,19 @@ def summary_lines(program: Program, name: str, only: str | None = None) -> list[
         lines.append("")
         lines.extend(_plan_lines(plan))
         lines.extend(companion_lines(program, plan, found.get(plan.name, ())))
-        per_device = device_summary_lines(program, analyses, plan=plan.name, indent="    ")
+        per_device = device_summary_lines(program, analyses, plan=plan.name, indent="    ")[1:]  # [0]: the plan's name
+        needs = requirements_lines(requirements(plan, analyses.get(plan.name)), indent="    ")
+        if not plan.tensors and not needs:  # a constant getter (an LLM export's get_max_seq_len): nothing to place
+            lines.append("  no tensors: nothing to place on a device, and the runtime needs nothing for it")
+            continue
         lines.append("  per device (planned = every planned tensor's bytes summed over all lifetimes, can exceed the "
                      "arenas; peak live = most bytes alive at one instruction; copies = transfers in/out):")
-        lines.extend(per_device[1:])  # the first line repeats the plan's name
-        lines.append("  runtime needs (MethodMeta::memory_planned_buffer_*(i) is arena #i+1):")
-        lines.extend(requirements_lines(requirements(plan, analyses.get(plan.name)), indent="    "))
+        lines.extend(per_device)
+        if needs:
+            lines.append("  runtime needs (MethodMeta::memory_planned_buffer_*(i) is arena #i+1):")
+            lines.extend(needs)
+        else:
+            lines.append("  runtime needs: nothing (no arena, no device, no copy kernel, no backend)")
     return lines
 
 
@@ -102,9 +109,9 @@ def _plan_lines(plan: Plan) -> list[str]:
     for i in plan.instructions:
         kinds[str(i.kind)] += 1
     kind_text = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())) or "none"
-    lines = [f"plan {plan.name!r}: {len(plan.values)} values ({len(tensors)} tensors), "
-             f"{len(plan.instructions)} instructions ({kind_text}), {len(plan.operators)} operators, "
-             f"{len(plan.delegates)} delegates",
+    lines = [f"plan {plan.name!r}: {count(len(plan.values), 'value')} ({count(len(tensors), 'tensor')}), "
+             f"{count(len(plan.instructions), 'instruction')} ({kind_text}), {count(len(plan.operators), 'operator')}, "
+             f"{count(len(plan.delegates), 'delegate')}",
              f"  inputs {_refs(plan.inputs)}   outputs {_refs(plan.outputs)}"]
     buffers = plan.buffers
     lines.append(f"  arenas ({len(buffers)}):" if buffers else "  arenas: none (nothing memory-planned)")
@@ -144,9 +151,9 @@ def _grouped_arenas(buffers, planned_in: dict[int, int]) -> list[str]:
     for run in _runs(list(buffers), lambda b: (b.size, b.device, planned_in[b.memory_id])):
         b = run[0]
         ids = _span([x.memory_id for x in run])
-        count = f"  (×{len(run)})" if len(run) > 1 else ""
-        lines.append(f"    {ids:<4} {nbytes_text(b.size):>10}  {str(b.device):<10} {planned_in[b.memory_id]} planned "
-                     f"tensors{' each' if len(run) > 1 else ''}{count}")
+        times = f"  (×{len(run)})" if len(run) > 1 else ""
+        lines.append(f"    {ids:<4} {nbytes_text(b.size):>10}  {str(b.device):<10} "
+                     f"{count(planned_in[b.memory_id], 'planned tensor')}{' each' if len(run) > 1 else ''}{times}")
     return lines
 
 
@@ -161,12 +168,12 @@ def _grouped_delegates(plan: Plan, calls_of: dict[int, int]) -> list[str]:
         calls = calls_of[d.index]
         if len(run) == 1:
             where = f"{d.location} #{d.data_index}" + (f", {nbytes_text(d.data_size)}" if d.data_size is not None else ", dangling")
-            lines.append(f"    #{d.index} {d.id}{target}  ({where}; {calls} call(s))")
+            lines.append(f"    #{d.index} {d.id}{target}  ({where}; {count(calls, 'call')})")
             continue
         blobs = sorted(x.data_index for x in run)
         size = ", dangling" if d.data_size is None else f", {nbytes_text(sum(x.data_size or 0 for x in run))} in all"
         lines.append(f"    {_span([x.index for x in run])} {d.id}{target}  ({len(run)} delegates; {d.location} "
-                     f"{_span(blobs)}{size}; {calls} call(s) each)")
+                     f"{_span(blobs)}{size}; {count(calls, 'call')} each)")
     return lines
 
 

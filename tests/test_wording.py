@@ -1,0 +1,63 @@
+"""What the CLI prints reads as English: counts agree with their nouns, and a method with nothing to place
+(an LLM export's constant getter) says so instead of printing empty "per device" / "runtime needs" headings."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+from analysis_helpers import PlanBuilder, make_program
+
+from explorer.analysis.describe import count
+from explorer.cli import main
+from explorer.format.writer import write
+
+FIX = Path(__file__).parent / "fixtures"
+# "1 values", "1 instructions", "(1 runs;", "1 segments", "1 planned tensors" ..., and the old "(s)" hedges
+WRONG = re.compile(r"(?<![\d,.])1 (values|tensors|instructions|operators|delegates|runs|segments|calls|planned tensors)\b"
+                   r"|\w\(s\)")
+
+
+def _cli(*argv: str) -> str:
+    out = io.StringIO()
+    main(list(argv), stdout=out)
+    return out.getvalue()
+
+
+def _getter_program(tmp_path) -> Path:
+    getter = PlanBuilder(name="get_max_seq_len")
+    v = getter.scalar(128)
+    getter.inputs()
+    getter.outputs(v)
+    forward = PlanBuilder(name="forward", arenas=[(64, "cpu")])
+    x = forward.tensor(arena=1)
+    y = forward.tensor(arena=1, offset=16)
+    forward.kernel("aten::relu.out", x, y, y)
+    forward.inputs(x)
+    forward.outputs(y)
+    path = tmp_path / "getter.pte"
+    path.write_bytes(write(make_program(getter, forward)))
+    return path
+
+
+def test_count():
+    assert count(1, "value") == "1 value" and count(0, "value") == "0 values" and count(2048, "run") == "2,048 runs"
+    assert count(3, "entry", "entries") == "3 entries" and count(1, "entry", "entries") == "1 entry"
+
+
+def test_a_constant_getter_says_there_is_nothing_to_place(tmp_path):
+    text = _cli("inspect", str(_getter_program(tmp_path)))
+    getter = text.split("plan 'get_max_seq_len'")[1].split("plan 'forward'")[0]
+    assert ": 1 value (0 tensors), 0 instructions (none), 0 operators, 0 delegates" in getter
+    assert "per device (" not in getter and "runtime needs (" not in getter
+    assert "nothing to place on a device" in getter
+    forward = text.split("plan 'forward'")[1]
+    assert "1 instruction (1 KernelCall), 1 operator," in forward and "runtime needs (" in forward
+    assert not WRONG.search(text), WRONG.search(text)
+
+
+def test_real_programs_print_no_miscounted_nouns():
+    for path in [*sorted(FIX.glob("*.pte")), *sorted((FIX / "zoo").glob("*.pte")), FIX / "zoo" / "external_weights.ptd"]:
+        text = _cli("inspect", str(path))
+        assert not WRONG.search(text), (path.name, WRONG.search(text))
