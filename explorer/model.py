@@ -376,11 +376,8 @@ class Plan:
 
     @cached_property
     def buffers(self) -> tuple[Buffer, ...]:
-        """Arenas ``memory_id >= 1`` with their devices (unlisted are CPU). An arena listed twice takes its
-        first entry, as the runtime does (``MethodMeta::memory_planned_buffer_device`` returns the first match)."""
-        devices: dict[int, Device] = {}
-        for bd in self.buffer_devices:
-            devices.setdefault(bd.buffer_idx, bd.device)
+        """Arenas ``memory_id >= 1`` with their devices (listed ones win; unlisted are CPU)."""
+        devices = {bd.buffer_idx: bd.device for bd in self.buffer_devices}
         return tuple(
             Buffer(memory_id, size, devices.get(memory_id, CPU))
             for memory_id, size in enumerate(self.buffer_sizes)

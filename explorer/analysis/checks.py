@@ -40,11 +40,8 @@ from collections import defaultdict
 
 import numpy as np
 
-from ..devices import DEVICE_TYPES
 from ..model import Plan, Program
 from .describe import instruction_text, nbytes_text, value_text, values_text
-from .device_faults import SEVERITY as FAULT_SEVERITY
-from .device_faults import device_faults
 from .facts import Facts
 from .graph import Edges
 from .ops import reads_data
@@ -57,10 +54,7 @@ __all__ = ["plan_findings", "program_findings", "SEVERITY", "DEFAULT_LIMIT", "Si
 SEVERITY = {
     "device-mismatch": "error", "out-of-bounds": "error", "live-overlap": "error", "bad-reference": "error",
     "cross-device-no-copy": "error", "round-trip": "warning", "unknown-device": "warning",
-    **FAULT_SEVERITY,
 }
-_KNOWN = ", ".join(t.name for t in DEVICE_TYPES)  # the device registry's types, for messages
-_HOST_TYPES = [t.code for t in DEVICE_TYPES if t.host]  # memory the CPU addresses directly (the registry says)
 DEFAULT_LIMIT = 25  # findings kept per (plan, code) before "... and N more"
 _OVERLAP_BUDGET = 100_000  # overlapping pairs counted per arena before giving up counting
 
@@ -89,14 +83,12 @@ class Sink:
         emit.skip = lambda k=1: self.skip(code, k)  # type: ignore[attr-defined]
         return emit
 
-    def add(self, code: str, message: str, values=(), instructions=(), memory_id=None,
-            severity: str | None = None) -> None:
-        """Keep one finding (``severity``: the code's own unless a code has two, as device-index-invalid)."""
+    def add(self, code: str, message: str, values=(), instructions=(), memory_id=None) -> None:
         if self.full(code):
             self.dropped[code] += 1
             return
         self.count[code] += 1
-        self.kept.append(Finding(code, severity or SEVERITY[code], self.plan, message, tuple(int(v) for v in values),
+        self.kept.append(Finding(code, SEVERITY[code], self.plan, message, tuple(int(v) for v in values),
                                  tuple(int(i) for i in instructions), memory_id))
 
     def findings(self) -> list[Finding]:
@@ -165,7 +157,6 @@ def plan_findings(plan: Plan, f: Facts, e: Edges, first: np.ndarray, last: np.nd
     _crossings(plan, f, transfers, sink, skip=host)
     _round_trips(plan, f, e, transfers, sink)
     _unknown_devices(plan, f, sink)
-    device_faults(plan, f, e, sink)
     return sink.findings()
 
 
@@ -318,7 +309,7 @@ def _host_kernels(plan: Plan, f: Facts, e: Edges, sink: Sink) -> set[int]:
         return set()
     harmless = [k for k, op in enumerate(plan.operators) if not reads_data(op.name)]  # views, sym_size
     kernel = (f.ic.kind == 1) & ~f.is_copy & ~np.isin(f.ic.target, harmless)
-    on_device = f.is_tensor & f.known_device & ~np.isin(f.device_type, _HOST_TYPES)
+    on_device = f.is_tensor & f.known_device & (f.device_type != 0)
     hit = kernel[e.instr] & on_device[e.value]
     if not hit.any():
         return set()
@@ -359,10 +350,8 @@ def _crossings(plan: Plan, f: Facts, t: dict[str, np.ndarray], sink: Sink, skip:
         target = None
         if f.ic.kind[i] == 2 and 0 <= f.ic.target[i] < len(plan.delegates):
             target = plan.delegates[int(f.ic.target[i])].target_device
-            if target is not None and target.known:
-                # a device-targeted delegate does its own host<->target copies; one handed another device's
-                # memory is reported once, as delegate-device-mismatch (device_faults.py)
-                continue
+            if target is not None and all(d.is_cpu or d == target for d in devices):
+                continue  # a device-targeted delegate does its own host<->target copies
         if sink.full("cross-device-no-copy"):
             sink.skip("cross-device-no-copy")
             continue
@@ -390,7 +379,7 @@ def _round_trips(plan: Plan, f: Facts, e: Edges, t: dict[str, np.ndarray], sink:
     """A d2h copy whose host result is read only by h2d copies of it (vectorised over copies)."""
     ti, ts, td = t["instr"], t["src"], t["dst"]
     is_copy = f.is_copy[ti]
-    host = np.isin(f.device_type, _HOST_TYPES)
+    host = f.device_type == 0
     # Per instruction: the copy's source, and whether it copies to a device (-1 / False elsewhere).
     copy_src = np.full(f.m, -1, dtype=np.int64)
     copy_src[ti[is_copy]] = ts[is_copy]
@@ -435,9 +424,9 @@ def _unknown_devices(plan: Plan, f: Facts, sink: Sink) -> None:
         vals = groups[device]
         sink.add("unknown-device",
                  f"{len(vals)} tensor{'s' if len(vals) != 1 else ''} on {device}, a device type this version "
-                 f"doesn't know (known: {_KNOWN}): {values_text(plan, vals)}", tuple(vals))
+                 f"doesn't know (known: cpu, cuda): {values_text(plan, vals)}", tuple(vals))
     for b in plan.buffers:
         if not b.device.known:
             sink.add("unknown-device",
                      f"arena {b.memory_id} ({nbytes_text(b.size)}) is on {b.device}, a device type this version "
-                     f"doesn't know (known: {_KNOWN})", memory_id=b.memory_id)
+                     f"doesn't know (known: cpu, cuda)", memory_id=b.memory_id)

@@ -53,9 +53,7 @@ def plan_references(plan: Plan, f: Facts, program: Program | None, emit: Emit) -
     for entry in plan.buffer_devices:
         if not 1 <= entry.buffer_idx < n_buf:
             why = "buffer 0 is reserved" if entry.buffer_idx == 0 else f"the plan has arenas 1..{n_buf - 1}"
-            emit(f"non_const_buffer_device lists buffer {entry.buffer_idx} on {entry.device}, but {why}; the "
-                 f"runtime ignores the entry (MethodMeta::memory_planned_buffer_device matches none), so no arena "
-                 f"gets {entry.device} memory from it")
+            emit(f"non_const_buffer_device lists buffer {entry.buffer_idx} on {entry.device}, but {why}")
     if program is not None:
         for d in plan.delegates:
             if d.location == "inline":
