@@ -64,7 +64,7 @@ def device_fault_findings(plan: Plan, f: Facts, e: Edges, sink) -> None:
     on_device = f.is_tensor & ~host & f.known_device
     arena_host = _arena_host(plan)
     _planning_off(plan, f, on_device, arena_host, sink)
-    _planned_io(plan, f, on_device, sink)
+    _planned_io(plan, f, on_device, arena_host, sink)
     _constants(plan, f, on_device, sink)
     _initial_state(plan, f, arena_host, sink)
     _unplanned(plan, f, on_device, sink)
@@ -110,13 +110,18 @@ def _planning_off(plan: Plan, f: Facts, on_device: np.ndarray, arena_host: np.nd
              tuple(vals[:64]))
 
 
-def _planned_io(plan: Plan, f: Facts, on_device: np.ndarray, sink) -> None:
+def _planned_io(plan: Plan, f: Facts, on_device: np.ndarray, arena_host: np.ndarray, sink) -> None:
+    """Method inputs/outputs on a device whose planned arena is device memory (a host arena is
+    device-planning-off's business: there the memcpy is host to host)."""
+    mid = f.memory_id
+    in_device_arena = (mid >= 1) & (mid < len(arena_host))
+    in_device_arena[in_device_arena] = ~arena_host[mid[in_device_arena]]
     for code, indices, what in (("planned-device-input", plan.inputs, "input"),
                                 ("planned-device-output", plan.outputs, "output")):
         idx = np.asarray([v for v in indices if 0 <= v < f.n], dtype=np.int64)
         if not idx.size:
             continue
-        hit = idx[on_device[idx] & (f.memory_id[idx] >= 1)]
+        hit = idx[on_device[idx] & in_device_arena[idx]]
         for v in _each(sink, code, np.unique(hit)):
             pos = indices.index(v)
             dev = f.value_device(v)
