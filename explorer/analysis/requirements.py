@@ -39,7 +39,14 @@ from .facts import Facts
 from .graph import D2H_OPS, H2D_OPS
 from .types import PlanAnalysis, Transfer
 
-__all__ = ["ArenaNeed", "DeviceNeed", "AllocatorNeed", "Requirements", "requirements", "requirements_lines"]
+# Device arenas are honoured by loaders that read non_const_buffer_device: executorch PRs #22057/#22058
+# (MethodMeta::memory_planned_buffer_device, DeviceMemoryBuffer in extension/module), shipped in the 1.5
+# runtime (runtime/executor/method_meta.h and runtime/core/device_memory_buffer.h of the 1.5.1 wheel).
+DEVICE_RUNTIME = "executorch 1.5"
+DEVICE_RUNTIME_WHY = ("older loaders (before executorch PRs #22057/#22058) ignore non_const_buffer_device and give "
+                      "every device arena host memory")
+
+__all__ = ["DEVICE_RUNTIME", "ArenaNeed", "DeviceNeed", "AllocatorNeed", "Requirements", "requirements", "requirements_lines"]
 
 
 @dataclass(frozen=True)
@@ -101,6 +108,7 @@ class Requirements:
     backends: tuple[str, ...]  # delegate backend ids the plan calls (must be registered), sorted
     notes: tuple[str, ...] = ()  # facts a runtime integrator should know (not errors)
     problems: tuple[str, ...] = ()  # what will fail at run time whatever is registered
+    min_runtime: str | None = None  # the oldest runtime that honours the plan's device arenas (None: any)
 
     def device(self, device: Device | str) -> DeviceNeed | None:
         wanted = Device.parse(device)
@@ -111,7 +119,7 @@ class Requirements:
         return {"devices": [d.to_json() for d in self.devices],
                 "allocators": [a.to_json() for a in self.allocators],
                 "copy_kernels": list(self.copy_kernels), "backends": list(self.backends),
-                "notes": list(self.notes), "problems": list(self.problems)}
+                "notes": list(self.notes), "problems": list(self.problems), "min_runtime": self.min_runtime}
 
 
 def requirements(plan: Plan, analysis: PlanAnalysis | None = None) -> Requirements:
@@ -158,9 +166,10 @@ def requirements(plan: Plan, analysis: PlanAnalysis | None = None) -> Requiremen
         if not d.device.is_cpu and (d.arenas or d.h2d_count or d.d2h_count):
             by_type[d.device.type].add(d.device.index)
     allocators = tuple(AllocatorNeed(t, Device(t, 0).kind, tuple(sorted(ix))) for t, ix in sorted(by_type.items()))
+    device_arenas = any(not d.device.is_host and d.arenas for d in devices)
     return Requirements(plan.name, tuple(devices), allocators, tuple(sorted(kernels)),
                         tuple(sorted({d.id for d in plan.delegates})), tuple(_notes(plan, devices)),
-                        tuple(problems))
+                        tuple(problems), DEVICE_RUNTIME if device_arenas else None)
 
 
 def requirements_lines(req: Requirements, *, indent: str = "  ") -> list[str]:
@@ -193,6 +202,8 @@ def requirements_lines(req: Requirements, *, indent: str = "  ") -> list[str]:
         extra.append("backends " + ", ".join(req.backends))
     if extra:
         lines.append(f"{indent}{'link:':<10} " + "; ".join(extra))
+    if req.min_runtime:
+        lines.append(f"{indent}{'runtime:':<10} {req.min_runtime} or later: {DEVICE_RUNTIME_WHY}")
     lines.extend(f"{indent}{'note:':<10} {n}" for n in req.notes)
     lines.extend(f"{indent}{'PROBLEM:':<10} {p}" for p in req.problems)
     return lines
