@@ -14,6 +14,9 @@
 | | | device-targeted delegate touching only the host and its target |
 | ``round-trip`` | warning | a d2h copy whose result is used only by h2d copies (and is not a plan output) |
 | ``unknown-device`` | warning | tensors (grouped per device) and arenas on a device type this version doesn't know |
+| device faults | | ``planned-device-input``/``-output``, ``constant-on-device``, ``initial-state-in-device-arena``, |
+| | | ``unplanned-device-tensor``, ``delegate-device-mismatch``, ``buffer-device-duplicate``, |
+| | | ``device-index-invalid``, ``device-planning-off``: see :mod:`.device_faults` and docs/checks.md |
 
 Findings are data and never raise. To keep output bounded on huge or badly broken programs, each
 (plan, code) keeps its first ``limit`` findings and then adds one summary finding of the same code and
