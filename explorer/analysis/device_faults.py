@@ -188,30 +188,37 @@ def _unplanned(plan: Plan, f: Facts, on_device: np.ndarray, sink) -> None:
 
 
 def _delegates(plan: Plan, f: Facts, e: Edges, host: np.ndarray, sink) -> None:
+    """One finding per device-targeted delegate touching non-host tensors of another device (vectorised
+    over the edges: a program with thousands of delegate calls costs one pass)."""
     if not plan.delegates or not e.value.size:
         return
-    kind, target = f.ic.kind, f.ic.target
-    for d in plan.delegates:
-        want = d.target_device
-        if want is None:
+    want = np.asarray([d.target_device.code if d.target_device is not None else -1 for d in plan.delegates],
+                      dtype=np.int64)
+    if (want < 0).all():
+        return
+    kind, target = f.ic.kind[e.instr], f.ic.target[e.instr]
+    is_del = (kind == 2) & (target >= 0) & (target < len(want))
+    edge_want = np.full(e.value.size, -1, dtype=np.int64)
+    edge_want[is_del] = want[target[is_del]]
+    v = e.value
+    bad = np.flatnonzero((edge_want >= 0) & f.is_tensor[v] & ~host[v] & (f.dcode[v] != edge_want) & (f.nbytes[v] > 0))
+    if not bad.size:
+        return
+    for k in np.unique(target[bad]).tolist():
+        if sink.full("delegate-device-mismatch"):
+            sink.skip("delegate-device-mismatch")
             continue
-        instrs = np.flatnonzero((kind == 2) & (target == d.index))
-        if not instrs.size:
-            continue
-        sel = np.isin(e.instr, instrs)
-        vals = np.unique(e.value[sel])
-        vals = vals[f.is_tensor[vals] & ~host[vals] & (f.dcode[vals] != want.code) & (f.nbytes[vals] > 0)]
-        if not vals.size or sink.full("delegate-device-mismatch"):
-            if vals.size:
-                sink.skip("delegate-device-mismatch")
-            continue
-        devices = sorted({str(f.value_device(v)) for v in vals.tolist()})
+        d = plan.delegates[k]
+        rows = bad[target[bad] == k]
+        vals = list(dict.fromkeys(v[rows].tolist()))
+        instrs = list(dict.fromkeys(e.instr[rows].tolist()))
+        devices = sorted({str(f.value_device(x)) for x in vals})
         sink.add("delegate-device-mismatch",
-                 f"delegate #{d.index} {d.id} targets {want} (compile spec target_device) but reads/writes "
-                 f"{values_text(plan, vals.tolist())} on {', '.join(devices)}: only the export reads "
-                 f"target_device; the runtime never compares, so the backend runs on {want} with pointers into "
-                 f"{devices[0]} memory; give the partitioner the tensors' device (or re-export with one "
-                 f"target_device)", tuple(vals.tolist()[:64]), tuple(instrs.tolist()[:64]))
+                 f"delegate #{d.index} {d.id} targets {d.target_device} (compile spec target_device) but reads/writes "
+                 f"{values_text(plan, vals)} on {', '.join(devices)}: only the export reads "
+                 f"target_device; the runtime never compares, so the backend runs on {d.target_device} with pointers "
+                 f"into {devices[0]} memory; give the partitioner the tensors' device (or re-export with one "
+                 f"target_device)", tuple(vals[:64]), tuple(instrs[:64]))
 
 
 def _buffer_devices(plan: Plan, sink) -> None:
