@@ -25,7 +25,9 @@ sys.path.insert(0, str(ROOT))
 
 
 def _export(skip_h2d=False, skip_d2h=False, planning=True, alloc_input=True, alloc_output=True,
-            target="cuda:0", stateful=False) -> bytes:
+            target="cuda:0", shared_output=False) -> bytes:
+    """The small device model (or, with ``shared_output``, one whose delegate output is both returned and
+    read by a CPU op) lowered with DeviceAwarePartitioner and the given flags."""
     import torch
     from executorch.exir import ExecutorchBackendConfig, to_edge
     from executorch.exir.backend.test.device_util import DeviceAwarePartitioner
@@ -44,7 +46,12 @@ def _export(skip_h2d=False, skip_d2h=False, planning=True, alloc_input=True, all
             h = torch.relu(self.fc(a))
             return h + a
 
-    ep = torch.export.export(M().eval(), (torch.randn(2, 4), torch.randn(2, 4)))
+    class Shared(torch.nn.Module):
+        def forward(self, x, y):
+            a = x + y
+            return a, torch.relu(a)
+
+    ep = torch.export.export((Shared() if shared_output else M()).eval(), (torch.randn(2, 4), torch.randn(2, 4)))
     edge = to_edge(ep).to_backend(DeviceAwarePartitioner(target))
     config = ExecutorchBackendConfig(
         enable_non_cpu_memory_planning=planning,
@@ -133,6 +140,12 @@ FIXTURES: dict[str, tuple[str, str | None, Callable[[], bytes]]] = {
                                   "planned-device-input", lambda: _export(skip_h2d=True)),
     "real_skip_d2h_planned.pte": ("skip_d2h_for_method_outputs without alloc_graph_output=False",
                                   "planned-device-output", lambda: _export(skip_d2h=True)),
+    "real_paired_skip_unplanned.pte": ("both skip flags with alloc_graph_input/output=False, a delegate output "
+                                       "both returned and read by relu: executorch leaves the delegate's output "
+                                       "on cuda:0 unplanned and returns its d2h copy",
+                                       "unplanned-device-tensor",
+                                       lambda: _export(skip_h2d=True, skip_d2h=True, alloc_input=False,
+                                                       alloc_output=False, shared_output=True)),
     "real_planning_off.pte": ("ExecutorchBackendConfig(enable_non_cpu_memory_planning=False), the default",
                               "device-planning-off", lambda: _export(planning=False)),
     "patched_constant_on_device.pte": ("ok_device with its first constant labelled cuda:0",

@@ -31,6 +31,8 @@ def _codes(found) -> list[str]:
 EXPECTED = {
     "real_skip_h2d_planned.pte": ("planned-device-input", ["Method::set_input", "alloc_graph_input=False"]),
     "real_skip_d2h_planned.pte": ("planned-device-output", ["set_output_data_ptr", "alloc_graph_output=False"]),
+    "real_paired_skip_unplanned.pte": ("unplanned-device-tensor", ["nothing allocates it",
+                                                                   "alloc_graph_input/alloc_graph_output=False"]),
     "real_planning_off.pte": ("device-planning-off", ["host memory", "enable_non_cpu_memory_planning=True"]),
     "patched_constant_on_device.pte": ("constant-on-device", ["host memory", "keep weights on cpu"]),
     "patched_delegate_mismatch.pte": ("delegate-device-mismatch", ["runtime never compares", "target_device"]),
@@ -58,6 +60,21 @@ def test_the_real_skip_exports_carry_only_their_fault():
     assert _codes(_check(FAULTS / "real_skip_h2d_planned.pte")) == ["planned-device-input"]
     assert [f.values for f in _check(FAULTS / "real_skip_h2d_planned.pte")] == [(2,), (3,)]  # both inputs
     assert _codes(_check(FAULTS / "real_skip_d2h_planned.pte")) == ["planned-device-output"]
+
+
+def test_paired_skip_flags_leave_the_delegate_output_unplanned():
+    """executorch 1.5.1 itself writes this: the delegate output is re-tagged cuda:0 by PropagateDevicePass
+    (exir/passes/propagate_device_pass.py) but, as a method output once, is left for the caller
+    (alloc_graph_output=False); the d2h copy inserted for relu then makes the *copy* the output, so the
+    delegate writes a tensor nothing allocates."""
+    program = explorer.load(FAULTS / "real_paired_skip_unplanned.pte")
+    plan = program.plans[0]
+    found = explorer.check(program)
+    assert _codes(found) == ["unplanned-device-tensor"]
+    (v,) = found[0].values
+    t = plan.values[v]
+    assert str(t.device) == "cuda:0" and t.memory_id is None and v not in plan.inputs + plan.outputs
+    assert plan.instructions[0].kind == "DelegateCall" and v in plan.instructions[0].values
 
 
 def test_planning_off_is_named_as_such_not_only_as_mismatches():
