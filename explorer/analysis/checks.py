@@ -360,7 +360,7 @@ def _crossings(plan: Plan, f: Facts, t: dict[str, np.ndarray], sink: Sink, skip:
         target = None
         if f.ic.kind[i] == 2 and 0 <= f.ic.target[i] < len(plan.delegates):
             target = plan.delegates[int(f.ic.target[i])].target_device
-            if target is not None and all(d.is_cpu or d == target for d in devices):
+            if target is not None and all(d.is_host or d == target for d in devices):
                 continue  # a device-targeted delegate does its own host<->target copies
         if sink.full("cross-device-no-copy"):
             sink.skip("cross-device-no-copy")

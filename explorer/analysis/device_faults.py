@@ -78,7 +78,7 @@ def device_fault_findings(plan: Plan, f: Facts, e: Edges, sink) -> None:
 def _arena_host(plan: Plan) -> np.ndarray:
     """Per memory_id: the arena is host memory as the runtime allocates it (first entry wins; index 0
     unused)."""
-    out = np.ones(len(plan.buffer_sizes), dtype=bool)
+    out = np.ones(max(1, len(plan.buffer_sizes)), dtype=bool)  # a plan without sizes still indexes row 0
     for b in plan.buffers:
         t = BY_CODE.get(b.device.type)
         out[b.memory_id] = bool(t and t.host)

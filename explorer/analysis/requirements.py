@@ -158,12 +158,12 @@ def requirements(plan: Plan, analysis: PlanAnalysis | None = None) -> Requiremen
     for device in sorted(set(arenas) | set(copies) | set(targeted)):
         own = arenas.get(device, [])
         c = copies.get(device, [0, 0, 0, 0])
-        devices.append(DeviceNeed(device, "memory-manager" if device.is_cpu else "device-allocator", tuple(own),
+        devices.append(DeviceNeed(device, "memory-manager" if device.is_host else "device-allocator", tuple(own),
                                   sum(a.size for a in own), c[0], c[1], c[2], c[3],
                                   tuple(sorted(targeted.get(device, ())))))
     by_type: dict[int, set[int]] = defaultdict(set)
     for d in devices:
-        if not d.device.is_cpu and (d.arenas or d.h2d_count or d.d2h_count):
+        if not d.device.is_host and (d.arenas or d.h2d_count or d.d2h_count):
             by_type[d.device.type].add(d.device.index)
     allocators = tuple(AllocatorNeed(t, Device(t, 0).kind, tuple(sorted(ix))) for t, ix in sorted(by_type.items()))
     device_arenas = any(not d.device.is_host and d.arenas for d in devices)
@@ -178,7 +178,7 @@ def requirements_lines(req: Requirements, *, indent: str = "  ") -> list[str]:
     lines = []
     for d in req.devices:
         arenas = ", ".join(f"#{a.memory_id} ({nbytes_text(a.size)})" for a in d.arenas)
-        if d.device.is_cpu:
+        if d.device.is_host:
             what = (f"planned buffer{'s' if len(d.arenas) != 1 else ''} {arenas} from the MemoryManager"
                     if d.arenas else "no planned buffers")
         else:
@@ -241,14 +241,14 @@ def _called_copy_kernels(plan: Plan) -> set[str]:
 
 def _notes(plan: Plan, devices: list[DeviceNeed]) -> list[str]:
     notes = []
-    if any(not d.device.is_cpu and d.arenas for d in devices):
+    if any(not d.device.is_host and d.arenas for d in devices):
         notes.append("Module(share_memory_arenas=true) is not supported with device arenas "
                      "(load_method returns NotSupported)")
     io = []
     for kind, indices in (("input", plan.inputs), ("output", plan.outputs)):
         for pos, v in enumerate(indices):
             value = plan.value(v)
-            if isinstance(value, Tensor) and not value.device.is_cpu:
+            if isinstance(value, Tensor) and not value.device.is_host:
                 io.append(f"{kind} {pos} ({value_text(plan, v)}) on {value.device}")
     if io:
         notes.append("plan inputs/outputs living in device memory: " + ", ".join(io[:6])
