@@ -376,8 +376,11 @@ class Plan:
 
     @cached_property
     def buffers(self) -> tuple[Buffer, ...]:
-        """Arenas ``memory_id >= 1`` with their devices (listed ones win; unlisted are CPU)."""
-        devices = {bd.buffer_idx: bd.device for bd in self.buffer_devices}
+        """Arenas ``memory_id >= 1`` with their devices (listed ones win; unlisted are CPU). An arena listed
+        twice gets its first entry's device, as the runtime's lookup does (the check reports both)."""
+        devices: dict[int, Device] = {}
+        for bd in self.buffer_devices:
+            devices.setdefault(bd.buffer_idx, bd.device)
         return tuple(
             Buffer(memory_id, size, devices.get(memory_id, CPU))
             for memory_id, size in enumerate(self.buffer_sizes)

@@ -238,7 +238,7 @@ def test_mutable_and_constant_data_indices_use_different_tables():
 def test_host_kernel_on_device_memory_is_an_error_with_a_hint():
     b = PlanBuilder(arenas=[(64, "cpu"), (64, "cuda:0")])
     x = b.tensor(arena=1, offset=0, name="x")
-    out = b.tensor(arena=2, offset=0, device="cuda:0")
+    out = b.tensor(device="cuda:0")  # a device output the caller provides (alloc_graph_output=False)
     b.kernel("aten::relu.out", x, out, out)
     b.inputs(x)
     b.outputs(out)
@@ -252,7 +252,8 @@ def test_host_kernel_on_device_memory_is_an_error_with_a_hint():
 
 def test_host_kernels_on_device_memory_are_grouped_per_operator():
     b = PlanBuilder(arenas=[(64, "cpu"), (256, "cuda:0")])
-    d = [b.tensor(arena=2, offset=16 * k, device="cuda:0") for k in range(9)]
+    d = [b.tensor(arena=2, offset=16 * k, device="cuda:0") if 0 < k < 8 else b.tensor(device="cuda:0")
+         for k in range(9)]  # device input and output provided by the caller (not planned)
     for k in range(8):
         b.kernel("aten::add.out", d[k], d[k], b.scalar(1), d[k + 1], d[k + 1])
     b.inputs(d[0])
@@ -283,7 +284,7 @@ def test_delegates_move_data_across_devices_only_when_they_target_a_device():
     def plan(target, out_device="cuda:0"):
         b = PlanBuilder(arenas=[(64, "cpu"), (64, out_device)])
         x = b.tensor(arena=1, offset=0)
-        out = b.tensor(arena=2, offset=0, device=out_device)
+        out = b.tensor(device=out_device)  # provided by the caller: planned device outputs are their own fault
         b.delegate("BackendWithCompilerDemo", x, out, target_device=target)
         b.inputs(x)
         b.outputs(out)
@@ -292,8 +293,8 @@ def test_delegates_move_data_across_devices_only_when_they_target_a_device():
     assert check(plan("cuda:0")) == []                               # device-targeted: allowed
     assert [f.code for f in check(plan(None))] == ["cross-device-no-copy"]    # no target: warned
     wrong = check(plan("cuda:0", out_device="cuda:1"))                 # writes outside its target
-    assert [f.code for f in wrong] == ["cross-device-no-copy"]
-    assert "targets cuda:0" in wrong[0].message
+    assert [f.code for f in wrong] == ["cross-device-no-copy", "delegate-device-mismatch"]
+    assert "targets cuda:0" in wrong[0].message and "targets cuda:0" in wrong[1].message
 
 
 def test_move_across_devices_is_not_a_copy():
@@ -312,7 +313,7 @@ def _round_trip(host_also_used=False, host_is_output=False):
     x = b.tensor(arena=1, offset=0)
     d = b.tensor(arena=2, offset=0, device="cuda:0")
     h = b.tensor(arena=1, offset=16)
-    d2 = b.tensor(arena=2, offset=16, device="cuda:0")
+    d2 = b.tensor(device="cuda:0")  # a device output the caller provides (skip_d2h done right)
     b.h2d(x, d)   # 0
     b.d2h(d, h)   # 1
     b.h2d(h, d2)  # 2

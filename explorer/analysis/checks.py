@@ -14,6 +14,9 @@
 | | | device-targeted delegate touching only the host and its target |
 | ``round-trip`` | warning | a d2h copy whose result is used only by h2d copies (and is not a plan output) |
 | ``unknown-device`` | warning | tensors (grouped per device) and arenas on a device type this version doesn't know |
+| device faults | | ``planned-device-input``/``-output``, ``constant-on-device``, ``initial-state-in-device-arena``, |
+| | | ``unplanned-device-tensor``, ``delegate-device-mismatch``, ``buffer-device-duplicate``, |
+| | | ``device-index-invalid``, ``device-planning-off``: see :mod:`.device_faults` and docs/checks.md |
 
 Findings are data and never raise. To keep output bounded on huge or badly broken programs, each
 (plan, code) keeps its first ``limit`` findings and then adds one summary finding of the same code and
@@ -41,6 +44,8 @@ from collections import defaultdict
 import numpy as np
 
 from ..model import Plan, Program
+from .device_faults import CODES as DEVICE_FAULT_CODES
+from .device_faults import device_fault_findings, host_mask, known_devices_text
 from .describe import instruction_text, nbytes_text, value_text, values_text
 from .facts import Facts
 from .graph import Edges
@@ -54,6 +59,7 @@ __all__ = ["plan_findings", "program_findings", "SEVERITY", "DEFAULT_LIMIT", "Si
 SEVERITY = {
     "device-mismatch": "error", "out-of-bounds": "error", "live-overlap": "error", "bad-reference": "error",
     "cross-device-no-copy": "error", "round-trip": "warning", "unknown-device": "warning",
+    **DEVICE_FAULT_CODES,
 }
 DEFAULT_LIMIT = 25  # findings kept per (plan, code) before "... and N more"
 _OVERLAP_BUDGET = 100_000  # overlapping pairs counted per arena before giving up counting
@@ -83,12 +89,15 @@ class Sink:
         emit.skip = lambda k=1: self.skip(code, k)  # type: ignore[attr-defined]
         return emit
 
-    def add(self, code: str, message: str, values=(), instructions=(), memory_id=None) -> None:
+    def add(self, code: str, message: str, values=(), instructions=(), memory_id=None,
+            severity: str | None = None) -> None:
+        """Keep one finding; ``severity`` overrides the code's (device-index-invalid is a warning when the
+        index is only implausibly large)."""
         if self.full(code):
             self.dropped[code] += 1
             return
         self.count[code] += 1
-        self.kept.append(Finding(code, SEVERITY[code], self.plan, message, tuple(int(v) for v in values),
+        self.kept.append(Finding(code, severity or SEVERITY[code], self.plan, message, tuple(int(v) for v in values),
                                  tuple(int(i) for i in instructions), memory_id))
 
     def findings(self) -> list[Finding]:
@@ -157,6 +166,7 @@ def plan_findings(plan: Plan, f: Facts, e: Edges, first: np.ndarray, last: np.nd
     _crossings(plan, f, transfers, sink, skip=host)
     _round_trips(plan, f, e, transfers, sink)
     _unknown_devices(plan, f, sink)
+    device_fault_findings(plan, f, e, sink)
     return sink.findings()
 
 
@@ -309,7 +319,7 @@ def _host_kernels(plan: Plan, f: Facts, e: Edges, sink: Sink) -> set[int]:
         return set()
     harmless = [k for k, op in enumerate(plan.operators) if not reads_data(op.name)]  # views, sym_size
     kernel = (f.ic.kind == 1) & ~f.is_copy & ~np.isin(f.ic.target, harmless)
-    on_device = f.is_tensor & f.known_device & (f.device_type != 0)
+    on_device = f.is_tensor & f.known_device & ~host_mask(f.device_type)
     hit = kernel[e.instr] & on_device[e.value]
     if not hit.any():
         return set()
@@ -350,7 +360,7 @@ def _crossings(plan: Plan, f: Facts, t: dict[str, np.ndarray], sink: Sink, skip:
         target = None
         if f.ic.kind[i] == 2 and 0 <= f.ic.target[i] < len(plan.delegates):
             target = plan.delegates[int(f.ic.target[i])].target_device
-            if target is not None and all(d.is_cpu or d == target for d in devices):
+            if target is not None and all(d.is_host or d == target for d in devices):
                 continue  # a device-targeted delegate does its own host<->target copies
         if sink.full("cross-device-no-copy"):
             sink.skip("cross-device-no-copy")
@@ -379,7 +389,7 @@ def _round_trips(plan: Plan, f: Facts, e: Edges, t: dict[str, np.ndarray], sink:
     """A d2h copy whose host result is read only by h2d copies of it (vectorised over copies)."""
     ti, ts, td = t["instr"], t["src"], t["dst"]
     is_copy = f.is_copy[ti]
-    host = f.device_type == 0
+    host = host_mask(f.device_type)
     # Per instruction: the copy's source, and whether it copies to a device (-1 / False elsewhere).
     copy_src = np.full(f.m, -1, dtype=np.int64)
     copy_src[ti[is_copy]] = ts[is_copy]
@@ -424,9 +434,13 @@ def _unknown_devices(plan: Plan, f: Facts, sink: Sink) -> None:
         vals = groups[device]
         sink.add("unknown-device",
                  f"{len(vals)} tensor{'s' if len(vals) != 1 else ''} on {device}, a device type this version "
-                 f"doesn't know (known: cpu, cuda): {values_text(plan, vals)}", tuple(vals))
+                 f"doesn't know (device type byte {device.type}; known: {known_devices_text()}): {values_text(plan, vals)}; "
+                 f"the runtime cannot allocate or copy it (the Python bindings abort on such a tensor): export "
+                 f"with a registered device type", tuple(vals))
     for b in plan.buffers:
         if not b.device.known:
             sink.add("unknown-device",
                      f"arena {b.memory_id} ({nbytes_text(b.size)}) is on {b.device}, a device type this version "
-                     f"doesn't know (known: cpu, cuda)", memory_id=b.memory_id)
+                     f"doesn't know (device type byte {b.device.type}; known: {known_devices_text()}); the runtime "
+                     f"fails to load it unless a DeviceAllocator for type {b.device.type} is registered",
+                     memory_id=b.memory_id)

@@ -53,7 +53,9 @@ def plan_references(plan: Plan, f: Facts, program: Program | None, emit: Emit) -
     for entry in plan.buffer_devices:
         if not 1 <= entry.buffer_idx < n_buf:
             why = "buffer 0 is reserved" if entry.buffer_idx == 0 else f"the plan has arenas 1..{n_buf - 1}"
-            emit(f"non_const_buffer_device lists buffer {entry.buffer_idx} on {entry.device}, but {why}")
+            emit(f"non_const_buffer_device lists buffer {entry.buffer_idx} on {entry.device}, but {why}: the "
+                 f"runtime silently ignores the entry, so the arena meant for {entry.device} is allocated in host "
+                 f"memory; emit buffer_idx = memory_id (1..{n_buf - 1}) for each device arena")
     if program is not None:
         for d in plan.delegates:
             if d.location == "inline":

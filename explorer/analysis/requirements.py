@@ -39,7 +39,14 @@ from .facts import Facts
 from .graph import D2H_OPS, H2D_OPS
 from .types import PlanAnalysis, Transfer
 
-__all__ = ["ArenaNeed", "DeviceNeed", "AllocatorNeed", "Requirements", "requirements", "requirements_lines"]
+# Device arenas are honoured by loaders that read non_const_buffer_device: executorch PRs #22057/#22058
+# (MethodMeta::memory_planned_buffer_device, DeviceMemoryBuffer in extension/module), shipped in the 1.5
+# runtime (runtime/executor/method_meta.h and runtime/core/device_memory_buffer.h of the 1.5.1 wheel).
+DEVICE_RUNTIME = "executorch 1.5"
+DEVICE_RUNTIME_WHY = ("older loaders (before executorch PRs #22057/#22058) ignore non_const_buffer_device and give "
+                      "every device arena host memory")
+
+__all__ = ["DEVICE_RUNTIME", "ArenaNeed", "DeviceNeed", "AllocatorNeed", "Requirements", "requirements", "requirements_lines"]
 
 
 @dataclass(frozen=True)
@@ -101,6 +108,7 @@ class Requirements:
     backends: tuple[str, ...]  # delegate backend ids the plan calls (must be registered), sorted
     notes: tuple[str, ...] = ()  # facts a runtime integrator should know (not errors)
     problems: tuple[str, ...] = ()  # what will fail at run time whatever is registered
+    min_runtime: str | None = None  # the oldest runtime that honours the plan's device arenas (None: any)
 
     def device(self, device: Device | str) -> DeviceNeed | None:
         wanted = Device.parse(device)
@@ -111,7 +119,7 @@ class Requirements:
         return {"devices": [d.to_json() for d in self.devices],
                 "allocators": [a.to_json() for a in self.allocators],
                 "copy_kernels": list(self.copy_kernels), "backends": list(self.backends),
-                "notes": list(self.notes), "problems": list(self.problems)}
+                "notes": list(self.notes), "problems": list(self.problems), "min_runtime": self.min_runtime}
 
 
 def requirements(plan: Plan, analysis: PlanAnalysis | None = None) -> Requirements:
@@ -150,17 +158,18 @@ def requirements(plan: Plan, analysis: PlanAnalysis | None = None) -> Requiremen
     for device in sorted(set(arenas) | set(copies) | set(targeted)):
         own = arenas.get(device, [])
         c = copies.get(device, [0, 0, 0, 0])
-        devices.append(DeviceNeed(device, "memory-manager" if device.is_cpu else "device-allocator", tuple(own),
+        devices.append(DeviceNeed(device, "memory-manager" if device.is_host else "device-allocator", tuple(own),
                                   sum(a.size for a in own), c[0], c[1], c[2], c[3],
                                   tuple(sorted(targeted.get(device, ())))))
     by_type: dict[int, set[int]] = defaultdict(set)
     for d in devices:
-        if not d.device.is_cpu and (d.arenas or d.h2d_count or d.d2h_count):
+        if not d.device.is_host and (d.arenas or d.h2d_count or d.d2h_count):
             by_type[d.device.type].add(d.device.index)
     allocators = tuple(AllocatorNeed(t, Device(t, 0).kind, tuple(sorted(ix))) for t, ix in sorted(by_type.items()))
+    device_arenas = any(not d.device.is_host and d.arenas for d in devices)
     return Requirements(plan.name, tuple(devices), allocators, tuple(sorted(kernels)),
                         tuple(sorted({d.id for d in plan.delegates})), tuple(_notes(plan, devices)),
-                        tuple(problems))
+                        tuple(problems), DEVICE_RUNTIME if device_arenas else None)
 
 
 def requirements_lines(req: Requirements, *, indent: str = "  ") -> list[str]:
@@ -169,7 +178,7 @@ def requirements_lines(req: Requirements, *, indent: str = "  ") -> list[str]:
     lines = []
     for d in req.devices:
         arenas = ", ".join(f"#{a.memory_id} ({nbytes_text(a.size)})" for a in d.arenas)
-        if d.device.is_cpu:
+        if d.device.is_host:
             what = (f"planned buffer{'s' if len(d.arenas) != 1 else ''} {arenas} from the MemoryManager"
                     if d.arenas else "no planned buffers")
         else:
@@ -193,6 +202,8 @@ def requirements_lines(req: Requirements, *, indent: str = "  ") -> list[str]:
         extra.append("backends " + ", ".join(req.backends))
     if extra:
         lines.append(f"{indent}{'link:':<10} " + "; ".join(extra))
+    if req.min_runtime:
+        lines.append(f"{indent}{'runtime:':<10} {req.min_runtime} or later: {DEVICE_RUNTIME_WHY}")
     lines.extend(f"{indent}{'note:':<10} {n}" for n in req.notes)
     lines.extend(f"{indent}{'PROBLEM:':<10} {p}" for p in req.problems)
     return lines
@@ -230,14 +241,14 @@ def _called_copy_kernels(plan: Plan) -> set[str]:
 
 def _notes(plan: Plan, devices: list[DeviceNeed]) -> list[str]:
     notes = []
-    if any(not d.device.is_cpu and d.arenas for d in devices):
+    if any(not d.device.is_host and d.arenas for d in devices):
         notes.append("Module(share_memory_arenas=true) is not supported with device arenas "
                      "(load_method returns NotSupported)")
     io = []
     for kind, indices in (("input", plan.inputs), ("output", plan.outputs)):
         for pos, v in enumerate(indices):
             value = plan.value(v)
-            if isinstance(value, Tensor) and not value.device.is_cpu:
+            if isinstance(value, Tensor) and not value.device.is_host:
                 io.append(f"{kind} {pos} ({value_text(plan, v)}) on {value.device}")
     if io:
         notes.append("plan inputs/outputs living in device memory: " + ", ".join(io[:6])

@@ -32,11 +32,11 @@ __all__ = ["transfers", "transfer_arrays", "transfer_totals", "transfer_kind"]
 
 def transfer_kind(src: Device, dst: Device) -> str:
     """``same`` | ``h2d`` (host to a device) | ``d2h`` | ``d2d`` (between two non-host devices)."""
-    if src == dst or (src.is_cpu and dst.is_cpu):
+    if src == dst or (src.is_host and dst.is_host):
         return "same"
-    if src.is_cpu:
+    if src.is_host:
         return "h2d"
-    if dst.is_cpu:
+    if dst.is_host:
         return "d2h"
     return "d2d"
 
