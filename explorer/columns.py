@@ -92,6 +92,8 @@ class ValueColumns:
     data_buffer_idx: np.ndarray  # int64
     # (tensor value indices) -> (names or None, shapes): the decoder reads them without making objects
     text: Callable[[np.ndarray], tuple[list, list]] | None = None
+    # (tensor value indices) -> (dim orders, shape dynamism names): the details' layout rows, also without objects
+    layout: Callable[[np.ndarray], tuple[list, list]] | None = None
 
     @property
     def is_tensor(self) -> np.ndarray:
@@ -110,6 +112,7 @@ class InstructionColumns:
     target: np.ndarray  # int64 op_index (Kernel) / delegate_index (Delegate) / destination (Jump); -1 otherwise
     starts: np.ndarray  # int64, len n + 1
     args: np.ndarray  # int64 value indices, flat
+    traces: Sequence | None = None  # per instruction its stacktrace frames (None: not kept), as decoded
 
 
 def value_columns(plan: Plan) -> ValueColumns:
@@ -144,6 +147,22 @@ def tensor_text(plan: Plan, values) -> tuple[list, list]:
         return text(np.asarray(values, dtype=np.int64))
     objs = [plan.values[v] for v in values]
     return [t.name or None for t in objs], [t.sizes for t in objs]
+
+
+def tensor_layout(plan: Plan, values) -> tuple[list, list]:
+    """Dim orders and shape dynamism names of the tensors at ``values``, from the decoder's columns when it
+    made them (no Tensor objects), else from the objects."""
+    layout = value_columns(plan).layout
+    if layout is not None:
+        return layout(np.asarray(values, dtype=np.int64))
+    objs = [plan.values[v] for v in values]
+    return [t.dim_order for t in objs], [t.shape_dynamism for t in objs]
+
+
+def instruction_traces(plan: Plan) -> Sequence:
+    """Per instruction its stacktrace frames or None, from the decoder's columns when it kept them."""
+    traces = instruction_columns(plan).traces
+    return traces if traces is not None else [i.stacktrace for i in plan.instructions]
 
 
 def instruction_columns(plan: Plan) -> InstructionColumns:
