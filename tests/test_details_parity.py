@@ -5,7 +5,7 @@ as in a 20k-node plan, and say at least everything the Python-built details (``e
 The two plans are one LLM-shaped builder (tests/lod_helpers.py) at 2 and 560 layers: their first layer is
 the same values and instructions at the same indices, so the same node is opened in both. The first layer
 is given what a real export may carry: a stacktrace on instruction 0, a dynamic-bound tensor, and a tensor
-placed over the bytes of one that died before it (memory planning's reuse)."""
+in another dim order placed over the bytes of one that died before it (memory planning's reuse)."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def parity_program(layers: int):
     h = ins[1].values[2]  # layer 0's norm output, dead after its h2d copy (#2)
     d2h = next(i for i in ins if i.op == "et_copy::_d2h_copy.out")
     oc = d2h.values[1]  # written later: planned over h's bytes
-    b.values[oc] = replace(b.values[oc], offset=b.values[h].offset)
+    b.values[oc] = replace(b.values[oc], offset=b.values[h].offset, dim_order=(1, 0))  # and in the other order
     delegate = next(i.index for i in ins if i.kind == "DelegateCall")
     return load(write(b.program())), {"x": x, "h": h, "oc": oc, "delegate": delegate}
 
@@ -79,6 +79,7 @@ def test_the_same_node_shows_the_same_fields_in_a_small_and_a_big_plan(tmp_path)
         assert "#0" in x["written by"] and "aten::rms_norm.out" in x["read by"]
         assert f"%{hv}<" in oc["shares bytes with"] and f"%{ocv}<" in h["shares bytes with"]
         assert "alive at the same time" not in oc["shares bytes with"]
+        assert oc["dim order"] == "(1, 0)" and h["dim order"] == "(0, 1)" and "dynamism" not in h
         emb, dele, norm = (fields(t) for t in idd)
         for i, f in ((0, emb), (nodes["delegate"], dele), (1, norm)):
             plan = small.plans[0]

@@ -181,12 +181,27 @@ def _decode_tensors(g: Gather, tp: np.ndarray, index: np.ndarray, path: str, n_a
         return ([None if k < 0 else names[k] for k in name_of[rows].tolist()],
                 [sizes_t[r] for r in sizes_row[rows].tolist()])
 
-    def layout_text(values: np.ndarray) -> tuple[list, list]:
-        """Dim orders and shape dynamism names of the tensors at these value indices (no Tensor objects)."""
-        rows = row_of[np.asarray(values, dtype=np.int64)].tolist()
-        names = {d: S.SHAPE_DYNAMISM.get(d) or f"unknown({d})" for d in np.unique(dynamism).tolist()}
-        return ([shape_of(dims_flat, dims_starts, int(dims_row[r])) for r in rows],
-                [names[int(dynamism[r])] for r in rows])
+    def layout_text(values: np.ndarray) -> tuple:
+        """Dim orders and shape dynamism of the tensors at these value indices, each as (an index per tensor,
+        the distinct items): no Tensor objects, one tuple per distinct dim order."""
+        rows = row_of[np.asarray(values, dtype=np.int64)]
+        dims, dim_index = np.unique(dims_row[rows], return_inverse=True)
+        dyns, dyn_index = np.unique(dynamism[rows], return_inverse=True)
+        # rows are per tensor: deduplicate by content; the usual contiguous order (0, 1, .., k-1) by its length
+        # alone, vectorised (a 100k-tensor plan would spend 0.1 s making a tuple per row)
+        lo, lens = dims_starts[dims], np.diff(dims_starts)[dims]
+        pos = np.repeat(lo - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()), dtype=np.int64)
+        step = pos - np.repeat(lo, lens)
+        wrong = np.bincount(np.repeat(np.arange(len(dims)), lens), weights=dims_flat[pos] != step, minlength=len(dims))
+        table: dict[tuple, int] = {}
+        content = np.empty(len(dims), dtype=np.int64)
+        plain = wrong == 0
+        for k in np.unique(lens[plain]).tolist():
+            content[plain & (lens == k)] = table.setdefault(tuple(range(k)), len(table))
+        for r in np.flatnonzero(~plain).tolist():
+            content[r] = table.setdefault(tuple(dims_flat[lo[r]:lo[r] + lens[r]].tolist()), len(table))
+        return (content[dim_index.ravel()], list(table),
+                dyn_index.ravel(), [S.SHAPE_DYNAMISM.get(d) or f"unknown({d})" for d in dyns.tolist()])
 
     # full-length columns padded to the number of values are built by the caller's index space
     return {"columns": columns, "make": make, "text": text, "layout": layout_text}

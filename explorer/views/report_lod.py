@@ -57,7 +57,7 @@ def lod_payload(view: PlanView) -> dict:
     counts = [G.counts(g.id) for g in groups]
     tensors = np.flatnonzero(f.is_tensor)
     names, sizes = tensor_text(plan, tensors)  # no Tensor objects: ~1 s saved at 100k values
-    dim_orders, dynamisms = tensor_layout(plan, tensors)
+    dim_index, dim_orders, dyn_index, dynamisms = tensor_layout(plan, tensors)
     codes_st, st_index = np.unique(f.scalar_type[tensors], return_inverse=True)
     dtypes = [dtype_name(int(c)) for c in codes_st.tolist()]
     edges = lazy.edges
@@ -86,8 +86,8 @@ def lod_payload(view: PlanView) -> dict:
                     "dtype": st_index.ravel(),
                     **_shapes(sizes),
                     "dev": devs_of(f.dcode[tensors]),
-                    **_interned("dyn", dynamisms),
-                    **_interned("dimOrder", ["(" + ", ".join(map(str, d)) + ")" for d in dim_orders]),
+                    "dyn": dyn_index, "dyns": dynamisms,
+                    "dimOrder": dim_index, "dimOrders": ["(" + ", ".join(map(str, d)) + ")" for d in dim_orders],
                     **_interned("storage", [_STORAGE_NAMES.get(int(s), "?") for s in f.storage[tensors].tolist()]),
                     "mem": f.memory_id[tensors], "off": f.offset[tensors], "nbytes": f.raw_nbytes[tensors],
                     "first": lazy.first[tensors], "last": lazy.last[tensors], "home": G.home[tensors]},
