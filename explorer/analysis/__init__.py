@@ -46,14 +46,20 @@ def analyze_program(program: Program, *, limit: int | None = DEFAULT_LIMIT) -> d
     return {plan.name: analyze(plan, program, limit=limit) for plan in program.plans}
 
 
-def check(program: Program, *, limit: int | None = DEFAULT_LIMIT) -> list[Finding]:
+def check(program: Program, *, limit: int | None = DEFAULT_LIMIT,
+          analyses: dict[str, LazyAnalysis] | None = None) -> list[Finding]:
     """Every placement finding of ``program``: program-wide ones (``plan == ""``) first, then per plan.
 
     Runs the whole analysis (dataflow, lifetimes, memory map, transfers) on numpy columns, without
     building the per-value records nobody reads here, so it stays fast on very large programs.
+    ``analyses``, when given, receives each plan's analysis by plan name, so a caller that also draws the
+    plans (the widget) reuses them instead of analysing twice.
     """
     found = program_findings(program, limit)
     for plan in program.plans:
-        found.extend(LazyAnalysis(plan, program, limit=limit).findings)
+        lazy = LazyAnalysis(plan, program, limit=limit)
+        if analyses is not None:
+            analyses[plan.name] = lazy
+        found.extend(lazy.findings)
     found.extend(companion_findings(program))  # missing-external, bad-delegate-payload
     return found
