@@ -3,6 +3,7 @@ import {createApp} from "./app.js";
 import {createDiffApp} from "./diff.js";
 import {createDataFileApp} from "./datafile.js";
 import {decodePayload, localModel} from "./model.js";
+import {linkOf, parseLink} from "./links.js";
 
 export async function startPage() {
   performance.mark("dx:start");  // performance marks: bench/bench_view.py reads where the time goes
@@ -14,8 +15,30 @@ export async function startPage() {
   const app = data.mode === "diff" ? createDiffApp(el, model, data)
     : data.mode === "data" ? createDataFileApp(el, model, data) : createApp(el, model, data);
   if (data.mode === "diff") window.dxDiff = app;
-  else window.dxReport = app;
+  else {
+    window.dxReport = app;
+    if (data.mode !== "data") followLinks(app, model, data);
+  }
   performance.mark("dx:drawn");
   document.body.dataset.ready = "1";
   return app;
+}
+
+// the address's hash selects (links.js) and every selection writes it back (replaceState: no history entry per click)
+function followLinks(app, model, data) {
+  const names = data.plans.map((p) => p.name), first = names[0];
+  function open() {
+    const link = parseLink(window.location.hash, names);
+    if (!link.text) return;
+    if (link.plan && link.plan !== app.state.plan) app.showPlan(link.plan);
+    model.set("selected", Object.assign({plan: app.state.plan, finding: null}, app.search(link.text)));
+  }
+  open();
+  window.addEventListener("hashchange", open);
+  model.on("change:selected", () => {
+    const sel = model.get("selected") || {}, hash = linkOf(sel, first);
+    if (hash !== window.location.hash.replace(/^#/, "")) {
+      window.history.replaceState(null, "", hash ? "#" + hash : window.location.pathname + window.location.search);
+    }
+  });
 }
