@@ -43,3 +43,31 @@ def test_the_hash_selects_and_selecting_writes_the_hash(tmp_path, lod):
         page.evaluate("() => window.dxReport.select({values: []})")
         assert page.evaluate(STATE)["hash"] == ""
         assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
+
+
+def test_the_diff_reports_hash_selects_a_side_or_searches_both(tmp_path):
+    require_browser()
+    from explorer.views.diff_report import write_diff_report
+
+    fixtures = "tests/fixtures/diff/"
+    path = write_diff_report(fixtures + "cpu_only.pte", fixtures + "device_cuda0.pte", tmp_path / "d.html")
+    STATE_D = "() => ({side: window.dxDiff.state.side, values: window.dxDiff.state.values, " \
+              "instructions: window.dxDiff.state.instructions, hash: location.hash})"
+    with chromium() as (page, messages):
+        page.goto(path.as_uri() + "#b:%3")
+        page.wait_for_function(READY)
+        got = page.evaluate(STATE_D)
+        assert got["side"] == "b" and got["values"]["b"] == [3] and got["hash"] == "#b:%3"
+        page.goto("about:blank")
+        page.goto(path.as_uri() + "#a:@1")
+        page.wait_for_function(READY)
+        got = page.evaluate(STATE_D)
+        assert got["side"] == "a" and got["instructions"]["a"] == [1]
+        page.goto("about:blank")
+        page.goto(path.as_uri() + "#%2")  # a search: value 2 on each side
+        page.wait_for_function(READY)
+        got = page.evaluate(STATE_D)
+        assert got["values"] == {"a": [2], "b": [2]} and got["hash"] == "#%2"
+        page.evaluate("() => window.dxDiff.select({side: 'a', values: [4]})")  # as a click does
+        assert page.evaluate(STATE_D)["hash"] == "#a:%4"
+        assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages

@@ -10,7 +10,7 @@ export function parseLink(hash, planNames) {
   if (cut > 0 && planNames.indexOf(decode(raw.slice(0, cut))) >= 0) { plan = decode(raw.slice(0, cut)); raw = raw.slice(cut + 1); }
   raw = raw.trim();
   // "%12" is value 12 as typed, not an escape; everything else is read as the address bar escaped it
-  const text = /^%\d+$/.test(raw) ? raw : /^@\d+$/.test(raw) ? "#" + raw.slice(1) : decode(raw);
+  const text = /^([ab]:)?%\d+$/.test(raw) ? raw : /^@\d+$/.test(raw) ? "#" + raw.slice(1) : decode(raw);
   return {plan, text};
 }
 
@@ -29,4 +29,25 @@ export function linkOf(sel, firstPlan) {
   if (!text) return "";
   const written = /^[%@]\d+$/.test(text) ? text : encodeURIComponent(text);
   return (sel.plan && sel.plan !== firstPlan ? encodeURIComponent(sel.plan) + "/" : "") + written;
+}
+
+// The diff report's links: "a:%12" / "b:@5" name a node on one side (its counterpart is selected with it),
+// anything else is the search text run on both sides. sel: the diff's selection (side, values/instructions
+// per side); query: the search text that made it.
+export function diffLinkOf(sel, query, firstPlan) {
+  const s = sel.side, v = s ? (sel.values || {})[s] || [] : [], i = s ? (sel.instructions || {})[s] || [] : [];
+  let text = "";
+  if (s && v.length === 1 && !i.length) text = s + ":%" + v[0];
+  else if (s && i.length === 1 && !v.length) text = s + ":@" + i[0];
+  else if (query) text = /^[%@]\d+$/.test(query) ? query : encodeURIComponent(query);
+  if (!text) return "";
+  return (sel.plan && sel.plan !== firstPlan ? encodeURIComponent(sel.plan) + "/" : "") + text;
+}
+
+// parseLink's text -> {side, values, instructions} for "a:%12" / "b:#5", else null (a search)
+export function sideNode(text) {
+  const m = /^([ab]):([%#])(\d+)$/.exec(text.replace(/^([ab]):@/, "$1:#"));
+  if (!m) return null;
+  const k = parseInt(m[3], 10);
+  return {side: m[1], values: m[2] === "%" ? [k] : [], instructions: m[2] === "#" ? [k] : []};
 }

@@ -1,7 +1,7 @@
 // Links that select (explorer/frontend/links.js): the hash read into a plan and a search text, and written back.
 import test from "node:test";
 import assert from "node:assert/strict";
-import {linkOf, parseLink} from "../../explorer/frontend/links.js";
+import {diffLinkOf, linkOf, parseLink, sideNode} from "../../explorer/frontend/links.js";
 
 test("a hash names a value, an instruction, a plan's instruction or a search", () => {
   const plans = ["forward", "decode"];
@@ -24,4 +24,17 @@ test("a selection writes the link that selects it again", () => {
   assert.equal(linkOf({plan: "forward", values: [12], instructions: []}, "forward"), "%12");
   assert.equal(linkOf({plan: "decode", values: [], instructions: [5]}, "forward"), "decode/@5");
   assert.equal(linkOf({plan: "forward", values: [], instructions: []}, "forward"), "");
+});
+
+test("the diff's links name a node of one side, or a search of both", () => {
+  const plans = ["forward"];
+  const a12 = {plan: "forward", side: "a", values: {a: [12], b: [14]}, instructions: {a: [], b: []}};
+  assert.equal(diffLinkOf(a12, "", "forward"), "a:%12");
+  assert.deepEqual(sideNode(parseLink("#" + diffLinkOf(a12, "", "forward"), plans).text), {side: "a", values: [12], instructions: []});
+  const b5 = {plan: "forward", side: "b", values: {a: [], b: []}, instructions: {a: [4], b: [5]}};
+  assert.deepEqual(sideNode(parseLink("#" + diffLinkOf(b5, "", "forward"), plans).text), {side: "b", values: [], instructions: [5]});
+  const found = {plan: "forward", side: "", values: {a: [1, 2], b: [3]}, instructions: {a: [], b: []}};
+  assert.equal(diffLinkOf(found, "aten::add", "forward"), "aten%3A%3Aadd");
+  assert.equal(sideNode(parseLink("#aten%3A%3Aadd", plans).text), null);
+  assert.equal(diffLinkOf({side: "", values: {a: [], b: []}, instructions: {a: [], b: []}}, "", "forward"), "");
 });
