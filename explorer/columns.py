@@ -92,6 +92,8 @@ class ValueColumns:
     data_buffer_idx: np.ndarray  # int64
     # (tensor value indices) -> (names or None, shapes): the decoder reads them without making objects
     text: Callable[[np.ndarray], tuple[list, list]] | None = None
+    # (tensor value indices) -> tensor_layout's answer: the details' layout rows, also without objects
+    layout: Callable[[np.ndarray], tuple] | None = None
 
     @property
     def is_tensor(self) -> np.ndarray:
@@ -110,6 +112,7 @@ class InstructionColumns:
     target: np.ndarray  # int64 op_index (Kernel) / delegate_index (Delegate) / destination (Jump); -1 otherwise
     starts: np.ndarray  # int64, len n + 1
     args: np.ndarray  # int64 value indices, flat
+    traces: Sequence | None = None  # per instruction its stacktrace frames (None: not kept), as decoded
 
 
 def value_columns(plan: Plan) -> ValueColumns:
@@ -144,6 +147,27 @@ def tensor_text(plan: Plan, values) -> tuple[list, list]:
         return text(np.asarray(values, dtype=np.int64))
     objs = [plan.values[v] for v in values]
     return [t.name or None for t in objs], [t.sizes for t in objs]
+
+
+def tensor_layout(plan: Plan, values) -> tuple:
+    """Dim orders and shape dynamism of the tensors at ``values``, each as (an index per tensor, the distinct
+    items): ``(dim_index, dim_orders, dyn_index, dynamisms)``, from the decoder's columns when it made them
+    (no Tensor objects), else from the objects."""
+    layout = value_columns(plan).layout
+    if layout is not None:
+        return layout(np.asarray(values, dtype=np.int64))
+    objs = [plan.values[v] for v in values]
+    dims: dict[tuple, int] = {}
+    dyns: dict[str, int] = {}
+    dim_index = np.asarray([dims.setdefault(t.dim_order, len(dims)) for t in objs], dtype=np.int64)
+    dyn_index = np.asarray([dyns.setdefault(t.shape_dynamism, len(dyns)) for t in objs], dtype=np.int64)
+    return dim_index, list(dims), dyn_index, list(dyns)
+
+
+def instruction_traces(plan: Plan) -> Sequence:
+    """Per instruction its stacktrace frames or None, from the decoder's columns when it kept them."""
+    traces = instruction_columns(plan).traces
+    return traces if traces is not None else [i.stacktrace for i in plan.instructions]
 
 
 def instruction_columns(plan: Plan) -> InstructionColumns:

@@ -21,7 +21,6 @@ from pathlib import Path
 
 import traitlets
 
-from .analysis.companions import companion_findings
 from .analysis.types import Finding
 from .format.reader import load
 from .model import DataFile
@@ -169,16 +168,13 @@ class Explorer(AppWidget):
 
     def _check(self) -> list[Finding]:
         """``explorer.check(program)``, keeping each plan's analysis for its view (no second pass)."""
-        from .analysis.checks import program_findings
-        from .analysis.lazy import LazyAnalysis
+        from .analysis import check
 
-        found = program_findings(self.program)
+        analyses: dict = {}
+        found = check(self.program, analyses=analyses)
         for p in self.program.plans:
-            lazy = LazyAnalysis(p, self.program)
-            found.extend(lazy.findings)
             if wants_lod(p, self._lod):
-                self._views[p.name] = plan_view(p, self.program, lod=True, analysis=lazy)
-        found.extend(companion_findings(self.program))  # missing-external, bad-delegate-payload
+                self._views[p.name] = plan_view(p, self.program, lod=True, analysis=analyses[p.name])
         return found
 
     def _view_all(self) -> dict[str, PlanView]:

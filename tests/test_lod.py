@@ -325,3 +325,16 @@ def test_stack_traces_scope_groups_when_nothing_is_named():
         ("prefix", "linear.py:134 in forward", 3, 5)]
     plain, _ = groups_of(program, leaf_nodes=4, max_children=8, names=False)
     assert not any(g.kind == "prefix" for g in (plain.groups[k] for k in plain.children(0)))
+
+
+def test_a_short_plans_lanes_have_no_half_step_ticks():
+    """Ticks print as integers ("d"): on a 5-instruction plan sixteen auto ticks fall on half steps and print
+    as 0 0 1 1 2 2 ... (seen in a screenshot); at most one tick per instruction."""
+    from explorer import load
+
+    program = load("tests/fixtures/stacktrace.pte")
+    view = plan_view(program.plans[0], program, lod=True)
+    layout = view.memory.layout()
+    n = len(program.plans[0].instructions)
+    axes = [v for k, v in layout.items() if k.startswith("xaxis") and isinstance(v, dict) and "nticks" in v]
+    assert axes and all(a["nticks"] <= n and a["tickformat"] == "d" for a in axes)

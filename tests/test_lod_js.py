@@ -86,7 +86,7 @@ for (const c of commands) {
             groupOpacity: graph.data[P.lod.trace.groups].marker.opacity,
             memory: memory.data.map((t) => ({type: t.type, n: t.x ? t.x.length : 0, visible: t.visible})),
             notes: (memory.layout.annotations || []).filter((a) => a.name === "aggregated").map((a) => a.text),
-            details: [L.valueDetails(c.detail || 0), L.instrDetails(c.detail || 0)]});
+            details: [L.valueDetails(c.detail || 0), L.instrDetails(c.instr === undefined ? c.detail || 0 : c.instr)]});
 }
 process.stdout.write(JSON.stringify(out));
 """

@@ -164,3 +164,21 @@ def test_save_html(ex, tmp_path):
     html = path.read_text(encoding="utf-8")
     assert html.count("plotly.js (basic - minified) v") == 1
     assert page_payload(html)["selected"]["values"] == [0]
+
+
+def test_findings_are_explorer_check_itself(monkeypatch, sample):
+    """The widget asks ``explorer.analysis.check`` (no copy of it to drift), and shows exactly its answer."""
+    import explorer.analysis as analysis
+
+    calls = []
+    real = analysis.check
+
+    def spy(program, **kwargs):
+        calls.append(program)
+        return real(program, **kwargs)
+
+    monkeypatch.setattr(analysis, "check", spy)
+    program = sample.program
+    ex = Explorer(program, lod=True)
+    assert calls == [program]
+    assert ex.findings == real(program)

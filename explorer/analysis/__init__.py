@@ -48,7 +48,8 @@ def analyze_program(program: Program, *, limit: int | None = DEFAULT_LIMIT) -> d
     return {plan.name: analyze(plan, program, limit=limit) for plan in program.plans}
 
 
-def check(program: Program | DataFile, *, limit: int | None = DEFAULT_LIMIT) -> list[Finding]:
+def check(program: Program | DataFile, *, limit: int | None = DEFAULT_LIMIT,
+          analyses: dict[str, LazyAnalysis] | None = None) -> list[Finding]:
     """Every placement finding of ``program``: program-wide ones (``plan == ""``) first, then per plan.
 
     Runs the whole analysis (dataflow, lifetimes, memory map, transfers) on numpy columns, without
@@ -57,12 +58,18 @@ def check(program: Program | DataFile, *, limit: int | None = DEFAULT_LIMIT) -> 
     A data file (``.ptd``, what :func:`explorer.load` returns for one) has no plan to check: it gets one
     ``info`` finding ``no-placement-check`` saying so and how to check its program, so an empty list is
     never mistaken for a pass. A bundled program (``.bpte``) loads as its program and is checked as one.
+
+    ``analyses``, when given, receives each plan's analysis by plan name, so a caller that also draws the
+    plans (the widget) reuses them instead of analysing twice.
     """
     if isinstance(program, DataFile):
         return [not_a_program(program)]
     found = program_findings(program, limit)
     for plan in program.plans:
-        found.extend(LazyAnalysis(plan, program, limit=limit).findings)
+        lazy = LazyAnalysis(plan, program, limit=limit)
+        if analyses is not None:
+            analyses[plan.name] = lazy
+        found.extend(lazy.findings)
     found.extend(companion_findings(program))  # missing-external, bad-delegate-payload
     return found
 

@@ -58,7 +58,7 @@ def decode_values(g: Gather, vec: int | None, path: str = "values[{}]"):
     tensors = _decode_tensors(g, val[tag == 5], np.flatnonzero(tag == 5), path, n)
     scalars = _decode_scalars(g, tag, val, path)
     tensor_row = np.cumsum(tag == 5) - 1
-    cols = ValueColumns(tag, *tensors["columns"], text=tensors["text"])
+    cols = ValueColumns(tag, *tensors["columns"], text=tensors["text"], layout=tensors["layout"])
     make_tensor, make_scalar = tensors["make"], scalars
     tag_list = tag.tolist()
     row_list = tensor_row.tolist()
@@ -181,8 +181,30 @@ def _decode_tensors(g: Gather, tp: np.ndarray, index: np.ndarray, path: str, n_a
         return ([None if k < 0 else names[k] for k in name_of[rows].tolist()],
                 [sizes_t[r] for r in sizes_row[rows].tolist()])
 
+    def layout_text(values: np.ndarray) -> tuple:
+        """Dim orders and shape dynamism of the tensors at these value indices, each as (an index per tensor,
+        the distinct items): no Tensor objects, one tuple per distinct dim order."""
+        rows = row_of[np.asarray(values, dtype=np.int64)]
+        dims, dim_index = np.unique(dims_row[rows], return_inverse=True)
+        dyns, dyn_index = np.unique(dynamism[rows], return_inverse=True)
+        # rows are per tensor: deduplicate by content; the usual contiguous order (0, 1, .., k-1) by its length
+        # alone, vectorised (a 100k-tensor plan would spend 0.1 s making a tuple per row)
+        lo, lens = dims_starts[dims], np.diff(dims_starts)[dims]
+        pos = np.repeat(lo - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()), dtype=np.int64)
+        step = pos - np.repeat(lo, lens)
+        wrong = np.bincount(np.repeat(np.arange(len(dims)), lens), weights=dims_flat[pos] != step, minlength=len(dims))
+        table: dict[tuple, int] = {}
+        content = np.empty(len(dims), dtype=np.int64)
+        plain = wrong == 0
+        for k in np.unique(lens[plain]).tolist():
+            content[plain & (lens == k)] = table.setdefault(tuple(range(k)), len(table))
+        for r in np.flatnonzero(~plain).tolist():
+            content[r] = table.setdefault(tuple(dims_flat[lo[r]:lo[r] + lens[r]].tolist()), len(table))
+        return (content[dim_index.ravel()], list(table),
+                dyn_index.ravel(), [S.SHAPE_DYNAMISM.get(d) or f"unknown({d})" for d in dyns.tolist()])
+
     # full-length columns padded to the number of values are built by the caller's index space
-    return {"columns": columns, "make": make, "text": text}
+    return {"columns": columns, "make": make, "text": text, "layout": layout_text}
 
 
 def _products(flat: np.ndarray, starts: np.ndarray) -> np.ndarray:
@@ -308,8 +330,6 @@ def decode_instructions(g: Gather, chain_vecs: list[int | None], op_names: list[
     singles = np.flatnonzero(live & ((tag == 4) | (tag == 5)))
     out_args[out_starts[singles]] = first[singles]
     target = np.where(live & ((tag == 1) | (tag == 2)), first, np.where(live & (tag == 4), second, -1))
-    cols = InstructionColumns(tag, target, out_starts, out_args)
-
     kinds = S.INSTRUCTION_KINDS
     tag_l, first_l, second_l, chain_l, live_l = tag.tolist(), first.tolist(), second.tolist(), chain.tolist(), live.tolist()
     start_l = out_starts.tolist()
@@ -319,6 +339,7 @@ def decode_instructions(g: Gather, chain_vecs: list[int | None], op_names: list[
         for k, frames in enumerate(chain_traces[:bounds[c + 1] - bounds[c]]):
             trace_of[bounds[c] + k] = frames
     n_ops, n_dels = len(op_names), len(delegate_ids)
+    cols = InstructionColumns(tag, target, out_starts, out_args, traces=trace_of)
 
     def make(k: int) -> Instruction:
         t = tag_l[k]

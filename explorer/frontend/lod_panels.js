@@ -19,9 +19,33 @@ export function lodPanels(C) {
   }
   function instrRef(i) { return "<span class='dx-muted'>#" + i + "</span> <span class='dx-code'>" + esc(OPS.opTable[OPS.op[i]][0]) + "</span>"; }
   function valueRef(v) {
-    var r = rowOf[v];
-    if (r < 0) return "<span class='dx-muted'>%" + v + "</span>";
+    const r = v >= 0 && v < n ? rowOf[v] : -1;
+    if (v < 0 || v >= n) return "<span class='dx-muted'>%" + v + " (points nowhere)</span>";
+    if (r < 0) return "<span class='dx-muted'>%" + v + " " + esc(L.valueKinds[L.valueKind[v]] || "?") + "</span>";
     return swatch(TT.dev[r]) + " <b>" + esc(TT.label[r]) + "</b>" + (TT.named[r] ? " <span class='dx-muted'>%" + v + "</span>" : "");
+  }
+  // tensors of the same arena whose bytes overlap v's (row r): [value, shares its lifetime too]
+  function sharers(v, r) {
+    const lo = TT.off[r], hi = lo + Math.max(TT.nbytes[r], 0), out = [];
+    if (TT.mem[r] < 0 || hi <= lo) return out;
+    const arena = L.arenas.find((a) => a.id === TT.mem[r]);
+    for (const u of arena ? arena.rows : []) {
+      const q = rowOf[u];
+      if (u === v || q < 0 || TT.mem[q] !== TT.mem[r]) continue;
+      const a = TT.off[q], b = a + Math.max(TT.nbytes[q], 0);
+      if (a < hi && b > lo) out.push([u, TT.first[q] >= 0 && TT.first[r] >= 0 && TT.first[q] <= TT.last[r] && TT.first[r] <= TT.last[q]]);
+    }
+    return out;
+  }
+  function sharerRef(e) {
+    const q = rowOf[e[0]];
+    return valueRef(e[0]) + " <span class='dx-muted'>[" + TT.off[q] + ", " + (TT.off[q] + Math.max(TT.nbytes[q], 0)) + ")" +
+      (TT.first[q] >= 0 ? " alive #" + TT.first[q] + " \u2013 #" + TT.last[q] : "") + "</span>" +
+      (e[1] ? " <span class='dx-badge dx-error'>alive at the same time</span>" : "");
+  }
+  function stackOf(i) {
+    const k = OPS.stack ? OPS.stack[i] : -1;
+    return k >= 0 ? "<div class='dx-trace'>" + L.ops.stacks[k].map(esc).join("\n") + "</div>" : "";
   }
   function findingsAbout(values, instructions) {
     return host.findings().filter(function (fd) {
@@ -44,7 +68,11 @@ export function lodPanels(C) {
     } else {
       out.push(["lives", esc({constant: "constant (in the file)", runtime: "supplied at run time", external: "external (.ptd)"}[TT.storages[TT.storage[r]]] || TT.storages[TT.storage[r]])]);
     }
+    const shared = sharers(v, r);
+    if (shared.length) out.push(["shares bytes with", ul(shared.map(sharerRef))]);
     if (TT.first[r] >= 0) out.push(["alive", "#" + TT.first[r] + " \u2013 #" + TT.last[r]]);
+    if (TT.dyns[TT.dyn[r]] !== "static") out.push(["dynamism", esc(TT.dyns[TT.dyn[r]])]);
+    out.push(["dim order", esc(TT.dimOrders[TT.dimOrder[r]])]);
     var role = [inputs.has(v) ? "plan input" : "", outputs.has(v) ? "plan output" : ""].filter(Boolean);
     if (role.length) out.push(["role", role.join(" \u00b7 ")]);
     var prod = [], cons = [];
@@ -61,7 +89,9 @@ export function lodPanels(C) {
     var out = [["kind", esc(OPS.opTable[OPS.op[i]][2]) + " \u00b7 " + L.names.opKinds[OPS.kind[i]]], ["chain", String(OPS.chain[i])]];
     var d = L.delegateOf[i];
     if (d >= 0 && d < L.delegates.length) {
-      out.push(["delegate", "<span class='dx-code'>" + esc(L.delegates[d].id) + "</span>"]);
+      const D = L.delegates[d];
+      out.push(["delegate", "<span class='dx-code'>" + esc(D.id) + "</span> \u00b7 blob " + esc(D.location) + " #" + D.dataIndex +
+                (D.size === null || D.size === undefined ? "" : " " + esc(fmtBytes(D.size)))]);
       if (L.delegates[d].specs.length) out.push(["compile specs", ul(L.delegates[d].specs.map(function (s) {
         return "<span class='dx-code'>" + esc(s[0]) + " = " + esc(s[1]) + "</span>"; }))]);
     }
@@ -73,6 +103,14 @@ export function lodPanels(C) {
     for (k2 = fstart[i]; k2 < fstart[i + 1]; k2++) (F.w[k2] ? writes : reads).push(F.v[k2]);
     if (reads.length) out.push(["reads", ul(reads.map(valueRef))]);
     if (writes.length) out.push(["writes", ul(writes.map(valueRef))]);
+    const args = [], wrote = new Set(writes);  // every argument, with its role (a non-tensor is read)
+    for (k2 = OPS.argStart[i]; k2 < OPS.argStart[i + 1]; k2++) {
+      const a = OPS.args[k2];
+      args.push("%" + a + " <span class='dx-muted'>" + (wrote.has(a) ? "written" : "read") + "</span>");
+    }
+    out.push(["args", "<span class='dx-code'>" + args.join(", ") + "</span>"]);
+    const stack = stackOf(i);
+    if (stack) out.push(["stack", stack]);
     var fs = findingsAbout([], [i]);
     if (fs.length) out.push(["findings", ul(fs)]);
     return "<div class='dx-root'><h4><span class='dx-muted'>#" + i + "</span> <span class='dx-code'>" + esc(OPS.opTable[OPS.op[i]][0]) +

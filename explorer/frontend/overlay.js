@@ -14,12 +14,14 @@ export function ringPath(symbol, r) {
   return `M${r},0A${r},${r} 0 1,1 ${-r},0A${r},${r} 0 1,1 ${r},0Z`;
 }
 
-// segments "x0 x1 null ..." -> an SVG path in pixels (points off the axes' range are still drawn, clipped)
+// polylines "x0 x1 ... null x0 x1 ... null" -> an SVG path in pixels: each run of points between nulls is one
+// line through all of them (a bent edge keeps its bends; points off the axes' range are still drawn, clipped)
 export function segmentsPath(xs, ys, X, Y) {
-  let d = "";
-  for (let k = 0; k + 1 < xs.length; k += 3) {
-    if (xs[k] === null || xs[k + 1] === null) continue;
-    d += `M${X(xs[k]).toFixed(1)},${Y(ys[k]).toFixed(1)}L${X(xs[k + 1]).toFixed(1)},${Y(ys[k + 1]).toFixed(1)}`;
+  let d = "", open = false;
+  for (let k = 0; k < xs.length; k++) {
+    if (xs[k] === null || ys[k] === null || xs[k] === undefined) { open = false; continue; }
+    d += `${open ? "L" : "M"}${X(xs[k]).toFixed(1)},${Y(ys[k]).toFixed(1)}`;
+    open = true;
   }
   return d;
 }

@@ -3,6 +3,7 @@ import {createApp} from "./app.js";
 import {createDiffApp} from "./diff.js";
 import {createDataFileApp} from "./datafile.js";
 import {decodePayload, localModel} from "./model.js";
+import {diffLinkOf, linkOf, parseLink, sideNode} from "./links.js";
 
 export async function startPage() {
   performance.mark("dx:start");  // performance marks: bench/bench_view.py reads where the time goes
@@ -13,9 +14,54 @@ export async function startPage() {
   const el = document.getElementById("dx-app");
   const app = data.mode === "diff" ? createDiffApp(el, model, data)
     : data.mode === "data" ? createDataFileApp(el, model, data) : createApp(el, model, data);
-  if (data.mode === "diff") window.dxDiff = app;
-  else window.dxReport = app;
+  if (data.mode === "diff") {
+    window.dxDiff = app;
+    followDiffLinks(app, model, data);
+  } else {
+    window.dxReport = app;
+    if (data.mode !== "data") followLinks(app, model, data);
+  }
   performance.mark("dx:drawn");
   document.body.dataset.ready = "1";
   return app;
+}
+
+// the address's hash selects (links.js) and every selection writes it back (replaceState: no history entry per click)
+function followLinks(app, model, data) {
+  const names = data.plans.map((p) => p.name), first = names[0];
+  function open() {
+    const link = parseLink(window.location.hash, names);
+    if (!link.text) return;
+    if (link.plan && link.plan !== app.state.plan) app.showPlan(link.plan);
+    model.set("selected", Object.assign({plan: app.state.plan, finding: null}, app.search(link.text)));
+  }
+  open();
+  window.addEventListener("hashchange", open);
+  model.on("change:selected", () => {
+    const sel = model.get("selected") || {}, hash = linkOf(sel, first);
+    if (hash !== window.location.hash.replace(/^#/, "")) {
+      window.history.replaceState(null, "", hash ? "#" + hash : window.location.pathname + window.location.search);
+    }
+  });
+}
+
+// the same in the diff report: "a:%12" / "b:@5" a node of one side (and its counterpart), else a search of both
+function followDiffLinks(app, model, data) {
+  const names = data.plans.map((p) => p.name), first = names[0];
+  function open() {
+    const link = parseLink(window.location.hash, names);
+    if (!link.text) return;
+    if (link.plan && link.plan !== app.state.plan) app.showPlan(link.plan);
+    const node = sideNode(link.text);
+    if (node) app.select(node, ["a", "b"]);
+    else app.find(link.text);
+  }
+  open();
+  window.addEventListener("hashchange", open);
+  model.on("change:selected", () => {
+    const hash = diffLinkOf(model.get("selected") || {}, app.state.query, first);
+    if (hash !== window.location.hash.replace(/^#/, "")) {
+      window.history.replaceState(null, "", hash ? "#" + hash : window.location.pathname + window.location.search);
+    }
+  });
 }

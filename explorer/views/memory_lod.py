@@ -60,7 +60,7 @@ class MemoryLod:
         for k in range(len(self.arenas)):  # ticks that follow a zoom (not one every n/16 instructions)
             axis = layout[lane_axes(k)[0].replace("x", "xaxis")]
             del axis["tick0"], axis["dtick"]
-            axis["nticks"] = 16
+            axis["nticks"] = max(2, min(16, self.n))  # a few instructions: no half-step ticks printed twice as "d"
         return layout
 
     def figure(self) -> go.Figure:

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..analysis.facts import STORAGE
 from ..analysis.groups import OP_KINDS
-from ..columns import tensor_text
+from ..columns import instruction_traces, tensor_layout, tensor_text
 from ..model import dtype_name
 from .escape import visible
 from .memory import block_text_color
@@ -57,6 +57,7 @@ def lod_payload(view: PlanView) -> dict:
     counts = [G.counts(g.id) for g in groups]
     tensors = np.flatnonzero(f.is_tensor)
     names, sizes = tensor_text(plan, tensors)  # no Tensor objects: ~1 s saved at 100k values
+    dim_index, dim_orders, dyn_index, dynamisms = tensor_layout(plan, tensors)
     codes_st, st_index = np.unique(f.scalar_type[tensors], return_inverse=True)
     dtypes = [dtype_name(int(c)) for c in codes_st.tolist()]
     edges = lazy.edges
@@ -76,20 +77,25 @@ def lod_payload(view: PlanView) -> dict:
                    "kinds": [[c["kinds"].get(k, 0) for k in OP_KINDS] for c in counts],
                    "devs": [[c["devices"].get(d, 0) for d in devices] for c in counts]},
         "ops": {"kind": G.op_kind, "dev": devs_of(G.op_device),
-                **_op_table(plan, f), "chain": _chains(plan, G.m)},
+                **_op_table(plan, f), "chain": _chains(plan, G.m),
+                "argStart": f.ic.starts, "args": f.ic.args, **_stacks(instruction_traces(plan))},
+        "valueKind": f.kind.astype(np.int8), "valueKinds": list(_VALUE_KINDS),
         "tensors": {"index": tensors,
                     "label": [visible(nm) if nm else f"%{v}" for nm, v in zip(names, tensors.tolist())],
                     "named": np.fromiter((bool(nm) for nm in names), dtype=np.int8, count=len(names)),
                     "dtype": st_index.ravel(),
                     **_shapes(sizes),
                     "dev": devs_of(f.dcode[tensors]),
+                    "dyn": dyn_index, "dyns": dynamisms,
+                    "dimOrder": dim_index, "dimOrders": ["(" + ", ".join(map(str, d)) + ")" for d in dim_orders],
                     **_interned("storage", [_STORAGE_NAMES.get(int(s), "?") for s in f.storage[tensors].tolist()]),
                     "mem": f.memory_id[tensors], "off": f.offset[tensors], "nbytes": f.raw_nbytes[tensors],
                     "first": lazy.first[tensors], "last": lazy.last[tensors], "home": G.home[tensors]},
         "dtypes": dtypes,
         "flow": {"i": edges.instr[flow], "v": edges.value[flow], "w": edges.write[flow].astype(np.int8)},
         "moving": {"i": moving["instr"], "s": moving["src"], "d": moving["dst"], "nbytes": moving["nbytes"]},
-        "delegates": [{"id": visible(d.id), "specs": [[visible(s.key), visible(s.text)] for s in d.compile_specs]}
+        "delegates": [{"id": visible(d.id), "location": visible(d.location), "dataIndex": d.data_index,
+                       "size": d.data_size, "specs": [[visible(s.key), visible(s.text)] for s in d.compile_specs]}
                       for d in plan.delegates],
         "delegateOf": np.where(f.ic.kind == 2, f.ic.target, -1).astype(np.int64),
         "inputs": list(plan.inputs), "outputs": list(plan.outputs),
@@ -110,6 +116,24 @@ def lod_devices(view: PlanView) -> list[list[str]]:
     f = view.analysis.facts
     devices = [f.device(int(c)) for c in np.unique(f.dcode[f.is_tensor])] + [b.device for b in view.plan.buffers]
     return [[visible(d), device_style(d).color] for d in ordered_devices(devices)]
+
+
+_VALUE_KINDS = ("None", "Null", "Int", "Bool", "Double", "Tensor", "String", "IntList", "DoubleList", "BoolList",
+                "TensorList", "OptionalTensorList")  # the value kind codes of explorer.columns.value_columns
+
+
+def _stacks(traces) -> dict:
+    """``stack`` (per instruction an index into ``stacks``, -1: no frames kept) and ``stacks`` (each distinct
+    stacktrace once, as lines of visible text: ``file:line in name`` then its indented context line)."""
+    table: dict[tuple, int] = {}
+    index = np.full(len(traces), -1, dtype=np.int64)
+    for i, frames in enumerate(traces):
+        if frames:
+            index[i] = table.setdefault(tuple(frames), len(table))
+    stacks = [[line for fr in frames for line in
+               [visible(f"{fr.filename or '?'}:{fr.lineno} in {fr.name or '?'}")] +
+               ([visible("    " + fr.context)] if fr.context else [])] for frames in table]
+    return {"stack": index, "stacks": stacks}
 
 
 def _interned(name: str, items: list[str]) -> dict:

@@ -35,6 +35,12 @@ test("blocks of the chosen values become outline rectangles on their lane's axes
 test("overlay geometry: segment paths skip the separators, ring shapes follow the marker symbol", () => {
   const d = segmentsPath([0, 1, null, 2, 3, null], [0, 1, null, 0, 0, null], (v) => 10 * v, (v) => -10 * v);
   assert.equal(d, "M0.0,0.0L10.0,-10.0M20.0,0.0L30.0,0.0");
+  // a bent edge (rings() emits its polyline: ends and bends, then null) is one unbroken line through every
+  // point (issue 21 defect 1: read three at a time, its second half was dropped or joined the next edge)
+  const r = rings(new Map([["v1", [0, 0]], ["i2", [4, -3]], ["v3", [6, -5]]]),
+                  [["v", 1, "i", 2, [1, -1, 3, -2]], ["i", 2, "v", 3]], {}, [], [2]);
+  const bent = segmentsPath(r.edges.x, r.edges.y, (v) => v, (v) => v);
+  assert.equal(bent, "M0.0,0.0L1.0,-1.0L3.0,-2.0L4.0,-3.0M4.0,-3.0L6.0,-5.0");
   assert.match(ringPath("circle-open", 12), /^M12,0A12,12/);
   assert.match(ringPath("square-open", 12), /^M-12,-12H12V12H-12Z$/);
   assert.match(ringPath("diamond-open", 10), /^M0,-13L13,0/);

@@ -1,0 +1,73 @@
+"""Links that select (issue 21), in the exported report in headless Chromium: the address's hash selects a
+value (``#%3``), an instruction (``#@5``), a plan's instruction (``#forward/@5``) or a search (``#relu``),
+at any size (a plan drawn in full and one drawn by the level-of-detail modules), and every selection writes
+its link back into the address."""
+
+from __future__ import annotations
+
+import pytest
+from browser_helpers import chromium, require_browser
+
+from explorer import load
+from explorer.views.report import write_report
+
+pytestmark = pytest.mark.browser
+
+READY = "() => document.body.dataset.ready === '1'"
+STATE = "() => ({values: window.dxReport.state.values, instructions: window.dxReport.state.instructions, hash: location.hash})"
+
+
+@pytest.mark.parametrize("lod", [False, True])
+def test_the_hash_selects_and_selecting_writes_the_hash(tmp_path, lod):
+    require_browser()
+    program = load("explorer/data/sample.pte")
+    plan = program.plans[0]
+    relu = [i.index for i in plan.instructions if "relu" in i.label]
+    path = write_report(program, tmp_path / "r.html", lod=lod)
+    url = path.as_uri()
+    with chromium() as (page, messages):
+        for hash_, values, instructions in [("#%3", [3], []), ("#@5", [], [5]), (f"#{plan.name}/@5", [], [5]),
+                                            ("#relu", [], relu)]:
+            page.goto("about:blank")
+            page.goto(url + hash_)
+            page.wait_for_function(READY)
+            got = page.evaluate(STATE)
+            assert (got["values"], got["instructions"]) == (values, instructions), (hash_, got)
+        assert relu
+        page.evaluate("() => { location.hash = '%12'; }")  # a link followed within the page
+        page.wait_for_function("() => window.dxReport.state.values[0] === 12")
+        page.evaluate("() => window.dxReport.select({values: [], instructions: [7]})")  # as a click does
+        assert page.evaluate(STATE)["hash"] == "#@7"
+        page.evaluate("() => window.dxReport.select({values: [4]})")
+        assert page.evaluate(STATE)["hash"] == "#%4"
+        page.evaluate("() => window.dxReport.select({values: []})")
+        assert page.evaluate(STATE)["hash"] == ""
+        assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
+
+
+def test_the_diff_reports_hash_selects_a_side_or_searches_both(tmp_path):
+    require_browser()
+    from explorer.views.diff_report import write_diff_report
+
+    fixtures = "tests/fixtures/diff/"
+    path = write_diff_report(fixtures + "cpu_only.pte", fixtures + "device_cuda0.pte", tmp_path / "d.html")
+    STATE_D = "() => ({side: window.dxDiff.state.side, values: window.dxDiff.state.values, " \
+              "instructions: window.dxDiff.state.instructions, hash: location.hash})"
+    with chromium() as (page, messages):
+        page.goto(path.as_uri() + "#b:%3")
+        page.wait_for_function(READY)
+        got = page.evaluate(STATE_D)
+        assert got["side"] == "b" and got["values"]["b"] == [3] and got["hash"] == "#b:%3"
+        page.goto("about:blank")
+        page.goto(path.as_uri() + "#a:@1")
+        page.wait_for_function(READY)
+        got = page.evaluate(STATE_D)
+        assert got["side"] == "a" and got["instructions"]["a"] == [1]
+        page.goto("about:blank")
+        page.goto(path.as_uri() + "#%2")  # a search: value 2 on each side
+        page.wait_for_function(READY)
+        got = page.evaluate(STATE_D)
+        assert got["values"] == {"a": [2], "b": [2]} and got["hash"] == "#%2"
+        page.evaluate("() => window.dxDiff.select({side: 'a', values: [4]})")  # as a click does
+        assert page.evaluate(STATE_D)["hash"] == "#a:%4"
+        assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
