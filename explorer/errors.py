@@ -14,9 +14,11 @@ __all__ = ["PteFormatError"]
 class PteFormatError(ValueError):
     """The bytes are not a structurally valid ExecuTorch program."""
 
-    def __init__(self, message: str, *, offset: int | None = None, path: str | None = None) -> None:
+    def __init__(self, message: str, *, offset: int | None = None, path: str | None = None,
+                 file: str | None = None) -> None:
         self.offset = offset  # byte offset into the file where the problem was found (optional)
         self.path = path  # schema path of the table/field being decoded (optional)
+        self.file = file  # the file at fault when it is not the one the user named first (a --data file)
         self.reason = message  # what was expected, without the location
         where = []
         if path:
@@ -29,4 +31,4 @@ class PteFormatError(ValueError):
         """The same error, located one level further out (``path`` is prefixed)."""
         inner = self.path
         full = path if not inner else (f"{path}{inner}" if inner.startswith(("[", ".")) else f"{path}.{inner}")
-        return PteFormatError(self.reason, offset=self.offset, path=full)
+        return PteFormatError(self.reason, offset=self.offset, path=full, file=self.file)

@@ -324,7 +324,7 @@ class Mutator:
         end = marks.end or marks.size
         choices = _INTERESTING_32 + [end - p, end - p - 4, end - p + 4, (-p) & 0xFFFFFFFF, p,
                                      rng.randrange(1 << 32), rng.randrange(-64, 64) & 0xFFFFFFFF]
-        return rng.choice(choices)
+        return rng.choice(choices) & 0xFFFFFFFF  # end - p is negative for a landmark past the flatbuffer's end
 
     def int_at_landmark(self, buf, marks):
         rng = self.rng

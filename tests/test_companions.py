@@ -446,3 +446,20 @@ def test_inline_xnnpack_payloads_decode_like_segment_ones():
     assert [x.storage for x in ours] == ["inline"] * 3
     assert [x.graph.nodes for x in ours] == [x.graph.nodes for x in theirs]
     assert [x.graph.values for x in ours] == [x.graph.values for x in theirs]
+
+
+def test_a_damaged_data_file_is_named_not_the_program(tmp_path):
+    """`--data bad.ptd`: the error names the data file and what is wrong with it; it used to say
+    'cannot read external.pte' as if the (intact) program were at fault."""
+    bad = tmp_path / "bad.ptd"
+    bad.write_bytes((COMPANIONS / "external.ptd").read_bytes()[:200])
+    with pytest.raises(PteFormatError) as info:
+        explorer.load(COMPANIONS / "external.pte", data=[bad])
+    assert info.value.file == str(bad) and str(bad) in str(info.value) and "truncated" in str(info.value)
+    code, out, err = _cli("check", str(PTE["external.pte"]), "--data", str(bad))
+    assert code == 2 and out == ""
+    assert f"data file {bad}" in err and "past the end" in err and "external.pte" not in err
+    text = tmp_path / "notes.ptd"
+    text.write_text("hello, these are notes\n")
+    code, _, err = _cli("inspect", str(PTE["external.pte"]), "--data", str(text))
+    assert code == 2 and f"data file {text}" in err and "external.pte" not in err

@@ -82,7 +82,10 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int
     except PteFormatError as exc:
         if args.traceback:
             raise
-        print(f"device-explorer: cannot read {getattr(args, 'file', '')}: {exc}", file=sys.stderr)
+        if exc.file:  # a --data file: its error names it
+            print(f"device-explorer: {exc}", file=sys.stderr)
+        else:
+            print(f"device-explorer: cannot read {getattr(args, 'file', '')}: {exc}", file=sys.stderr)
         return 2
     except KeyError as exc:  # Program.plan(name) for a plan the file doesn't have
         if args.traceback:

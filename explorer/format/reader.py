@@ -41,11 +41,17 @@ def load(source: Source, data: Iterable[Source] | None = None) -> Union[Program,
                              offset=4)
     files = []
     for item in ([data] if isinstance(data, (str, os.PathLike, bytes, bytearray, memoryview)) else data):
-        data_file = _load_one(item)
+        name = os.fspath(item) if isinstance(item, (str, os.PathLike)) else "<bytes>"
+        try:
+            data_file = _load_one(item)
+        except PteFormatError as exc:  # blame the data file, not the program it was given to
+            error = PteFormatError(f"data file {name} is damaged, or not a data file (.ptd) this reader knows "
+                                   f"(the program itself is fine): {exc}", file=name)
+            error.offset, error.path = exc.offset, exc.path  # where in the data file (already in the text)
+            raise error from None
         if not isinstance(data_file, DataFile):
-            name = item if isinstance(item, (str, os.PathLike)) else "<bytes>"
-            raise PteFormatError(f"{os.fspath(name) if not isinstance(name, str) else name}: expected a data "
-                                 f"file (.ptd, identifier 'FT01'), found a program", offset=4)
+            raise PteFormatError(f"data file {name}: expected a data file (.ptd, identifier 'FT01'), found a "
+                                 f"program", offset=4, file=name)
         files.append(data_file)
     return dataclasses.replace(loaded, data_files=tuple(files))
 

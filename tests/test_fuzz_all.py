@@ -1,0 +1,35 @@
+"""A fast sample of ``scripts/fuzz_all.py``: mutants of every format we open (programs, .ptd, .bpte,
+XNNPACK-carrying programs, ETDump) through ``explorer.load``/``check``/``diff``, the report payload and
+the CLI; each must end in a result or our own PteFormatError. The long campaign is the script."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+
+import fuzz_all  # noqa: E402
+
+
+def test_a_sample_of_the_campaign_over_every_format_has_no_unexpected_exception(capsys):
+    log: list[str] = []
+    counts, _, _ = fuzz_all.campaign(400, seed=3, payload_every=8, cli_every=8, save=None, report_every=0,
+                                     log=log.append)
+    assert not log, log[0][:3000]
+    assert set(counts) == {"loaded", "format-error"} and sum(counts.values()) == 400
+    assert counts["loaded"] > 20 and counts["format-error"] > 20  # both paths ran, deep and shallow
+
+
+def test_a_campaign_reports_an_unexpected_exception(monkeypatch):
+    """The oracle can fail: a reader that raises something else is counted and logged as a crash."""
+    import explorer
+
+    def broken(data, *a, **k):
+        raise IndexError("boom")
+
+    monkeypatch.setattr(explorer, "load", broken)
+    log: list[str] = []
+    counts, _, _ = fuzz_all.campaign(20, seed=0, payload_every=0, cli_every=0, save=None, report_every=0,
+                                     log=log.append)
+    assert any(k.startswith("crash[program] IndexError") for k in counts) and log
