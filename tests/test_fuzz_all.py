@@ -33,3 +33,19 @@ def test_a_campaign_reports_an_unexpected_exception(monkeypatch):
     counts, _, _ = fuzz_all.campaign(20, seed=0, payload_every=0, cli_every=0, save=None, report_every=0,
                                      log=log.append)
     assert any(k.startswith("crash[program] IndexError") for k in counts) and log
+
+
+CRASHES = Path(__file__).resolve().parent / "fixtures" / "crashes" / "all"
+
+
+def test_every_input_the_campaign_crashed_on_now_answers():
+    """Each saved input (tests/fixtures/crashes/all/index.json) goes the whole way again: load, check,
+    the report payload and the CLI. The first two were programs with no plans, on which the payload
+    builder raised ValueError (views/prepare.py default_plan) while the report said 'no execution plans'."""
+    import json
+
+    index = json.loads((CRASHES / "index.json").read_text())
+    assert index
+    for name in index:
+        data = (CRASHES / name).read_bytes()
+        fuzz_all.run_program(data, data, payload=True, cli_path=None)

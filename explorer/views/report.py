@@ -98,7 +98,7 @@ def app_payload(program: Program, *, findings: list[Finding], plan: str | None =
         "title": visible(title or (Path(program.source).name if program.source else "program")),
         "trace": TRACE,
         "opacity": {"tensor": TENSOR_OPACITY, "block": BLOCK_OPACITY},
-        "plan": plan or default_plan(program),
+        "plan": plan or (default_plan(program) if program.plans else None),  # no plans: nothing to open
         "plans": [add_to_plan_payload(_plan_payload(v, [f for f in findings if f.plan == v.plan.name], findings),
                                       program, v.plan) for v in plans],  # + data files, delegate insides
         "findings": [{"label": finding_label(f), "plan": f.plan, "severity": f.severity,
