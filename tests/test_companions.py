@@ -463,3 +463,15 @@ def test_a_damaged_data_file_is_named_not_the_program(tmp_path):
     text.write_text("hello, these are notes\n")
     code, _, err = _cli("inspect", str(PTE["external.pte"]), "--data", str(text))
     assert code == 2 and f"data file {text}" in err and "external.pte" not in err
+
+
+def test_check_says_on_stdout_when_external_weights_were_not_given():
+    """'no findings' of a program whose .ptd was not given must not read as a full pass: stdout says so
+    (the offer of sibling files stays on stderr); with --data the note goes."""
+    code, out, _ = _cli("check", str(PTE["external.pte"]))
+    assert code == 0 and "4 external tensors live in a .ptd data file that was not given" in out
+    assert "--data" in out
+    code, out, _ = _cli("check", str(PTE["external.pte"]), "--data", str(COMPANIONS / "external.ptd"))
+    assert code == 0 and "not given" not in out
+    code, out, _ = _cli("check", str(PTE["xnnpack_multi.pte"]))
+    assert "external tensor" not in out

@@ -28,7 +28,7 @@ from typing import TextIO
 from ..analysis import check
 from ..analysis.checks import DEFAULT_LIMIT
 from ..analysis.describe import SEVERITIES, finding_lines
-from ..model import DataFile
+from ..model import DataFile, Program
 from .data_option import add_data_option, load_with_data
 
 __all__ = ["register", "run", "JSON_FORMAT"]
@@ -70,4 +70,22 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     else:
         for line in finding_lines(findings, file=name):
             print(line, file=out)
+        note = _unlinked_note(program)
+        if note:
+            print(note, file=out)
     return 1 if any(f.severity == "error" for f in findings) else 0
+
+
+def _unlinked_note(program) -> str | None:
+    """Said on stdout with the findings (the sibling-file hint goes to stderr): a program whose external
+    weights were not supplied was checked without them, so "no findings" says nothing about them."""
+    if not isinstance(program, Program) or program.data_files is not None:
+        return None
+    from ..analysis.companions import external_tensors
+    from ..analysis.describe import count
+
+    n = sum(len(external_tensors(plan)) for plan in program.plans)
+    if not n:
+        return None
+    return (f"note: {count(n, 'external tensor')} live in a .ptd data file that was not given: whether it holds "
+            f"them was not checked (pass it with --data FILE)")
