@@ -49,8 +49,10 @@ def test_the_zoo_is_complete_small_and_every_program_has_a_verdict():
 @pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: p.stem)
 def test_check_is_silent_on_every_zoo_program(path, capsys):
     assert main(["check", str(path)]) == 0
-    out = capsys.readouterr().out
-    assert out.strip() == f"{path.name}: no findings (0 errors, 0 warnings)", out
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0] == f"{path.name}: no findings (0 errors, 0 warnings)", lines
+    # the only other line: weights in a .ptd not given here (the test below links them)
+    assert lines[1:] == [] or (len(lines) == 2 and "live in a .ptd data file that was not given" in lines[1]), lines
 
 
 @pytest.mark.parametrize("name", [n for n, r in INDEX.items() if r["ptd"]])
