@@ -212,3 +212,36 @@ def test_every_truncation_gives_program_or_format_error():
             explorer.load(GOOD[:cut])
         except PteFormatError:
             pass
+
+
+def _zip(names: list[str]) -> bytes:
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for n in names:
+            z.writestr(n, b"x")
+    return buf.getvalue()
+
+
+# entry names as torch 2.13 / executorch 1.5.1 write them (torch.save, torch.jit.save, torch.export.save,
+# devtools/etrecord/_etrecord.py ETRecord.save: ETRECORD_V0 first)
+@pytest.mark.parametrize("names, says", [
+    (["ETRECORD_V0", "edge_dialect_exported_program"], "an ETRecord"),
+    (["m/data/weights/model_weights_config.json", "m/models/model.json", "m/archive_format"], "torch.export archive"),
+    (["m/data.pkl", "m/code/__torch__.py", "m/constants.pkl", "m/version"], "TorchScript model"),
+    (["m/data.pkl", "m/.format_version", "m/byteorder", "m/data/0"], "PyTorch checkpoint (torch.save)"),
+    (["readme.txt"], "a zip archive (a TorchScript model"),
+])
+def test_a_zip_says_which_it_is(names, says):
+    with pytest.raises(PteFormatError, match="not an ExecuTorch program|not a program") as info:
+        explorer.load(_zip(names))
+    assert says in str(info.value)
+
+
+def test_a_text_file_and_an_etdump_given_as_a_program():
+    with pytest.raises(PteFormatError, match="a text file, not an ExecuTorch program"):
+        explorer.load(b"hello, this is not a program at all\n")
+    with pytest.raises(PteFormatError, match="pass it with --profile"):
+        explorer.load(Path(__file__).parent / "fixtures" / "etdump" / "mlp.etdp")
