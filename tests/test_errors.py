@@ -228,9 +228,9 @@ def _zip(names: list[str]) -> bytes:
 # entry names as torch 2.13 / executorch 1.5.1 write them (torch.save, torch.jit.save, torch.export.save,
 # devtools/etrecord/_etrecord.py ETRecord.save: ETRECORD_V0 first)
 @pytest.mark.parametrize("names, says", [
-    (["ETRECORD_V0", "edge_dialect_exported_program"], "an ETRecord"),
+    (["ETRECORD_V0", "edge_dialect_exported_program"], "an ETRecord (executorch's export record"),
     (["m/data/weights/model_weights_config.json", "m/models/model.json", "m/archive_format"], "torch.export archive"),
-    (["m/data.pkl", "m/code/__torch__.py", "m/constants.pkl", "m/version"], "TorchScript model"),
+    (["m/data.pkl", "m/code/__torch__.py", "m/constants.pkl", "m/version"], "a TorchScript model (torch.jit.save)"),
     (["m/data.pkl", "m/.format_version", "m/byteorder", "m/data/0"], "PyTorch checkpoint (torch.save)"),
     (["readme.txt"], "a zip archive (a TorchScript model"),
 ])
