@@ -475,3 +475,13 @@ def test_check_says_on_stdout_when_external_weights_were_not_given():
     assert code == 0 and "not given" not in out
     code, out, _ = _cli("check", str(PTE["xnnpack_multi.pte"]))
     assert "external tensor" not in out
+
+
+def test_binary_compile_spec_values_print_as_size_and_prefix():
+    """A QNN delegate's options print as 600+ characters of hex; the summary gives size and first bytes."""
+    from explorer.analysis.describe_companions import spec_value_text
+
+    blob = bytes(range(256)) + bytes(44)
+    assert spec_value_text(blob.hex()) == "<300 bytes: 0001020304050607…>"
+    assert spec_value_text("cuda:0") == "cuda:0"
+    assert spec_value_text("x" * 100) == "x" * 64 + "… (100 characters)"

@@ -88,8 +88,21 @@ def payload_lines(p: Payload, indent: str = "      ") -> list[str]:
     if p.error:
         lines.append(f"{indent}  does not decode: {p.error}")
     if p.compile_specs:
-        lines.append(f"{indent}  compile specs: " + ", ".join(f"{k}={v}" for k, v in p.compile_specs))
+        lines.append(f"{indent}  compile specs: " + ", ".join(f"{k}={spec_value_text(v)}" for k, v in p.compile_specs))
     return lines
+
+
+_HEX = frozenset("0123456789abcdef")
+
+
+def spec_value_text(value: str, limit: int = 64) -> str:
+    """A compile-spec value for a summary line: short ones as they are; a long binary one (given as hex,
+    e.g. a QNN context's options, 600+ characters) as its size and first bytes; long text cut."""
+    if len(value) <= limit:
+        return value
+    if len(value) % 2 == 0 and set(value) <= _HEX:
+        return f"<{len(value) // 2} bytes: {value[:16]}…>"
+    return f"{value[:limit]}… ({len(value)} characters)"
 
 
 def companion_lines(program: Program, plan: Plan, items: tuple[Payload, ...]) -> list[str]:
