@@ -61,3 +61,18 @@ def test_real_programs_print_no_miscounted_nouns():
     for path in [*sorted(FIX.glob("*.pte")), *sorted((FIX / "zoo").glob("*.pte")), FIX / "zoo" / "external_weights.ptd"]:
         text = _cli("inspect", str(path))
         assert not WRONG.search(text), (path.name, WRONG.search(text))
+
+
+
+def test_program_summary_of_a_one_instruction_plan_is_singular():
+    """'1 tensors · 1 instructions' was printed for a plan with one of each."""
+    from analysis_helpers import PlanBuilder
+
+    from explorer.views.prepare import plan_view, program_summary
+
+    b = PlanBuilder()
+    x = b.tensor(arena=1, offset=0)
+    b.kernel("aten::relu.out", x, x)
+    program = b.program()
+    assert program_summary(plan_view(program.plans[0], program), []).startswith(
+        "forward: 1 tensor (cpu 1) · 1 instruction · ")

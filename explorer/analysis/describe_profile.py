@@ -55,7 +55,7 @@ def profile_lines(plan: Plan, pp: PlanProfile, *, limit: int = 10, indent: str =
                      f"{t(c.stat.median)} [{t(c.stat.min)}..{t(c.stat.max)}], {rate} effective")
     top = pp.top(limit)
     if top:
-        lines.append(f"{indent}  top {len(top)} instructions by median time:")
+        lines.append(f"{indent}  top {count(len(top), 'instruction')} by median time:")
         for i, s in top:
             where = pp.instruction_device[i] or "-"
             calls = pp.calls[:, i][pp.calls[:, i] > 0] if pp.calls is not None else None

@@ -121,5 +121,8 @@ def program_summary(view: PlanView, findings: list[Finding]) -> str:
                       if sev in counts) or "no findings"
     arenas = len(view.analysis.arenas if view.lod else view.analysis.memory.arenas)
     n_tensors = sum(per_device.values()) if view.lod else len(plan.tensors)
-    return (f"{plan.name}: {n_tensors} tensors ({devices or 'none'}) · {len(plan.instructions)} instructions · "
+    from ..analysis.describe import count
+
+    return (f"{plan.name}: {count(n_tensors, 'tensor')} ({devices or 'none'}) · "
+            f"{count(len(plan.instructions), 'instruction')} · "
             f"{arenas} arena{'s' * (arenas != 1)} · {found}")
