@@ -185,3 +185,67 @@ def test_voila(voila_server, notebook_dir, sample):
         TIMINGS["voila"] = times
         assert not [m for m in messages if m.startswith("pageerror")]
 
+
+HTML_MANAGER = "@jupyter-widgets/html-manager@1.0.15"
+
+
+@pytest.fixture(scope="module")
+def widget_scripts(tmp_path_factory) -> Path:
+    """What an exported page fetches from a CDN to draw widgets (the html-manager, anywidget's front end at
+    the installed version), fetched once with npm's ordinary client so the page is replayed offline."""
+    from importlib.metadata import version
+
+    root = tmp_path_factory.mktemp("npm")
+    specs = [HTML_MANAGER, f"anywidget@{version('anywidget')}"]
+    done = subprocess.run(["npm", "pack", "--silent", *specs], cwd=root, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, f"npm pack {specs} failed: {done.stderr[-2000:]}"
+    for tgz, name in zip(sorted(root.glob("*.tgz"), key=lambda p: "anywidget" not in p.name), ("anywidget", "html-manager")):
+        (root / name).mkdir()
+        subprocess.run(["tar", "xzf", str(tgz), "-C", str(root / name)], check=True)
+    return root
+
+
+def offline_cdn(scripts: Path):
+    """Serve the page's CDN requests from ``scripts`` (require.js from Voilà's copy); abort anything else."""
+    import re
+
+    require = Path(sys.prefix) / "share" / "jupyter" / "voila" / "templates" / "base" / "static" / "require.min.js"
+
+    def handle(route):
+        url = route.request.url
+        if url.startswith("file:"):
+            return route.continue_()
+        if url.endswith("require.min.js"):
+            return route.fulfill(path=str(require), content_type="text/javascript")
+        m = re.search(r"@jupyter-widgets/html-manager@[^/]*/dist/(.*)$", url)
+        if m:
+            return route.fulfill(path=str(scripts / "html-manager" / "package" / "dist" / m.group(1)),
+                                 content_type="text/javascript")
+        m = re.search(r"anywidget@[^/]*/dist/(.*?)(\.js)?$", url)
+        if m:
+            return route.fulfill(path=str(scripts / "anywidget" / "package" / "dist" / (m.group(1) + ".js")),
+                                 content_type="text/javascript")
+        return route.abort()
+    return handle
+
+
+def test_nbconvert_export_says_it_needs_a_kernel(notebook_dir, widget_scripts):
+    """The saved page has the widget's state but no kernel to hand over plotly.js: one line, no spinner."""
+    out = notebook_dir / "export"
+    subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "html", "--execute",
+                    "--ExecutePreprocessor.store_widget_state=True", "--output-dir", str(out),
+                    str(notebook_dir / "explorer.ipynb")], check=True, env=_kernel_env(), capture_output=True)
+    html = (out / "explorer.html").read_text(encoding="utf-8")
+    assert "application/vnd.jupyter.widget-state+json" in html, "the widget state is saved in the page"
+    with chromium((1280, 800)) as (page, messages), screenshot_on_failure(page, "hosts_nbconvert_failure.png"):
+        page.route("**/*", offline_cdn(widget_scripts))
+        start = time.monotonic()
+        page.goto((out / "explorer.html").as_uri())
+        page.wait_for_selector(".dx-explorer .dx-loading", timeout=60_000)  # the widget's own code runs
+        page.wait_for_selector(".dx-explorer .dx-no-kernel", timeout=30_000)
+        TIMINGS["nbconvert"] = {"open_to_message_s": time.monotonic() - start}
+        text = page.locator(".dx-explorer .dx-no-kernel").inner_text()
+        assert "live Python kernel" in text and "save_html" in text and "device-explorer show" in text
+        assert "drawing" not in page.locator(".dx-explorer").inner_text()
+        page.locator(".dx-explorer").scroll_into_view_if_needed()
+        page.screenshot(path=str(ARTIFACTS / "hosts_nbconvert.png"))
