@@ -264,7 +264,8 @@ def generated_view(data: bytes):
                 p = r.Events(k).ProfileEvent()
                 if p is not None:
                     events.append((_text(p.Name()), p.ChainIndex(), p.InstructionId(), p.DelegateDebugIdInt(),
-                                   _text(p.DelegateDebugIdStr()), p.StartTime(), p.EndTime()))
+                                   _text(p.DelegateDebugIdStr()) or None,  # "" is unset, as the Inspector reads it
+                                   p.StartTime(), p.EndTime()))
             runs.append((_text(r.Name()), r.BundledInputIndex(), tuple(events)))
         return root.Version(), runs
     except Exception:  # noqa: BLE001 - unchecked code on hostile bytes: anything may happen

@@ -28,17 +28,53 @@ function ensurePlotly(model) {
   return globalThis.__dxPlotly;
 }
 
+// A page whose widget state was saved (`jupyter nbconvert --to html`, a notebook viewer) has no kernel to
+// answer the plotly request. Bundling plotly.js (1.2 MB) into every saved notebook's state to cover that case
+// was rejected (docs/frontend.md, "Hosts"): after NO_KERNEL_MS without an answer the widget says in one line
+// what it needs, and still draws if a busy kernel answers later.
+const NO_KERNEL_MS = 6000;
+export const NO_KERNEL_TEXT = "This view needs a live Python kernel (it gets plotly.js from it). Run the notebook, " +
+  "or save an offline report: ex.save_html(\"report.html\") or device-explorer show FILE.pte";
+
+// The height the host lets the widget use: the nearest ancestor (across shadow roots) with a max-height in
+// pixels, or none. marimo's editor caps an output at ~610 px; the app is ~1,600 px tall.
+function availableHeight(el) {
+  let node = el.parentElement || (el.getRootNode && el.getRootNode().host);
+  for (let depth = 0; node && depth < 40; depth++) {
+    const max = parseFloat(getComputedStyle(node).maxHeight);
+    if (Number.isFinite(max) && max > 0) return max;
+    node = node.parentElement || (node.getRootNode && node.getRootNode().host) || null;
+  }
+  return null;
+}
+
+// Inside a capped output the app scrolls in its own box of the given height (the side column stays in view:
+// it is sticky to that box), instead of being cut by the host.
+function fitHost(el) {
+  const cap = availableHeight(el);
+  if (cap !== null && el.scrollHeight > cap) {
+    el.classList.add("dx-fit");
+    el.style.maxHeight = `${Math.floor(cap) - 4}px`;
+  }
+}
+
 export async function render({model, el}) {
   el.classList.add("dx-explorer");
   const waiting = document.createElement("div");
   waiting.className = "dx-root dx-loading";
   waiting.textContent = "drawing…";
   el.appendChild(waiting);
+  const timer = setTimeout(() => {
+    waiting.classList.add("dx-no-kernel");
+    waiting.textContent = NO_KERNEL_TEXT;
+  }, NO_KERNEL_MS);
   const [, data] = await Promise.all([ensurePlotly(model), decodePayload(model.get("_payload"))]);
+  clearTimeout(timer);
   waiting.remove();
   const app = data.mode === "diff" ? createDiffApp(el, model, data)
     : data.mode === "data" ? createDataFileApp(el, model, data) : createApp(el, model, data);
   el.dxApp = app;
+  requestAnimationFrame(() => fitHost(el));
   return () => {
     for (const gd of el.querySelectorAll(".js-plotly-plot")) globalThis.Plotly.purge(gd);
   };

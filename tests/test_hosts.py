@@ -1,0 +1,283 @@
+"""The widget in every notebook host a user may have, in headless Chromium (how they run: docs/testing.md).
+
+JupyterLab 4 is covered by ``test_browser.py``. Here: marimo (``mo.ui.anywidget``, the app server the
+tests launch), Voilà (a server the tests launch), Notebook 7, and the HTML page ``jupyter nbconvert --to
+html --execute`` writes with the widget state saved. Each host is started once per run (module-scoped fixtures) and shared;
+each is drawn (the bundled sample: one marker per tensor), clicked (the details panel names the tensor),
+and where there is a kernel the click is read back in Python through the host itself. A page without a
+kernel must say so in one line (never "drawing…" forever). Screenshots go to ``artifacts/hosts_*.png``;
+the measured times to ``artifacts/hosts_timings.json``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from browser_helpers import (
+    ARTIFACTS,
+    TRACE_POINTS_JS,
+    _kernel_env,
+    chromium,
+    free_port,
+    require_browser,
+    run_all,
+    screenshot_on_failure,
+    write_notebook,
+)
+
+import explorer
+from explorer.views.graph import TRACE
+
+pytestmark = pytest.mark.browser
+
+TIMINGS: dict[str, dict[str, float]] = {}
+NOTEBOOK_CELLS = ["import explorer\nex = explorer.Explorer()\nex", "print('selected:', ex.selected)"]
+MARIMO_APP = '''import marimo
+app = marimo.App(width="medium")
+
+
+@app.cell
+def _():
+    import marimo as mo
+    import explorer
+    ex = mo.ui.anywidget(explorer.Explorer())
+    ex
+    return ex, mo
+
+
+@app.cell
+def _(ex, mo):
+    ex.value
+    mo.plain_text(f"selected: {ex.widget.selected}")
+    return
+
+
+if __name__ == "__main__":
+    app.run()
+'''
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _browser_available():
+    require_browser()
+    ARTIFACTS.mkdir(exist_ok=True)
+    yield
+    (ARTIFACTS / "hosts_timings.json").write_text(json.dumps(TIMINGS, indent=1))
+
+
+@pytest.fixture(scope="module")
+def sample():
+    """What a click must show: the first cuda:0 tensor of the bundled sample, its label and value id."""
+    ex = explorer.Explorer()
+    from explorer.views.prepare import plan_view
+
+    view = plan_view(ex.program.plan(ex.plan), ex.program)
+    tensors = view.geometry.tensors.tolist()
+    k = next(k for k, d in enumerate(view.geometry.tensor_devices) if str(d) == "cuda:0")
+    return {"n": len(tensors), "point": k, "value": tensors[k], "label": view.plan.values[tensors[k]].label}
+
+
+@contextlib.contextmanager
+def server(args: list[str], root: Path, ready_url: str, name: str, timeout: float = 90):
+    """Start a host's server in ``root``; wait until ``ready_url`` answers; stop it by its handle."""
+    log = open(root / f"{name}.log", "w")  # noqa: SIM115 - closed below, after the server
+    proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, cwd=root, env=_kernel_env())
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"{name} exited early:\n{(root / f'{name}.log').read_text()[-3000:]}")
+            with contextlib.suppress(OSError):
+                with urllib.request.urlopen(ready_url, timeout=2) as r:
+                    if r.status == 200:
+                        break
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{name} did not answer on {ready_url} within {timeout} s")
+            time.sleep(0.3)
+        yield
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def notebook_dir(tmp_path_factory):
+    root = tmp_path_factory.mktemp("hosts")
+    write_notebook(root / "explorer.ipynb", NOTEBOOK_CELLS)
+    (root / "app.py").write_text(MARIMO_APP)
+    return root
+
+
+@pytest.fixture(scope="module")
+def marimo_server(notebook_dir):
+    port = free_port()
+    with server([sys.executable, "-m", "marimo", "run", "app.py", "--headless", "--host", "127.0.0.1",
+                 "--port", str(port), "--no-token"], notebook_dir, f"http://127.0.0.1:{port}/", "marimo"):
+        yield f"http://127.0.0.1:{port}/"
+
+
+@pytest.fixture(scope="module")
+def voila_server(notebook_dir):
+    port = free_port()
+    with server([sys.executable, "-m", "voila", "explorer.ipynb", "--no-browser", f"--port={port}",
+                 "--Voila.ip=127.0.0.1", "--show_tracebacks=True"], notebook_dir,
+                f"http://127.0.0.1:{port}/voila/static/require.min.js", "voila"):
+        yield f"http://127.0.0.1:{port}/"
+
+
+@pytest.fixture(scope="module")
+def notebook7_server(notebook_dir):
+    import secrets
+
+    token, port = secrets.token_hex(16), free_port()
+    with server([sys.executable, "-m", "notebook", "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
+                 f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={notebook_dir}"], notebook_dir,
+                f"http://127.0.0.1:{port}/api/status?token={token}", "notebook"):
+        yield f"http://127.0.0.1:{port}/notebooks/explorer.ipynb?token={token}"
+
+
+def draw_and_click(page, sample: dict, name: str, start: float) -> dict:
+    """Wait for the graph drawn in full, click the sample's cuda:0 tensor, wait for its details."""
+    times = {}
+    graph = page.locator(".dx-explorer .dx-graph").first
+    graph.wait_for(state="attached", timeout=90_000)
+    # locators and handles, not document.querySelector: marimo renders the widget inside a shadow root
+    page.wait_for_function("([g, n]) => g.querySelectorAll('.scatterlayer .point').length >= n",
+                           arg=[graph.element_handle(), sample["n"]], timeout=90_000)
+    times["open_to_drawn_s"] = time.monotonic() - start
+    graph.scroll_into_view_if_needed()
+    points = graph.evaluate(f"(gd, i) => ({TRACE_POINTS_JS})([gd, i])", TRACE["tensors"])
+    assert points is not None and len(points) == sample["n"], "one marker per tensor"
+    page.screenshot(path=str(ARTIFACTS / f"hosts_{name}.png"))
+    target = points[sample["point"]]
+    page.mouse.move(target["x"], target["y"])
+    page.locator(".dx-explorer .dx-graph .hoverlayer .hovertext").first.wait_for(timeout=5_000)
+    clicked = time.monotonic()
+    page.mouse.click(target["x"], target["y"])
+    details = page.locator(".dx-explorer .dx-details").first.element_handle()
+    page.wait_for_function("([d, label]) => d.textContent.includes(label) && d.textContent.includes('written by')",
+                           arg=[details, sample["label"]], timeout=10_000)
+    times["click_to_details_s"] = time.monotonic() - clicked
+    page.screenshot(path=str(ARTIFACTS / f"hosts_{name}_clicked.png"))
+    return times
+
+
+def test_marimo(marimo_server, notebook_dir, sample):
+    with chromium((1280, 1000)) as (page, messages), \
+            screenshot_on_failure(page, "hosts_marimo_failure.png", notebook_dir / "marimo.log"):
+        start = time.monotonic()
+        page.goto(marimo_server)
+        times = draw_and_click(page, sample, "marimo", start)
+        clicked = time.monotonic()
+        # the second cell is reactive to the widget's value: marimo re-runs it after the click
+        page.get_by_text(f"values=({sample['value']},)").first.wait_for(timeout=20_000)
+        times["click_to_python_s"] = times["click_to_details_s"] + time.monotonic() - clicked
+        TIMINGS["marimo"] = times
+        assert not [m for m in messages if m.startswith("pageerror")]
+
+
+def test_notebook7(notebook7_server, notebook_dir, sample):
+    with chromium((1280, 1000)) as (page, messages), \
+            screenshot_on_failure(page, "hosts_notebook7_failure.png", notebook_dir / "notebook.log"):
+        start = time.monotonic()
+        page.goto(notebook7_server)
+        page.wait_for_selector('.jp-Notebook-ExecutionIndicator[data-status="idle"]', timeout=60_000)
+        run_all(page)
+        times = draw_and_click(page, sample, "notebook7", start)
+        clicked = time.monotonic()
+        # Python sees the click: run the `print(ex.selected)` cell again
+        page.locator(".jp-Notebook .jp-Cell").nth(1).locator(".jp-InputArea-editor").click()
+        page.keyboard.press("Shift+Enter")
+        page.locator(".jp-OutputArea-output", has_text=f"values=({sample['value']},)").first.wait_for(timeout=20_000)
+        times["click_to_python_s"] = times["click_to_details_s"] + time.monotonic() - clicked
+        TIMINGS["notebook7"] = times
+        # Notebook 7.6 throws this one from its own settings loader on every page, its empty file browser too
+        ours = [m for m in messages if m.startswith("pageerror") and "reading 'schema'" not in m]
+        assert not ours
+
+
+def test_voila(voila_server, notebook_dir, sample):
+    with chromium((1280, 1000)) as (page, messages), \
+            screenshot_on_failure(page, "hosts_voila_failure.png", notebook_dir / "voila.log"):
+        start = time.monotonic()
+        page.goto(voila_server)
+        times = draw_and_click(page, sample, "voila", start)
+        TIMINGS["voila"] = times
+        assert not [m for m in messages if m.startswith("pageerror")]
+
+
+HTML_MANAGER = "@jupyter-widgets/html-manager@1.0.15"
+
+
+@pytest.fixture(scope="module")
+def widget_scripts(tmp_path_factory) -> Path:
+    """What an exported page fetches from a CDN to draw widgets (the html-manager, anywidget's front end at
+    the installed version), fetched once with npm's ordinary client so the page is replayed offline."""
+    from importlib.metadata import version
+
+    root = tmp_path_factory.mktemp("npm")
+    specs = [HTML_MANAGER, f"anywidget@{version('anywidget')}"]
+    done = subprocess.run(["npm", "pack", "--silent", *specs], cwd=root, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, f"npm pack {specs} failed: {done.stderr[-2000:]}"
+    for tgz, name in zip(sorted(root.glob("*.tgz"), key=lambda p: "anywidget" not in p.name), ("anywidget", "html-manager")):
+        (root / name).mkdir()
+        subprocess.run(["tar", "xzf", str(tgz), "-C", str(root / name)], check=True)
+    return root
+
+
+def offline_cdn(scripts: Path):
+    """Serve the page's CDN requests from ``scripts`` (require.js from Voilà's copy); abort anything else."""
+    import re
+
+    require = Path(sys.prefix) / "share" / "jupyter" / "voila" / "templates" / "base" / "static" / "require.min.js"
+
+    def handle(route):
+        url = route.request.url
+        if url.startswith("file:"):
+            return route.continue_()
+        if url.endswith("require.min.js"):
+            return route.fulfill(path=str(require), content_type="text/javascript")
+        m = re.search(r"@jupyter-widgets/html-manager@[^/]*/dist/(.*)$", url)
+        if m:
+            return route.fulfill(path=str(scripts / "html-manager" / "package" / "dist" / m.group(1)),
+                                 content_type="text/javascript")
+        m = re.search(r"anywidget@[^/]*/dist/(.*?)(\.js)?$", url)
+        if m:
+            return route.fulfill(path=str(scripts / "anywidget" / "package" / "dist" / (m.group(1) + ".js")),
+                                 content_type="text/javascript")
+        return route.abort()
+    return handle
+
+
+def test_nbconvert_export_says_it_needs_a_kernel(notebook_dir, widget_scripts):
+    """The saved page has the widget's state but no kernel to hand over plotly.js: one line, no spinner."""
+    out = notebook_dir / "export"
+    subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "html", "--execute",
+                    "--ExecutePreprocessor.store_widget_state=True", "--output-dir", str(out),
+                    str(notebook_dir / "explorer.ipynb")], check=True, env=_kernel_env(), capture_output=True)
+    html = (out / "explorer.html").read_text(encoding="utf-8")
+    assert "application/vnd.jupyter.widget-state+json" in html, "the widget state is saved in the page"
+    with chromium((1280, 800)) as (page, messages), screenshot_on_failure(page, "hosts_nbconvert_failure.png"):
+        page.route("**/*", offline_cdn(widget_scripts))
+        start = time.monotonic()
+        page.goto((out / "explorer.html").as_uri())
+        page.wait_for_selector(".dx-explorer .dx-loading", timeout=60_000)  # the widget's own code runs
+        page.wait_for_selector(".dx-explorer .dx-no-kernel", timeout=30_000)
+        TIMINGS["nbconvert"] = {"open_to_message_s": time.monotonic() - start}
+        text = page.locator(".dx-explorer .dx-no-kernel").inner_text()
+        assert "live Python kernel" in text and "save_html" in text and "device-explorer show" in text
+        assert "drawing" not in page.locator(".dx-explorer").inner_text()
+        page.locator(".dx-explorer").scroll_into_view_if_needed()
+        page.screenshot(path=str(ARTIFACTS / "hosts_nbconvert.png"))
