@@ -8,7 +8,7 @@ truncated download from a writer bug without reading a flatbuffers stack trace.
 
 from __future__ import annotations
 
-__all__ = ["PteFormatError"]
+__all__ = ["PteFormatError", "EtrecordFormatError"]
 
 
 class PteFormatError(ValueError):
@@ -32,3 +32,16 @@ class PteFormatError(ValueError):
         inner = self.path
         full = path if not inner else (f"{path}{inner}" if inner.startswith(("[", ".")) else f"{path}.{inner}")
         return PteFormatError(self.reason, offset=self.offset, path=full, file=self.file)
+
+
+class EtrecordFormatError(PteFormatError):
+    """An ETRecord (the zip executorch writes beside a ``.pte``) that is damaged or is not an ETRecord.
+
+    Says which file and which member of the zip, and what was expected; ``offset`` is a byte offset inside
+    that member when the JSON parser names one."""
+
+    def __init__(self, message: str, *, member: str | None = None, offset: int | None = None,
+                 file: str | None = None) -> None:
+        where = f"member {member!r}" + (f" at byte {offset}" if offset is not None else "") + ": " if member else ""
+        ValueError.__init__(self, f"ETRecord{' ' + file if file else ''}: {where}{message}")
+        self.offset, self.path, self.file, self.reason, self.member = offset, member, file, message, member

@@ -15,13 +15,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Callable, Iterator, Sequence, Union
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence, Union
 from . import devices as _devices
 
 from .model_companions import (  # re-exported: the companion vocabulary
     Bundle, DataEntry, DataFile, DataHeader, DelegateGraph, GraphNode, GraphValue, MethodTestSuite, Payload,
     TestCase, TestValue,
 )
+
+if TYPE_CHECKING:
+    from .etrecord_model import ProgramContext
 
 __all__ = [
     "DEVICE_TYPES", "DTYPES", "Device", "CPU", "Value", "Tensor", "Operator", "CompileSpec",
@@ -416,6 +419,8 @@ class Program:
     _read: Callable[[int, int], bytes] | None = field(default=None, repr=False, compare=False)
     data_files: tuple[DataFile, ...] | None = None  # .ptd files supplied with load(..., data=[...]) (optional: None when none were given)
     bundle: Bundle | None = None  # the test suites around it when loaded from a .bpte (optional)
+    # an ETRecord joined to it (load(..., etrecord=...); explorer.analysis.context), None when none was given
+    etrecord: "ProgramContext | None" = field(default=None, repr=False, compare=False)
 
     kind = "program"  # class constant: what explorer.load returned (a .ptd gives a DataFile, kind "data")
 
