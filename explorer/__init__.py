@@ -9,15 +9,36 @@ ipywidgets or plotly.
 
 from __future__ import annotations
 
-from .errors import PteFormatError
+from .errors import EtrecordFormatError, PteFormatError
 from .format.etdump import load_etdump
-from .format.reader import load
+from .format.etrecord import load_etrecord
+from .format.reader import load as _load
 from .model import CPU, Buffer, DataFile, Delegate, Device, Instruction, Plan, Program, Tensor, Value
 
-__all__ = ["load", "load_etdump", "check", "diff", "Explorer", "Diff", "PteFormatError", "Program", "Plan", "Tensor", "Value",
+__all__ = ["load", "load_etdump", "load_etrecord", "EtrecordFormatError", "check", "diff", "Explorer", "Diff", "PteFormatError", "Program", "Plan", "Tensor", "Value",
            "Buffer", "Instruction", "Delegate", "Device", "CPU", "DataFile", "__version__"]
 
 __version__ = "0.1.0"
+
+
+def load(source, data=None, *, etrecord=None):
+    """Decode a ``.pte`` (a path, bytes, a memoryview, a binary file object, or the
+    ``ExecutorchProgramManager`` that ``to_executorch()`` returns), a ``.bpte``'s program or a ``.ptd``
+    (:func:`explorer.format.reader.load`; ``data``: ``.ptd`` files to link).
+
+    ``etrecord``: the ETRecord of this export (a path, bytes, a file object, executorch's ``ETRecord`` object
+    or a manager made with ``generate_etrecord=True``), read without torch and joined to the program
+    (``program.etrecord``: per instruction the model's module, source line, stack and ops; docs/etrecord.md).
+    An ETRecord of another program raises ``explorer.analysis.context.EtrecordMismatch`` naming what does
+    not line up; a damaged one :class:`EtrecordFormatError`.
+    """
+    loaded = _load(source, data)
+    if etrecord is None:
+        return loaded
+    if not isinstance(loaded, Program):
+        raise PteFormatError("an ETRecord can only be joined to a program, and this is a data file (.ptd)", offset=4)
+    from .analysis.context import attach_etrecord
+    return attach_etrecord(loaded, etrecord)
 
 
 def __getattr__(name: str):

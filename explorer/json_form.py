@@ -20,9 +20,10 @@ FORMAT = "device-explorer/1"
 
 def program_json(program: Program, file: str | None = None) -> dict:
     from .json_companions import add_companions
+    from .json_etrecord import add_etrecord
 
     name = file if file is not None else (os.path.basename(program.source) if program.source else None)
-    return add_companions({
+    return add_etrecord(add_companions({
         "format": FORMAT,
         "file": name,
         "size": program.size,
@@ -36,7 +37,7 @@ def program_json(program: Program, file: str | None = None) -> dict:
         "segments": [{"offset": s.offset, "size": s.size} for s in program.segments],
         "named_data": [{"key": n.key, "segment_index": n.segment_index} for n in program.named_data],
         "plans": [plan_json(p) for p in program.plans],
-    }, program)  # data_files, bundle, external links, delegate payloads and graphs
+    }, program), program)  # data_files, bundle, external links, delegate payloads and graphs; the ETRecord's keys
 
 
 def plan_json(plan: Plan) -> dict:

@@ -55,6 +55,11 @@ class Explorer(AppWidget):
     expand in place on click (:meth:`expand`, :meth:`collapse`, :meth:`reveal`), and memory lanes with
     more than 4,000 tensors are binned until a zoom leaves few enough to draw.
 
+    ``Explorer(manager)`` takes what ``to_executorch()`` returns (its buffer and in-memory data files), so a
+    notebook needs no file; bytes and binary file objects work too. ``etrecord=`` (the export's ETRecord: a
+    path, bytes, or executorch's ETRecord object / the manager made with ``generate_etrecord=True``) names each
+    instruction's module and source line, and groups a big plan by the model's modules (docs/etrecord.md).
+
     ``profile=`` (an ETDump path or bytes; docs/profiles.md) draws run times on it: ops sized by their time,
     a per-device time bar, time per run of the selection, the memory map's x axis switchable to measured
     time. ``self.profile`` is the joined profile.
@@ -67,10 +72,14 @@ class Explorer(AppWidget):
     expanded = traitlets.Tuple(help="ids of the open groups of a big plan's overview").tag(sync=True)
 
     def __init__(self, source=None, *, plan: str | None = None, lod: bool | None = None, data=None, profile=None,
-                 **kwargs):
+                 etrecord=None, **kwargs):
         from .views.profile_payload import open_profile
 
         self.program = open_program(source) if data is None else load(source, data=data)  # data: .ptd files
+        if etrecord is not None and not isinstance(self.program, DataFile):
+            from .analysis.context import attach_etrecord  # the model's modules and source lines (docs/etrecord.md)
+
+            self.program = attach_etrecord(self.program, etrecord)
         self.profile = None
         self._lod = lod
         self._views: dict[str, PlanView] = {}

@@ -41,7 +41,8 @@ def _selection_from_json(data, widget: Diff) -> DiffSelection:
 class Diff(AppWidget):
     """Where two programs place their tensors, side by side: ``explorer.Diff("before.pte", "after.pte")``.
 
-    ``a``/``b`` are paths, bytes or Programs; ``plan=`` picks the method shown (default ``forward``, else
+    ``a``/``b`` are paths, bytes, binary file objects, ``ExecutorchProgramManager`` objects or Programs;
+    ``etrecords=(A's, B's)`` joins each side's ETRecord (docs/etrecord.md); ``plan=`` picks the method shown (default ``forward``, else
     the first plan both have). ``diff`` is the :class:`~explorer.analysis.diff.ProgramDiff` behind it,
     ``selected`` the linked selection, :meth:`select` sets it from code, :meth:`save_html` writes the
     same view as an offline page.
@@ -51,9 +52,15 @@ class Diff(AppWidget):
     selected = traitlets.Instance(DiffSelection, args=("",), help="what both sides highlight").tag(
         sync=True, to_json=lambda sel, _widget: sel.to_json(), from_json=_selection_from_json)
 
-    def __init__(self, a, b, *, plan: str | None = None, profiles=None, **kwargs):
+    def __init__(self, a, b, *, plan: str | None = None, profiles=None, etrecords=None, **kwargs):
         from .views.profile_payload import open_profile
 
+        if etrecords is not None:  # (ETRecord of A, of B); either may be None
+            from .analysis.context import attach_etrecord
+            from .views.prepare import open_program
+
+            a, b = (open_program(x) if e is None else attach_etrecord(open_program(x), e)
+                    for x, e in zip((a, b), etrecords))
         self.program_a, self.program_b, self.diff = open_diff(a, b)
         # (ETDump of A, ETDump of B): what got faster or slower, drawn on both graphs (docs/profiles.md)
         self.profiles = None if profiles is None else (open_profile(self.program_a, profiles[0]),

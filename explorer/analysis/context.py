@@ -134,12 +134,13 @@ def _join_plan(plan: Plan, method: EtrecordMethod) -> tuple[PlanContext, list[st
             if ns not in _UNCOMPARED:
                 compared += 1
                 if kernel_name(ins.op) not in {op_name(n.op) for n in nodes}:
-                    wrong.append((i, ins.op, [n.op for n in nodes]))
+                    wrong.append((i, ins.op, list(dict.fromkeys(n.op for n in nodes))))
         rec = method.delegates.get(i)
         contexts[k] = _instruction_context(k, handles, nodes, rec.backend if rec else None)
     if wrong:
         shown = "; ".join(f"instruction {i} runs {op} but the ETRecord's nodes for it are "
-                          f"{', '.join(ops) or 'none'}" for i, op, ops in wrong[:_SHOWN])
+                          f"{', '.join(ops[:4]) + (' ...' if len(ops) > 4 else '') or 'none'}"
+                          for i, op, ops in wrong[:_SHOWN])
         text = f"{len(wrong)} of {compared} kernels are not the op the ETRecord says ({shown})"
         (errors if len(wrong) * 2 > compared else warnings).append(text)
     if lost:

@@ -30,6 +30,7 @@ from ..analysis.checks import DEFAULT_LIMIT
 from ..analysis.describe import SEVERITIES, finding_lines
 from ..model import DataFile, Program
 from .data_option import add_data_option, load_with_data
+from .etrecord_opts import add_etrecord_option, short_context, with_etrecord
 
 __all__ = ["register", "run", "JSON_FORMAT"]
 
@@ -48,6 +49,7 @@ def register(sub) -> None:
     p.add_argument("--limit", type=int, default=DEFAULT_LIMIT,
                    help=f"findings kept per plan and code before '... and N more' (default {DEFAULT_LIMIT}; 0: all)")
     add_data_option(p)
+    add_etrecord_option(p)
     p.set_defaults(func=run)
 
 
@@ -57,6 +59,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         raise KeyError(f"{os.path.basename(args.file)} is a data file (.ptd): it has no plan {args.plan!r}")
     if args.plan:
         program.plan(args.plan)  # KeyError naming the plans when it doesn't exist
+    if getattr(args, "etrecord", None) and isinstance(program, Program):
+        program = with_etrecord(program, args.etrecord)
     findings = check(program, limit=args.limit if args.limit and args.limit > 0 else None)
     if args.plan:
         findings = [f for f in findings if f.plan in (args.plan, "")]
@@ -64,11 +68,13 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     if args.json:
         doc = {"format": JSON_FORMAT, "file": name,
                "counts": {s: sum(1 for f in findings if f.severity == s) for s in SEVERITIES},
-               "findings": [f.to_json() for f in findings]}
+               "findings": [_with_context(f.to_json(), program) for f in findings]}
         json.dump(doc, out, indent=1)
         out.write("\n")
     else:
         for line in finding_lines(findings, file=name):
+            print(line, file=out)
+        for line in _context_lines(findings, program):
             print(line, file=out)
         note = _unlinked_note(program)
         if note:
@@ -89,3 +95,45 @@ def _unlinked_note(program) -> str | None:
         return None
     return (f"note: {count(n, 'external tensor')} live in a .ptd data file that was not given: whether it holds "
             f"them was not checked (pass it with --data FILE)")
+
+
+def _contexts(finding, program):
+    """``(instruction, InstructionContext)`` for the instructions a finding names that the ETRecord knows."""
+    ctx = getattr(program, "etrecord", None)
+    pc = ctx.plan(finding.plan) if ctx is not None and finding.plan else None
+    if pc is None:
+        return []
+    return [(i, pc.at(i)) for i in finding.instructions if pc.at(i) is not None]
+
+
+def _with_context(doc: dict, program) -> dict:
+    """A finding's JSON plus ``context``: per instruction it names, the ETRecord's module and source line."""
+    found = _contexts_from_doc(doc, program)
+    if found:
+        doc["context"] = found
+    return doc
+
+
+def _contexts_from_doc(doc: dict, program) -> list[dict]:
+    ctx = getattr(program, "etrecord", None)
+    pc = ctx.plan(doc.get("plan") or "") if ctx is not None else None
+    if pc is None:
+        return []
+    out = []
+    for i in doc.get("instructions") or ():
+        ic = pc.at(i)
+        if ic is not None:
+            out.append({"instruction": i, "module": ic.module_path, "source": ic.source.location if ic.source else None,
+                        "op_before": list(ic.ops)})
+    return out
+
+
+def _context_lines(findings, program) -> list[str]:
+    """With an ETRecord: where in the model the instructions the findings name come from."""
+    rows = []
+    for f in findings:
+        for i, ic in _contexts(f, program):
+            rows.append(f"  [{f.code}] {f.plan} #{i}: {short_context(ic)}")
+    if not rows:
+        return []
+    return ["in the model (ETRecord):"] + list(dict.fromkeys(rows))

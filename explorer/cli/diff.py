@@ -20,6 +20,7 @@ from typing import TextIO
 from ..analysis.describe_diff import diff_lines
 from ..analysis.diff import diff
 from .data_option import add_data_option, load_program
+from .etrecord_opts import add_etrecord_option, with_etrecord
 from .profile_opts import add_profile_options, joined_profile
 
 __all__ = ["register", "run"]
@@ -40,6 +41,7 @@ def register(sub) -> None:
                                                  "as one self-contained, offline HTML file")
     add_data_option(p)
     add_profile_options(p, nargs=2)
+    add_etrecord_option(p, nargs=2)
     p.set_defaults(func=run)
 
 
@@ -47,6 +49,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     a = load_program(args.file, args.data)
     args.file = args.other  # so main's "cannot read" message names the file that failed
     b = load_program(args.other, args.data)
+    records = getattr(args, "etrecord", None) or (None, None)
+    a, b = with_etrecord(a, records[0]), with_etrecord(b, records[1])
     result = diff(a, b, plan=args.plan)
     profiles = None
     if getattr(args, "profile", None):
@@ -58,6 +62,9 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         write_diff_report(a, b, args.html, result=result, programs=(a, b), plan=args.plan, profiles=profiles)
     if args.json:
         doc = result.to_json()
+        if any(records):
+            from ..json_etrecord import diff_context
+            doc["etrecord"] = diff_context(a, b)
         if profiles is not None:
             from ..analysis.profile_diff import profile_diffs
             doc["profile"] = [d.to_json() for d in profile_diffs(a, b, result, *profiles)]

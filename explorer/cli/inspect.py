@@ -17,6 +17,7 @@ from ..json_companions import data_file_json
 from ..json_form import FORMAT, program_json
 from ..model import DataFile, Plan, Program
 from .data_option import add_data_option, load_with_data
+from .etrecord_opts import add_etrecord_option, context_lines, with_etrecord
 from .profile_opts import add_profile_options, optional_profile
 
 __all__ = ["register", "run", "summary_lines"]
@@ -31,6 +32,7 @@ def register(sub) -> None:
     p.add_argument("--plan", help="only this plan (method)")
     add_data_option(p)
     add_profile_options(p)
+    add_etrecord_option(p)
     p.set_defaults(func=run)
 
 
@@ -40,6 +42,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         return _data_file(program, args, out)
     if args.plan:
         program.plan(args.plan)  # a clear KeyError-style message below if it doesn't exist
+    program = with_etrecord(program, getattr(args, "etrecord", None))
     profile = optional_profile(args, program)
     if args.json:
         doc = program_json(program, os.path.basename(args.file))
@@ -87,6 +90,7 @@ def summary_lines(program: Program, name: str, only: str | None = None) -> list[
         lines.append("")
         lines.extend(_plan_lines(plan))
         lines.extend(companion_lines(program, plan, found.get(plan.name, ())))
+        lines.extend(context_lines(program, plan.name))  # with an ETRecord: module and source line per instruction
         per_device = device_summary_lines(program, analyses, plan=plan.name, indent="    ")[1:]  # [0]: the plan's name
         needs = requirements_lines(requirements(plan, analyses.get(plan.name)), indent="    ")
         if not plan.tensors and not needs:  # a constant getter (an LLM export's get_max_seq_len): nothing to place

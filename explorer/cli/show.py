@@ -21,6 +21,7 @@ from ..analysis import check
 from ..analysis.describe import nbytes_text
 from ..model import DataFile
 from .data_option import add_data_option, load_with_data
+from .etrecord_opts import add_etrecord_option, with_etrecord
 from .profile_opts import add_profile_options, optional_profile
 
 __all__ = ["register", "run", "DEFAULT_OUTPUT"]
@@ -41,6 +42,7 @@ def register(sub) -> None:
                         "or the overview for plans of more than 2,000 nodes (auto, the default)")
     add_data_option(p)
     add_profile_options(p)
+    add_etrecord_option(p)
     p.set_defaults(func=run)
 
 
@@ -57,6 +59,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         print(f"device-explorer: no plan named {args.plan!r} in {os.path.basename(str(source))} (it has: {names})",
               file=sys.stderr)
         return 2
+    program = with_etrecord(program, getattr(args, "etrecord", None))
     profile = optional_profile(args, program)
     findings = list(check(program))
     lod = {"auto": None, "full": False, "overview": True}[getattr(args, "detail", "auto")]

@@ -20,7 +20,7 @@ from .container import read_container
 from .decode import decode_program_fields
 from .flatbuf import FlatReader
 
-__all__ = ["load", "Source"]
+__all__ = ["load", "live_source", "Source"]
 
 Source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview]
 
@@ -31,8 +31,17 @@ def load(source: Source, data: Iterable[Source] | None = None) -> Union[Program,
 
     ``data``: ``.ptd`` files whose entries the program's external tensors and delegates' named data are
     looked up in (``Program.data_files``; the ``missing-external`` check runs only when given).
+    Live objects work too, so a notebook needs no file: a binary file object (its ``read()``), and an
+    executorch ``ExecutorchProgramManager`` (anything with a bytes ``.buffer``: what ``to_executorch()``
+    returns), whose in-memory data files (``_tensor_data``, else ``data_files``) are linked as ``data``
+    when ``data`` is not given — the same program as its saved ``.pte`` and ``.ptd`` files. Duck-typed:
+    torch and executorch are never imported.
+
     Raises PteFormatError for anything structurally wrong; OSError only for a path that can't be opened.
     """
+    source, live_data = live_source(source)
+    if data is None and live_data:
+        data = live_data
     loaded = _load_one(source)
     if data is None:
         return loaded
@@ -54,6 +63,34 @@ def load(source: Source, data: Iterable[Source] | None = None) -> Union[Program,
                                  f"program", offset=4, file=name)
         files.append(data_file)
     return dataclasses.replace(loaded, data_files=tuple(files))
+
+
+def live_source(source) -> tuple:
+    """``(path or bytes, data files or None)`` for what :func:`load` accepts: a path or bytes as they are,
+    a binary file object read, an ``ExecutorchProgramManager`` (duck-typed: a bytes ``.buffer``) as its
+    buffer and its in-memory data files."""
+    if isinstance(source, (str, os.PathLike, bytes, bytearray, memoryview)):
+        return source, None
+    read = getattr(source, "read", None)
+    if callable(read):
+        data = read()
+        if isinstance(data, str):
+            raise TypeError("the file object is open in text mode: open the program with 'rb'")
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"the file object's read() gave {type(data).__name__}, not bytes")
+        return bytes(data), None
+    buffer = getattr(source, "buffer", None)
+    if isinstance(buffer, (bytes, bytearray, memoryview)):
+        files = getattr(source, "_tensor_data", None)  # ExecutorchProgramManager: {name: Cord}
+        if not isinstance(files, dict):
+            try:
+                files = getattr(source, "data_files", None)  # ExecutorchProgram: {name: bytes}
+            except Exception:  # noqa: BLE001 - a property of someone else's object; no data files then
+                files = None
+        blobs = [bytes(v) for v in files.values()] if isinstance(files, dict) else []
+        return bytes(buffer), (blobs or None)
+    raise TypeError(f"cannot read a program from {type(source).__name__}: give a path, bytes, a memoryview, a binary "
+                    f"file object or an ExecutorchProgramManager (what to_executorch() returns)")
 
 
 def _load_one(source: Source) -> Union[Program, DataFile]:
