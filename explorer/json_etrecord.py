@@ -16,7 +16,7 @@ from __future__ import annotations
 from .etrecord_model import GraphNode, InstructionContext, ProgramContext, SourceFrame
 from .model import Program
 
-__all__ = ["add_etrecord", "instruction_context_json", "frame_json", "side_context", "diff_context"]
+__all__ = ["add_etrecord", "instruction_context_json", "frame_json", "side_context", "diff_context", "add_profile_context"]
 
 
 def frame_json(frame: SourceFrame) -> dict:
@@ -90,3 +90,27 @@ def side_context(program: Program) -> dict | None:
 def diff_context(a: Program, b: Program) -> dict:
     """The ``etrecord`` key of ``diff --json --etrecord A B``: each side's :func:`side_context` (None: no ETRecord)."""
     return {"a": side_context(a), "b": side_context(b)}
+
+
+def add_profile_context(doc: dict, program: Program) -> dict:
+    """With both an ETDump and an ETRecord: each event reported inside a delegate call
+    (``plans[].profile.delegate_nodes[]``) gains ``debug_handles`` and ``nodes`` (the original nodes), found as
+    executorch's Inspector finds them (:func:`explorer.analysis.context.delegate_event_handles`; null when the
+    backend's delegate map has nothing for the event — XNNPACK in executorch 1.5.1 writes an empty one)."""
+    from .analysis.context import delegate_event_handles, handle_nodes
+
+    ctx: ProgramContext | None = program.etrecord
+    if ctx is None:
+        return doc
+    for plan_doc in doc.get("plans", ()):
+        pc = ctx.plan(plan_doc["name"])
+        prof = plan_doc.get("profile")
+        if pc is None or not prof:
+            continue
+        plan = program.plan(plan_doc["name"])
+        base = plan.chains[0].start if plan.chains else 0
+        for ev in prof.get("delegate_nodes", ()):
+            handles = delegate_event_handles(pc.method, ev["instruction"] - base, ev["debug_id"])
+            ev["debug_handles"] = None if handles is None else list(handles)
+            ev["nodes"] = None if handles is None else [n.name for n in handle_nodes(pc.method, handles)]
+    return doc

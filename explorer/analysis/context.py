@@ -42,7 +42,7 @@ from ..etrecord_model import (Etrecord, EtrecordMethod, GraphNode, InstructionCo
 from ..model import Plan, Program
 
 __all__ = ["EtrecordMismatch", "join_etrecord", "attach_etrecord", "delegate_event_handles", "source_frame",
-           "op_name", "kernel_name"]
+           "op_name", "kernel_name", "module_scopes"]
 
 _LIBRARY = re.compile(r"(^|[/\\])(site-packages>?|dist-packages>?)[/\\](torch|executorch)[/\\]|^<")
 _UNCOMPARED = ("executorch_prim", "et_copy")  # kernels executorch's passes make from other ops
@@ -214,3 +214,15 @@ def handle_nodes(method: EtrecordMethod, handles: tuple[int, ...]) -> tuple[Grap
         if node.debug_handle is not None:
             by_handle.setdefault(node.debug_handle, []).append(node)
     return _nodes_of(handles, by_handle)
+
+
+def module_scopes(program: Program, plan: Plan) -> "tuple[list[str | None], str] | None":
+    """What :class:`~.groups.Groups` groups by when an ETRecord is joined: per instruction its module path
+    (None where the ETRecord says nothing) and the model's class name (the label of its own ops); None
+    without an ETRecord for ``plan``."""
+    ctx = program.etrecord.plan(plan.name) if program.etrecord is not None else None
+    if ctx is None:
+        return None
+    paths = [None if ic is None or not ic.module else ic.module_path for ic in ctx.instructions]
+    root = next((ic.module[0].type_name for ic in ctx.instructions if ic is not None and ic.module), "model")
+    return paths, root

@@ -9,6 +9,9 @@ every level and nothing is dropped.
 
 How a group splits (the first rule that applies):
 
+0. **Modules**, when an ETRecord is joined (:mod:`.context`): the same rule as the name prefix below, with
+   each instruction's scope the innermost module its graph nodes ran in (``layers.3.attention.wq``), so
+   groups are the model's modules, named as in the model; the model's own ops are labelled by its class.
 1. **Name prefix**, when the file names the parameters (constants, mutable buffers) its instructions
    read: an instruction's *scope* is the name of the first such tensor it reads, without its last
    component (``layers.3.attention.wq.weight`` -> ``layers.3.attention.wq``); an instruction reading
@@ -146,7 +149,8 @@ class Groups:
     """The group tree of one plan (rules in the module docstring)."""
 
     def __init__(self, plan: Plan, facts: Facts, flow: Edges, *, names: bool = True,
-                 leaf_nodes: int = LEAF_NODES, max_children: int = MAX_CHILDREN):
+                 leaf_nodes: int = LEAF_NODES, max_children: int = MAX_CHILDREN,
+                 modules: "tuple[list[str | None], str] | None" = None):
         self.plan, self.facts, self.flow = plan, facts, flow
         self.leaf_nodes, self.max_children = leaf_nodes, max_children
         f, m = facts, facts.m
@@ -164,7 +168,9 @@ class Groups:
         self._bundle = self._bundles()
         self._unit_start = self._units()
         self.names_skipped = 0
-        self._scopes = self._scope_keys() if names else []
+        self._scopes = self._module_keys(*modules) if names and modules is not None else []
+        if names and not self._scopes:
+            self._scopes = self._scope_keys()
         if names and not self._scopes:
             self._scopes = self._frame_keys()
         self.groups: list[Group] = [Group(0, -1, 0, m, "root", plan.name, None, 0)]
@@ -400,6 +406,29 @@ class Groups:
             fill = np.maximum.accumulate(np.where(key >= 0, np.arange(m), -1))
             out.append(np.where(fill >= 0, key[np.maximum(fill, 0)], key[known[0]]))
             self._scope_names.append([p[-1] for p in names])
+        return out
+
+    def _module_keys(self, paths: list, root: str) -> list[np.ndarray]:
+        """Scope keys from the model's modules (an ETRecord's ``nn_module_stack``; rule 0 of the module doc):
+        at depth d an instruction's key is the first d dotted components of the innermost module its nodes
+        share (``layers`` > ``layers.0`` > ``layers.0.lin``); ops of the model's own ``forward`` are labelled by
+        its class (``root``). Instructions the ETRecord says nothing of inherit the key before them."""
+        m = self.m
+        comps = [None if p is None else (tuple(p.split(".")) if p else ()) for p in paths[:m]]
+        comps += [None] * (m - len(comps))
+        known = [c for c in comps if c is not None]
+        if not m or not known:
+            return []
+        out: list[np.ndarray] = []
+        self._scope_names = []
+        for d in range(1, min(max(len(c) for c in known), 8) + 1 if any(known) else 2):
+            names: dict[str, int] = {}
+            key = np.asarray([-1 if c is None else names.setdefault(".".join(c[:d]), len(names)) for c in comps],
+                             dtype=np.int64)
+            have = np.flatnonzero(key >= 0)
+            fill = np.maximum.accumulate(np.where(key >= 0, np.arange(m), -1))
+            out.append(np.where(fill >= 0, key[np.maximum(fill, 0)], key[have[0]]))
+            self._scope_names.append([n or root for n in names])
         return out
 
     def _scope_keys(self) -> list[np.ndarray]:

@@ -51,6 +51,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         if profile is not None:
             from ..analysis.profile import profile_json
             profile_json(doc, profile, os.path.basename(args.profile))
+            from ..json_etrecord import add_profile_context
+            add_profile_context(doc, program)  # delegate events -> original nodes, as Inspector joins them
         json.dump(doc, out, indent=1)
         out.write("\n")
         return 0

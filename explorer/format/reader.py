@@ -40,8 +40,9 @@ def load(source: Source, data: Iterable[Source] | None = None) -> Union[Program,
     Raises PteFormatError for anything structurally wrong; OSError only for a path that can't be opened.
     """
     source, live_data = live_source(source)
+    names: list[str] = []
     if data is None and live_data:
-        data = live_data
+        names, data = [n for n, _ in live_data], [b for _, b in live_data]
     loaded = _load_one(source)
     if data is None:
         return loaded
@@ -61,12 +62,14 @@ def load(source: Source, data: Iterable[Source] | None = None) -> Union[Program,
         if not isinstance(data_file, DataFile):
             raise PteFormatError(f"data file {name}: expected a data file (.ptd, identifier 'FT01'), found a "
                                  f"program", offset=4, file=name)
+        if names:  # a manager's in-memory file: named as write_tensor_data_to_file would name it
+            data_file = dataclasses.replace(data_file, source=names[len(files)])
         files.append(data_file)
     return dataclasses.replace(loaded, data_files=tuple(files))
 
 
 def live_source(source) -> tuple:
-    """``(path or bytes, data files or None)`` for what :func:`load` accepts: a path or bytes as they are,
+    """``(path or bytes, [(name, data file bytes)] or None)`` for what :func:`load` accepts: a path or bytes as they are,
     a binary file object read, an ``ExecutorchProgramManager`` (duck-typed: a bytes ``.buffer``) as its
     buffer and its in-memory data files."""
     if isinstance(source, (str, os.PathLike, bytes, bytearray, memoryview)):
@@ -87,7 +90,8 @@ def live_source(source) -> tuple:
                 files = getattr(source, "data_files", None)  # ExecutorchProgram: {name: bytes}
             except Exception:  # noqa: BLE001 - a property of someone else's object; no data files then
                 files = None
-        blobs = [bytes(v) for v in files.values()] if isinstance(files, dict) else []
+        blobs = [(k if str(k).endswith(".ptd") else f"{k}.ptd", bytes(v)) for k, v in files.items()] \
+            if isinstance(files, dict) else []
         return bytes(buffer), (blobs or None)
     raise TypeError(f"cannot read a program from {type(source).__name__}: give a path, bytes, a memoryview, a binary "
                     f"file object or an ExecutorchProgramManager (what to_executorch() returns)")

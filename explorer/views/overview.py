@@ -64,9 +64,10 @@ def needs_overview(plan: Plan) -> bool:
 class Overview:
     """Expansion state of one plan's overview, and the skeleton of its figure."""
 
-    def __init__(self, plan: Plan, analysis, groups: Groups | None = None):
+    def __init__(self, plan: Plan, analysis, groups: Groups | None = None, modules=None):
         self.plan, self.analysis = plan, analysis
-        self.groups = groups or Groups(plan, analysis.facts, analysis.edges)
+        # modules: an ETRecord's module per instruction (analysis.context.module_scopes): groups named by the model
+        self.groups = groups or Groups(plan, analysis.facts, analysis.edges, modules=modules)
         self.expanded: list[int] = []  # in the order they were expanded
         self.note = ""
 

@@ -65,7 +65,12 @@ def plan_view(plan: Plan, program: Program | None = None, *, analysis: PlanAnaly
         from .overview import Overview
 
         lazy = analysis if isinstance(analysis, LazyAnalysis) else LazyAnalysis(plan, program)
-        return PlanView(plan, lazy, None, None, Overview(plan, lazy), MemoryLod(plan, lazy))
+        modules = None
+        if program is not None and program.etrecord is not None:
+            from ..analysis.context import module_scopes
+
+            modules = module_scopes(program, plan)
+        return PlanView(plan, lazy, None, None, Overview(plan, lazy, modules=modules), MemoryLod(plan, lazy))
     from ..analysis import analyze
     from ..analysis import layout as layered
 

@@ -94,13 +94,15 @@ def app_payload(program: Program, *, findings: list[Finding], plan: str | None =
     (:func:`explorer.views.profile_payload.open_profile`), drawn on the plans it has runs of."""
     views = views or {}
     plans = [views.get(p.name) or plan_view(p, program, lod=wants_lod(p, lod)) for p in program.plans]
+    from .context_payload import context_columns
     out = {
         "title": visible(title or (Path(program.source).name if program.source else "program")),
         "trace": TRACE,
         "opacity": {"tensor": TENSOR_OPACITY, "block": BLOCK_OPACITY},
         "plan": plan or (default_plan(program) if program.plans else None),  # no plans: nothing to open
-        "plans": [add_to_plan_payload(_plan_payload(v, [f for f in findings if f.plan == v.plan.name], findings),
-                                      program, v.plan) for v in plans],  # + data files, delegate insides
+        "plans": [_with_context(add_to_plan_payload(_plan_payload(v, [f for f in findings if f.plan == v.plan.name],
+                                                                  findings), program, v.plan),
+                                context_columns(program, v.plan)) for v in plans],  # + data files, delegate insides
         "findings": [{"label": finding_label(f), "plan": f.plan, "severity": f.severity,
                       "values": list(f.values), "instructions": list(f.instructions)} for f in findings],
         "selected": None if not selected else selection_json(selected, findings),
@@ -109,6 +111,13 @@ def app_payload(program: Program, *, findings: list[Finding], plan: str | None =
         from .profile_payload import attach_profile
         attach_profile(out, profile)
     return out
+
+
+def _with_context(plan_payload: dict, context: dict | None) -> dict:
+    """``plans[].context``: an ETRecord's module, source and nodes per instruction, when one is joined."""
+    if context is not None:
+        plan_payload["context"] = context
+    return plan_payload
 
 
 def selection_json(selected: Selection, findings: list[Finding]) -> dict:
