@@ -69,7 +69,8 @@ class Diff(AppWidget):
         first = plan or default_diff_plan(self.diff)
         self.diff.plan(first)  # KeyError naming the missing plan
         self._views: dict[str, DiffPlanView] = diff_views(self.diff, self.program_a, self.program_b)
-        payload = diff_payload(self.diff, self._views, plan=first, profiles=self.profiles)
+        payload = diff_payload(self.diff, self._views, plan=first, profiles=self.profiles,
+                               programs=(self.program_a, self.program_b))
         super().__init__(_payload=pack(payload), plan=first, selected=DiffSelection(first), **kwargs)
         self.observe(self._on_plan, names=["plan"])
 

@@ -404,6 +404,12 @@ def test_explorer_widget_takes_an_etrecord():
         explorer.Explorer(pte("split_xnnpack"), etrecord=rec("net"))
     d = explorer.Diff(pte("net"), pte("net_xnnpack"), etrecords=(rec("net"), None))
     assert d.program_a.etrecord is not None and d.program_b.etrecord is None
+    from explorer.views.diff_report import diff_payload
+
+    payload = diff_payload(d.diff, d._views, programs=(d.program_a, d.program_b))
+    contexts = payload["plans"][0]["contexts"]
+    assert contexts["b"] is None and contexts["a"]["modules"]["path"][contexts["a"]["module"][0]] == "layers.0.lin"
+    assert "contexts" not in diff_payload(d.diff, d._views)["plans"][0]
 
 
 def test_an_etrecord_needs_a_program():

@@ -174,10 +174,12 @@ def diff_marks(dv: DiffPlanView) -> dict:
 
 
 def diff_payload(result: ProgramDiff, views: dict[str, DiffPlanView], *, plan: str | None = None,
-                 selected: DiffSelection | None = None, title: str | None = None, profiles=None) -> dict:
+                 selected: DiffSelection | None = None, title: str | None = None, profiles=None,
+                 programs: tuple[Program, Program] | None = None) -> dict:
     """Everything the app's diff mode draws: every common plan, both names, the first selection.
     The Diff widget sends the same payload as the page embeds. ``profiles``: (profile of A, profile of B),
-    joined run profiles compared per paired instruction and per device (docs/profiles.md)."""
+    joined run profiles compared per paired instruction and per device (docs/profiles.md). ``programs``: when
+    either has an ETRecord joined, each plan gets ``contexts: {"a", "b"}`` (``views/context_payload.py``)."""
     shown = views[result.plans[0].plan]
     only = [f"plans only in A: {', '.join(result.plans_only_a)}"] if result.plans_only_a else []
     only += [f"plans only in B: {', '.join(result.plans_only_b)}"] if result.plans_only_b else []
@@ -189,6 +191,12 @@ def diff_payload(result: ProgramDiff, views: dict[str, DiffPlanView], *, plan: s
     if profiles is not None:
         from .profile_payload import attach_profile_pair
         attach_profile_pair(out, views, profiles)
+    if programs is not None and any(p.etrecord is not None for p in programs):
+        from .context_payload import context_columns
+        for p in out["plans"]:
+            name = p.get("name")
+            p["contexts"] = {side: context_columns(prog, prog.plan(name)) if name in prog.plan_names else None
+                             for side, prog in zip(("a", "b"), programs)}
     return out
 
 
@@ -214,7 +222,8 @@ def diff_report_html(a, b, *, plan: str | None = None, result: ProgramDiff | Non
     if not result.plans:
         raise ValueError("the two programs have no plan (method) in common: nothing to compare")
     views = diff_views(result, pa, pb, views)
-    payload = diff_payload(result, views, plan=plan, selected=selected, title=title, profiles=profiles)
+    payload = diff_payload(result, views, plan=plan, selected=selected, title=title, profiles=profiles,
+                           programs=(pa, pb))
     shown = views[result.plans[0].plan]
     name = title or f"{shown.name_a} → {shown.name_b}"
     return page_html(f"{name} · placement diff", payload)
