@@ -415,6 +415,8 @@ def test_explorer_widget_takes_an_etrecord():
 def test_an_etrecord_needs_a_program():
     with pytest.raises(PteFormatError, match="data file"):
         explorer.load(FIX / "companions" / "external.ptd", etrecord=rec("net"))
+    for command in ("inspect", "check", "show"):
+        assert cli(command, FIX / "companions" / "external.ptd", "--etrecord", rec("net"))[0] == 2
 
 
 # -- live objects without a file ------------------------------------------------------------------------------

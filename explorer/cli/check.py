@@ -59,8 +59,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         raise KeyError(f"{os.path.basename(args.file)} is a data file (.ptd): it has no plan {args.plan!r}")
     if args.plan:
         program.plan(args.plan)  # KeyError naming the plans when it doesn't exist
-    if getattr(args, "etrecord", None) and isinstance(program, Program):
-        program = with_etrecord(program, args.etrecord)
+    program = with_etrecord(program, getattr(args, "etrecord", None))
     findings = check(program, limit=args.limit if args.limit and args.limit > 0 else None)
     if args.plan:
         findings = [f for f in findings if f.plan in (args.plan, "")]

@@ -14,6 +14,7 @@ import sys
 from typing import TextIO
 
 from ..analysis.context import EtrecordMismatch, attach_etrecord
+from ..errors import PteFormatError
 from ..etrecord_model import InstructionContext
 from ..model import Program
 from .profile_opts import ProfileExit
@@ -35,6 +36,8 @@ def with_etrecord(program: Program, path: str | None, err: TextIO | None = None)
     printed and ends the command with status 2 (ProfileExit)."""
     if not path:
         return program
+    if not isinstance(program, Program):
+        raise PteFormatError("an ETRecord can only be joined to a program, and this is a data file (.ptd)", offset=4)
     err = err if err is not None else sys.stderr
     try:
         joined = attach_etrecord(program, path)

@@ -39,6 +39,7 @@ def register(sub) -> None:
 def run(args: argparse.Namespace, out: TextIO) -> int:
     program = load_with_data(args.file, args.data)
     if isinstance(program, DataFile):  # a .ptd on its own: its entries
+        with_etrecord(program, getattr(args, "etrecord", None))  # refused with an ETRecord: nothing to join
         return _data_file(program, args, out)
     if args.plan:
         program.plan(args.plan)  # a clear KeyError-style message below if it doesn't exist

@@ -53,6 +53,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     source = args.file or sample_path()
     program = load_with_data(str(source), args.data) if args.file else open_program(source)
     if isinstance(program, DataFile):  # a .ptd: a page with its entries (no graph, no arenas)
+        with_etrecord(program, getattr(args, "etrecord", None))  # refused with an ETRecord: nothing to join
         return _data_file_page(program, args, out)
     if args.plan and args.plan not in program.plan_names:
         names = ", ".join(program.plan_names) or "none"

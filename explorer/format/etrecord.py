@@ -63,20 +63,24 @@ def load_etrecord(source: Any) -> Etrecord:
 
     Raises EtrecordFormatError for anything damaged or not an ETRecord; OSError only for a path that can't
     be opened."""
-    name = None
     if isinstance(source, (str, os.PathLike)):
         name = os.fspath(source)
         with open(name, "rb") as fh:  # OSError for a missing path, as load() gives
-            data = fh.read()
-    else:
-        data = _bytes_of(source)
+            size = os.fstat(fh.fileno()).st_size
+            # the zip is read where it lies: only the directory and the JSON members, never the (large) pickles
+            return _open(fh, name, size)
+    data = _bytes_of(source)
+    return _open(io.BytesIO(data), None, len(data))
+
+
+def _open(fh, name: str | None, size: int) -> Etrecord:
     try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
+        archive = zipfile.ZipFile(fh)
     except _ZIP_ERRORS as exc:
         raise EtrecordFormatError(f"not a zip archive ({exc}); an ETRecord is the zip executorch's "
-                                  f"ETRecord.save writes", offset=None, file=name) from None
+                                  f"ETRecord.save writes", file=name) from None
     with archive:
-        return _read(archive, name, len(data))
+        return _read(archive, name, size)
 
 
 def _bytes_of(source: Any) -> bytes:
