@@ -10,7 +10,6 @@ Inspector functions are called per method.
 from __future__ import annotations
 
 import io
-import json
 import subprocess
 import sys
 import warnings
