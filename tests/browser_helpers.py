@@ -90,13 +90,18 @@ def jupyter_lab(root: Path, timeout: float = 60):
             time.sleep(0.3)
         yield base, token
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=5)
-        log.close()
+        stop_server(proc, log)
+
+
+def stop_server(proc: subprocess.Popen, log) -> None:
+    """Stop a server the tests started, by its own handle (terminate, then kill), and close its log."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=5)
+    log.close()
 
 
 @contextlib.contextmanager

@@ -27,6 +27,7 @@ from browser_helpers import (
     chromium,
     free_port,
     require_browser,
+    stop_server,
     run_all,
     screenshot_on_failure,
     write_notebook,
@@ -103,13 +104,7 @@ def server(args: list[str], root: Path, ready_url: str, name: str, timeout: floa
             time.sleep(0.3)
         yield
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=5)
-        log.close()
+        stop_server(proc, log)
 
 
 @pytest.fixture(scope="module")
