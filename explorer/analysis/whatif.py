@@ -1,0 +1,265 @@
+"""What if this ran on another device? Predict the program executorch 1.5.1 would export for a placement.
+
+:func:`what_if` takes a program and *moves* (``selector -> device``) and returns the
+:class:`~explorer.model.Program` executorch would emit for that placement, with
+``program.prediction`` saying it is a prediction and from which moves. Everything that takes a program
+(inspect, check, diff, show, the widget) takes it.
+
+How (docs/whatif.md has the whole story and the upstream references):
+
+1. each affected plan is read back into the graph ``PropagateDevicePass`` saw (:mod:`.whatif_graph`:
+   copies out, tensors back on the CPU, each delegate with its ``target_device``);
+2. the moves change delegates' ``target_device`` compile spec, or turn host kernels into delegated
+   regions (:mod:`.whatif_regions`);
+3. the pass is run again (h2d per consumer, d2h per delegate output, same-device round trips elided,
+   the skip flags) and memory is planned per device with executorch's greedy algorithm over the same
+   lifetimes (:mod:`.whatif_emit`, :mod:`.whatif_greedy`).
+
+Selectors (:func:`select`): ``delegate:*``, ``delegate:N``, ``delegate:BACKEND``, ``op:NAME`` (overload
+optional), ``@N`` (instruction N of the original), ``group:PATH`` (a group of the graph overview,
+:mod:`.groups`). A move that cannot be honoured raises :class:`MoveError` naming the selector; a
+placement executorch would refuse to export raises :class:`~.whatif_graph.Refusal` with executorch's reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Iterable, Mapping, Union
+
+from ..model import CompileSpec, Delegate, Device, Plan, Prediction, Program, Tensor
+from .graph import is_copy
+from .whatif_emit import emit
+from .whatif_graph import Refusal, neutralize, propagate
+
+__all__ = ["what_if", "parse_moves", "select", "MoveError", "Refusal", "Selection", "MovesLike"]
+
+MovesLike = Union[Mapping[str, object], Iterable[Union[str, tuple[str, object]]], None]
+
+
+class MoveError(ValueError):
+    """A move that cannot be honoured (unknown selector, a copy, an unknown device kind...)."""
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What one selector names in one plan: delegates (by index) and host kernel calls (instructions)."""
+
+    delegates: tuple[int, ...] = ()
+    kernels: tuple[int, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.delegates or self.kernels)
+
+
+def parse_moves(moves: MovesLike) -> tuple[tuple[str, Device], ...]:
+    """``[(selector, device)]``, ``{selector: device}`` or ``["SELECTOR=DEVICE"]`` -> ``((selector, Device), ...)``."""
+    if moves is None:
+        return ()
+    items = list(moves.items()) if isinstance(moves, Mapping) else list(moves)
+    out = []
+    for item in items:
+        if isinstance(item, str):
+            selector, sep, dev = item.rpartition("=")
+            if not sep or not selector.strip():
+                raise MoveError(f"move {item!r}: expected SELECTOR=DEVICE, e.g. 'delegate:*=cuda:0'")
+        else:
+            try:
+                selector, dev = item
+            except (TypeError, ValueError):
+                raise MoveError(f"move {item!r}: expected a (selector, device) pair or 'SELECTOR=DEVICE'") from None
+        selector = str(selector).strip()
+        try:
+            device = Device.parse(dev)
+        except ValueError as exc:
+            raise MoveError(f"move {selector!r}: {exc}") from None
+        if not device.known:
+            raise MoveError(f"move {selector!r}: device {device} is of a kind this version does not know")
+        if device.index < 0:
+            raise MoveError(f"move {selector!r}: device {device} has a negative index")
+        out.append((selector, device))
+    return tuple(out)
+
+
+def select(plan: Plan, selector: str) -> Selection:
+    """The delegates and host kernels ``selector`` names in ``plan`` (empty when it names nothing here).
+
+    Raises :class:`MoveError` for a selector that is malformed or names something that cannot move
+    (a copy, a jump)."""
+    kind, sep, arg = selector.partition(":")
+    instructions = list(plan.instructions)
+    if selector.startswith("@"):
+        try:
+            k = int(selector[1:])
+        except ValueError:
+            raise MoveError(f"selector {selector!r}: expected @N, an instruction index") from None
+        if not 0 <= k < len(instructions):
+            raise MoveError(f"selector {selector!r}: plan {plan.name!r} has {len(instructions)} instructions")
+        ins = instructions[k]
+        if is_copy(ins):
+            raise MoveError(f"selector {selector!r}: instruction {k} is a device copy ({ins.op}); executorch "
+                            f"places copies itself, move what they feed instead")
+        if ins.kind == "DelegateCall" and ins.delegate_index is not None:
+            return Selection(delegates=(ins.delegate_index,))
+        if ins.kind == "KernelCall":
+            return Selection(kernels=(k,))
+        raise MoveError(f"selector {selector!r}: instruction {k} is a {ins.kind}, which runs on no device")
+    if not sep:
+        raise MoveError(f"selector {selector!r}: expected delegate:*, delegate:N, delegate:BACKEND, op:NAME, @N "
+                        f"or group:PATH")
+    if kind == "delegate":
+        called = sorted({i.delegate_index for i in instructions
+                         if i.kind == "DelegateCall" and i.delegate_index is not None
+                         and 0 <= i.delegate_index < len(plan.delegates)})
+        if arg == "*":
+            return Selection(delegates=tuple(called))
+        if arg.isdigit():
+            k = int(arg)
+            return Selection(delegates=(k,) if k in called else ())
+        return Selection(delegates=tuple(k for k in called if plan.delegates[k].id.lower() == arg.lower()))
+    if kind == "op":
+        name = arg.strip()
+        if not name:
+            raise MoveError(f"selector {selector!r}: expected op:NAME, e.g. op:aten::add")
+        hits = []
+        for ins in instructions:
+            if ins.kind != "KernelCall" or ins.op is None:
+                continue
+            base = ins.op.split(".", 1)[0]
+            if ins.op == name or base == name:
+                if is_copy(ins):
+                    raise MoveError(f"selector {selector!r}: {ins.op} is a device copy; executorch places copies "
+                                    f"itself, move what they feed instead")
+                hits.append(ins.index)
+        return Selection(kernels=tuple(hits))
+    if kind == "group":
+        return _group(plan, selector, arg.strip())
+    raise MoveError(f"selector {selector!r}: unknown kind {kind!r} (expected delegate, op, group or @N)")
+
+
+def _group(plan: Plan, selector: str, path: str) -> Selection:
+    from .facts import Facts
+    from .graph import edges
+    from .groups import Groups
+
+    f = Facts(plan)
+    groups = Groups(plan, f, edges(plan, f))
+    groups.build_all()
+    found = [g for g in groups.groups if g is not None and g.label == path and g.id != 0]
+    if not found:
+        return Selection()
+    g = found[0]
+    instructions = list(plan.instructions)
+    delegates, kernels = [], []
+    for k in range(g.start, g.stop):
+        ins = instructions[k]
+        if ins.kind == "DelegateCall" and ins.delegate_index is not None:
+            delegates.append(ins.delegate_index)
+        elif ins.kind == "KernelCall" and not is_copy(ins):
+            kernels.append(k)
+    return Selection(tuple(dict.fromkeys(delegates)), tuple(kernels))
+
+
+def what_if(program: Program, moves: MovesLike, *, skip_h2d_inputs: bool | None = None,
+            skip_d2h_outputs: bool | None = None, method: str | None = None) -> Program:
+    """The program executorch 1.5.1 would export with ``moves`` applied (module doc).
+
+    ``moves``: ``[(selector, device)]``, ``{selector: device}`` or ``["SELECTOR=DEVICE"]``, applied in order
+    (a later move of the same thing wins). ``skip_h2d_inputs`` / ``skip_d2h_outputs``: executorch's
+    ``PropagateDeviceConfig`` flags; ``None`` keeps what the original shows (an input tensor that lives
+    on a device without a copy says it was exported with ``skip_h2d_for_method_inputs``). ``method``: only
+    that plan; otherwise every plan, and a selector must name something in at least one.
+
+    Raises :class:`MoveError` (a move that cannot be honoured, naming its selector) or :class:`Refusal`
+    (executorch would refuse to export this placement; the message is its reason).
+    """
+    parsed = parse_moves(moves)
+    if method is not None:
+        program.plan(method)  # KeyError naming the plans when it doesn't exist
+    plans = [p for p in program.plans if method is None or p.name == method]
+    chosen: dict[str, list[tuple[Selection, Device]]] = {p.name: [] for p in plans}
+    for selector, device in parsed:
+        hit = False
+        for plan in plans:
+            sel = select(plan, selector)
+            if sel:
+                hit = True
+                chosen[plan.name].append((sel, device))
+        if not hit:
+            where = f"plan {method!r}" if method else "any plan"
+            raise MoveError(f"selector {selector!r} names nothing in {where}")
+    new_plans = []
+    for plan in program.plans:
+        picks = chosen.get(plan.name)
+        flags = (skip_h2d_inputs, skip_d2h_outputs)
+        if not picks and not any(f is not None for f in flags):
+            new_plans.append(plan)
+            continue
+        new_plans.append(_predict_plan(plan, picks or [], skip_h2d_inputs, skip_d2h_outputs))
+    prediction = Prediction(moves=tuple((s, str(d)) for s, d in parsed), skip_h2d_inputs=skip_h2d_inputs,
+                            skip_d2h_outputs=skip_d2h_outputs, method=method,
+                            original=program.source)
+    return replace(program, plans=tuple(new_plans), prediction=prediction)
+
+
+def _predict_plan(plan: Plan, picks: list[tuple[Selection, Device]], skip_h2d: bool | None,
+                  skip_d2h: bool | None) -> Plan:
+    unsupported = {i.kind for i in plan.instructions} - {"KernelCall", "DelegateCall"}
+    if unsupported or len(plan.chains) > 1:
+        what = ", ".join(sorted(str(k) for k in unsupported)) or f"{len(plan.chains)} chains"
+        raise MoveError(f"plan {plan.name!r}: what-if supports straight-line plans (kernel and delegate calls in "
+                        f"one chain); this one has {what} (control flow is not emulated)")
+    g = neutralize(plan)
+    if skip_h2d is None:
+        skip_h2d = g.skip_inputs_seen
+    if skip_d2h is None:
+        skip_d2h = any(isinstance(t := plan.values[o], Tensor) and not t.device.is_cpu
+                       for o in plan.outputs if 0 <= o < len(plan.values))
+    targets: dict[int, Device] = {}
+    kernels: dict[int, Device] = {}
+    for sel, device in picks:
+        for d in sel.delegates:
+            targets[d] = device
+        for k in sel.kernels:
+            kernels[k] = device
+    retargeted: dict[int, Delegate] = {}
+    for op in g.ops:
+        if op.kind != "delegate" or op.delegate is None:
+            continue
+        index = op.delegate.index
+        if index not in targets:
+            continue
+        device = targets[index]
+        if index not in retargeted:
+            retargeted[index] = _retarget(op.delegate, device)
+        op.delegate = retargeted[index]
+        op.device = None if device.is_cpu else device
+    moved = {k: d for k, d in kernels.items() if not d.is_cpu}
+    if moved:
+        from .whatif_regions import make_regions
+        make_regions(g, moved)
+    stale = list(g.outputs)
+    propagate(g, bool(skip_h2d), bool(skip_d2h))
+    _refuse_constant_copies(g)
+    return emit(g, stale)
+
+
+def _retarget(d: Delegate, device: Device) -> Delegate:
+    """The delegate with its ``target_device`` compile spec set to ``device`` (removed for the CPU, as
+    ``CpuOnlyPartitioner`` leaves it out), other specs kept in order."""
+    specs = tuple(s for s in d.compile_specs if s.key != "target_device")
+    if not device.is_cpu:
+        specs += (CompileSpec("target_device", str(device).encode("utf-8")),)
+    return replace(d, compile_specs=specs)
+
+
+def _refuse_constant_copies(g) -> None:
+    """executorch 1.5.1 cannot emit an h2d copy of a constant (docs/whatif.md, "Refusals")."""
+    values = g.plan.values
+    for op in g.ops:
+        if op.kind == "h2d":
+            src = op.reads[0]
+            t = values[src] if src < len(values) else None
+            if t is not None and getattr(t, "storage", None) in ("constant", "external"):
+                raise Refusal(f"a device delegate reads constant {t.label} directly: PropagateDevicePass inserts an "
+                              f"h2d copy of it, which executorch 1.5.1's emitter cannot emit (the copy's input is a "
+                              f"constant with no memory plan)")

@@ -1,0 +1,187 @@
+"""Host kernels moved to a device become delegated regions, as a device partitioner would make them.
+
+A partitioner built on ``generate_pattern_op_partitions``
+(``exir/backend/canonical_partitioners/pattern_op_partitioner.py``; ``DeviceAwarePartitioner`` of
+``exir/backend/test/device_util.py`` is one) tags the supported nodes; connected supported nodes form
+one partition, and ``to_backend`` turns each partition into one delegate call. We do the same with the
+moved kernels: kernels moved to the same device and connected by a tensor one writes and another reads
+form one region (maximal connected groups). Each region becomes one delegate call:
+
+* its inputs are the tensors its kernels read that no kernel of the region writes, in first-use order
+  (``fuse_as_graphmodule``); constants only the region reads go inside the delegate, as a device
+  partitioner tags the weights it consumes (a constant also read outside would stay an argument, and
+  executorch 1.5.1 cannot emit the h2d copy of a constant: a refusal);
+* its outputs are the tensors its kernels write that something outside reads (or the method returns),
+  in the order the kernels write them; everything else it computes lives inside the delegate and is
+  no longer memory-planned;
+* the call goes where ``insert_subgm`` (``torch/fx/passes/utils/fuser_utils.py``) puts it — after the
+  region's last output — followed by a ``getitem`` per output, and the whole graph is then re-ordered
+  by ``legalize_graph`` (``torch/fx/passes/tools_common.py``), which executorch runs after every
+  partition (``create_submodule_from_nodes`` in ``exir/lowered_backend_module.py``): a breadth-first
+  topological sort (Kahn's algorithm with a FIFO queue, roots in graph order, users in the order they
+  were added — the new call last among its inputs' users). That is why a delegated export runs its
+  instructions in another order than the portable one (weight transposes first).
+
+Kernels are joined in run order, each to the regions of the moved kernels it reads from, unless that
+would make a region depend on itself through a kernel left on the CPU (the cycle check of
+``CapabilityBasedPartitioner.maybe_merge_partition``, ``torch/fx/passes/infra/partitioner.py``): then
+they stay separate regions. The partitioner also fuses *unconnected* supported nodes ("horizontal
+fusion") when no cycle results; we do not (docs/whatif.md, "Where a prediction can differ").
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from ..model import CompileSpec, Delegate, Device, Tensor
+from .whatif_graph import Neutral, Op
+
+__all__ = ["make_regions", "PREDICTED_BACKEND"]
+
+PREDICTED_BACKEND = "PredictedDelegate"  # the backend id of a region made by a what-if move
+
+
+def make_regions(g: Neutral, moved: dict[int, Device]) -> None:
+    """Replace the moved kernels (original instruction -> device) of ``g.ops`` by delegated regions."""
+    from .whatif import MoveError
+
+    values = g.plan.values
+    n = len(values)
+    by_orig = {op.orig: op for op in g.ops if op.kind == "kernel" and op.orig is not None}
+    members = [by_orig[k] for k in sorted(moved) if k in by_orig]
+    position = {id(op): k for k, op in enumerate(g.ops)}
+    region_of: dict[int, list[Op]] = {}
+    writer = {}
+    for op in g.ops:
+        for w in op.writes:
+            writer.setdefault(w, op)
+    regions_list: list[list[Op]] = []
+    for op in members:  # run order: join the regions of moved producers when no cycle results
+        mine = [op]
+        region_of[id(op)] = mine
+        regions_list.append(mine)
+        for v in op.reads:
+            src = writer.get(v)
+            if src is None or id(src) not in region_of or moved.get(src.orig) != moved[op.orig]:
+                continue
+            theirs = region_of[id(src)]
+            if theirs is mine or _would_cycle(g, theirs, mine, position):
+                continue
+            theirs.extend(mine)
+            theirs.sort(key=lambda o: position[id(o)])
+            for o in mine:
+                region_of[id(o)] = theirs
+            regions_list = [r for r in regions_list if r is not mine]
+            mine = theirs
+    regions = {id(r): r for r in regions_list}
+    position = {id(op): k for k, op in enumerate(g.ops)}
+    ordered = sorted(regions.values(), key=lambda ops: position[id(ops[0])])
+    readers: dict[int, list[Op]] = {}
+    for op in g.ops:
+        for v in set(op.reads):
+            readers.setdefault(v, []).append(op)
+    for ops in ordered:
+        device = moved[ops[0].orig]
+        inside = {id(op) for op in ops}
+        written = [w for op in ops for w in op.writes]
+        written_set = set(written)
+        inputs: list[int] = []
+        for op in ops:
+            for v in op.reads:
+                if v in written_set or v in inputs:
+                    continue
+                t = values[v] if v < n else None
+                if isinstance(t, Tensor) and t.storage in ("constant", "external") and \
+                        all(id(r) in inside for r in readers.get(v, [])):
+                    continue  # a weight only this region reads: inside the delegate
+                inputs.append(v)
+        outputs = [w for w in written if w in set(g.outputs)
+                   or any(id(r) not in inside for r in readers.get(w, [])) or _listed(g, w)]
+        delegate = Delegate(index=-1, id=PREDICTED_BACKEND, location="predicted", data_index=-1,
+                            compile_specs=(CompileSpec("target_device", str(device).encode("utf-8")),))
+        call = Op("delegate", None, inputs, outputs, [], device, delegate,
+                  region=tuple(op.orig for op in ops), owned=list(outputs))
+        last = max(position[id(op)] for op in ops if any(w in outputs for w in op.writes)) \
+            if outputs else max(position[id(op)] for op in ops)
+        new_ops: list[Op] = []
+        for k, op in enumerate(g.ops):
+            if id(op) not in inside:
+                new_ops.append(op)
+            if k == last:
+                new_ops.append(call)
+                new_ops.extend(Op("getitem", None, [], [w], [], source=call) for w in outputs)
+        if not outputs:
+            raise MoveError(f"instructions {', '.join('@' + str(op.orig) for op in ops)}: a region whose results "
+                            f"nothing reads would be dropped by executorch, not moved")
+        g.ops = _legalize(g, new_ops, call)
+        position = {id(op): k for k, op in enumerate(g.ops)}
+        readers = {}
+        for op in g.ops:
+            for v in set(op.reads):
+                readers.setdefault(v, []).append(op)
+
+
+def _listed(g: Neutral, v: int) -> bool:
+    values = g.plan.values
+    return any(isinstance(val, object) and getattr(val, "type", None) in ("TensorList", "OptionalTensorList")
+               and isinstance(getattr(val, "value", None), tuple) and v in val.value for val in values)
+
+
+def _would_cycle(g: Neutral, a: list[Op], b: list[Op], position: dict[int, int]) -> bool:
+    """Whether one region of ``a`` and ``b`` would depend on itself through an op outside both: a value
+    one writes reaches the other through an outside op (``maybe_merge_partition``'s cycle check)."""
+    inside = {id(op) for op in a} | {id(op) for op in b}
+    for src, dst in ((a, b), (b, a)):
+        reached = {w for op in src for w in op.writes}
+        start = min(position[id(op)] for op in src)
+        stop = max(position[id(op)] for op in dst)
+        derived: set[int] = set()
+        for op in g.ops[start:stop + 1]:
+            if id(op) in inside:
+                continue
+            if any(v in reached or v in derived for v in op.reads):
+                derived.update(op.writes)
+        if any(v in derived for op in dst for v in op.reads):
+            return True
+    return False
+
+
+def _legalize(g: Neutral, ops: list[Op], new_call: Op) -> list[Op]:
+    """``legalize_graph``: Kahn's topological sort with a FIFO queue over placeholders and ops (module doc)."""
+    holders = list(g.placeholders)
+    base = len(holders)
+    count = base + len(ops)
+    producer: dict[int, int] = {v: k for k, v in enumerate(holders)}
+    index_of = {id(op): base + k for k, op in enumerate(ops)}
+    for k, op in enumerate(ops, start=base):
+        if op.kind == "getitem":
+            producer[op.writes[0]] = k
+        elif op.kind != "delegate":
+            for w in op.writes:
+                producer.setdefault(w, k)
+    users: list[list[int]] = [[] for _ in range(count)]
+    late: list[list[int]] = [[] for _ in range(count)]  # the new call: last among its producers' users
+    indeg = [0] * count
+    for k, op in enumerate(ops, start=base):
+        if op.kind == "getitem":
+            ds = [index_of[id(op.source)]]
+        else:
+            ds = list(dict.fromkeys(producer[v] for v in op.reads if v in producer and producer[v] != k))
+        indeg[k] = len(ds)
+        for d in ds:
+            (late if op is new_call else users)[d].append(k)
+    for d in range(count):
+        users[d].extend(late[d])
+    queue = deque(k for k in range(count) if indeg[k] == 0)
+    out: list[Op] = []
+    while queue:
+        k = queue.popleft()
+        if k >= base:
+            out.append(ops[k - base])
+        for u in users[k]:
+            indeg[u] -= 1
+            if indeg[u] == 0:
+                queue.append(u)
+    if len(out) != len(ops):  # a cycle: keep the order we had (the acyclicity check should have caught it)
+        return ops
+    return out
