@@ -409,6 +409,8 @@ class Prediction:
     skip_d2h_outputs: bool | None = None
     method: str | None = None  # only this plan was re-derived (None: every plan a move named)
     original: str | None = None  # path of the program the moves were applied to (optional)
+    # per re-derived plan, per predicted instruction: the original instructions it stands for (() = a new copy)
+    origins: dict = field(default_factory=dict, compare=False)
 
     @property
     def text(self) -> str:

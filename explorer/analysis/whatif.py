@@ -188,21 +188,23 @@ def what_if(program: Program, moves: MovesLike, *, skip_h2d_inputs: bool | None 
             where = f"plan {method!r}" if method else "any plan"
             raise MoveError(f"selector {selector!r} names nothing in {where}")
     new_plans = []
+    origins: dict[str, tuple[tuple[int, ...], ...]] = {}
     for plan in program.plans:
         picks = chosen.get(plan.name)
         flags = (skip_h2d_inputs, skip_d2h_outputs)
         if not picks and not any(f is not None for f in flags):
             new_plans.append(plan)
             continue
-        new_plans.append(_predict_plan(plan, picks or [], skip_h2d_inputs, skip_d2h_outputs))
+        predicted, origins[plan.name] = _predict_plan(plan, picks or [], skip_h2d_inputs, skip_d2h_outputs)
+        new_plans.append(predicted)
     prediction = Prediction(moves=tuple((s, str(d)) for s, d in parsed), skip_h2d_inputs=skip_h2d_inputs,
                             skip_d2h_outputs=skip_d2h_outputs, method=method,
-                            original=program.source)
+                            original=program.source, origins=origins)
     return replace(program, plans=tuple(new_plans), prediction=prediction)
 
 
 def _predict_plan(plan: Plan, picks: list[tuple[Selection, Device]], skip_h2d: bool | None,
-                  skip_d2h: bool | None) -> Plan:
+                  skip_d2h: bool | None) -> tuple[Plan, tuple[tuple[int, ...], ...]]:
     unsupported = {i.kind for i in plan.instructions} - {"KernelCall", "DelegateCall"}
     if unsupported or len(plan.chains) > 1:
         what = ", ".join(sorted(str(k) for k in unsupported)) or f"{len(plan.chains)} chains"

@@ -42,8 +42,9 @@ _COPY_OPS = {"h2d": Operator("et_copy::_h2d_copy", "out"), "d2h": Operator("et_c
 _LISTS = ("TensorList", "OptionalTensorList", "IntList")
 
 
-def emit(g: Neutral, stale_outputs: list[int]) -> Plan:
-    """The plan executorch would emit for ``g`` (after :func:`~.whatif_graph.propagate`)."""
+def emit(g: Neutral, stale_outputs: list[int]) -> tuple[Plan, tuple[tuple[int, ...], ...]]:
+    """The plan executorch would emit for ``g`` (after :func:`~.whatif_graph.propagate`), and per predicted
+    instruction the original instructions it stands for (empty for a copy the prediction added)."""
     plan = g.plan
     values = plan.values
     n = len(values)
@@ -98,11 +99,13 @@ def emit(g: Neutral, stale_outputs: list[int]) -> Plan:
     delegates: list[Delegate] = []
     del_index: dict[int, int] = {}
     instructions: list[Instruction] = []
+    origins: list[tuple[int, ...]] = []
     orig = list(plan.instructions)
     for op in g.ops:
         if op.kind == "getitem":
             continue
         k = len(instructions)
+        origins.append(op.region if op.region else ((op.orig,) if op.orig is not None else ()))
         if op.kind in ("h2d", "d2h"):
             oper = _COPY_OPS[op.kind]
             o = op_index.setdefault(oper, len(operators))
@@ -143,7 +146,7 @@ def emit(g: Neutral, stale_outputs: list[int]) -> Plan:
                 chains=(Chain(0, inputs, outputs, 0, len(instructions)),), instructions=tuple(instructions),
                 operators=tuple(operators), delegates=tuple(delegates), buffer_sizes=tuple(sizes),
                 buffer_devices=buffer_devices, encoded_inputs=plan.encoded_inputs,
-                encoded_outputs=plan.encoded_outputs)
+                encoded_outputs=plan.encoded_outputs), tuple(origins)
 
 
 def _delegate_args(op: Op, values, n: int) -> list[int]:
