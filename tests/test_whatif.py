@@ -238,3 +238,28 @@ def test_inspect_says_a_program_is_predicted():
     assert any("predicted by what-if" in line for line in summary_lines(got, "p.pte"))
     assert program_json(got)["prediction"]["moves"] == [{"selector": "delegate:0", "device": "cuda:1"}]
     assert "prediction" not in program_json(_two_delegates())
+
+
+def test_time_estimate_divides_moved_time_and_charges_copies_by_bandwidth():
+    import numpy as np
+
+    from explorer.analysis.profile import join_profile
+    from explorer.analysis.whatif_review import estimate
+    from explorer.format.etdump import load_etdump
+
+    from analysis_helpers import FIXTURES
+
+    program = explorer.load(FIXTURES / "mlp.pte")
+    profile = join_profile(program, load_etdump(FIXTURES / "etdump" / "mlp.etdp"))
+    predicted = what_if(program, ["op:aten::addmm=cuda:0"])
+    (est,) = estimate(program, predicted, profile, speedup="cuda:0=8", bandwidth="h2d=1GB/s,d2h=2GB/s")
+    prof = profile.plans["forward"]
+    times = np.nan_to_num(np.nanmedian(prof.times, axis=0)) * prof.tick_ns * 1e-9
+    moved = [i.index for i in program.plans[0].instructions if i.op == "aten::addmm.out"]
+    assert est.after["cuda:0"] == pytest.approx(sum(times[moved]) / 8)
+    assert est.before["cpu"] == pytest.approx(sum(times))
+    plan = predicted.plans[0]
+    h2d = sum(plan.values[i.args[0]].nbytes for i in plan.instructions if i.op and "h2d" in i.op)
+    d2h = sum(plan.values[i.args[0]].nbytes for i in plan.instructions if i.op and "d2h" in i.op)
+    assert est.after["copies"] == pytest.approx(h2d / 1e9 + d2h / 2e9)
+    assert "ESTIMATE" in est.lines()[0] and any("bandwidth" in a for a in est.assumptions)
