@@ -408,6 +408,8 @@ class Prediction:
     skip_h2d_inputs: bool | None = None  # PropagateDeviceConfig flags asked for (None: as the original)
     skip_d2h_outputs: bool | None = None
     method: str | None = None  # only this plan was re-derived (None: every plan a move named)
+    alloc_graph_input: bool | None = None  # MemoryPlanningPass flags asked for (None: as the original)
+    alloc_graph_output: bool | None = None
     original: str | None = None  # path of the program the moves were applied to (optional)
     # per re-derived plan, per predicted instruction: the original instructions it stands for (() = a new copy)
     origins: dict = field(default_factory=dict, compare=False)
@@ -418,6 +420,8 @@ class Prediction:
         moves = ", ".join(f"{s}={d}" for s, d in self.moves) or "no moves"
         flags = [name for name, on in (("skip_h2d_inputs", self.skip_h2d_inputs),
                                        ("skip_d2h_outputs", self.skip_d2h_outputs)) if on]
+        flags += [f"{name}={on}" for name, on in (("alloc_graph_input", self.alloc_graph_input),
+                                                  ("alloc_graph_output", self.alloc_graph_output)) if on is not None]
         return f"predicted by what-if (not an export): {moves}" + (f"; {', '.join(flags)}" if flags else "")
 
 

@@ -160,7 +160,8 @@ def _group(plan: Plan, selector: str, path: str) -> Selection:
 
 
 def what_if(program: Program, moves: MovesLike, *, skip_h2d_inputs: bool | None = None,
-            skip_d2h_outputs: bool | None = None, method: str | None = None) -> Program:
+            skip_d2h_outputs: bool | None = None, method: str | None = None,
+            alloc_graph_input: bool | None = None, alloc_graph_output: bool | None = None) -> Program:
     """The program executorch 1.5.1 would export with ``moves`` applied (module doc).
 
     ``moves``: ``[(selector, device)]``, ``{selector: device}`` or ``["SELECTOR=DEVICE"]``, applied in order
@@ -168,6 +169,8 @@ def what_if(program: Program, moves: MovesLike, *, skip_h2d_inputs: bool | None 
     ``PropagateDeviceConfig`` flags; ``None`` keeps what the original shows (an input tensor that lives
     on a device without a copy says it was exported with ``skip_h2d_for_method_inputs``). ``method``: only
     that plan; otherwise every plan, and a selector must name something in at least one.
+    ``alloc_graph_input`` / ``alloc_graph_output``: ``MemoryPlanningPass``'s flags (executorch pairs the skip
+    flags with them turned off); ``None`` keeps what the original shows (an unplanned input or output).
 
     Raises :class:`MoveError` (a move that cannot be honoured, naming its selector) or :class:`Refusal`
     (executorch would refuse to export this placement; the message is its reason).
@@ -191,26 +194,33 @@ def what_if(program: Program, moves: MovesLike, *, skip_h2d_inputs: bool | None 
     origins: dict[str, tuple[tuple[int, ...], ...]] = {}
     for plan in program.plans:
         picks = chosen.get(plan.name)
-        flags = (skip_h2d_inputs, skip_d2h_outputs)
+        flags = (skip_h2d_inputs, skip_d2h_outputs, alloc_graph_input, alloc_graph_output)
         if not picks and not any(f is not None for f in flags):
             new_plans.append(plan)
             continue
-        predicted, origins[plan.name] = _predict_plan(plan, picks or [], skip_h2d_inputs, skip_d2h_outputs)
+        predicted, origins[plan.name] = _predict_plan(plan, picks or [], skip_h2d_inputs, skip_d2h_outputs,
+                                                      alloc_graph_input, alloc_graph_output)
         new_plans.append(predicted)
     prediction = Prediction(moves=tuple((s, str(d)) for s, d in parsed), skip_h2d_inputs=skip_h2d_inputs,
                             skip_d2h_outputs=skip_d2h_outputs, method=method,
+                            alloc_graph_input=alloc_graph_input, alloc_graph_output=alloc_graph_output,
                             original=program.source, origins=origins)
     return replace(program, plans=tuple(new_plans), prediction=prediction)
 
 
 def _predict_plan(plan: Plan, picks: list[tuple[Selection, Device]], skip_h2d: bool | None,
-                  skip_d2h: bool | None) -> tuple[Plan, tuple[tuple[int, ...], ...]]:
+                  skip_d2h: bool | None, alloc_in: bool | None = None,
+                  alloc_out: bool | None = None) -> tuple[Plan, tuple[tuple[int, ...], ...]]:
     unsupported = {i.kind for i in plan.instructions} - {"KernelCall", "DelegateCall"}
     if unsupported or len(plan.chains) > 1:
         what = ", ".join(sorted(str(k) for k in unsupported)) or f"{len(plan.chains)} chains"
         raise MoveError(f"plan {plan.name!r}: what-if supports straight-line plans (kernel and delegate calls in "
                         f"one chain); this one has {what} (control flow is not emulated)")
     g = neutralize(plan)
+    if alloc_in is not None:
+        g.alloc_inputs = alloc_in
+    if alloc_out is not None:
+        g.alloc_outputs = alloc_out
     if skip_h2d is None:
         skip_h2d = g.skip_inputs_seen
     if skip_d2h is None:

@@ -39,6 +39,11 @@ def register(sub) -> None:
                    help="PropagateDeviceConfig(skip_h2d_for_method_inputs=True) (default: as the original)")
     p.add_argument("--skip-d2h-outputs", action="store_true", default=None,
                    help="PropagateDeviceConfig(skip_d2h_for_method_outputs=True) (default: as the original)")
+    p.add_argument("--alloc-graph-input", action=argparse.BooleanOptionalAction, default=None,
+                   help="MemoryPlanningPass(alloc_graph_input=...) (default: as the original; executorch pairs "
+                        "--skip-h2d-inputs with --no-alloc-graph-input)")
+    p.add_argument("--alloc-graph-output", action=argparse.BooleanOptionalAction, default=None,
+                   help="MemoryPlanningPass(alloc_graph_output=...) (default: as the original)")
     p.add_argument("--method", help="only this method (plan)")
     p.add_argument("--json", action="store_true", help="inspect --json of the predicted program + moves + diff")
     p.add_argument("-o", "--output", metavar="HTML", help="write the diff view of original vs predicted")
@@ -55,7 +60,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     program = load_program(args.file, args.data)
     try:
         predicted = what_if(program, args.move, skip_h2d_inputs=args.skip_h2d_inputs,
-                            skip_d2h_outputs=args.skip_d2h_outputs, method=args.method)
+                            skip_d2h_outputs=args.skip_d2h_outputs, method=args.method,
+                            alloc_graph_input=args.alloc_graph_input, alloc_graph_output=args.alloc_graph_output)
     except Refusal as exc:
         print(f"device-explorer whatif: executorch 1.5.1 would refuse to export this placement: {exc}", file=sys.stderr)
         return 1
