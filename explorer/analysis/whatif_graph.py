@@ -198,14 +198,33 @@ def _placeholder_born(plan: Plan, first: list[int | None], inputs: set[int], sta
 
 
 def propagate(g: Neutral, skip_h2d: bool, skip_d2h: bool) -> None:
-    """Re-run ``PropagateDevicePass`` (enable_non_cpu_memory_planning=True) on ``g.ops`` in place."""
+    """Re-run ``PropagateDevicePass`` (enable_non_cpu_memory_planning=True) on ``g.ops`` in place.
+
+    The readers of each value and the lists holding it are indexed once, so the pass is linear in the plan."""
     values = g.plan.values
     n = len(values)
     placeholders = set(g.placeholders)
+    readers: dict[int, list[Op]] = {}  # value -> ops reading it (each op once)
+    for op in g.ops:
+        if op.kind != "getitem":
+            for v in dict.fromkeys(op.reads):
+                readers.setdefault(v, []).append(op)
+    holders: dict[int, list[int]] = {}  # tensor -> TensorList values holding it
+    for v in range(n):
+        val = g.lists.get(v, values[v])
+        if isinstance(val, Value) and val.type in ("TensorList", "OptionalTensorList") and isinstance(val.value, tuple):
+            for x in dict.fromkeys(val.value):
+                if isinstance(x, int) and x >= 0:
+                    holders.setdefault(x, []).append(v)
+    outputs = set(g.outputs)
 
-    def users_of(v: int) -> int:
-        count = sum(1 for op in g.ops if op.kind not in ("getitem",) and v in op.reads)
-        return count + (1 if v in g.outputs else 0)
+    def rewire(old: int, new: int, users: list[Op]) -> None:
+        for u in users:
+            u.reads = [new if r == old else r for r in u.reads]
+            u.args = [new if r == old else r for r in u.args]
+        have = readers.setdefault(new, [])
+        have.extend(u for u in users if all(u is not h for h in have))
+        readers[old] = [u for u in readers.get(old, []) if all(u is not x for x in users)]
 
     new_ops: list[Op] = []
     # Pass 1: h2d copies before every device delegate's tensor arguments (or a retag with skip_h2d).
@@ -214,7 +233,7 @@ def propagate(g: Neutral, skip_h2d: bool, skip_d2h: bool) -> None:
             reads = []
             for a in op.reads:
                 if skip_h2d and a in placeholders:
-                    users = users_of(a)
+                    users = len(readers.get(a, [])) + (1 if a in outputs else 0)
                     if users != 1:
                         name = _name(values[a], a)
                         raise Refusal(
@@ -227,8 +246,13 @@ def propagate(g: Neutral, skip_h2d: bool, skip_d2h: bool) -> None:
                 c = n + len(g.extra)
                 g.extra[c] = CopyValue(a, op.device)
                 g.device[c] = op.device
-                new_ops.append(Op("h2d", None, [a], [c], [a, c, c], op.device, owned=[c]))
+                h2d = Op("h2d", None, [a], [c], [a, c, c], op.device, owned=[c])
+                new_ops.append(h2d)
+                readers.setdefault(a, []).append(h2d)
+                readers.setdefault(c, []).append(op)
                 reads.append(c)
+            for a in set(op.reads) - set(reads):
+                readers[a] = [u for u in readers.get(a, []) if u is not op]
             op.reads = reads
             for w in op.writes:
                 g.device[w] = op.device
@@ -241,22 +265,28 @@ def propagate(g: Neutral, skip_h2d: bool, skip_d2h: bool) -> None:
         if op.kind != "getitem" or op.source.device is None:
             continue
         w = op.writes[0]
-        users = [u for u in g.ops if u.kind != "getitem" and w in u.reads]
-        if skip_d2h and not users:
+        users = list(readers.get(w, []))
+        if skip_d2h and not users and not holders.get(w):
             continue  # every user is the output node: the output stays on the device
         c = n + len(g.extra)
         g.extra[c] = CopyValue(w, Device(0, 0))
-        for u in users:
-            u.reads = [c if r == w else r for r in u.reads]
-            u.args = [c if r == w else r for r in u.args]
-        g.outputs = [c if o == w else o for o in g.outputs]
-        _rewire_lists(g, w, c)
-        new_ops.append(Op("d2h", None, [w], [c], [w, c, c], Device(0, 0), owned=[c]))
+        rewire(w, c, users)
+        if w in outputs:
+            g.outputs = [c if o == w else o for o in g.outputs]
+            outputs.discard(w)
+            outputs.add(c)
+        for lv in holders.pop(w, []):
+            val = g.lists.get(lv, values[lv])
+            g.lists[lv] = Value(lv, val.type, tuple(c if x == w else x for x in val.value))
+            holders.setdefault(c, []).append(lv)
+        d2h = Op("d2h", None, [w], [c], [w, c, c], Device(0, 0), owned=[c])
+        readers.setdefault(w, []).append(d2h)
+        new_ops.append(d2h)
     g.ops = new_ops
     # Pass 3: h2d(d2h(x)) with x already on the h2d's device reads x.
     made_by = {op.writes[0]: op for op in g.ops if op.kind in ("h2d", "d2h")}
-    elided = False
-    for op in list(g.ops):
+    elided: set[int] = set()
+    for op in g.ops:
         if op.kind != "h2d":
             continue
         src = made_by.get(op.reads[0])
@@ -266,28 +296,13 @@ def propagate(g: Neutral, skip_h2d: bool, skip_d2h: bool) -> None:
         if g.device.get(x) != op.device:
             continue
         c = op.writes[0]
-        for u in g.ops:
-            if c in u.reads:
-                u.reads = [x if r == c else r for r in u.reads]
-                u.args = [x if r == c else r for r in u.args]
-        g.ops.remove(op)
-        elided = True
-    if elided:  # eliminate_dead_code: d2h copies nobody reads any more
-        g.ops = [op for op in g.ops if not (op.kind == "d2h" and op.writes[0] not in g.outputs
-                                             and not any(op.writes[0] in u.reads for u in g.ops)
-                                             and not _in_lists(g, op.writes[0]))]
-
-
-def _rewire_lists(g: Neutral, old: int, new: int) -> None:
-    values = g.plan.values
-    for v, val in list(g.lists.items()) + [(v, values[v]) for v in range(len(values)) if v not in g.lists]:
-        if isinstance(val, Value) and val.type in ("TensorList", "OptionalTensorList") and \
-                isinstance(val.value, tuple) and old in val.value:
-            g.lists[v] = Value(v, val.type, tuple(new if x == old else x for x in val.value))
-
-
-def _in_lists(g: Neutral, v: int) -> bool:
-    return any(v in val.value for val in g.lists.values())
+        rewire(c, x, list(readers.get(c, [])))
+        readers[op.reads[0]] = [u for u in readers.get(op.reads[0], []) if u is not op]
+        elided.add(id(op))
+    if elided:  # eliminate_dead_code: d2h copies nobody reads any more go too
+        g.ops = [op for op in g.ops if id(op) not in elided and not (
+            op.kind == "d2h" and op.writes[0] not in outputs and not readers.get(op.writes[0])
+            and not holders.get(op.writes[0]))]
 
 
 def _name(value, index: int) -> str:
