@@ -47,7 +47,16 @@ def _models():
             a = x + y
             return a + torch.relu(a)
 
-    return {"residual": Residual, "many": Many, "single": Single}
+    class Weights(torch.nn.Module):  # the adds read a parameter and a buffer: DeviceAwarePartitioner passes them in
+        def __init__(self):
+            super().__init__()
+            self.w = torch.nn.Parameter(torch.randn(2, 8))
+            self.register_buffer("b", torch.randn(2, 8))
+
+        def forward(self, x, y):
+            return torch.relu(x + self.w) + self.b + y
+
+    return {"residual": Residual, "many": Many, "single": Single, "weights": Weights}
 
 
 def _export(name: str, partitioner: str | None, *, skip: bool = False, alloc: bool = True) -> bytes:
@@ -142,3 +151,12 @@ def test_a_refused_skip_is_refused_as_executorch_refuses_it():
         what_if(_load("many", "cpu"), ["delegate:*=cuda:0"], skip_h2d_inputs=True)
     with pytest.raises(RuntimeError, match="exactly one user"):
         _export("many", "cuda:0", skip=True)
+
+
+def test_a_device_delegate_reading_a_constant_is_refused_as_the_emitter_refuses_it():
+    cpu_only = _load("weights", "cpu")
+    assert any(t.storage == "constant" for t in cpu_only.plans[0].tensors)
+    with pytest.raises(Refusal, match="has no attribute 'nbytes'"):
+        what_if(cpu_only, ["delegate:*=cuda:0"])
+    with pytest.raises(Exception, match="has no attribute 'nbytes'"):
+        _export("weights", "cuda:0")

@@ -273,5 +273,5 @@ def _refuse_constant_copies(g) -> None:
             t = values[src] if src < len(values) else None
             if t is not None and getattr(t, "storage", None) in ("constant", "external"):
                 raise Refusal(f"a device delegate reads constant {t.label} directly: PropagateDevicePass inserts an "
-                              f"h2d copy of it, which executorch 1.5.1's emitter cannot emit (the copy's input is a "
-                              f"constant with no memory plan)")
+                              f"h2d copy of it, and executorch 1.5.1's emitter fails on that copy (InternalError: "
+                              f"'NoneType' object has no attribute 'nbytes', in _tensor_spec_to_evalue)")
