@@ -263,3 +263,19 @@ def test_time_estimate_divides_moved_time_and_charges_copies_by_bandwidth():
     d2h = sum(plan.values[i.args[0]].nbytes for i in plan.instructions if i.op and "d2h" in i.op)
     assert est.after["copies"] == pytest.approx(h2d / 1e9 + d2h / 2e9)
     assert "ESTIMATE" in est.lines()[0] and any("bandwidth" in a for a in est.assumptions)
+
+
+def test_many_regions_legalized_once_equal_one_legalize_per_region(monkeypatch):
+    """Above SEQUENTIAL_LIMIT regions the graph is re-ordered once instead of once per region (executorch's
+    way); both must give the same program."""
+    import explorer.analysis.whatif_regions as regions
+    from explorer.format.synth import synthetic_program
+
+    program = synthetic_program(600)
+    moves = ["op:aten::linear=cuda:0", "op:aten::add=cuda:1"]
+    monkeypatch.setattr(regions, "SEQUENTIAL_LIMIT", 10 ** 9)
+    each = what_if(program, moves)
+    monkeypatch.setattr(regions, "SEQUENTIAL_LIMIT", 0)
+    once = what_if(program, moves)
+    assert len(each.plans[0].delegates) > 60
+    assert _placement(each.plans[0]) == _placement(once.plans[0])

@@ -71,15 +71,16 @@ def make_regions(g: Neutral, moved: dict[int, Device]) -> None:
             theirs.sort(key=lambda o: position[id(o)])
             for o in mine:
                 region_of[id(o)] = theirs
-            regions_list = [r for r in regions_list if r is not mine]
+            mine.clear()  # emptied: dropped below
             mine = theirs
-    regions = {id(r): r for r in regions_list}
-    position = {id(op): k for k, op in enumerate(g.ops)}
-    ordered = sorted(regions.values(), key=lambda ops: position[id(ops[0])])
+    ordered = sorted((r for r in regions_list if r), key=lambda ops: position[id(ops[0])])
     readers: dict[int, list[Op]] = {}
     for op in g.ops:
         for v in set(op.reads):
             readers.setdefault(v, []).append(op)
+    listed = _listed(g)
+    returned = set(g.outputs)
+    calls: list[tuple[Op, set[int], int]] = []  # (call, ids of its kernels, the kernel it goes after)
     for ops in ordered:
         device = moved[ops[0].orig]
         inside = {id(op) for op in ops}
@@ -95,36 +96,51 @@ def make_regions(g: Neutral, moved: dict[int, Device]) -> None:
                         all(id(r) in inside for r in readers.get(v, [])):
                     continue  # a weight only this region reads: inside the delegate
                 inputs.append(v)
-        outputs = [w for w in written if w in set(g.outputs)
-                   or any(id(r) not in inside for r in readers.get(w, [])) or _listed(g, w)]
+        outputs = [w for w in written if w in returned or w in listed
+                   or any(id(r) not in inside for r in readers.get(w, []))]
+        if not outputs:
+            raise MoveError(f"instructions {', '.join('@' + str(op.orig) for op in ops)}: a region whose results "
+                            f"nothing reads would be dropped by executorch, not moved")
         delegate = Delegate(index=-1, id=PREDICTED_BACKEND, location="predicted", data_index=-1,
                             compile_specs=(CompileSpec("target_device", str(device).encode("utf-8")),))
         call = Op("delegate", None, inputs, outputs, [], device, delegate,
                   region=tuple(op.orig for op in ops), owned=list(outputs))
-        last = max(position[id(op)] for op in ops if any(w in outputs for w in op.writes)) \
-            if outputs else max(position[id(op)] for op in ops)
-        new_ops: list[Op] = []
-        for k, op in enumerate(g.ops):
-            if id(op) not in inside:
-                new_ops.append(op)
-            if k == last:
-                new_ops.append(call)
-                new_ops.extend(Op("getitem", None, [], [w], [], source=call) for w in outputs)
-        if not outputs:
-            raise MoveError(f"instructions {', '.join('@' + str(op.orig) for op in ops)}: a region whose results "
-                            f"nothing reads would be dropped by executorch, not moved")
-        g.ops = _legalize(g, new_ops, call)
-        position = {id(op): k for k, op in enumerate(g.ops)}
-        readers = {}
-        for op in g.ops:
-            for v in set(op.reads):
-                readers.setdefault(v, []).append(op)
+        out_set = set(outputs)
+        after = max((op for op in ops if any(w in out_set for w in op.writes)), key=lambda o: position[id(o)])
+        calls.append((call, inside, id(after)))
+    if len(calls) <= SEQUENTIAL_LIMIT:
+        for call, inside, after in calls:  # executorch: fuse one partition, legalize, the next...
+            g.ops = _legalize(g, _insert(g.ops, [(call, inside, after)]), [call])
+    else:  # many regions: insert all, legalize once (docs/whatif.md, "Where a prediction can differ")
+        g.ops = _legalize(g, _insert(g.ops, calls), [c for c, _, _ in calls])
 
 
-def _listed(g: Neutral, v: int) -> bool:
-    values = g.plan.values
-    return any(isinstance(val, object) and getattr(val, "type", None) in ("TensorList", "OptionalTensorList")
-               and isinstance(getattr(val, "value", None), tuple) and v in val.value for val in values)
+SEQUENTIAL_LIMIT = 64  # up to this many regions, one legalize_graph per region as executorch does
+
+
+def _insert(ops: list[Op], calls: list[tuple[Op, set[int], int]]) -> list[Op]:
+    """``ops`` without the regions' kernels, each call (and its getitems) after the kernel named for it."""
+    gone = set().union(*(inside for _, inside, _ in calls)) if calls else set()
+    at = {after: call for call, _, after in calls}
+    out: list[Op] = []
+    for op in ops:
+        if id(op) not in gone:
+            out.append(op)
+        call = at.get(id(op))
+        if call is not None:
+            out.append(call)
+            out.extend(Op("getitem", None, [], [w], [], source=call) for w in call.writes)
+    return out
+
+
+def _listed(g: Neutral) -> set[int]:
+    """Tensors held by a TensorList (a kernel reading the list reads them)."""
+    out: set[int] = set()
+    for v, val in enumerate(g.plan.values):
+        val = g.lists.get(v, val)
+        if getattr(val, "type", None) in ("TensorList", "OptionalTensorList") and isinstance(val.value, tuple):
+            out.update(x for x in val.value if isinstance(x, int) and x >= 0)
+    return out
 
 
 def _would_cycle(g: Neutral, a: list[Op], b: list[Op], position: dict[int, int]) -> bool:
@@ -146,7 +162,7 @@ def _would_cycle(g: Neutral, a: list[Op], b: list[Op], position: dict[int, int])
     return False
 
 
-def _legalize(g: Neutral, ops: list[Op], new_call: Op) -> list[Op]:
+def _legalize(g: Neutral, ops: list[Op], new_calls: list[Op]) -> list[Op]:
     """``legalize_graph``: Kahn's topological sort with a FIFO queue over placeholders and ops (module doc)."""
     holders = list(g.placeholders)
     base = len(holders)
@@ -159,8 +175,9 @@ def _legalize(g: Neutral, ops: list[Op], new_call: Op) -> list[Op]:
         elif op.kind != "delegate":
             for w in op.writes:
                 producer.setdefault(w, k)
+    fresh = {id(c) for c in new_calls}
     users: list[list[int]] = [[] for _ in range(count)]
-    late: list[list[int]] = [[] for _ in range(count)]  # the new call: last among its producers' users
+    late: list[list[int]] = [[] for _ in range(count)]  # a new call: last among its producers' users
     indeg = [0] * count
     for k, op in enumerate(ops, start=base):
         if op.kind == "getitem":
@@ -169,7 +186,7 @@ def _legalize(g: Neutral, ops: list[Op], new_call: Op) -> list[Op]:
             ds = list(dict.fromkeys(producer[v] for v in op.reads if v in producer and producer[v] != k))
         indeg[k] = len(ds)
         for d in ds:
-            (late if op is new_call else users)[d].append(k)
+            (late if id(op) in fresh else users)[d].append(k)
     for d in range(count):
         users[d].extend(late[d])
     queue = deque(k for k in range(count) if indeg[k] == 0)
