@@ -216,6 +216,8 @@ def _predict_plan(plan: Plan, picks: list[tuple[Selection, Device]], skip_h2d: b
         what = ", ".join(sorted(str(k) for k in unsupported)) or f"{len(plan.chains)} chains"
         raise MoveError(f"plan {plan.name!r}: what-if supports straight-line plans (kernel and delegate calls in "
                         f"one chain); this one has {what} (control flow is not emulated)")
+    if not plan.instructions:  # a constant getter: nothing runs, nothing is planned or placed
+        return plan, ()
     g = neutralize(plan)
     if alloc_in is not None:
         g.alloc_inputs = alloc_in

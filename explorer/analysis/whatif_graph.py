@@ -107,20 +107,46 @@ def neutralize(plan: Plan) -> Neutral:
     inputs = set(plan.inputs)
     state = set(state_values(plan).tolist())
     alias = aliases(plan)
-    born = _placeholder_born(plan, first, inputs, state)
+    instructions_ = instructions
+
+    def creates(v: int, f: int | None) -> bool:
+        """Whether instruction f makes value v (a scalar or list it names first, a tensor it writes that
+        is not the ``self`` of an in-place op such as ``index_put_`` / ``copy_``, which existed before)."""
+        if f is None:
+            return False
+        if not isinstance(values[v], Tensor):
+            return True
+        if v not in flow.writes[f]:
+            return False
+        ins = instructions_[f]
+        if ins.kind == "KernelCall" and ins.op and ins.op.split(".", 1)[0].endswith("_") and ins.args[:1] == (v,):
+            return False
+        return True
+
+    born = _placeholder_born(plan, first, inputs, state, creates)
+    # a planned placeholder that is no user input is a mutable buffer (other buffers become constants)
+    state |= {v for v in born if isinstance(values[v], Tensor) and values[v].memory_id is not None
+              and v not in inputs}
     ops: list[Op] = []
+    # Which node creates each value (the emitter numbers values in node order): a value an instruction
+    # first names and writes (or a scalar/list it first names) is that instruction's; a tensor first named
+    # as a read (a static view, a scratch buffer) or never named was made by the node just before it, so it
+    # goes with the value before it (after the placeholders' values when that one is a placeholder's).
     owned_by: dict[int, list[int]] = {}
+    late_born: list[int] = []
+    owner: dict[int, int] = {}
     for v in range(n):
-        if v not in born and first[v] is not None:
-            owned_by.setdefault(first[v], []).append(v)
-    last_owner = None
-    for v in range(n):  # values no instruction names: with the values around them
         if v in born:
             continue
-        if first[v] is None and last_owner is not None:
-            owned_by[last_owner].append(v)
-        elif first[v] is not None:
-            last_owner = first[v]
+        f = first[v]
+        if creates(v, f):
+            owner[v] = f
+        elif v - 1 in owner:
+            owner[v] = owner[v - 1]
+        else:
+            late_born.append(v)
+            continue
+        owned_by.setdefault(owner[v], []).append(v)
     lists: dict[int, Value] = {}
     for v in range(n):
         val = values[v]
@@ -128,8 +154,14 @@ def neutralize(plan: Plan) -> Neutral:
             items = tuple(root(x) if isinstance(x, int) and x >= 0 else x for x in val.value)
             if items != val.value:
                 lists[v] = Value(v, val.type, items)
+    carry: list[int] = []  # values a dropped copy named first (a view it copies): with the op before it
     for ins in instructions:
         if is_copy(ins):
+            extra = [v for v in owned_by.get(ins.index, []) if v not in subst]
+            if ops:
+                ops[-1 if ops[-1].kind != "getitem" else _last_real(ops)].owned.extend(extra)
+            else:
+                carry.extend(extra)
             continue
         i = ins.index
         owned = [v for v in owned_by.get(i, []) if v not in subst]
@@ -150,7 +182,7 @@ def neutralize(plan: Plan) -> Neutral:
         reads = [root(v) for v in flow.reads[i] if isinstance(values[v], Tensor)]
         ops.append(Op(kind, i, reads, list(flow.writes[i]), args, owned=owned))
     outputs = [root(o) for o in plan.outputs]
-    placeholders = sorted(born)
+    placeholders = sorted(born) + late_born + carry
     tensor_ins = [v for v in plan.inputs if 0 <= v < n and isinstance(values[v], Tensor)]
     alloc_inputs = not tensor_ins or any(values[v].memory_id is not None for v in tensor_ins)
     out_tensors = [v for v in outputs if 0 <= v < n and isinstance(values[v], Tensor)
@@ -160,6 +192,14 @@ def neutralize(plan: Plan) -> Neutral:
     skip_seen = any(not values[v].device.is_cpu for v in tensor_ins)
     return Neutral(plan, ops, outputs, list(plan.inputs), lists, placeholders, state, alias,
                    alloc_inputs, alloc_outputs, skip_seen)
+
+
+def _last_real(ops: list[Op]) -> int:
+    """Index of the last op that is not a getitem (a delegate's getitems follow it)."""
+    k = len(ops) - 1
+    while k > 0 and ops[k].kind == "getitem":
+        k -= 1
+    return k
 
 
 def _first_mentions(plan: Plan, n: int) -> list[int | None]:
@@ -180,14 +220,14 @@ def _first_mentions(plan: Plan, n: int) -> list[int | None]:
     return first
 
 
-def _placeholder_born(plan: Plan, first: list[int | None], inputs: set[int], state: set[int]) -> set[int]:
+def _placeholder_born(plan: Plan, first: list[int | None], inputs: set[int], state: set[int], creates) -> set[int]:
     """Values the emitter makes for placeholders, before any instruction: the prefix of the value table
     below the first value an instruction creates (inputs, parameters, constants, mutable buffers)."""
     values = plan.values
     n = len(values)
     start = n
     for v in range(n):
-        if first[v] is None or v in inputs or v in state:
+        if first[v] is None or v in inputs or v in state or not creates(v, first[v]):
             continue
         val = values[v]
         if isinstance(val, Tensor) and (val.storage == "constant" or val.name):
