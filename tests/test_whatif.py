@@ -168,6 +168,33 @@ def test_kernel_moves_become_one_region_per_connected_group():
     assert not [f for f in explorer.check(got) if f.code == "bad-reference"]
 
 
+def test_unconnected_moved_kernels_are_fused_when_no_cycle_results():
+    """CapabilityBasedPartitioner's horizontal fusion: two adds with no path between them become one region
+    with two outputs; an add that depends on one of them through a CPU kernel stays apart."""
+    b = PlanBuilder(arenas=[(1024, "cpu")])
+    x = b.tensor((8,), arena=1, offset=0)
+    y = b.tensor((8,), arena=1, offset=32)
+    a = b.tensor((8,), arena=1, offset=64)
+    b.kernel("aten::add.out", x, y, a, a)
+    r = b.tensor((8,), arena=1, offset=96)
+    b.kernel("aten::relu.out", x, r, r)
+    c = b.tensor((8,), arena=1, offset=128)
+    b.kernel("aten::add.out", r, y, c, c)
+    s = b.tensor((8,), arena=1, offset=160)
+    b.kernel("aten::sin.out", a, s, s)
+    d = b.tensor((8,), arena=1, offset=192)
+    b.kernel("aten::add.out", s, x, d, d)
+    m = b.tensor((8,), arena=1, offset=224)
+    b.kernel("aten::mul.out", a, c, m, m)
+    b.inputs(x, y)
+    b.outputs(m, d)
+    got = what_if(roundtrip(b.program()), ["op:aten::add=cuda:0"])
+    plan = got.plans[0]
+    regions = [o for o in got.prediction.origins["forward"] if len(o) > 1 or
+               (o and plan.instructions[got.prediction.origins["forward"].index(o)].kind == "DelegateCall")]
+    assert sorted(regions) == [(0,), (2, 4)]
+
+
 def test_selectors():
     p = _two_delegates(backend="Demo")
     plan = p.plans[0]
