@@ -165,3 +165,20 @@ def test_the_unplanned_device_tensor_is_the_skip_d2h_quirk():
     """Only where skip_d2h + alloc_graph_output=False meet a delegate output both returned and read on the host."""
     with_quirk = {e["file"] for e in FILES if any(s["unplanned_device"] for s in e["methods"].values())}
     assert with_quirk == {"multi_out_cuda0_skip_d2h.pte", "multi_out_cuda0_skip_both.pte"}
+
+
+def test_readme_names_every_file():
+    text = (WHATIF / "README.md").read_text()
+    for e in FILES:
+        assert f"`{e['file']}`" in text
+
+
+@pytest.mark.interop
+def test_fixtures_are_what_the_script_makes():
+    """scripts/make_whatif_fixtures.py --check: executorch 1.5.1 re-exports every file byte for byte (~1 min)."""
+    import subprocess
+    import sys
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, str(root / "scripts" / "make_whatif_fixtures.py"), "--check"],
+                          capture_output=True, text=True, cwd=root)
+    assert done.returncode == 0, done.stdout + done.stderr
