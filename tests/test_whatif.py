@@ -340,3 +340,18 @@ def test_every_real_plan_re_derived_unchanged_gives_the_file_back():
                 assert list(origins) == [() if is_copy(i) else (i.index,) for i in plan.instructions] \
                     or not plan.instructions
     assert exact >= 61 and refused == 2
+
+
+def test_group_selector_takes_a_module_and_everything_below_it():
+    from analysis_helpers import FIXTURES
+
+    base = FIXTURES / "etrecord"
+    program = explorer.load(base / "net.pte", etrecord=base / "net.etrecord")
+    plan = program.plans[0]
+    assert select(plan, "group:layers.1", program).kernels == (3, 4, 5)
+    assert select(plan, "group:layers.1.act", program).kernels == (5,)
+    assert not select(plan, "group:layers.9", program)
+    got = what_if(program, ["group:layers.1=cuda:0"])
+    assert got.prediction.origins["forward"].count((3, 4, 5)) == 1
+    with pytest.raises(MoveError, match="'group:nowhere'"):
+        what_if(program, ["group:nowhere=cuda:0"])

@@ -80,11 +80,12 @@ def parse_moves(moves: MovesLike) -> tuple[tuple[str, Device], ...]:
     return tuple(out)
 
 
-def select(plan: Plan, selector: str) -> Selection:
+def select(plan: Plan, selector: str, program: Program | None = None) -> Selection:
     """The delegates and host kernels ``selector`` names in ``plan`` (empty when it names nothing here).
 
     Raises :class:`MoveError` for a selector that is malformed or names something that cannot move
-    (a copy, a jump)."""
+    (a copy, a jump). ``program``: the plan's program, so ``group:`` sees the model's modules when an
+    ETRecord is joined to it (the groups the overview draws)."""
     kind, sep, arg = selector.partition(":")
     instructions = list(plan.instructions)
     if selector.startswith("@"):
@@ -132,25 +133,32 @@ def select(plan: Plan, selector: str) -> Selection:
                 hits.append(ins.index)
         return Selection(kernels=tuple(hits))
     if kind == "group":
-        return _group(plan, selector, arg.strip())
+        return _group(plan, selector, arg.strip(), program)
     raise MoveError(f"selector {selector!r}: unknown kind {kind!r} (expected delegate, op, group or @N)")
 
 
-def _group(plan: Plan, selector: str, path: str) -> Selection:
+def _group(plan: Plan, selector: str, path: str, program: Program | None) -> Selection:
+    """The kernels and delegates of a group: with an ETRecord joined, every instruction that ran in module
+    ``path`` or below it (``layers.1`` takes ``layers.1.lin`` and ``layers.1.act``), as the overview groups
+    by modules; without one, the instructions of the first group of the overview's tree labelled ``path``."""
+    from .context import module_scopes
     from .facts import Facts
     from .graph import edges
     from .groups import Groups
 
-    f = Facts(plan)
-    groups = Groups(plan, f, edges(plan, f))
-    groups.build_all()
-    found = [g for g in groups.groups if g is not None and g.label == path and g.id != 0]
-    if not found:
-        return Selection()
-    g = found[0]
     instructions = list(plan.instructions)
+    modules = module_scopes(program, plan) if program is not None else None
+    if modules is not None:
+        paths = modules[0]
+        picked = [k for k, p in enumerate(paths) if p and (p == path or p.startswith(path + "."))]
+    else:
+        f = Facts(plan)
+        groups = Groups(plan, f, edges(plan, f))
+        groups.build_all()
+        found = next((g for g in groups.groups if g is not None and g.label == path and g.id != 0), None)
+        picked = list(range(found.start, found.stop)) if found is not None else []
     delegates, kernels = [], []
-    for k in range(g.start, g.stop):
+    for k in picked:
         ins = instructions[k]
         if ins.kind == "DelegateCall" and ins.delegate_index is not None:
             delegates.append(ins.delegate_index)
@@ -183,7 +191,7 @@ def what_if(program: Program, moves: MovesLike, *, skip_h2d_inputs: bool | None 
     for selector, device in parsed:
         hit = False
         for plan in plans:
-            sel = select(plan, selector)
+            sel = select(plan, selector, program)
             if sel:
                 hit = True
                 chosen[plan.name].append((sel, device))
