@@ -355,3 +355,25 @@ def test_group_selector_takes_a_module_and_everything_below_it():
     assert got.prediction.origins["forward"].count((3, 4, 5)) == 1
     with pytest.raises(MoveError, match="'group:nowhere'"):
         what_if(program, ["group:nowhere=cuda:0"])
+
+
+def test_cli_profile_estimate_and_report(tmp_path):
+    from analysis_helpers import FIXTURES
+
+    out = io.StringIO()
+    status = main(["whatif", str(FIXTURES / "mlp.pte"), "--move", "op:aten::addmm=cuda:0", "--profile",
+                   str(FIXTURES / "etdump" / "mlp.etdp"), "--speedup", "cuda:0=8", "--bandwidth", "h2d=6GB/s"], stdout=out)
+    text = out.getvalue()
+    assert status == 0 and "time ESTIMATE for plan 'forward'" in text
+    assert "h2d 6 GB/s" in text and "d2h 12 GB/s" in text and "cuda:0=8" in text
+    out = io.StringIO()
+    assert main(["whatif", str(FIXTURES / "mlp.pte"), "--move", "op:aten::addmm=cuda:0", "--json", "--profile",
+                 str(FIXTURES / "etdump" / "mlp.etdp")], stdout=out) == 0
+    est = json.loads(out.getvalue())["estimate"][0]
+    assert est["estimate"] is True and est["speedups"] == {} and est["assumptions"]
+    report = tmp_path / "r.html"
+    assert main(["whatif", str(FIXTURES / "mlp.pte"), "--move", "op:aten::addmm=cuda:0", "-o", str(report)],
+                stdout=io.StringIO()) == 0
+    assert report.stat().st_size > 10_000
+    assert main(["whatif", str(FIXTURES / "mlp.pte"), "--move", "op:aten::addmm=cuda:0", "--profile",
+                 str(FIXTURES / "etdump" / "mlp.etdp"), "--bandwidth", "h2d=fast"], stdout=io.StringIO()) == 2
