@@ -213,7 +213,9 @@ def what_if(program: Program, moves: MovesLike, *, skip_h2d_inputs: bool | None 
                             skip_d2h_outputs=skip_d2h_outputs, method=method,
                             alloc_graph_input=alloc_graph_input, alloc_graph_output=alloc_graph_output,
                             original=program.source, origins=origins)
-    return replace(program, plans=tuple(new_plans), prediction=prediction)
+    # shown wherever the program is named (diff headers, report titles, the widget): "model.pte (what-if)"
+    label = f"{program.source} (what-if)" if program.source else "(what-if)"
+    return replace(program, plans=tuple(new_plans), prediction=prediction, source=label)
 
 
 def _predict_plan(plan: Plan, picks: list[tuple[Selection, Device]], skip_h2d: bool | None,
