@@ -106,3 +106,15 @@ def test_nothing_moved_or_moved_where_it_is_gives_an_empty_diff(model):
         for plan in diff(original, got).plans:
             assert plan.values == () and all(c.status == "same" for c in plan.copies)
             assert all(a.status == "same" for a in plan.arenas)
+
+
+def test_method_limits_the_prediction_to_one_plan():
+    original = _load("two_methods", "cpu_only")
+    got = what_if(original, ["delegate:*=cuda:0"], method="encode")
+    export = _load("two_methods", "cuda0")
+    _same(type(got)(**{**got.__dict__, "plans": (got.plan("encode"),)}),
+          type(export)(**{**export.__dict__, "plans": (export.plan("encode"),)}))
+    assert got.plan("forward") is original.plan("forward")
+    assert set(got.prediction.origins) == {"encode"}
+    with pytest.raises(KeyError, match="no plan named 'decode'"):
+        what_if(original, ["delegate:*=cuda:0"], method="decode")
