@@ -90,14 +90,17 @@ def test_same_device_round_trip_is_elided_and_cross_device_is_not():
 
 def test_move_and_reverse_give_back_the_placement():
     p = _two_delegates()
-    replanned = what_if(p, ["delegate:*=cpu"])  # same device: re-derived with executorch's planner
+    assert what_if(p, ["delegate:*=cpu"]).plans[0] is p.plans[0]  # already there: the program itself
     there = what_if(p, ["delegate:*=cuda:0"])
     back = what_if(there, ["delegate:*=cpu"])
-    assert _placement(back.plans[0]) == _placement(replanned.plans[0])
+    # the synthetic original was not planned by executorch's greedy planner, so offsets may differ; every
+    # device, arena and instruction is back
+    strip = lambda plan: ([(v.index, str(v.device), v.memory_id, v.sizes) for v in plan.tensors],  # noqa: E731
+                          [(i.label, i.args) for i in plan.instructions], [str(b.device) for b in plan.buffers])
+    assert strip(back.plans[0]) == strip(p.plans[0])
     again = what_if(back, ["delegate:*=cuda:0"])
     assert _placement(again.plans[0]) == _placement(there.plans[0])
-    # and the cuda:0 program moved to cuda:0 is itself
-    assert _placement(what_if(there, ["delegate:*=cuda:0"]).plans[0]) == _placement(there.plans[0])
+    assert _placement(what_if(again, ["delegate:*=cpu"]).plans[0]) == _placement(back.plans[0])
 
 
 def test_no_moves_and_same_device_give_an_empty_diff():
@@ -325,7 +328,7 @@ def test_every_real_plan_re_derived_unchanged_gives_the_file_back():
         program = explorer.load(path)
         for plan in program.plans:
             try:
-                got, origins = _predict_plan(plan, [], None, None)
+                got, origins = _predict_plan(plan, [], None, None, rederive=True)
             except MoveError as exc:
                 assert "control flow" in str(exc), path.name
                 refused += 1

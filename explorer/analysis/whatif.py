@@ -219,8 +219,10 @@ def what_if(program: Program, moves: MovesLike, *, skip_h2d_inputs: bool | None 
 
 
 def _predict_plan(plan: Plan, picks: list[tuple[Selection, Device]], skip_h2d: bool | None,
-                  skip_d2h: bool | None, alloc_in: bool | None = None,
-                  alloc_out: bool | None = None) -> tuple[Plan, tuple[tuple[int, ...], ...]]:
+                  skip_d2h: bool | None, alloc_in: bool | None = None, alloc_out: bool | None = None,
+                  *, rederive: bool = False) -> tuple[Plan, tuple[tuple[int, ...], ...]]:
+    """One plan's prediction and its instructions' origins. ``rederive``: run the emulation even when
+    nothing changes (tests use it to check the emulation gives each real plan back)."""
     unsupported = {i.kind for i in plan.instructions} - {"KernelCall", "DelegateCall"}
     if unsupported or len(plan.chains) > 1:
         what = ", ".join(sorted(str(k) for k in unsupported)) or f"{len(plan.chains)} chains"
@@ -229,15 +231,16 @@ def _predict_plan(plan: Plan, picks: list[tuple[Selection, Device]], skip_h2d: b
     if not plan.instructions:  # a constant getter: nothing runs, nothing is planned or placed
         return plan, ()
     g = neutralize(plan)
+    seen = (g.skip_inputs_seen, any(isinstance(t := plan.values[o], Tensor) and not t.device.is_cpu
+                                    for o in plan.outputs if 0 <= o < len(plan.values)),
+            g.alloc_inputs, g.alloc_outputs)
     if alloc_in is not None:
         g.alloc_inputs = alloc_in
     if alloc_out is not None:
         g.alloc_outputs = alloc_out
-    if skip_h2d is None:
-        skip_h2d = g.skip_inputs_seen
-    if skip_d2h is None:
-        skip_d2h = any(isinstance(t := plan.values[o], Tensor) and not t.device.is_cpu
-                       for o in plan.outputs if 0 <= o < len(plan.values))
+    skip_h2d = seen[0] if skip_h2d is None else skip_h2d
+    skip_d2h = seen[1] if skip_d2h is None else skip_d2h
+    same_flags = (skip_h2d, skip_d2h, g.alloc_inputs, g.alloc_outputs) == seen
     targets: dict[int, Device] = {}
     kernels: dict[int, Device] = {}
     for sel, device in picks:
@@ -258,6 +261,10 @@ def _predict_plan(plan: Plan, picks: list[tuple[Selection, Device]], skip_h2d: b
         op.delegate = retargeted[index]
         op.device = None if device.is_cpu else device
     moved = {k: d for k, d in kernels.items() if not d.is_cpu}
+    current = {d.index: d.target_device for d in plan.delegates}
+    if not rederive and same_flags and not moved and all((None if dev.is_cpu else dev) == current.get(k) for k, dev in targets.items()):
+        # nothing changes: executorch would export this very program again (whatever planner made it)
+        return plan, tuple(() if is_copy(i) else (i.index,) for i in plan.instructions)
     if moved:
         from .whatif_regions import make_regions
         make_regions(g, moved)

@@ -269,6 +269,8 @@ def _collect(g: Neutral, order: list[int], life: dict[int, list[int]], stale_out
             nbytes = t.nbytes
         else:
             src = values[g.extra[v].source]
+            if src.shape_dynamism == "dynamic_unbound":  # the copy's spec is a clone: not planned either
+                continue
             nbytes = src.nbytes or 0
         if not g.alloc_outputs and v in stale:
             continue
