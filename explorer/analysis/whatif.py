@@ -262,7 +262,8 @@ def _predict_plan(plan: Plan, picks: list[tuple[Selection, Device]], skip_h2d: b
         op.device = None if device.is_cpu else device
     moved = {k: d for k, d in kernels.items() if not d.is_cpu}
     current = {d.index: d.target_device for d in plan.delegates}
-    if not rederive and same_flags and not moved and all((None if dev.is_cpu else dev) == current.get(k) for k, dev in targets.items()):
+    unchanged = all((None if dev.is_cpu else dev) == current.get(k) for k, dev in targets.items())
+    if not rederive and same_flags and not moved and unchanged:
         # nothing changes: executorch would export this very program again (whatever planner made it)
         return plan, tuple(() if is_copy(i) else (i.index,) for i in plan.instructions)
     if moved:

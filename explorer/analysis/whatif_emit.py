@@ -32,8 +32,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..model import CPU, BufferDevice, Chain, CompileSpec, Delegate, Device, Instruction, Operator, Plan, Tensor, Value
-from .whatif_graph import CopyValue, Neutral, Op
+from ..model import CPU, BufferDevice, Chain, Delegate, Device, Instruction, Operator, Plan, Tensor, Value
+from .whatif_graph import Neutral, Op
 from .whatif_greedy import Spec, plan_all
 
 __all__ = ["emit"]
@@ -142,7 +142,8 @@ def emit(g: Neutral, stale_outputs: list[int]) -> tuple[Plan, tuple[tuple[int, .
     outputs = tuple(new_index[v] for v in g.outputs)
     buffer_devices = ()
     if any(dt != 0 for dt, _ in devices):
-        buffer_devices = tuple(BufferDevice(i, Device(dt, di)) for i, (dt, di) in enumerate(devices) if (dt, di) != (0, 0))
+        buffer_devices = tuple(BufferDevice(i, Device(dt, di)) for i, (dt, di) in enumerate(devices)
+                               if (dt, di) != (0, 0))
     return Plan(name=plan.name, values=tuple(out_values), inputs=inputs, outputs=outputs,
                 chains=(Chain(0, inputs, outputs, 0, len(instructions)),), instructions=tuple(instructions),
                 operators=tuple(operators), delegates=tuple(delegates), buffer_sizes=tuple(sizes),
