@@ -118,3 +118,20 @@ def test_method_limits_the_prediction_to_one_plan():
     assert set(got.prediction.origins) == {"encode"}
     with pytest.raises(KeyError, match="no plan named 'decode'"):
         what_if(original, ["delegate:*=cuda:0"], method="decode")
+
+
+def test_cli_flags_reach_the_prediction():
+    import io
+
+    from explorer.cli import main
+
+    out = io.StringIO()
+    path = HERE / ENTRIES[("multi_out", "cuda0_skip_both")]["file"]
+    assert main(["whatif", str(path), "--move", "delegate:*=cpu", "--no-skip-h2d-inputs", "--no-skip-d2h-outputs",
+                 "--alloc-graph-input", "--alloc-graph-output", "--json"], stdout=out) == 0
+    doc = json.loads(out.getvalue())
+    export = _load("multi_out", "cpu_only").plans[0]
+    plan = doc["plans"][0]
+    assert [b["size"] for b in plan["buffers"]] == [b.size for b in export.buffers]
+    assert [v.get("memory_id") for v in plan["values"]] == [getattr(v, "memory_id", None) for v in export.values]
+    assert "alloc_graph_input=True" in doc["prediction"]["text"]
