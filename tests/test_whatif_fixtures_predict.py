@@ -116,6 +116,8 @@ def test_method_limits_the_prediction_to_one_plan():
           type(export)(**{**export.__dict__, "plans": (export.plan("encode"),)}))
     assert got.plan("forward") is original.plan("forward")
     assert set(got.prediction.origins) == {"encode"}
+    flagged = what_if(original, ["delegate:*=cuda:0"], method="encode", skip_d2h_outputs=True)
+    assert flagged.plan("forward") is original.plan("forward")
     with pytest.raises(KeyError, match="no plan named 'decode'"):
         what_if(original, ["delegate:*=cuda:0"], method="decode")
 

@@ -203,8 +203,8 @@ def what_if(program: Program, moves: MovesLike, *, skip_h2d_inputs: bool | None 
     for plan in program.plans:
         picks = chosen.get(plan.name)
         flags = (skip_h2d_inputs, skip_d2h_outputs, alloc_graph_input, alloc_graph_output)
-        if not picks and not any(f is not None for f in flags):
-            new_plans.append(plan)
+        if plan.name not in chosen or (not picks and not any(f is not None for f in flags)):
+            new_plans.append(plan)  # another method than the one asked for, or nothing asked of this one
             continue
         predicted, origins[plan.name] = _predict_plan(plan, picks or [], skip_h2d_inputs, skip_d2h_outputs,
                                                       alloc_graph_input, alloc_graph_output)
