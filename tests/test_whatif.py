@@ -206,6 +206,8 @@ def test_selectors():
     assert select(plan, "delegate:0").delegates == (0,) and not select(plan, "delegate:5")
     assert select(plan, "op:aten::relu").kernels == (1,)
     assert select(plan, "op:aten::relu.out").kernels == (1,) and not select(plan, "op:aten::relu.default")
+    assert select(plan, "op:relu").kernels == (1,) and select(plan, "op:relu.out").kernels == (1,)
+    assert not select(plan, "op:elu") and not select(plan, "op:other::relu")
     assert select(plan, "@1").kernels == (1,) and select(plan, "@2").delegates == (0,)
     for bad, words in (("@99", "has 3 instructions"), ("bogus", "expected delegate"),
                        ("kind:x", "unknown kind"), ("@x", "instruction index")):

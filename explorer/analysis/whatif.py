@@ -16,7 +16,7 @@ How (docs/whatif.md has the whole story and the upstream references):
    lifetimes (:mod:`.whatif_emit`, :mod:`.whatif_greedy`).
 
 Selectors (:func:`select`): ``delegate:*``, ``delegate:N``, ``delegate:BACKEND``, ``op:NAME`` (overload
-optional), ``@N`` (instruction N of the original), ``group:PATH`` (a group of the graph overview,
+and namespace optional), ``@N`` (instruction N of the original), ``group:PATH`` (a group of the graph overview,
 :mod:`.groups`). A move that cannot be honoured raises :class:`MoveError` naming the selector; a
 placement executorch would refuse to export raises :class:`~.whatif_graph.Refusal` with executorch's reason.
 """
@@ -126,7 +126,8 @@ def select(plan: Plan, selector: str, program: Program | None = None) -> Selecti
             if ins.kind != "KernelCall" or ins.op is None:
                 continue
             base = ins.op.split(".", 1)[0]
-            if ins.op == name or base == name:
+            short = ins.op.split("::", 1)[-1]  # op:add.out / op:add: any namespace
+            if ins.op == name or base == name or ("::" not in name and (short == name or short.split(".")[0] == name)):
                 if is_copy(ins):
                     raise MoveError(f"selector {selector!r}: {ins.op} is a device copy; executorch places copies "
                                     f"itself, move what they feed instead")
