@@ -382,3 +382,26 @@ def test_cli_profile_estimate_and_report(tmp_path):
     assert report.stat().st_size > 10_000
     assert main(["whatif", str(FIXTURES / "mlp.pte"), "--move", "op:aten::addmm=cuda:0", "--profile",
                  str(FIXTURES / "etdump" / "mlp.etdp"), "--bandwidth", "h2d=fast"], stdout=io.StringIO()) == 2
+
+
+def test_damaged_plans_get_a_clear_error_never_a_traceback():
+    import random
+    from dataclasses import replace
+
+    p = _two_delegates()
+    plan = p.plans[0]
+    ins = list(plan.instructions)
+    dangling = replace(p, plans=(replace(plan, instructions=(replace(ins[0], args=(0, 1, 99)),) + tuple(ins[1:])),))
+    with pytest.raises(MoveError, match="names value 99, which does not exist"):
+        what_if(dangling, ["delegate:*=cuda:0"])
+    no_op = replace(p, plans=(replace(plan, instructions=(ins[0], replace(ins[1], op_index=7), ins[2])),))
+    with pytest.raises(MoveError, match="calls operator 7"):
+        what_if(no_op, ["delegate:*=cuda:0"])
+    rng = random.Random(3)
+    for _ in range(200):  # well-formed references, nonsense dataflow: a MoveError or a prediction
+        shuffled = [replace(i, args=tuple(rng.sample(i.args, len(i.args)))) for i in ins]
+        q = replace(p, plans=(replace(plan, instructions=tuple(shuffled)),))
+        try:
+            what_if(q, ["delegate:*=cuda:0"])
+        except (MoveError, Refusal):
+            pass

@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Iterable, Mapping, Union
 
-from ..model import CompileSpec, Delegate, Device, Plan, Prediction, Program, Tensor
+from ..model import CompileSpec, Delegate, Device, Plan, Prediction, Program, Tensor, Value
 from .graph import is_copy
 from .whatif_emit import emit
 from .whatif_graph import Refusal, neutralize, propagate
@@ -207,8 +207,16 @@ def what_if(program: Program, moves: MovesLike, *, skip_h2d_inputs: bool | None 
         if plan.name not in chosen or (not picks and not any(f is not None for f in flags)):
             new_plans.append(plan)  # another method than the one asked for, or nothing asked of this one
             continue
-        predicted, origins[plan.name] = _predict_plan(plan, picks or [], skip_h2d_inputs, skip_d2h_outputs,
-                                                      alloc_graph_input, alloc_graph_output)
+        try:
+            predicted, origins[plan.name] = _predict_plan(plan, picks or [], skip_h2d_inputs, skip_d2h_outputs,
+                                                          alloc_graph_input, alloc_graph_output)
+        except (MoveError, Refusal):
+            raise
+        except (KeyError, IndexError, ValueError, TypeError, StopIteration) as exc:
+            # references all resolve (checked first) but the dataflow is not one executorch emits (a value
+            # used before anything makes it, a delegate output read before the call...): say so, no traceback
+            raise MoveError(f"plan {plan.name!r} cannot be predicted: its dataflow is not one executorch emits "
+                            f"({type(exc).__name__}: {exc}); `device-explorer check` shows what is wrong") from None
         new_plans.append(predicted)
     prediction = Prediction(moves=tuple((s, str(d)) for s, d in parsed), skip_h2d_inputs=skip_h2d_inputs,
                             skip_d2h_outputs=skip_d2h_outputs, method=method,
@@ -231,6 +239,7 @@ def _predict_plan(plan: Plan, picks: list[tuple[Selection, Device]], skip_h2d: b
                         f"one chain); this one has {what} (control flow is not emulated)")
     if not plan.instructions:  # a constant getter: nothing runs, nothing is planned or placed
         return plan, ()
+    _require_well_formed(plan)
     g = neutralize(plan)
     seen = (g.skip_inputs_seen, any(isinstance(t := plan.values[o], Tensor) and not t.device.is_cpu
                                     for o in plan.outputs if 0 <= o < len(plan.values)),
@@ -274,6 +283,32 @@ def _predict_plan(plan: Plan, picks: list[tuple[Selection, Device]], skip_h2d: b
     propagate(g, bool(skip_h2d), bool(skip_d2h))
     _refuse_constant_copies(g)
     return emit(g, stale)
+
+
+def _require_well_formed(plan: Plan) -> None:
+    """A prediction re-emits the plan, so every reference in it must point somewhere (``check`` reports
+    the ones that don't as ``bad-reference``); say which one doesn't instead of guessing."""
+    n = len(plan.values)
+
+    def refuse(what: str) -> None:
+        raise MoveError(f"plan {plan.name!r} cannot be predicted: {what} (see `device-explorer check`)")
+
+    for ins in plan.instructions:
+        for v in ins.values:
+            if not 0 <= v < n:
+                refuse(f"instruction {ins.index} names value {v}, which does not exist")
+        if ins.kind == "KernelCall" and (ins.op_index is None or not 0 <= ins.op_index < len(plan.operators)):
+            refuse(f"instruction {ins.index} calls operator {ins.op_index}, which does not exist")
+        if ins.kind == "DelegateCall" and (ins.delegate_index is None
+                                           or not 0 <= ins.delegate_index < len(plan.delegates)):
+            refuse(f"instruction {ins.index} calls delegate {ins.delegate_index}, which does not exist")
+    for v in (*plan.inputs, *plan.outputs):
+        if not 0 <= v < n:
+            refuse(f"the plan's inputs or outputs name value {v}, which does not exist")
+    for val in plan.values:
+        if isinstance(val, Value) and val.type in ("TensorList", "OptionalTensorList", "IntList") \
+                and isinstance(val.value, tuple) and any(isinstance(x, int) and x >= n for x in val.value):
+            refuse(f"list value {val.index} holds an index past the value table")
 
 
 def _retarget(d: Delegate, device: Device) -> Delegate:

@@ -126,11 +126,13 @@ def _partitions(g: Neutral, chosen: set[int]) -> list[list[int]]:
 
     count = len(g.ops)
     producer: dict[int, int] = {}
+    born = set(g.placeholders)  # placeholders' values (a mutable buffer written back at the end included)
     for k, op in enumerate(g.ops):
         if op.kind == "delegate":
             continue  # its getitems produce its outputs
         for w in op.writes:
-            producer.setdefault(w, k)
+            if w not in born:
+                producer.setdefault(w, k)
     users: list[list[int]] = [[] for _ in range(count + 1)]
     for k, op in enumerate(g.ops):
         if op.kind == "getitem":
@@ -139,7 +141,7 @@ def _partitions(g: Neutral, chosen: set[int]) -> list[list[int]]:
             continue
         for v in dict.fromkeys(op.reads):
             p = producer.get(v)
-            if p is not None and p != k and k not in users[p]:
+            if p is not None and p < k and k not in users[p]:
                 users[p].append(k)
     for v in g.outputs:
         p = producer.get(v)
