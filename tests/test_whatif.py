@@ -405,3 +405,15 @@ def test_damaged_plans_get_a_clear_error_never_a_traceback():
             what_if(q, ["delegate:*=cuda:0"])
         except (MoveError, Refusal):
             pass
+
+
+def test_moving_a_kernel_that_reads_a_mutable_buffer_written_back_later():
+    """partition_add.pte: sub reads buffer `steps`, which copy_ writes back at the end; the write-back is no
+    producer of what sub reads (the placeholder is), so no cycle."""
+    from analysis_helpers import FIXTURES
+
+    program = explorer.load(FIXTURES / "diff" / "partition_add.pte")
+    sub = next(i.index for i in program.plans[0].instructions if i.op == "aten::sub.out")
+    got = what_if(program, [f"@{sub}=cuda:0"])
+    labels = [i.label for i in got.plans[0].instructions]
+    assert labels.count("PredictedDelegate") == 1 and "aten::sub.out" not in labels
