@@ -137,3 +137,8 @@ def test_cli_flags_reach_the_prediction():
     assert [b["size"] for b in plan["buffers"]] == [b.size for b in export.buffers]
     assert [v.get("memory_id") for v in plan["values"]] == [getattr(v, "memory_id", None) for v in export.values]
     assert "alloc_graph_input=True" in doc["prediction"]["text"]
+
+
+def test_what_if_takes_a_path_too():
+    path = HERE / ENTRIES[("residual", "cpu_only")]["file"]
+    _same(explorer.what_if(str(path), ["delegate:*=cuda:0"]), _load("residual", "cuda0"))

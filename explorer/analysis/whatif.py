@@ -168,7 +168,7 @@ def _group(plan: Plan, selector: str, path: str, program: Program | None) -> Sel
     return Selection(tuple(dict.fromkeys(delegates)), tuple(kernels))
 
 
-def what_if(program: Program, moves: MovesLike, *, skip_h2d_inputs: bool | None = None,
+def what_if(program: "Program | str | bytes", moves: MovesLike, *, skip_h2d_inputs: bool | None = None,
             skip_d2h_outputs: bool | None = None, method: str | None = None,
             alloc_graph_input: bool | None = None, alloc_graph_output: bool | None = None) -> Program:
     """The program executorch 1.5.1 would export with ``moves`` applied (module doc).
@@ -184,6 +184,12 @@ def what_if(program: Program, moves: MovesLike, *, skip_h2d_inputs: bool | None 
     Raises :class:`MoveError` (a move that cannot be honoured, naming its selector) or :class:`Refusal`
     (executorch would refuse to export this placement; the message is its reason).
     """
+    if not isinstance(program, Program):  # a path, bytes or file object, as explorer.diff takes them
+        from ..format.reader import load
+
+        program = load(program)
+        if not isinstance(program, Program):
+            raise MoveError("what_if needs a program; this is a data file (.ptd)")
     parsed = parse_moves(moves)
     if method is not None:
         program.plan(method)  # KeyError naming the plans when it doesn't exist
