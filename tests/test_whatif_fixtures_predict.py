@@ -106,3 +106,34 @@ def test_nothing_moved_or_moved_where_it_is_gives_an_empty_diff(model):
         for plan in diff(original, got).plans:
             assert plan.values == () and all(c.status == "same" for c in plan.copies)
             assert all(a.status == "same" for a in plan.arenas)
+
+
+def test_method_limits_the_prediction_to_one_plan():
+    original = _load("two_methods", "cpu_only")
+    got = what_if(original, ["delegate:*=cuda:0"], method="encode")
+    export = _load("two_methods", "cuda0")
+    _same(type(got)(**{**got.__dict__, "plans": (got.plan("encode"),)}),
+          type(export)(**{**export.__dict__, "plans": (export.plan("encode"),)}))
+    assert got.plan("forward") is original.plan("forward")
+    assert set(got.prediction.origins) == {"encode"}
+    flagged = what_if(original, ["delegate:*=cuda:0"], method="encode", skip_d2h_outputs=True)
+    assert flagged.plan("forward") is original.plan("forward")
+    with pytest.raises(KeyError, match="no plan named 'decode'"):
+        what_if(original, ["delegate:*=cuda:0"], method="decode")
+
+
+def test_cli_flags_reach_the_prediction():
+    import io
+
+    from explorer.cli import main
+
+    out = io.StringIO()
+    path = HERE / ENTRIES[("multi_out", "cuda0_skip_both")]["file"]
+    assert main(["whatif", str(path), "--move", "delegate:*=cpu", "--no-skip-h2d-inputs", "--no-skip-d2h-outputs",
+                 "--alloc-graph-input", "--alloc-graph-output", "--json"], stdout=out) == 0
+    doc = json.loads(out.getvalue())
+    export = _load("multi_out", "cpu_only").plans[0]
+    plan = doc["plans"][0]
+    assert [b["size"] for b in plan["buffers"]] == [b.size for b in export.buffers]
+    assert [v.get("memory_id") for v in plan["values"]] == [getattr(v, "memory_id", None) for v in export.values]
+    assert "alloc_graph_input=True" in doc["prediction"]["text"]

@@ -56,7 +56,14 @@ def _models():
         def forward(self, x, y):
             return torch.relu(x + self.w) + self.b + y
 
-    return {"residual": Residual, "many": Many, "single": Single, "weights": Weights}
+    class Horizontal(torch.nn.Module):  # two adds with no path between them: the partitioner fuses them
+        def forward(self, x, y):
+            a = x + y
+            b = torch.relu(x) + y
+            c = torch.sin(a) + x
+            return a * b, c
+
+    return {"residual": Residual, "many": Many, "single": Single, "weights": Weights, "horizontal": Horizontal}
 
 
 def _export(name: str, partitioner: str | None, *, skip: bool = False, alloc: bool = True) -> bytes:
@@ -125,7 +132,7 @@ def test_cpu_only_to_cuda0_equals_the_cuda0_export_and_back(name):
     _same(what_if(_load(name, "cuda:1"), ["delegate:BackendWithCompilerDemo=cuda:0"]), cuda0)
 
 
-@pytest.mark.parametrize("name", ["residual", "many", "single"])
+@pytest.mark.parametrize("name", ["residual", "many", "single", "horizontal"])
 def test_moving_the_adds_of_a_portable_export(name):
     _same(what_if(_load(name, None), ["op:aten::add=cuda:0"]), _load(name, "cuda:0"), ids=False)
     # nothing moved, or moved where it is: the program itself

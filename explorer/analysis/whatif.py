@@ -80,11 +80,12 @@ def parse_moves(moves: MovesLike) -> tuple[tuple[str, Device], ...]:
     return tuple(out)
 
 
-def select(plan: Plan, selector: str) -> Selection:
+def select(plan: Plan, selector: str, program: Program | None = None) -> Selection:
     """The delegates and host kernels ``selector`` names in ``plan`` (empty when it names nothing here).
 
     Raises :class:`MoveError` for a selector that is malformed or names something that cannot move
-    (a copy, a jump)."""
+    (a copy, a jump). ``program``: the plan's program, so ``group:`` sees the model's modules when an
+    ETRecord is joined to it (the groups the overview draws)."""
     kind, sep, arg = selector.partition(":")
     instructions = list(plan.instructions)
     if selector.startswith("@"):
@@ -132,25 +133,32 @@ def select(plan: Plan, selector: str) -> Selection:
                 hits.append(ins.index)
         return Selection(kernels=tuple(hits))
     if kind == "group":
-        return _group(plan, selector, arg.strip())
+        return _group(plan, selector, arg.strip(), program)
     raise MoveError(f"selector {selector!r}: unknown kind {kind!r} (expected delegate, op, group or @N)")
 
 
-def _group(plan: Plan, selector: str, path: str) -> Selection:
+def _group(plan: Plan, selector: str, path: str, program: Program | None) -> Selection:
+    """The kernels and delegates of a group: with an ETRecord joined, every instruction that ran in module
+    ``path`` or below it (``layers.1`` takes ``layers.1.lin`` and ``layers.1.act``), as the overview groups
+    by modules; without one, the instructions of the first group of the overview's tree labelled ``path``."""
+    from .context import module_scopes
     from .facts import Facts
     from .graph import edges
     from .groups import Groups
 
-    f = Facts(plan)
-    groups = Groups(plan, f, edges(plan, f))
-    groups.build_all()
-    found = [g for g in groups.groups if g is not None and g.label == path and g.id != 0]
-    if not found:
-        return Selection()
-    g = found[0]
     instructions = list(plan.instructions)
+    modules = module_scopes(program, plan) if program is not None else None
+    if modules is not None:
+        paths = modules[0]
+        picked = [k for k, p in enumerate(paths) if p and (p == path or p.startswith(path + "."))]
+    else:
+        f = Facts(plan)
+        groups = Groups(plan, f, edges(plan, f))
+        groups.build_all()
+        found = next((g for g in groups.groups if g is not None and g.label == path and g.id != 0), None)
+        picked = list(range(found.start, found.stop)) if found is not None else []
     delegates, kernels = [], []
-    for k in range(g.start, g.stop):
+    for k in picked:
         ins = instructions[k]
         if ins.kind == "DelegateCall" and ins.delegate_index is not None:
             delegates.append(ins.delegate_index)
@@ -183,7 +191,7 @@ def what_if(program: Program, moves: MovesLike, *, skip_h2d_inputs: bool | None 
     for selector, device in parsed:
         hit = False
         for plan in plans:
-            sel = select(plan, selector)
+            sel = select(plan, selector, program)
             if sel:
                 hit = True
                 chosen[plan.name].append((sel, device))
@@ -195,8 +203,8 @@ def what_if(program: Program, moves: MovesLike, *, skip_h2d_inputs: bool | None 
     for plan in program.plans:
         picks = chosen.get(plan.name)
         flags = (skip_h2d_inputs, skip_d2h_outputs, alloc_graph_input, alloc_graph_output)
-        if not picks and not any(f is not None for f in flags):
-            new_plans.append(plan)
+        if plan.name not in chosen or (not picks and not any(f is not None for f in flags)):
+            new_plans.append(plan)  # another method than the one asked for, or nothing asked of this one
             continue
         predicted, origins[plan.name] = _predict_plan(plan, picks or [], skip_h2d_inputs, skip_d2h_outputs,
                                                       alloc_graph_input, alloc_graph_output)
@@ -205,12 +213,16 @@ def what_if(program: Program, moves: MovesLike, *, skip_h2d_inputs: bool | None 
                             skip_d2h_outputs=skip_d2h_outputs, method=method,
                             alloc_graph_input=alloc_graph_input, alloc_graph_output=alloc_graph_output,
                             original=program.source, origins=origins)
-    return replace(program, plans=tuple(new_plans), prediction=prediction)
+    # shown wherever the program is named (diff headers, report titles, the widget): "model.pte (what-if)"
+    label = f"{program.source} (what-if)" if program.source else "(what-if)"
+    return replace(program, plans=tuple(new_plans), prediction=prediction, source=label)
 
 
 def _predict_plan(plan: Plan, picks: list[tuple[Selection, Device]], skip_h2d: bool | None,
-                  skip_d2h: bool | None, alloc_in: bool | None = None,
-                  alloc_out: bool | None = None) -> tuple[Plan, tuple[tuple[int, ...], ...]]:
+                  skip_d2h: bool | None, alloc_in: bool | None = None, alloc_out: bool | None = None,
+                  *, rederive: bool = False) -> tuple[Plan, tuple[tuple[int, ...], ...]]:
+    """One plan's prediction and its instructions' origins. ``rederive``: run the emulation even when
+    nothing changes (tests use it to check the emulation gives each real plan back)."""
     unsupported = {i.kind for i in plan.instructions} - {"KernelCall", "DelegateCall"}
     if unsupported or len(plan.chains) > 1:
         what = ", ".join(sorted(str(k) for k in unsupported)) or f"{len(plan.chains)} chains"
@@ -219,15 +231,16 @@ def _predict_plan(plan: Plan, picks: list[tuple[Selection, Device]], skip_h2d: b
     if not plan.instructions:  # a constant getter: nothing runs, nothing is planned or placed
         return plan, ()
     g = neutralize(plan)
+    seen = (g.skip_inputs_seen, any(isinstance(t := plan.values[o], Tensor) and not t.device.is_cpu
+                                    for o in plan.outputs if 0 <= o < len(plan.values)),
+            g.alloc_inputs, g.alloc_outputs)
     if alloc_in is not None:
         g.alloc_inputs = alloc_in
     if alloc_out is not None:
         g.alloc_outputs = alloc_out
-    if skip_h2d is None:
-        skip_h2d = g.skip_inputs_seen
-    if skip_d2h is None:
-        skip_d2h = any(isinstance(t := plan.values[o], Tensor) and not t.device.is_cpu
-                       for o in plan.outputs if 0 <= o < len(plan.values))
+    skip_h2d = seen[0] if skip_h2d is None else skip_h2d
+    skip_d2h = seen[1] if skip_d2h is None else skip_d2h
+    same_flags = (skip_h2d, skip_d2h, g.alloc_inputs, g.alloc_outputs) == seen
     targets: dict[int, Device] = {}
     kernels: dict[int, Device] = {}
     for sel, device in picks:
@@ -248,6 +261,11 @@ def _predict_plan(plan: Plan, picks: list[tuple[Selection, Device]], skip_h2d: b
         op.delegate = retargeted[index]
         op.device = None if device.is_cpu else device
     moved = {k: d for k, d in kernels.items() if not d.is_cpu}
+    current = {d.index: d.target_device for d in plan.delegates}
+    unchanged = all((None if dev.is_cpu else dev) == current.get(k) for k, dev in targets.items())
+    if not rederive and same_flags and not moved and unchanged:
+        # nothing changes: executorch would export this very program again (whatever planner made it)
+        return plan, tuple(() if is_copy(i) else (i.index,) for i in plan.instructions)
     if moved:
         from .whatif_regions import make_regions
         make_regions(g, moved)

@@ -32,8 +32,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..model import CPU, BufferDevice, Chain, CompileSpec, Delegate, Device, Instruction, Operator, Plan, Tensor, Value
-from .whatif_graph import CopyValue, Neutral, Op
+from ..model import CPU, BufferDevice, Chain, Delegate, Device, Instruction, Operator, Plan, Tensor, Value
+from .whatif_graph import Neutral, Op
 from .whatif_greedy import Spec, plan_all
 
 __all__ = ["emit"]
@@ -54,7 +54,8 @@ def emit(g: Neutral, stale_outputs: list[int]) -> tuple[Plan, tuple[tuple[int, .
     life = _lifetimes(g, stale_outputs)
     specs = _collect(g, order, life, stale_outputs)
     padding = 64 if any(op.delegate is not None and op.delegate.id == "XnnpackBackend" for op in g.ops) else 0
-    sizes, devices = plan_all(list(specs.values()), extra_padding=padding)
+    end = max((span[1] for span in life.values()), default=0)
+    sizes, devices = plan_all(list(specs.values()) + _write_back_phantoms(g, end), extra_padding=padding)
     new_index = {v: k for k, v in enumerate(order)}
 
     def tensor_of(v: int) -> Tensor | None:
@@ -141,7 +142,8 @@ def emit(g: Neutral, stale_outputs: list[int]) -> tuple[Plan, tuple[tuple[int, .
     outputs = tuple(new_index[v] for v in g.outputs)
     buffer_devices = ()
     if any(dt != 0 for dt, _ in devices):
-        buffer_devices = tuple(BufferDevice(i, Device(dt, di)) for i, (dt, di) in enumerate(devices) if (dt, di) != (0, 0))
+        buffer_devices = tuple(BufferDevice(i, Device(dt, di)) for i, (dt, di) in enumerate(devices)
+                               if (dt, di) != (0, 0))
     return Plan(name=plan.name, values=tuple(out_values), inputs=inputs, outputs=outputs,
                 chains=(Chain(0, inputs, outputs, 0, len(instructions)),), instructions=tuple(instructions),
                 operators=tuple(operators), delegates=tuple(delegates), buffer_sizes=tuple(sizes),
@@ -220,6 +222,29 @@ def _lifetimes(g: Neutral, stale_outputs: list[int]) -> dict[int, list[int]]:
     return life
 
 
+def _write_back_phantoms(g: Neutral, end: int) -> list[Spec]:
+    """One planned spec per mutated buffer, alive only at the output node.
+
+    A mutated buffer is returned from the graph (``insert_write_back_for_buffers_pass``: the result of its
+    ``copy_(buffer, new_value)`` write-back, or of the in-place op that mutated it). The output node's spec
+    was taken while that result was still a spec of its own; ``_alias_inplace_result_specs`` later points
+    the op's node (not the output's stale spec) at the buffer. So the planner sees, at the output node, one
+    extra tensor of the buffer's size per mutated buffer that no value names, and it takes arena space
+    (checked on exports: the output node's spec holds one such tensor per buffer, lifetime [last, last])."""
+    out = []
+    seen: set[int] = set()
+    values = g.plan.values
+    for op in g.ops:
+        if op.kind != "kernel":
+            continue
+        for w in op.writes:
+            if w in g.state and w not in seen and isinstance(values[w], Tensor) and values[w].nbytes is not None:
+                seen.add(w)
+                t = values[w]
+                out.append(Spec(-1 - len(out), t.nbytes, end, end, (t.device.type, t.device.index)))
+    return out
+
+
 def _is_tensor(g: Neutral, v: int) -> bool:
     n = len(g.plan.values)
     return v >= n or isinstance(g.plan.values[v], Tensor)
@@ -245,6 +270,8 @@ def _collect(g: Neutral, order: list[int], life: dict[int, list[int]], stale_out
             nbytes = t.nbytes
         else:
             src = values[g.extra[v].source]
+            if src.shape_dynamism == "dynamic_unbound":  # the copy's spec is a clone: not planned either
+                continue
             nbytes = src.nbytes or 0
         if not g.alloc_outputs and v in stale:
             continue

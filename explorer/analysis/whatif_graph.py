@@ -29,7 +29,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..model import Delegate, Device, Plan, Tensor, Value
-from .graph import dataflow, is_copy
+from .facts import Facts
+from .graph import dataflow, edges, is_copy
 from .lifetimes import aliases, state_values
 
 __all__ = ["Op", "Neutral", "neutralize", "propagate", "Refusal", "CopyValue"]
@@ -86,7 +87,9 @@ def neutralize(plan: Plan) -> Neutral:
     """Take the copies out of ``plan`` and put every tensor back on the CPU (module doc)."""
     values = plan.values
     n = len(values)
-    flow = dataflow(plan)
+    facts = Facts(plan)
+    flow_edges = edges(plan, facts)
+    flow = dataflow(plan, flow_edges)
     instructions = list(plan.instructions)
     subst: dict[int, int] = {}
     for ins in instructions:
@@ -105,8 +108,8 @@ def neutralize(plan: Plan) -> Neutral:
 
     first = _first_mentions(plan, n)
     inputs = set(plan.inputs)
-    state = set(state_values(plan).tolist())
-    alias = aliases(plan)
+    alias = aliases(plan, facts, flow_edges)
+    state = set(state_values(plan, facts, flow_edges, alias).tolist())
     instructions_ = instructions
 
     def creates(v: int, f: int | None) -> bool:

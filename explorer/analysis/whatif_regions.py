@@ -2,10 +2,11 @@
 
 A partitioner built on ``generate_pattern_op_partitions``
 (``exir/backend/canonical_partitioners/pattern_op_partitioner.py``; ``DeviceAwarePartitioner`` of
-``exir/backend/test/device_util.py`` is one) tags the supported nodes; connected supported nodes form
-one partition, and ``to_backend`` turns each partition into one delegate call. We do the same with the
-moved kernels: kernels moved to the same device and connected by a tensor one writes and another reads
-form one region (maximal connected groups). Each region becomes one delegate call:
+``exir/backend/test/device_util.py`` is one) tags the supported nodes, and torch's
+``CapabilityBasedPartitioner`` groups them (:mod:`.whatif_partition`, emulated decision for decision:
+connected kernels, and unconnected ones too when that makes no cycle); ``to_backend`` turns each partition
+into one delegate call, in the partitioner's order. The moved kernels are the supported nodes (one
+partitioner run per target device, each on the original graph). Each partition becomes one delegate call:
 
 * its inputs are the tensors its kernels read that no kernel of the region writes, in first-use order
   (``fuse_as_graphmodule``); constants only the region reads go inside the delegate, as a device
@@ -21,12 +22,6 @@ form one region (maximal connected groups). Each region becomes one delegate cal
   topological sort (Kahn's algorithm with a FIFO queue, roots in graph order, users in the order they
   were added — the new call last among its inputs' users). That is why a delegated export runs its
   instructions in another order than the portable one (weight transposes first).
-
-Kernels are joined in run order, each to the regions of the moved kernels it reads from, unless that
-would make a region depend on itself through a kernel left on the CPU (the cycle check of
-``CapabilityBasedPartitioner.maybe_merge_partition``, ``torch/fx/passes/infra/partitioner.py``): then
-they stay separate regions. The partitioner also fuses *unconnected* supported nodes ("horizontal
-fusion") when no cycle results; we do not (docs/whatif.md, "Where a prediction can differ").
 """
 
 from __future__ import annotations
@@ -50,30 +45,11 @@ def make_regions(g: Neutral, moved: dict[int, Device]) -> None:
     by_orig = {op.orig: op for op in g.ops if op.kind == "kernel" and op.orig is not None}
     members = [by_orig[k] for k in sorted(moved) if k in by_orig]
     position = {id(op): k for k, op in enumerate(g.ops)}
-    region_of: dict[int, list[Op]] = {}
-    writer = {}
-    for op in g.ops:
-        for w in op.writes:
-            writer.setdefault(w, op)
-    regions_list: list[list[Op]] = []
-    for op in members:  # run order: join the regions of moved producers when no cycle results
-        mine = [op]
-        region_of[id(op)] = mine
-        regions_list.append(mine)
-        for v in op.reads:
-            src = writer.get(v)
-            if src is None or id(src) not in region_of or moved.get(src.orig) != moved[op.orig]:
-                continue
-            theirs = region_of[id(src)]
-            if theirs is mine or _would_cycle(g, theirs, mine, position):
-                continue
-            theirs.extend(mine)
-            theirs.sort(key=lambda o: position[id(o)])
-            for o in mine:
-                region_of[id(o)] = theirs
-            mine.clear()  # emptied: dropped below
-            mine = theirs
-    ordered = sorted((r for r in regions_list if r), key=lambda ops: position[id(ops[0])])
+    ordered: list[list[Op]] = []
+    for device in dict.fromkeys(moved[op.orig] for op in members):  # one partitioner run per device
+        chosen = {id(op) for op in members if moved[op.orig] == device}
+        for part in _partitions(g, chosen):
+            ordered.append([g.ops[k] for k in part])
     readers: dict[int, list[Op]] = {}
     for op in g.ops:
         for v in set(op.reads):
@@ -143,23 +119,34 @@ def _listed(g: Neutral) -> set[int]:
     return out
 
 
-def _would_cycle(g: Neutral, a: list[Op], b: list[Op], position: dict[int, int]) -> bool:
-    """Whether one region of ``a`` and ``b`` would depend on itself through an op outside both: a value
-    one writes reaches the other through an outside op (``maybe_merge_partition``'s cycle check)."""
-    inside = {id(op) for op in a} | {id(op) for op in b}
-    for src, dst in ((a, b), (b, a)):
-        reached = {w for op in src for w in op.writes}
-        start = min(position[id(op)] for op in src)
-        stop = max(position[id(op)] for op in dst)
-        derived: set[int] = set()
-        for op in g.ops[start:stop + 1]:
-            if id(op) in inside:
-                continue
-            if any(v in reached or v in derived for v in op.reads):
-                derived.update(op.writes)
-        if any(v in derived for op in dst for v in op.reads):
-            return True
-    return False
+def _partitions(g: Neutral, chosen: set[int]) -> list[list[int]]:
+    """The partitions ``generate_pattern_op_partitions`` makes of the ``chosen`` kernels, as op indices
+    (:mod:`.whatif_partition`); the output node is the graph's last node."""
+    from .whatif_partition import propose_partitions
+
+    count = len(g.ops)
+    producer: dict[int, int] = {}
+    for k, op in enumerate(g.ops):
+        if op.kind == "delegate":
+            continue  # its getitems produce its outputs
+        for w in op.writes:
+            producer.setdefault(w, k)
+    users: list[list[int]] = [[] for _ in range(count + 1)]
+    for k, op in enumerate(g.ops):
+        if op.kind == "getitem":
+            src = next(j for j in range(k - 1, -1, -1) if g.ops[j] is op.source)
+            users[src].append(k)
+            continue
+        for v in dict.fromkeys(op.reads):
+            p = producer.get(v)
+            if p is not None and p != k and k not in users[p]:
+                users[p].append(k)
+    for v in g.outputs:
+        p = producer.get(v)
+        if p is not None and count not in users[p]:
+            users[p].append(count)
+    supported = [id(op) in chosen for op in g.ops] + [False]
+    return propose_partitions(users, supported)
 
 
 def _legalize(g: Neutral, ops: list[Op], new_calls: list[Op]) -> list[Op]:

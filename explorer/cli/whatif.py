@@ -35,10 +35,10 @@ def register(sub) -> None:
     p.add_argument("file", help="path to a .pte program")
     p.add_argument("--move", action="append", default=[], metavar="SELECTOR=DEVICE",
                    help="delegate:*|delegate:N|delegate:BACKEND|op:NAME|@N|group:PATH = cpu|cuda:N (repeatable)")
-    p.add_argument("--skip-h2d-inputs", action="store_true", default=None,
-                   help="PropagateDeviceConfig(skip_h2d_for_method_inputs=True) (default: as the original)")
-    p.add_argument("--skip-d2h-outputs", action="store_true", default=None,
-                   help="PropagateDeviceConfig(skip_d2h_for_method_outputs=True) (default: as the original)")
+    p.add_argument("--skip-h2d-inputs", action=argparse.BooleanOptionalAction, default=None,
+                   help="PropagateDeviceConfig(skip_h2d_for_method_inputs=...) (default: as the original)")
+    p.add_argument("--skip-d2h-outputs", action=argparse.BooleanOptionalAction, default=None,
+                   help="PropagateDeviceConfig(skip_d2h_for_method_outputs=...) (default: as the original)")
     p.add_argument("--alloc-graph-input", action=argparse.BooleanOptionalAction, default=None,
                    help="MemoryPlanningPass(alloc_graph_input=...) (default: as the original; executorch pairs "
                         "--skip-h2d-inputs with --no-alloc-graph-input)")
