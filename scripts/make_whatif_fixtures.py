@@ -7,7 +7,8 @@ exported for every placement executorch 1.5.1 offers, plus a manifest pairing th
 Needs the ``interop`` extra (torch 2.13.0, executorch 1.5.1); reading the files never does.
 
 Placements (``VARIANTS``), all lowered with ``to_edge(...).to_backend(partitioner)`` and emitted with
-``ExecutorchBackendConfig(enable_non_cpu_memory_planning=True)`` so that only the placement differs:
+``ExecutorchBackendConfig(enable_non_cpu_memory_planning=True)`` so that only the placement differs (for the
+all-CPU placements the flag changes no byte; the script checks that against the default config when writing):
 
 * ``cpu_only``: ``CpuOnlyPartitioner()`` (exir/backend/test/device_util.py) - every ``aten.add`` delegated to
   ``BackendWithCompilerDemo`` with no ``target_device`` compile spec, so ``PropagateDevicePass`` leaves all on
@@ -163,8 +164,9 @@ def _partitioner(variant: str):
     return CpuOnlyPartitioner() if name == "CpuOnlyPartitioner" else DeviceAwarePartitioner(device)
 
 
-def export(methods: dict, variant: str) -> bytes:
-    """Lower ``{method: (module, example)}`` for ``variant`` and emit it (raises what executorch raises)."""
+def export(methods: dict, variant: str, default_config: bool = False) -> bytes:
+    """Lower ``{method: (module, example)}`` for ``variant`` and emit it (raises what executorch raises).
+    ``default_config``: emit with ``ExecutorchBackendConfig()`` instead (for the all-CPU placements)."""
     import torch
     from executorch.exir import ExecutorchBackendConfig, to_edge
     from executorch.exir.passes import MemoryPlanningPass
@@ -176,6 +178,8 @@ def export(methods: dict, variant: str) -> bytes:
     partitioner = _partitioner(variant)
     if partitioner is not None:
         edge = edge.to_backend(partitioner)
+    if default_config:
+        return bytes(edge.to_executorch().buffer)
     config = ExecutorchBackendConfig(
         enable_non_cpu_memory_planning=f["enable_non_cpu_memory_planning"],
         propagate_device_config=PropagateDeviceConfig(skip_h2d_for_method_inputs=f["skip_h2d_for_method_inputs"],
@@ -250,6 +254,12 @@ def build_all(twice: bool = True) -> tuple[dict[str, bytes], dict]:
                 continue
             if first != second:
                 raise RuntimeError(f"{model}/{variant}: two exports in one process differ")
+            if twice and device is None:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    if export(make(), variant, default_config=True) != first:
+                        raise RuntimeError(f"{model}/{variant}: enable_non_cpu_memory_planning changed an all-CPU "
+                                           "export")
             name = f"{model}_{variant}.pte"
             files[name] = first
             entry.update(file=name, bytes=len(first), methods=summary(first))
@@ -296,7 +306,8 @@ them: model, variant, partitioner, device, flags, and (from executorch's reader)
 planned tensors per device, the `et_copy` copies per direction with bytes, the arenas, the delegates per
 target device, the devices of the method inputs/outputs, and `unplanned_device`: the device tensors that are
 neither planned nor a method input/output. Every export is emitted with
-`ExecutorchBackendConfig(enable_non_cpu_memory_planning=True)`.
+`ExecutorchBackendConfig(enable_non_cpu_memory_planning=True)`; the `cpu_only` and `portable` files are
+byte-identical to exports with the default `ExecutorchBackendConfig()` (the script checks it when writing).
 
 `unplanned_device` is non-empty only in `multi_out_cuda0_skip_d2h.pte` and `multi_out_cuda0_skip_both.pte`,
 and it is executorch's doing: the delegate output `a` is both returned and read by `relu`; with
