@@ -417,3 +417,18 @@ def test_moving_a_kernel_that_reads_a_mutable_buffer_written_back_later():
     got = what_if(program, [f"@{sub}=cuda:0"])
     labels = [i.label for i in got.plans[0].instructions]
     assert labels.count("PredictedDelegate") == 1 and "aten::sub.out" not in labels
+
+
+def test_mixed_devices_in_one_method_round_trip_through_the_cpu():
+    """device_two_gpus.pte (an export with delegates on cuda:0, cuda:1, cuda:0): all to the CPU and each back
+    to its own device gives executorch's export again, value for value."""
+    from analysis_helpers import FIXTURES
+
+    original = explorer.load(FIXTURES / "zoo" / "device_two_gpus.pte")
+    cpu = what_if(original, ["delegate:*=cpu"])
+    assert not [i for i in cpu.plans[0].instructions if i.op and i.op.startswith("et_copy")]
+    back = what_if(cpu, ["delegate:0=cuda:0", "delegate:1=cuda:1", "delegate:2=cuda:0"])
+    assert _placement(back.plans[0]) == _placement(original.plans[0])
+    assert [d.compile_specs for d in back.plans[0].delegates] == [d.compile_specs for d in original.plans[0].delegates]
+    swapped = what_if(original, {"delegate:0": "cuda:1", "delegate:1": "cuda:0", "delegate:2": "cuda:1"})
+    assert [str(b.device) for b in swapped.plans[0].buffers] == ["cpu", "cuda:0", "cuda:1"]
