@@ -432,3 +432,21 @@ def test_mixed_devices_in_one_method_round_trip_through_the_cpu():
     assert [d.compile_specs for d in back.plans[0].delegates] == [d.compile_specs for d in original.plans[0].delegates]
     swapped = what_if(original, {"delegate:0": "cuda:1", "delegate:1": "cuda:0", "delegate:2": "cuda:1"})
     assert [str(b.device) for b in swapped.plans[0].buffers] == ["cpu", "cuda:0", "cuda:1"]
+
+
+def test_moving_a_kernel_read_through_a_static_view_is_refused_by_name():
+    from analysis_helpers import FIXTURES
+
+    program = explorer.load(FIXTURES / "named" / "transformer3k.pte")
+    with pytest.raises(MoveError, match=r"instruction @53 \(aten::mm.out\) writes %1081, which static view"):
+        what_if(program, ["group:layers.1.attention=cuda:0"])
+    # a group with no such kernel moves; its buffer write-backs stay (they come after partitioning), and a
+    # static view it reads stays a value of its own, copied to the device
+    got = what_if(program, ["group:output=cuda:0"])
+    plan = got.plans[0]
+    assert sum(d.id == "PredictedDelegate" for d in plan.delegates) == 1
+    assert sum(i.op == "aten::copy_" for i in plan.instructions) == \
+        sum(i.op == "aten::copy_" for i in program.plans[0].instructions)
+    assert not explorer.check(got)
+    with pytest.raises(MoveError, match="writes a mutable buffer in place"):
+        what_if(program, ["op:aten::copy_=cuda:0"])

@@ -24,6 +24,8 @@ placement executorch would refuse to export raises :class:`~.whatif_graph.Refusa
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+
+import numpy as np
 from typing import Iterable, Mapping, Union
 
 from ..model import CompileSpec, Delegate, Device, Plan, Prediction, Program, Tensor, Value
@@ -102,6 +104,8 @@ def select(plan: Plan, selector: str, program: Program | None = None) -> Selecti
         if ins.kind == "DelegateCall" and ins.delegate_index is not None:
             return Selection(delegates=(ins.delegate_index,))
         if ins.kind == "KernelCall":
+            if _in_place(ins):
+                raise MoveError(f"selector {selector!r}: {_IN_PLACE_WHY.format(k=k, op=ins.op)}")
             return Selection(kernels=(k,))
         raise MoveError(f"selector {selector!r}: instruction {k} is a {ins.kind}, which runs on no device")
     if not sep:
@@ -131,6 +135,8 @@ def select(plan: Plan, selector: str, program: Program | None = None) -> Selecti
                 if is_copy(ins):
                     raise MoveError(f"selector {selector!r}: {ins.op} is a device copy; executorch places copies "
                                     f"itself, move what they feed instead")
+                if _in_place(ins):
+                    raise MoveError(f"selector {selector!r}: {_IN_PLACE_WHY.format(k=ins.index, op=ins.op)}")
                 hits.append(ins.index)
         return Selection(kernels=tuple(hits))
     if kind == "group":
@@ -141,7 +147,9 @@ def select(plan: Plan, selector: str, program: Program | None = None) -> Selecti
 def _group(plan: Plan, selector: str, path: str, program: Program | None) -> Selection:
     """The kernels and delegates of a group: with an ETRecord joined, every instruction that ran in module
     ``path`` or below it (``layers.1`` takes ``layers.1.lin`` and ``layers.1.act``), as the overview groups
-    by modules; without one, the instructions of the first group of the overview's tree labelled ``path``."""
+    by modules; without one, the instructions whose scope the overview groups by (parameter-name prefix or
+    stack frame, :mod:`.groups`) is ``path`` at some depth, else those of the first group of the overview's
+    tree labelled ``path``."""
     from .context import module_scopes
     from .facts import Facts
     from .graph import edges
@@ -155,17 +163,35 @@ def _group(plan: Plan, selector: str, path: str, program: Program | None) -> Sel
     else:
         f = Facts(plan)
         groups = Groups(plan, f, edges(plan, f))
-        groups.build_all()
-        found = next((g for g in groups.groups if g is not None and g.label == path and g.id != 0), None)
-        picked = list(range(found.start, found.stop)) if found is not None else []
+        picked = []
+        # the scopes the overview groups by (parameter-name prefixes or stack frames), at every depth, so a
+        # small plan whose overview never splits still has its groups
+        for keys, names in zip(getattr(groups, "_scopes", []), getattr(groups, "_scope_names", [])):
+            if path in names:
+                picked = [int(k) for k in np.flatnonzero(np.asarray(keys) == names.index(path))]
+                break
+        if not picked:
+            groups.build_all()
+            found = next((g for g in groups.groups if g is not None and g.label == path and g.id != 0), None)
+            picked = list(range(found.start, found.stop)) if found is not None else []
     delegates, kernels = [], []
     for k in picked:
         ins = instructions[k]
         if ins.kind == "DelegateCall" and ins.delegate_index is not None:
             delegates.append(ins.delegate_index)
-        elif ins.kind == "KernelCall" and not is_copy(ins):
-            kernels.append(k)
+        elif ins.kind == "KernelCall" and not is_copy(ins) and not _in_place(ins):
+            kernels.append(k)  # a group's buffer write-backs stay on the host, as a partitioner leaves them
     return Selection(tuple(dict.fromkeys(delegates)), tuple(kernels))
+
+
+_IN_PLACE_WHY = ("instruction {k} ({op}) writes a mutable buffer in place: executorch adds these write-backs "
+                 "(insert_write_back_for_buffers_pass, the reinplace pass) after partitioning, so no partitioner "
+                 "ever moves them")
+
+
+def _in_place(ins) -> bool:
+    """An in-place kernel (``aten::copy_``, ``aten::index_put_``...): in a program, only buffer write-backs."""
+    return bool(ins.op) and ins.op.split(".", 1)[0].endswith("_") and not ins.op.split(".", 1)[0].endswith("__")
 
 
 def what_if(program: "Program | str | bytes", moves: MovesLike, *, skip_h2d_inputs: bool | None = None,
@@ -221,8 +247,9 @@ def what_if(program: "Program | str | bytes", moves: MovesLike, *, skip_h2d_inpu
         except (KeyError, IndexError, ValueError, TypeError, StopIteration) as exc:
             # references all resolve (checked first) but the dataflow is not one executorch emits (a value
             # used before anything makes it, a delegate output read before the call...): say so, no traceback
-            raise MoveError(f"plan {plan.name!r} cannot be predicted: its dataflow is not one executorch emits "
-                            f"({type(exc).__name__}: {exc}); `device-explorer check` shows what is wrong") from None
+            raise MoveError(f"plan {plan.name!r} cannot be predicted ({type(exc).__name__}: {exc}): its dataflow "
+                            f"is not one executorch emits (`device-explorer check` shows what is wrong), or it "
+                            f"uses something what-if does not emulate") from None
         new_plans.append(predicted)
     prediction = Prediction(moves=tuple((s, str(d)) for s, d in parsed), skip_h2d_inputs=skip_h2d_inputs,
                             skip_d2h_outputs=skip_d2h_outputs, method=method,

@@ -44,6 +44,17 @@ def make_regions(g: Neutral, moved: dict[int, Device]) -> None:
     n = len(values)
     by_orig = {op.orig: op for op in g.ops if op.kind == "kernel" and op.orig is not None}
     members = [by_orig[k] for k in sorted(moved) if k in by_orig]
+    viewed: dict[int, int] = {}
+    for view, base in g.alias.items():
+        viewed.setdefault(base, view)
+    for op in members:
+        for w in op.writes:
+            if w in viewed:
+                ins = g.plan.instructions[op.orig]
+                raise MoveError(
+                    f"instruction @{op.orig} ({ins.label}) writes %{w}, which static view %{viewed[w]} reads: at "
+                    f"partition time that view is a view_copy node between them, which what-if does not emulate "
+                    f"(docs/whatif.md, 'Where a prediction can differ'); leave @{op.orig} where it is")
     position = {id(op): k for k, op in enumerate(g.ops)}
     ordered: list[list[Op]] = []
     for device in dict.fromkeys(moved[op.orig] for op in members):  # one partitioner run per device
@@ -84,6 +95,15 @@ def make_regions(g: Neutral, moved: dict[int, Device]) -> None:
         out_set = set(outputs)
         after = max((op for op in ops if any(w in out_set for w in op.writes)), key=lambda o: position[id(o)])
         calls.append((call, inside, id(after)))
+        # values the emitter made between these kernels that the region does not compute (a static view
+        # read by a kernel of the region) stay where they were: with the op before the region
+        strays = [v for op in ops for v in op.owned if v not in written_set and v < n
+                  and isinstance(values[v], Tensor)]
+        if strays:
+            first = position[id(ops[0])]
+            host = next((g.ops[j] for j in range(first - 1, -1, -1)
+                         if id(g.ops[j]) not in inside and g.ops[j].kind not in ("getitem", "delegate")), None)
+            (host.owned if host is not None else g.placeholders).extend(strays)
     if len(calls) <= SEQUENTIAL_LIMIT:
         for call, inside, after in calls:  # executorch: fuse one partition, legalize, the next...
             g.ops = _legalize(g, _insert(g.ops, [(call, inside, after)]), [call])
