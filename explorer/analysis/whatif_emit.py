@@ -80,6 +80,8 @@ def emit(g: Neutral, stale_outputs: list[int]) -> tuple[Plan, tuple[tuple[int, .
         if view_of is not None and view_of in specs:
             spec = specs[view_of]
         device = g.device.get(v, CPU) if v < n else g.extra[v].device
+        if view_of is not None:  # a view lives where its base lives
+            device = g.device.get(view_of, CPU) if view_of < n else g.extra[view_of].device
         if v < n and base.storage in ("constant", "external"):
             device = CPU
         fields = dict(index=k, device=device, memory_id=spec.mem_id if spec else None,

@@ -193,6 +193,17 @@ def neutralize(plan: Plan) -> Neutral:
                    and values[v].shape_dynamism != "dynamic_unbound"]
     alloc_outputs = all(values[v].memory_id is not None for v in out_tensors)
     skip_seen = any(not values[v].device.is_cpu for v in tensor_ins)
+    # a view of a copy's output is a view of the tensor it copies again; a view of a delegate output is made
+    # after that output's getitem (and after the d2h copy the pass puts there), so its getitem owns it
+    alias = {v: root(b) for v, b in alias.items() if v not in subst}
+    for k, op in enumerate(ops):
+        if op.kind != "delegate":
+            continue
+        getitems = {gi.writes[0]: gi for gi in ops[k + 1:k + 1 + len(op.writes)] if gi.kind == "getitem"}
+        moved = [v for v in op.owned if alias.get(v) in getitems]
+        for v in moved:
+            getitems[alias[v]].owned.append(v)
+        op.owned = [v for v in op.owned if v not in moved]
     return Neutral(plan, ops, outputs, list(plan.inputs), lists, placeholders, state, alias,
                    alloc_inputs, alloc_outputs, skip_seen)
 
@@ -260,6 +271,9 @@ def propagate(g: Neutral, skip_h2d: bool, skip_d2h: bool) -> None:
                 if isinstance(x, int) and x >= 0:
                     holders.setdefault(x, []).append(v)
     outputs = set(g.outputs)
+    views_of: dict[int, list[int]] = {}  # base -> its static views (a view node is a user of its base)
+    for v, b in g.alias.items():
+        views_of.setdefault(b, []).append(v)
 
     def rewire(old: int, new: int, users: list[Op]) -> None:
         for u in users:
@@ -309,7 +323,8 @@ def propagate(g: Neutral, skip_h2d: bool, skip_d2h: bool) -> None:
             continue
         w = op.writes[0]
         users = list(readers.get(w, []))
-        if skip_d2h and not users and not holders.get(w):
+        views = views_of.get(w, [])
+        if skip_d2h and not users and not holders.get(w) and not views:
             continue  # every user is the output node: the output stays on the device
         c = n + len(g.extra)
         g.extra[c] = CopyValue(w, Device(0, 0))
@@ -322,7 +337,10 @@ def propagate(g: Neutral, skip_h2d: bool, skip_d2h: bool) -> None:
             val = g.lists.get(lv, values[lv])
             g.lists[lv] = Value(lv, val.type, tuple(c if x == w else x for x in val.value))
             holders.setdefault(c, []).append(lv)
-        d2h = Op("d2h", None, [w], [c], [w, c, c], Device(0, 0), owned=[c])
+        for v in views:  # the view reads the copy now (replace_all_uses_with): a CPU view of it
+            g.alias[v] = c
+        d2h = Op("d2h", None, [w], [c], [w, c, c], Device(0, 0), owned=[c, *op.owned])
+        op.owned = []
         readers.setdefault(w, []).append(d2h)
         new_ops.append(d2h)
     g.ops = new_ops
