@@ -46,7 +46,14 @@ def _models():
             c = torch.sin(a) + x
             return a * b, c
 
-    return {"many": Many, "weights": Weights, "horizontal": Horizontal}
+    class Views(torch.nn.Module):  # static views of delegate outputs and of CPU results, read across devices
+        def forward(self, x, y):
+            a = x + y
+            c = torch.relu(a.view(16))
+            d = c.view(2, 8) + y
+            return torch.sin(d).view(16), a.view(8, 2)
+
+    return {"many": Many, "weights": Weights, "horizontal": Horizontal, "views": Views}
 
 
 def _export(name: str, partitioner: str | None, *, skip: bool = False, alloc: bool = True) -> bytes:
@@ -108,7 +115,7 @@ def _same(predicted: explorer.Program, export: explorer.Program, *, ids: bool = 
 
 # residual adds, several outputs, two methods and the skip flags are compared on the committed exports of
 # tests/fixtures/whatif/ (test_whatif_fixtures_predict.py, no torch needed); here, what those don't have.
-@pytest.mark.parametrize("name", ["many"])
+@pytest.mark.parametrize("name", ["many", "views"])
 def test_cpu_only_to_cuda0_equals_the_cuda0_export_and_back(name):
     cpu_only, cuda0 = _load(name, "cpu"), _load(name, "cuda:0")
     _same(what_if(cpu_only, ["delegate:*=cuda:0"]), cuda0)
