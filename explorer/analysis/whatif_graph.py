@@ -54,6 +54,7 @@ class Op:
     source: "Op | None" = None  # getitem: its delegate
     region: tuple[int, ...] = ()  # a delegate made from moved kernels: the original instructions in it
     owned: list[int] = field(default_factory=list)  # values the emitter creates at this node, in order
+    region_views: dict = field(default_factory=dict)  # a region's call: output -> static views of it
 
 
 @dataclass(frozen=True)
@@ -360,10 +361,11 @@ def propagate(g: Neutral, skip_h2d: bool, skip_d2h: bool) -> None:
         rewire(c, x, list(readers.get(c, [])))
         readers[op.reads[0]] = [u for u in readers.get(op.reads[0], []) if u is not op]
         elided.add(id(op))
-    if elided:  # eliminate_dead_code: d2h copies nobody reads any more go too
+    if elided:  # eliminate_dead_code: d2h copies nobody reads any more go too (a view of one is a reader)
+        viewed = set(g.alias.values())
         g.ops = [op for op in g.ops if id(op) not in elided and not (
             op.kind == "d2h" and op.writes[0] not in outputs and not readers.get(op.writes[0])
-            and not holders.get(op.writes[0]))]
+            and not holders.get(op.writes[0]) and op.writes[0] not in viewed)]
 
 
 def _name(value, index: int) -> str:

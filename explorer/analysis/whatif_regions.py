@@ -44,17 +44,6 @@ def make_regions(g: Neutral, moved: dict[int, Device]) -> None:
     n = len(values)
     by_orig = {op.orig: op for op in g.ops if op.kind == "kernel" and op.orig is not None}
     members = [by_orig[k] for k in sorted(moved) if k in by_orig]
-    viewed: dict[int, int] = {}
-    for view, base in g.alias.items():
-        viewed.setdefault(base, view)
-    for op in members:
-        for w in op.writes:
-            if w in viewed:
-                ins = g.plan.instructions[op.orig]
-                raise MoveError(
-                    f"instruction @{op.orig} ({ins.label}) writes %{w}, which static view %{viewed[w]} reads: at "
-                    f"partition time that view is a view_copy node between them, which what-if does not emulate "
-                    f"(docs/whatif.md, 'Where a prediction can differ'); leave @{op.orig} where it is")
     position = {id(op): k for k, op in enumerate(g.ops)}
     ordered: list[list[Op]] = []
     for device in dict.fromkeys(moved[op.orig] for op in members):  # one partitioner run per device
@@ -68,6 +57,7 @@ def make_regions(g: Neutral, moved: dict[int, Device]) -> None:
     listed = _listed(g)
     returned = set(g.outputs)
     calls: list[tuple[Op, set[int], int]] = []  # (call, ids of its kernels, the kernel it goes after)
+    strays: list[tuple[int, int]] = []  # (value, position of its region's first kernel)
     for ops in ordered:
         device = moved[ops[0].orig]
         inside = {id(op) for op in ops}
@@ -83,7 +73,8 @@ def make_regions(g: Neutral, moved: dict[int, Device]) -> None:
                         all(id(r) in inside for r in readers.get(v, [])):
                     continue  # a weight only this region reads: inside the delegate
                 inputs.append(v)
-        outputs = [w for w in written if w in returned or w in listed
+        viewed = set(g.alias.values())
+        outputs = [w for w in written if w in returned or w in listed or w in viewed
                    or any(id(r) not in inside for r in readers.get(w, []))]
         if not outputs:
             raise MoveError(f"instructions {', '.join('@' + str(op.orig) for op in ops)}: a region whose results "
@@ -95,15 +86,21 @@ def make_regions(g: Neutral, moved: dict[int, Device]) -> None:
         out_set = set(outputs)
         after = max((op for op in ops if any(w in out_set for w in op.writes)), key=lambda o: position[id(o)])
         calls.append((call, inside, id(after)))
-        # values the emitter made between these kernels that the region does not compute (a static view
-        # read by a kernel of the region) stay where they were: with the op before the region
-        strays = [v for op in ops for v in op.owned if v not in written_set and v < n
-                  and isinstance(values[v], Tensor)]
-        if strays:
-            first = position[id(ops[0])]
-            host = next((g.ops[j] for j in range(first - 1, -1, -1)
-                         if id(g.ops[j]) not in inside and g.ops[j].kind not in ("getitem", "delegate")), None)
-            (host.owned if host is not None else g.placeholders).extend(strays)
+        # values the emitter made between these kernels that the region does not compute (a static view)
+        strays.extend((v, first_pos) for op in ops for v in op.owned if v not in written_set and v < n
+                      and isinstance(values[v], Tensor) for first_pos in (position[id(ops[0])],))
+    # a stray view of a region's output comes with that output's getitem (then after its d2h copy); any other
+    # stays where it was: with the last op before its region that no region takes
+    made_by_call = {w: call for call, _, _ in calls for w in call.writes}
+    absorbed = set().union(*(inside for _, inside, _ in calls)) if calls else set()
+    for v, first_pos in strays:
+        call = made_by_call.get(g.alias.get(v))
+        if call is not None:
+            call.region_views.setdefault(g.alias[v], []).append(v)
+            continue
+        host = next((g.ops[j] for j in range(first_pos - 1, -1, -1)
+                     if id(g.ops[j]) not in absorbed and g.ops[j].kind not in ("getitem", "delegate")), None)
+        (host.owned if host is not None else g.placeholders).append(v)
     if len(calls) <= SEQUENTIAL_LIMIT:
         for call, inside, after in calls:  # executorch: fuse one partition, legalize, the next...
             g.ops = _legalize(g, _insert(g.ops, [(call, inside, after)]), [call])
@@ -125,7 +122,9 @@ def _insert(ops: list[Op], calls: list[tuple[Op, set[int], int]]) -> list[Op]:
         call = at.get(id(op))
         if call is not None:
             out.append(call)
-            out.extend(Op("getitem", None, [], [w], [], source=call) for w in call.writes)
+            views = call.region_views
+            out.extend(Op("getitem", None, [], [w], [], source=call, owned=list(views.get(w, [])))
+                       for w in call.writes)
     return out
 
 
@@ -141,73 +140,115 @@ def _listed(g: Neutral) -> set[int]:
 
 def _partitions(g: Neutral, chosen: set[int]) -> list[list[int]]:
     """The partitions ``generate_pattern_op_partitions`` makes of the ``chosen`` kernels, as op indices
-    (:mod:`.whatif_partition`); the output node is the graph's last node."""
+    (:mod:`.whatif_partition`). At partition time a static view is a ``view_copy`` node (never a moved
+    kernel) right after its base's producer, between it and the view's readers; the output node is last."""
     from .whatif_partition import propose_partitions
 
-    count = len(g.ops)
-    producer: dict[int, int] = {}
     born = set(g.placeholders)  # placeholders' values (a mutable buffer written back at the end included)
+    views_of: dict[int, list[int]] = {}
+    for v, b in g.alias.items():
+        views_of.setdefault(b, []).append(v)
+    node_of_op: list[int] = []
+    op_of_node: list[int] = []  # -1 for a view node
+    producer: dict[int, int] = {}  # value -> node making it
+    getitem_node: dict[int, int] = {}
     for k, op in enumerate(g.ops):
-        if op.kind == "delegate":
-            continue  # its getitems produce its outputs
-        for w in op.writes:
-            if w not in born:
-                producer.setdefault(w, k)
+        node = len(op_of_node)
+        node_of_op.append(node)
+        op_of_node.append(k)
+        made = [] if op.kind == "delegate" else [w for w in op.writes if w not in born]
+        for w in made:
+            producer.setdefault(w, node)
+        for w in made:
+            for v in views_of.get(w, []):
+                producer[v] = len(op_of_node)
+                op_of_node.append(-1)
+    count = len(op_of_node)
     users: list[list[int]] = [[] for _ in range(count + 1)]
-    for k, op in enumerate(g.ops):
+
+    def use(src: int | None, dst: int) -> None:
+        if src is not None and src < dst and dst not in users[src]:
+            users[src].append(dst)
+
+    for node, k in enumerate(op_of_node):
+        if k < 0:  # a view node reads its base
+            v = next(v for v, p in producer.items() if p == node)
+            use(producer.get(g.alias[v]), node)
+            continue
+        op = g.ops[k]
         if op.kind == "getitem":
-            src = next(j for j in range(k - 1, -1, -1) if g.ops[j] is op.source)
-            users[src].append(k)
+            use(node_of_op[next(j for j in range(k - 1, -1, -1) if g.ops[j] is op.source)], node)
             continue
         for v in dict.fromkeys(op.reads):
-            p = producer.get(v)
-            if p is not None and p < k and k not in users[p]:
-                users[p].append(k)
+            use(producer.get(v), node)
     for v in g.outputs:
-        p = producer.get(v)
-        if p is not None and count not in users[p]:
-            users[p].append(count)
-    supported = [id(op) in chosen for op in g.ops] + [False]
-    return propose_partitions(users, supported)
+        use(producer.get(v), count)
+    supported = [k >= 0 and id(g.ops[k]) in chosen for k in op_of_node] + [False]
+    return [[op_of_node[node] for node in part] for part in propose_partitions(users, supported)]
 
 
 def _legalize(g: Neutral, ops: list[Op], new_calls: list[Op]) -> list[Op]:
-    """``legalize_graph``: Kahn's topological sort with a FIFO queue over placeholders and ops (module doc)."""
-    holders = list(g.placeholders)
-    base = len(holders)
-    count = base + len(ops)
-    producer: dict[int, int] = {v: k for k, v in enumerate(holders)}
-    index_of = {id(op): base + k for k, op in enumerate(ops)}
-    for k, op in enumerate(ops, start=base):
+    """``legalize_graph``: Kahn's topological sort with a FIFO queue over placeholders, ops and the
+    ``view_copy`` nodes static views are at that point (each right after its base's producer)."""
+    views_of: dict[int, list[int]] = {}
+    for v, b in g.alias.items():
+        views_of.setdefault(b, []).append(v)
+    nodes: list[Op | None] = []  # None: a placeholder or a view node
+    producer: dict[int, int] = {}
+    view_base: dict[int, int] = {}  # view node -> base value
+
+    def add_views(made: list[int]) -> None:
+        for w in made:
+            for v in views_of.get(w, []):
+                producer[v] = len(nodes)
+                view_base[len(nodes)] = w
+                nodes.append(None)
+
+    for v in g.placeholders:
+        producer.setdefault(v, len(nodes))
+        nodes.append(None)
+    add_views(list(g.placeholders))
+    index_of: dict[int, int] = {}
+    for op in ops:
+        k = len(nodes)
+        index_of[id(op)] = k
+        nodes.append(op)
         if op.kind == "getitem":
             producer[op.writes[0]] = k
+            add_views(op.writes)
         elif op.kind != "delegate":
-            for w in op.writes:
-                producer.setdefault(w, k)
+            made = [w for w in op.writes if w not in producer]
+            for w in made:
+                producer[w] = k
+            add_views(made)
+    count = len(nodes)
     fresh = {id(c) for c in new_calls}
     users: list[list[int]] = [[] for _ in range(count)]
     late: list[list[int]] = [[] for _ in range(count)]  # a new call: last among its producers' users
     indeg = [0] * count
-    for k, op in enumerate(ops, start=base):
-        if op.kind == "getitem":
+    for k, op in enumerate(nodes):
+        if op is None:
+            base = view_base.get(k)
+            ds = [producer[base]] if base is not None and base in producer and producer[base] != k else []
+        elif op.kind == "getitem":
             ds = [index_of[id(op.source)]]
         else:
             ds = list(dict.fromkeys(producer[v] for v in op.reads if v in producer and producer[v] != k))
         indeg[k] = len(ds)
         for d in ds:
-            (late if id(op) in fresh else users)[d].append(k)
+            (late if op is not None and id(op) in fresh else users)[d].append(k)
     for d in range(count):
         users[d].extend(late[d])
     queue = deque(k for k in range(count) if indeg[k] == 0)
     out: list[Op] = []
     while queue:
         k = queue.popleft()
-        if k >= base:
-            out.append(ops[k - base])
+        if nodes[k] is not None:
+            out.append(nodes[k])
         for u in users[k]:
             indeg[u] -= 1
             if indeg[u] == 0:
                 queue.append(u)
-    if len(out) != len(ops):  # a cycle: keep the order we had (the acyclicity check should have caught it)
+    if len(out) != len(ops):  # a cycle: keep the order we had
         return ops
     return out
