@@ -124,7 +124,7 @@ def test_cpu_only_to_cuda0_equals_the_cuda0_export_and_back(name):
     _same(what_if(_load(name, "cuda:1"), ["delegate:BackendWithCompilerDemo=cuda:0"]), cuda0)
 
 
-@pytest.mark.parametrize("name", ["many", "horizontal"])
+@pytest.mark.parametrize("name", ["many", "horizontal", "views"])
 def test_moving_the_adds_of_a_portable_export(name):
     _same(what_if(_load(name, None), ["op:aten::add=cuda:0"]), _load(name, "cuda:0"), ids=False)
     # nothing moved, or moved where it is: the program itself
