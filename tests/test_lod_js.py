@@ -16,7 +16,7 @@ from lod_helpers import llm_program, synthetic
 
 from explorer import frontend
 from explorer.views.embed import to_json
-from explorer.analysis import layout
+from layout_graphs import layout
 from explorer.views.memory_lod import BINS
 from explorer.views.overview import Overview, visible_nodes
 from explorer.views.prepare import plan_view

@@ -52,9 +52,10 @@ export function cellAt(grid, x, y) {
 // What cell c holds, as plain text lines (shown with textContent): the instructions it spans, the share in use,
 // how many tensors touch it (and how many of them are flagged: `noun`, e.g. "changed"), the largest of them.
 // `m`: the plan's instructions; `label(v)` and `bytes(v)`: a tensor's name and size.
-export function cellLines(grid, c, m, label, bytes, noun) {
-  var i = c % grid.nx, n = grid.count[c], top = grid.top[c], w = grid.w;
-  var x0 = Math.max(0, Math.ceil(w[0] + i * grid.step)), x1 = Math.min(m - 1, Math.floor(w[0] + (i + 1) * grid.step));
+// toIndex: the lane's x axis -> instruction units, when the axis is another (measured time); else identity
+export function cellLines(grid, c, m, label, bytes, noun, toIndex) {
+  var i = c % grid.nx, n = grid.count[c], top = grid.top[c], w = grid.w, back = toIndex || function (x) { return x; };
+  var x0 = Math.max(0, Math.ceil(back(w[0] + i * grid.step))), x1 = Math.min(m - 1, Math.floor(back(w[0] + (i + 1) * grid.step)));
   var head = "#" + num(x0) + " \u2013 #" + num(Math.max(x0, x1)) + " \u00b7 " + Math.round(100 * grid.share[c]) + "% in use \u00b7 " +
     num(n) + " tensor" + (n === 1 ? "" : "s") + (grid.flagged && grid.flagged[c] ? " (" + num(grid.flagged[c]) + " " + (noun || "flagged") + ")" : "");
   return {head: head, largest: top >= 0 ? [label(top), fmtBytes(bytes(top))] : null, centre: w[0] + (i + 0.5) * grid.step};

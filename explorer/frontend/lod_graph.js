@@ -178,6 +178,11 @@ export function lodGraph(C) {
     var tensors = 0;
     for (var r = 0; r < TT.home.length; r++) if (TT.home[r] >= 0) tensors++;
     var unused = TT.home.length - tensors;
+    if (!groups) {  // everything drawn as itself: say only what can be folded, and what is not drawn
+      return [nG > 1 ? "every group open (" + num(C.s.expanded.length) + ") \u00b7 \u25be collapses one" : "",
+              unused ? num(unused) + " tensors no instruction names are not drawn" : ""].filter(Boolean)
+        .concat(C.s.note ? [C.s.note] : []);
+    }
     return ["overview of " + num(m) + " instructions and " + num(tensors) + " tensors: " + num(groups) + " groups" +
               (raw ? " and " + num(raw) + " single nodes" : "") + " drawn" +
               (unused ? " (" + num(unused) + " tensors no instruction names are not drawn)" : ""),
@@ -305,6 +310,7 @@ export function lodGraph(C) {
     Plotly.react(gd, data, lay, host.config);
     if (reset) Plotly.relayout(gd, homeView());
     else if (ranges) Plotly.relayout(gd, ranges);
+    if (host.drawn) host.drawn();  // what the app draws over a fresh figure: open delegates, a profile's op sizes
     highlight(host.state.values, host.state.instructions);
   }
   function unitPositions(values, instructions) {
@@ -317,8 +323,11 @@ export function lodGraph(C) {
     var f = folded(), chosen = unitPositions(values, instructions), set = new Set(chosen), sel = [];
     f.edges.forEach(function (e, q) { if (set.has(e[0]) || set.has(e[1])) sel.push(q); });
     var s = segments(f, sel);  // drawn over the figure (overlay.js), not by restyling it
-    host.rings({edges: [{xs: s[0], ys: s[1]}],
-                rings: chosen.map(function (p) { return {x: f.x[p], y: -f.y[p], symbol: symbolOf(f.nodes[p])}; })});
+    // host.place: where the app moved a point after drawing (an open delegate pushes the graph below it down)
+    const place = host.place || function (x, y) { return [x, y]; };
+    const lines = host.placeLines ? host.placeLines(s[0], s[1]) : s;
+    host.rings({edges: [{xs: lines[0], ys: lines[1]}],
+                rings: chosen.map(function (p) { const at = place(f.x[p], -f.y[p]); return {x: at[0], y: at[1], symbol: symbolOf(f.nodes[p])}; })});
     memoryHighlight(values, instructions);
   }
 

@@ -147,10 +147,16 @@ export function lodPanels(C) {
   var grids = AR.map(function () { return null; });  // per lane its binned cells as drawn (cells.js), or null
   var boxes = AR.map(function () { return []; });  // per lane its blocks as drawn, [x0, x1, y0, y1] (blockBoxes)
   var drawn = AR.map(function (a) { return a.rows.length > lim ? a.rows.filter(function (v) { return errors.has(v); }) : a.rows; });
-  function spanOf() { return C.s.win || [-0.5, Math.max(m, 1) - 0.5]; }
+  // the lanes' x axis: instructions, or another scale (a run profile's measured time: profile.js) given as
+  // X.to (instruction units -> axis units) and X.from; bins, zoom windows and outlines are in axis units
+  /** @type {{to: function(number): number, from: function(number): number}} */
+  var X = {to: function (x) { return x; }, from: function (x) { return x; }};
+  function setAxis(map) { X = map || {to: function (x) { return x; }, from: function (x) { return x; }}; C.s.win = null; drawMemory(); }
+  function fullSpan() { return [X.to(-0.5), X.to(Math.max(m, 1) - 0.5)]; }
+  function spanOf() { return C.s.win || fullSpan(); }
   function bounds(v) {
     var r = rowOf[v], none = TT.first[r] < 0;
-    return [(none ? 0 : TT.first[r]) - 0.5, (none ? Math.max(m, 1) - 1 : TT.last[r]) + 0.5];
+    return [X.to((none ? 0 : TT.first[r]) - 0.5), X.to((none ? Math.max(m, 1) - 1 : TT.last[r]) + 0.5)];
   }
   // A block is drawn when it is at least MIN_PX wide and tall on screen at the current zoom; thinner tensors
   // (a 5,000-op chain's one-step activations) are binned, since thousands of 2-px bars only make a pale wash.
@@ -182,7 +188,7 @@ export function lodPanels(C) {
     });
     var inView = big.length + thin.length;
     if (!thin.length && inView <= lim) return {blocks: big, heat: null, note: inView < total ? "showing " + num(inView) + " of " +
-      num(total) + " tensors (#" + num(Math.round(Math.max(w[0], 0))) + " \u2013 #" + num(Math.round(w[1])) + ")" : ""};
+      num(total) + " tensors (#" + num(Math.round(Math.max(X.from(w[0]), 0))) + " \u2013 #" + num(Math.round(X.from(w[1]))) + ")" : ""};
     big.sort(function (x, y) { return area.get(y) - area.get(x) || x - y; });
     var keep = big.slice(0, LARGEST), rest = thin.concat(big.slice(LARGEST)), drawnSet = new Set(keep);
     laneErrors[k2].forEach(function (v) { if (!drawnSet.has(v)) { keep.push(v); drawnSet.add(v); } });
@@ -259,7 +265,7 @@ export function lodPanels(C) {
         rects.push({x0: rc[0], x1: rc[1], y0: rc[2], y1: rc[3], xaxis: "x" + ax, yaxis: "y" + ax});
       });
     });
-    instructions.slice(0, 50).forEach(function (i) { if (i >= 0 && i < m) lines.push({x: i}); });
+    instructions.slice(0, 50).forEach(function (i) { if (i >= 0 && i < m) lines.push({x: X.to(i)}); });
     host.outlines({rects: rects, lines: lines});
   }
   function onRelayout(ev) {
@@ -275,7 +281,7 @@ export function lodPanels(C) {
       });
       if (lo === null || hi === null) return;
     }
-    var next = lo === null || (lo <= -0.5 && hi >= m - 0.5) ? null : [Math.max(lo, -0.5), Math.min(hi, m - 0.5)];
+    var full = fullSpan(), next = lo === null || (lo <= full[0] && hi >= full[1]) ? null : [Math.max(lo, full[0]), Math.min(hi, full[1])];
     if (JSON.stringify(next) === JSON.stringify(C.s.win)) return;
     C.s.win = next;
     drawMemory();
@@ -293,7 +299,7 @@ export function lodPanels(C) {
       var c = cellAt(grid, x, y);
       if (c < 0) return null;
       var lines = cellLines(grid, c, m, function (v) { return TT.label[rowOf[v]]; }, function (v) { return TT.nbytes[rowOf[v]]; },
-                            marks ? marks.noun : "");
+                            marks ? marks.noun : "", X.from);
       return {lines: lines, zoom: function () {  // three cells wide around it: a click or two and its tensors are blocks
         Plotly.relayout(host.memory, {"xaxis.range": [lines.centre - 1.5 * grid.step, lines.centre + 1.5 * grid.step]});
       }};
@@ -316,6 +322,6 @@ export function lodPanels(C) {
     });
   }
   Object.assign(C, {laneProfiles: laneProfiles, valueDetails: valueDetails, instrDetails: instrDetails, groupDetails: groupDetails,
-    drawMemory: drawMemory, memoryHighlight: memoryHighlight, onRelayout: onRelayout, clickMemory: clickMemory,
+    drawMemory: drawMemory, memoryHighlight: memoryHighlight, setAxis: setAxis, onRelayout: onRelayout, clickMemory: clickMemory,
     lane: lane});
 }
