@@ -23,7 +23,7 @@ from diff_helpers import big_pair
 from explorer.cli import main
 from explorer.views.diff_prepare import diff_plan_view, open_diff
 from explorer.views.diff_style import STATUS_STYLES
-from explorer.views.graph import TRACE
+from explorer.views.overview import TRACE
 from explorer.views.palette import ERROR
 
 pytestmark = pytest.mark.browser

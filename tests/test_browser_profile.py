@@ -15,7 +15,7 @@ from browser_helpers import ARTIFACTS, chromium, require_browser, screenshot_on_
 import explorer
 from explorer.analysis.profile import join_profile
 from explorer.cli import main
-from explorer.views.graph import TRACE
+from explorer.views.overview import TRACE
 
 pytestmark = pytest.mark.browser
 

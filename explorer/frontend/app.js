@@ -13,9 +13,8 @@ import {lodPlan} from "./lod.js";
 import {search} from "./search.js";
 import {profileView} from "./profile.js";
 import {delegateExpander} from "./delegate.js";
+import {CONFIG, fillPlans, followWidth, publisher} from "./frame.js";
 
-const CONFIG = {displaylogo: false, responsive: true, scrollZoom: true,
-                modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d"]};
 
 function skeleton(el, data) {
   el.textContent = "";
@@ -41,13 +40,7 @@ function skeleton(el, data) {
   const $ = (cls) => root.querySelector("." + cls);
   $("dx-title").textContent = data.title;
   $("dx-findings-count").textContent = `(${data.findings.length}, from explorer.check — click one to select it)`;
-  const planBox = $("dx-plan");
-  for (const p of data.plans) {
-    const o = h("option", "", p.label);
-    o.value = p.name;
-    planBox.appendChild(o);
-  }
-  planBox.disabled = data.plans.length < 2;
+  fillPlans($("dx-plan"), data.plans);
   return $;
 }
 
@@ -73,11 +66,7 @@ export function createApp(el, model, data) {
   const over = {graph: null, memory: null};
   const Plotly = globalThis.Plotly;
 
-  function publish(key, value) {  // state the user changed -> the model (and Python, in the widget)
-    if (JSON.stringify(model.get(key)) === JSON.stringify(value)) return;
-    model.set(key, value);
-    model.save_changes();
-  }
+  const publish = publisher(model);
 
   function planByName(name) { return data.plans.find((p) => p.name === name) || data.plans[0]; }
 
@@ -255,20 +244,7 @@ export function createApp(el, model, data) {
   });
   model.on("change:expanded", () => LOD.setExpanded(model.get("expanded") || []));
 
-  // the plots follow their boxes' widths (a notebook cell, a resized window)
-  if (typeof ResizeObserver !== "undefined") {
-    let pending = 0;
-    const resize = new ResizeObserver(() => {  // only a real change of width: not the call observe() makes
-      cancelAnimationFrame(pending);
-      pending = requestAnimationFrame(() => {
-        for (const gd of [graphDiv, memoryDiv]) {
-          if (gd._fullLayout && Math.abs(gd._fullLayout.width - gd.clientWidth) > 1) Plotly.Plots.resize(gd);
-        }
-      });
-    });
-    resize.observe(graphDiv.parentElement);
-    resize.observe(memoryDiv.parentElement);
-  }
+  followWidth([graphDiv, memoryDiv]);  // the plots follow their boxes' widths
 
   showPlan(model.get("plan") || data.plan, true);
   wireClicks();

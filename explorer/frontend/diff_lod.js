@@ -1,5 +1,5 @@
-// A diff of two big programs (either side over the overview threshold): each side is drawn by the one-program
-// level-of-detail modules (lod.js — the same folding, layout, details and binned memory lanes), and the diff
+// A diff of two programs, at every size: each side is drawn by the one-program modules (lod.js — the same
+// folding, layout, details and binned memory lanes; a small plan opens with every group expanded), and the diff
 // adds its marks on top: changed tensors and ops ringed in their status colour, and every folded group holding
 // changes ringed with a "Δn" count, so a reviewer finds them in the overview. A selection on one side reveals
 // (expands) the group holding its counterpart on the other. The payload is explorer.views.diff_report.lod_plan_payload:
@@ -116,6 +116,7 @@ export function diffLod(P, ctx) {
                   select: (sel) => ctx.select({side: s, values: sel.values || [], instructions: sel.instructions || []}),
                   html: (markup) => { ctx.details.innerHTML = markup; }, findings: () => [], expanded: () => {},
                   moved: () => {}, rings: (items) => { box.edges = items.edges; box.rings = items.rings; paint(s); },
+                  drawn: () => { if (ctx.drawn) ctx.drawn(s); },  // after each draw of this side's graph
                   outlines: (items) => ctx.memoryOverlays[s].set(items),
                   // changed tensors outlined in their status colour in the lanes (binned cells count them)
                   marks: {of: (v) => { const c = I.status[s].get(v), st = c === undefined ? null : P.statuses.tensor[c];

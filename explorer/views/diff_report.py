@@ -46,7 +46,7 @@ def lod_plan_payload(dv: DiffPlanView) -> dict:
     app folds, lays out and describes in the browser), plus the diff as columns (:func:`diff_marks`) and the
     before → after table of every *changed* tensor pair. Unchanged pairs and instructions are described in the
     browser from the two sides' tables, so the page grows with what changed, not with the programs."""
-    from .report import _lod_plan_payload
+    from .report import _plan_payload
 
     texts: list[str] = []
     vd: dict[str, dict[str, list[int]]] = {s: {"v": [], "t": []} for s in SIDES}
@@ -70,7 +70,7 @@ def lod_plan_payload(dv: DiffPlanView) -> dict:
         "name": dv.diff.plan, "label": visible(dv.diff.plan), "header": summary_html(dv),
         "requirements": requirements_diff_html(dv.diff.requirements_a, dv.diff.requirements_b, dv.name_a, dv.name_b),
         "lod": True,
-        "sides": {s: _lod_plan_payload(dv.side(s), [], []) for s in SIDES},
+        "sides": {s: _plan_payload(dv.side(s), [], []) for s in SIDES},
         **diff_marks(dv),
         "texts": texts, "vd": vd,
     }
