@@ -75,6 +75,9 @@ class Explorer(AppWidget):
                  etrecord=None, **kwargs):
         from .views.profile_payload import open_profile
 
+        if "lod" in kwargs:
+            raise TypeError("Explorer(lod=...) is gone: every plan is drawn the same way, a small one with every "
+                            "group expanded (ex.expand / ex.collapse open and close groups)")
         self.program = open_program(source) if data is None else load(source, data=data)  # data: .ptd files
         if etrecord is not None and not isinstance(self.program, DataFile):
             from .analysis.context import attach_etrecord  # the model's modules and source lines (docs/etrecord.md)

@@ -413,7 +413,7 @@ def test_hostile_names_in_a_big_pair_stay_text(tmp_path):
         plans.append(dataclasses.replace(plan, values=values, buffer_devices=devices))
     pb = load(write(dataclasses.replace(pa, plans=tuple(plans))))
     _, _, result = open_diff(pa, pb)
-    views = {p.plan: diff_plan_view(result, pa, pb, p.plan, lod=True) for p in result.plans}
+    views = {p.plan: diff_plan_view(result, pa, pb, p.plan) for p in result.plans}
     moved = [v for v, s in views[PLAN_NAMES[0]].diff.status_a.items() if s == "device"]
     assert moved
     report = write_diff_report(pa, pb, tmp_path / "hostile_diff.html", result=result, programs=(pa, pb), views=views)
