@@ -51,7 +51,7 @@ def test_app_folds_every_instruction_and_tensor_once_and_merges_edges(tmp_path, 
     each tensor at home exactly once, and carries every dataflow edge between two drawn units once,
     with its distinct tensors and their bytes."""
     program = synthetic(10_000) if which == "synthetic" else llm_program(120)
-    view = plan_view(program.plans[0], program, lod=True)
+    view = plan_view(program.plans[0], program)
     G = view.overview.groups
     G.build_all()
     f = view.analysis.facts
@@ -94,7 +94,7 @@ def test_app_folds_every_instruction_and_tensor_once_and_merges_edges(tmp_path, 
 
 def test_fully_expanded_fold_is_the_full_graph(tmp_path):
     program = llm_program(12)
-    view = plan_view(program.plans[0], program, lod=True)
+    view = plan_view(program.plans[0], program)
     G = view.overview.groups
     G.build_all()
     every = [g.id for g in G.groups if g.id]
@@ -109,7 +109,7 @@ def test_fully_expanded_fold_is_the_full_graph(tmp_path):
 def test_the_first_state_is_drawn_by_the_app(tmp_path):
     """Python sends a styled skeleton; the app draws the overview and the lanes itself."""
     program = synthetic(10_000)
-    view = plan_view(program.plans[0], program, lod=True)
+    view = plan_view(program.plans[0], program)
     skeleton = _plan_payload(view, [], [])
     assert all(len(t.get("x", [])) == 0 for t in skeleton["graph"]["data"][:11])
     assert all(len(t.get("x", [])) == 0 for t in skeleton["memory"]["data"][:2 * len(view.memory.arenas)])
@@ -134,14 +134,14 @@ def test_the_overview_says_which_tensors_it_does_not_draw(tmp_path):
     b.tensor(name="unused")
     b.kernel("aten::abs.out", x, y, y)
     program = load(write(b.program()))
-    view = plan_view(program.plans[0], program, lod=True)
+    view = plan_view(program.plans[0], program)
     [r] = run_js(tmp_path, view, [{"op": "none"}])
-    assert "(1 tensors no instruction names are not drawn)" in r["status"]
+    assert r["status"] == "1 tensor that no instruction names is not drawn"  # all else drawn: nothing more to say
 
 
 def test_memory_lanes_aggregate_exactly_and_refine_on_zoom(tmp_path):
     program = synthetic(10_000)
-    view = plan_view(program.plans[0], program, lod=True)
+    view = plan_view(program.plans[0], program)
     lod = _plan_payload(view, [], [])["lod"]
     first, zoomed, back = run_js(tmp_path, view, [{"op": "none"}, {"op": "zoom", "arg": [1000, 1400]},
                                                    {"op": "autorange"}])
@@ -192,7 +192,7 @@ def test_error_blocks_stay_visible_in_aggregated_lanes(tmp_path):
     from test_lod import mismatch_program
 
     program, victim = mismatch_program()
-    view = plan_view(program.plans[0], program, lod=True)
+    view = plan_view(program.plans[0], program)
     assert any(f.code == "device-mismatch" for f in view.analysis.findings)
     [r] = run_js(tmp_path, view, [{"op": "none"}])
     assert r["heat"] is not None and r["lane0"] == [victim.index]
@@ -205,7 +205,7 @@ def test_error_blocks_stay_visible_in_aggregated_lanes(tmp_path):
 
 def test_report_script_panels_run(tmp_path):
     program = synthetic(10_000)
-    view = plan_view(program.plans[0], program, lod=True)
+    view = plan_view(program.plans[0], program)
     G = view.overview.groups
     first = G.children(0)[3]
     value = int(np.flatnonzero(G.home == G.groups[first].start + 2)[0])
@@ -256,7 +256,7 @@ def long_lived_chain(steps: int = 1_200, past_end: bool = False):
         z = b.tensor((2, 8), arena=1, offset=256 + 1024 - 32, name="spill")  # 32 of its 64 bytes past the end
         b.kernel("aten::relu.out", x, z, z)
     program = b.program()
-    return plan_view(program.plans[0], program, lod=True), keep
+    return plan_view(program.plans[0], program), keep
 
 
 def test_a_lane_of_thin_tensors_bins_them_and_draws_the_largest_as_named_blocks(tmp_path):

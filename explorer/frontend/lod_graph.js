@@ -178,14 +178,16 @@ export function lodGraph(C) {
     var tensors = 0;
     for (var r = 0; r < TT.home.length; r++) if (TT.home[r] >= 0) tensors++;
     var unused = TT.home.length - tensors;
+    var unusedNote = num(unused) + (unused === 1 ? " tensor that no instruction names is" : " tensors that no instruction names are") +
+      " not drawn";
     if (!groups) {  // everything drawn as itself: say only what can be folded, and what is not drawn
       return [nG > 1 ? "every group open (" + num(C.s.expanded.length) + ") \u00b7 \u25be collapses one" : "",
-              unused ? num(unused) + " tensors no instruction names are not drawn" : ""].filter(Boolean)
+              unused ? unusedNote : ""].filter(Boolean)
         .concat(C.s.note ? [C.s.note] : []);
     }
     return ["overview of " + num(m) + " instructions and " + num(tensors) + " tensors: " + num(groups) + " groups" +
               (raw ? " and " + num(raw) + " single nodes" : "") + " drawn" +
-              (unused ? " (" + num(unused) + " tensors no instruction names are not drawn)" : ""),
+              (unused ? " (" + unusedNote + ")" : ""),
             "click a group to expand it, \u25be to collapse" + (C.s.note ? " \u00b7 " + C.s.note : "")];
   }
   function status() { return statusLines().join(" \u2014 "); }
