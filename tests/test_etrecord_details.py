@@ -32,12 +32,12 @@ D = Path(__file__).parent / "fixtures" / "etrecord"
 
 # lodPlan over a plan payload with a stand-in Plotly (data and layout as plain objects), every group open so each
 # op is drawn with its own hover; prints per instruction its details, per tensor its details, the ops' hover
-# texts by instruction, and the search box's answer for each query
+# texts by instruction, and the search box's answer for each query; or (diff) the same through diffLod's sides
 HARNESS = r"""
 import fs from "node:fs";
 import {lodPlan} from "LOD";
 import {search} from "SEARCH";
-import {sideContext} from "DIFF";
+import {diffLod} from "DIFF";
 function setPath(o, dotted, v) {
   const ks = dotted.split(".");
   for (let q = 0; q < ks.length - 1; q++) { if (typeof o[ks[q]] !== "object" || o[ks[q]] === null) o[ks[q]] = {}; o = o[ks[q]]; }
@@ -54,8 +54,21 @@ function relayout(gd, upd) { for (const key of Object.keys(upd || {})) setPath(g
 global.Plotly = {react: (gd, d, l) => { gd.data = d; gd.layout = l; }, restyle, relayout,
                  update: (gd, t, l, idx) => { restyle(gd, t, idx); relayout(gd, l); }};
 const input = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
-const P = input.side ? sideContext(input.plan, input.side) : input.plan;
 const clone = (o) => JSON.parse(JSON.stringify(o));
+if (input.diff) {  // the diff's own path: diffLod runs a lodPlan per side
+  const P = input.plan, fig = (s) => ({data: clone(P.sides[s].graph.data), layout: clone(P.sides[s].graph.layout)});
+  const mem = (s) => ({data: clone(P.sides[s].memory.data), layout: clone(P.sides[s].memory.layout)});
+  const none = {set: () => {}};
+  const D = diffLod(P, {graphs: {a: fig("a"), b: fig("b")}, memories: {a: mem("a"), b: mem("b")}, overlays: {a: none, b: none},
+                        memoryOverlays: {a: none, b: none}, config: {}, select: () => {}, details: {innerHTML: ""},
+                        names: {a: "A", b: "B"}});
+  const out = {};
+  for (const s of ["a", "b"]) out[s] = Array.from({length: P.sides[s].lod.m}, (_, i) => D.side(s).instrDetails(i));
+  out.found = Object.fromEntries(input.queries.map((q) => [q, D.find(q).instructions]));
+  process.stdout.write(JSON.stringify(out));
+  process.exit(0);
+}
+const P = input.plan;
 const graph = {data: clone(P.graph.data), layout: clone(P.graph.layout)};
 const memory = {data: clone(P.memory.data), layout: clone(P.memory.layout)};
 const host = {graph, memory, state: {values: [], instructions: []}, config: {}, shown: () => ({}), html: () => {},
@@ -73,13 +86,13 @@ process.stdout.write(JSON.stringify({
 """
 
 
-def run(tmp_path: Path, plan: dict, *, values=(), queries=(), side=None) -> dict:
+def run(tmp_path: Path, plan: dict, *, values=(), queries=(), diff=False) -> dict:
     assert NODE, "node is needed for the app's tests (CI installs it)"
     code = HARNESS
     for key, name in (("LOD", "lod.js"), ("SEARCH", "search.js"), ("DIFF", "diff_lod.js")):
         code = code.replace(f'"{key}"', json.dumps((FRONTEND / name).as_uri()))
     (tmp_path / "h.mjs").write_text(code, encoding="utf-8")
-    (tmp_path / "in.json").write_text(to_json({"plan": plan, "side": side, "values": list(values), "queries": list(queries)}),
+    (tmp_path / "in.json").write_text(to_json({"plan": plan, "diff": diff, "values": list(values), "queries": list(queries)}),
                                       encoding="utf-8")
     done = subprocess.run([NODE, str(tmp_path / "h.mjs"), str(tmp_path / "in.json")], capture_output=True, text=True,
                           timeout=120)
@@ -130,6 +143,8 @@ def check_plan(out: dict, program, plan_name: str) -> int:
         else:
             before = text(f["before lowering"])
             assert all(node.name in before for node in ic.nodes) and all(op in before for op in ic.ops), i
+        if out["hover"] is None:  # the diff's sides: hover not read
+            continue
         # the op's hover: module's last components and the source's file:line
         line = out["hover"][str(i)].split("<br>")[-1]
         assert f"{ic.source.file.rsplit('/', 1)[-1]}:{ic.source.line}" in line, (i, line)
@@ -178,7 +193,7 @@ def test_a_delegate_names_every_node_it_holds(tmp_path):
     assert held.startswith("XnnpackBackend holds 8 nodes of the model")
     for path in ("layers.0.lin (Linear)", "layers.0.act (ReLU)", "layers.1.lin (Linear)", "head (Linear)"):
         assert path in held, path
-    assert "aten.linear.default" in held and "make_etrecord_fixtures.py:62 in forward" in held
+    assert "aten.linear.default" in held and "layers.0.lin (Linear) \u00b7 make_etrecord_fixtures.py:62" in held
 
 
 @pytest.mark.parametrize("name", ["net", "split_xnnpack"])
@@ -210,14 +225,12 @@ def test_the_diff_shows_each_sides_own_context(tmp_path):
     views = {p.plan: diff_plan_view(result, pa, pb, p.plan, lod=True) for p in result.plans}
     P = diff_payload(result, views, programs=(pa, pb))["plans"][0]
     assert P["lod"] and P["contexts"]["a"] and P["contexts"]["b"]
-    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
-    a = run(tmp_path / "a", P, side="a", queries=["layers.1.act"])
-    b = run(tmp_path / "b", P, side="b", queries=["layers.1.act"])
+    out = run(tmp_path, P, diff=True, queries=["layers.1.act"])
+    a, b = ({"instr": out[s], "hover": None} for s in "ab")
     assert check_plan(a, pa, "forward") == len(pa.plan("forward").instructions)
     assert check_plan(b, pb, "forward") == 2
     assert "holds" in fields(b["instr"][1]) and "holds" not in fields(a["instr"][1])
-    assert a["found"]["layers.1.act"] == [5] and b["found"]["layers.1.act"] == [1]
-
+    assert out["found"]["layers.1.act"] == {"a": [5], "b": [1]}
 
 def test_a_side_without_an_etrecord_has_no_context_rows(tmp_path):
     pa, pb = joined("net"), explorer.load(D / "net_xnnpack.pte")
@@ -225,5 +238,6 @@ def test_a_side_without_an_etrecord_has_no_context_rows(tmp_path):
     views = {p.plan: diff_plan_view(result, pa, pb, p.plan, lod=True) for p in result.plans}
     P = diff_payload(result, views, programs=(pa, pb))["plans"][0]
     assert P["contexts"]["b"] is None
-    b = run(tmp_path, P, side="b")
-    assert all("module" not in fields(h) and "holds" not in fields(h) for h in b["instr"])
+    out = run(tmp_path, P, diff=True)
+    assert all("module" not in fields(h) and "holds" not in fields(h) for h in out["b"])
+    assert sum("module" in fields(h) for h in out["a"]) == len(pa.plan("forward").instructions)

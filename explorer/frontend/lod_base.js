@@ -218,9 +218,11 @@ export function contextHover(X, i) {
     }, []) : [];
     parts.push((comps.length > 2 ? "\u2026" : "") + comps.slice(-2).join(".") + (path ? " (" + cls + ")" : cls));
   }
-  if (src >= 0) {
-    const text = X.sources[src], cut = text.lastIndexOf(" in "), loc = cut >= 0 ? text.slice(0, cut) : text;
-    parts.push(loc.slice(Math.max(loc.lastIndexOf("/"), loc.lastIndexOf("\\")) + 1));
-  }
+  if (src >= 0) parts.push(sourceLocation(X.sources[src]));
   return parts.length ? "<br>" + ptext(parts.join("  \u00b7  ")) : "";
+}
+// "dir/model.py:62 in forward" -> "model.py:62": a context's source line, short
+export function sourceLocation(text) {
+  const cut = text.lastIndexOf(" in "), loc = cut >= 0 ? text.slice(0, cut) : text;
+  return loc.slice(Math.max(loc.lastIndexOf("/"), loc.lastIndexOf("\\")) + 1);
 }

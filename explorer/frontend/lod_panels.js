@@ -1,6 +1,7 @@
 import {ptext, esc, short, fmtBytes, num, batch} from "./util.js";
 import {liveProfile} from "./memstrip.js";
 import {occupancy, cellAt, cellLines, cellImage, cellPointer} from "./cells.js";
+import {sourceLocation} from "./lod_base.js";
 
 // A big plan (level of detail), part 3: details of a tensor, an op or a group written from the tables,
 // and the memory map's lanes, exact occupancy bins and zoom.
@@ -339,13 +340,16 @@ export function moduleCrumbs(X, row) {
   return "<span class='dx-crumbs'>" + chain.map((r) => moduleName(X, r)).join(" <span class='dx-muted'>\u203a</span> ") + "</span>";
 }
 function sourceText(X, k) { return "<span class='dx-code'>" + esc(X.sources[k]) + "</span>"; }
+function sourceShort(X, k) {  // a listed node's line: "model.py:62", the whole "dir/model.py:62 in forward" on hover
+  return "<span class='dx-code' title='" + esc(X.sources[k]) + "'>" + esc(sourceLocation(X.sources[k])) + "</span>";
+}
 // an original graph node (a row of nodes): its op before lowering and name, and — when asked, or when they
 // differ from the instruction's — its module and source line
 function nodeLine(X, q, i, full) {
   const N = X.nodes, mod = N.module[q], src = N.source[q], out = ["<span class='dx-code'>" + esc(X.ops[N.op[q]]) + "</span> <span class='dx-muted'>" +
     esc(N.name[q]) + "</span>"];
   if (mod >= 0 && (full || mod !== X.module[i])) out.push(moduleName(X, mod));
-  if (src >= 0 && (full || src !== X.source[i])) out.push(sourceText(X, src));
+  if (src >= 0 && (full || src !== X.source[i])) out.push(sourceShort(X, src));
   return out.join(" \u00b7 ");
 }
 function capped(items) {
@@ -359,15 +363,15 @@ export function contextRows(X, i) {
   const out = [], nodes = [], delegate = X.backend[i] >= 0;
   if (X.module[i] >= 0) out.push(["module", moduleCrumbs(X, X.module[i])]);
   if (X.source[i] >= 0) out.push(["source", sourceText(X, X.source[i])]);
+  for (let k = X.nodeStart[i]; k < X.nodeStart[i + 1]; k++) nodes.push(nodeLine(X, X.nodeIndex[k], i, delegate));
+  if (delegate) out.push(["holds", esc(X.backends[X.backend[i]]) + " holds " + nodes.length + " node" + (nodes.length === 1 ? "" : "s") +
+    " of the model" + capped(nodes)]);
+  else if (nodes.length) out.push(["before lowering", nodes.length === 1 ? nodes[0] : capped(nodes)]);
   if (X.stack[i] >= 0) {
     const lines = X.stacks[X.stack[i]], frames = lines.filter((l) => !/^ {4}/.test(l)).length;
     out.push(["model stack", "<details class='dx-ctx-stack'><summary>" + frames + " frame" + (frames === 1 ? "" : "s") +
       "</summary><div class='dx-trace'>" + lines.map(esc).join("\n") + "</div></details>"]);
   }
-  for (let k = X.nodeStart[i]; k < X.nodeStart[i + 1]; k++) nodes.push(nodeLine(X, X.nodeIndex[k], i, delegate));
-  if (delegate) out.push(["holds", esc(X.backends[X.backend[i]]) + " holds " + nodes.length + " node" + (nodes.length === 1 ? "" : "s") +
-    " of the model" + capped(nodes)]);
-  else if (nodes.length) out.push(["before lowering", nodes.length === 1 ? nodes[0] : capped(nodes)]);
   return out;
 }
 // a tensor's row: the module and source line of the first instruction writing it that has a context

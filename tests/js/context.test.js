@@ -59,7 +59,8 @@ test("a delegate call lists every node it holds with op, module and source, capp
   assert.ok(r.holds.startsWith("XnnpackBackend holds 14 nodes of the model<ul class='dx-list'>"));
   assert.equal((r.holds.match(/<li>/g) || []).length, 12);
   assert.ok(r.holds.includes("<li class='dx-muted'>\u2026 and 2 more</li>"));
-  assert.ok(r.holds.includes("model.layers.3.attn") && r.holds.includes("(Attention)") && r.holds.includes("attn.py:7 in forward"));
+  assert.ok(r.holds.includes("model.layers.3.attn") && r.holds.includes("(Attention)") && r.holds.includes("<span class='dx-code' title='C:\\src\\attn.py:7 in forward'>attn.py:7</span>"),
+            "a held node's line short, the whole line on hover");
   assert.equal(r.module.replace(/<[^>]+>/g, ""), "Net", "the module all its nodes share: the model itself");
 });
 
