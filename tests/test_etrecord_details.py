@@ -127,28 +127,31 @@ def check_plan(out: dict, program, plan_name: str) -> int:
             assert "module" not in f and "holds" not in f, i
             continue
         checked += 1
-        assert text(f["module"]) == crumbs(ic), i
-        src = f"{ic.source.file}:{ic.source.line} in {ic.source.function}"
-        assert text(f["source"]) == src, i
-        frames = [fr for fr in ic.stack]
-        stack = text(f["model stack"])
-        assert stack.startswith(f"{len(frames)} frame"), i
-        assert all(f"{fr.file}:{fr.line} in {fr.function}" in stack for fr in frames), i
+        # nodes a pass made (a quantize op, a training step's update) may have no module or stack: no row then
+        assert (text(f["module"]) if "module" in f else "") == crumbs(ic), i
+        src = f"{ic.source.file}:{ic.source.line} in {ic.source.function}" if ic.source else ""
+        assert (text(f["source"]) if "source" in f else "") == src, i
+        stack = text(f.get("model stack", ""))
+        assert stack.startswith(f"{len(ic.stack)} frame") if ic.stack else not stack, i
+        assert all(f"{fr.file}:{fr.line} in {fr.function}" in stack for fr in ic.stack), i
         if plan.instructions[i].kind == "DelegateCall":
             held = text(f["holds"])
             assert held.startswith(f"{ic.backend} holds {len(ic.nodes)} node"), i
             for node in ic.nodes[:12]:  # each with its op, module and line
                 assert node.name in held and node.op in held, (i, node.name)
-                assert (node.modules[-1].path or node.modules[-1].type_name) in held, (i, node.name)
+                assert not node.modules or (node.modules[-1].path or node.modules[-1].type_name) in held, (i, node.name)
+            assert (f"\u2026 and {len(ic.nodes) - 12} more" in held) == (len(ic.nodes) > 12), i
         else:
-            before = text(f["before lowering"])
-            assert all(node.name in before for node in ic.nodes) and all(op in before for op in ic.ops), i
+            before = text(f["before lowering"])  # the first 12 nodes (a handle can name many), then a count
+            assert all(node.name in before and node.op in before for node in ic.nodes[:12]), i
+            assert (f"\u2026 and {len(ic.nodes) - 12} more" in before) == (len(ic.nodes) > 12), i
         if out["hover"] is None:  # the diff's sides: hover not read
             continue
         # the op's hover: module's last components and the source's file:line
-        line = out["hover"][str(i)].split("<br>")[-1]
-        assert f"{ic.source.file.rsplit('/', 1)[-1]}:{ic.source.line}" in line, (i, line)
-        assert ic.module[-1].type_name in line, (i, line)
+        line = out["hover"][str(i)].split("<br>")[-1] if ic.source or ic.module else ""
+        assert not ic.source or f"{ic.source.file.rsplit('/', 1)[-1]}:{ic.source.line}" in line, (i, line)
+        assert not ic.module or ic.module[-1].type_name in line, (i, line)
+        assert ic.source or ic.module or out["hover"][str(i)].count("<br>") == 2, i
     return checked
 
 
