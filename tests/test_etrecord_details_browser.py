@@ -154,3 +154,37 @@ def test_markup_in_an_etrecord_is_shown_as_text(tmp_path):
         assert page.evaluate("() => document.querySelectorAll('img').length") == 0
         assert page.evaluate("() => window.__pwned") is None
         assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
+
+
+def test_each_side_of_a_diff_shows_its_own_context_side_by_side(tmp_path):
+    """net (portable kernels) -> net_xnnpack (one delegate): selecting B's delegate shows its held nodes, and its
+    counterpart in A (the last op) its module and line, in two columns of equal width however long the names."""
+    require_browser()
+    from explorer.analysis.diff import diff
+    from explorer.views.diff_prepare import diff_plan_view
+    from explorer.views.diff_report import write_diff_report
+
+    pa, pb = joined("net"), joined("net_xnnpack")
+    result = diff(pa, pb)
+    views = {p.plan: diff_plan_view(result, pa, pb, p.plan, lod=True) for p in result.plans}
+    path = write_diff_report(pa, pb, tmp_path / "d.html", result=result, programs=(pa, pb), views=views)
+    with chromium((1400, 1000)) as (page, messages), screenshot_on_failure(page, "etrecord_diff_failure.png"):
+        page.goto(path.as_uri() + "#b:@1")
+        page.wait_for_function(READY)
+        page.wait_for_function("(s) => document.querySelector(s).textContent.includes('holds')", arg=DETAILS)
+        cols = page.evaluate("(s) => Array.from(document.querySelectorAll(s + ' .dx-cols > tbody > tr > td')).map(td => "
+                             "({w: td.getBoundingClientRect().width, rows: Object.fromEntries(Array.from("
+                             "td.querySelectorAll('table.dx-kv tr')).map(tr => [tr.cells[0].innerText, tr.cells[1].innerText]))}))",
+                             DETAILS)
+        a, b = cols
+        assert b["rows"]["holds"].startswith("XnnpackBackend holds 8 nodes") and "layers.1.lin (Linear)" in b["rows"]["holds"]
+        assert a["rows"]["module"] == "Net" and a["rows"]["source"] == "scripts/make_etrecord_fixtures.py:75 in forward"
+        assert "aten.add.Tensor" in a["rows"]["before lowering"] and "holds" not in a["rows"]
+        assert abs(a["w"] - b["w"]) < 2, (a["w"], b["w"])
+        page.locator(DETAILS).scroll_into_view_if_needed()
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "etrecord_details_diff.png"))
+        page.fill(".dx-search", "layers.1.lin")  # each side's own matches: A's permute + addmm, B's delegate
+        page.wait_for_function("() => window.dxDiff.state.instructions.b.length === 1")
+        assert page.evaluate("() => window.dxDiff.state.instructions") == {"a": [3, 4], "b": [1]}
+        assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
