@@ -96,14 +96,14 @@ export function counterpartGroup(G, O, g, ipair) {
 }
 
 // -- the two sides ---------------------------------------------------------------------------------------
-// ctx: {graphs: {a, b}, memories: {a, b}, overlays: {a, b}, memoryOverlays: {a, b}, config, details (element),
-//       select(sel) (a selection made on a side), names: {a, b}}
 // side s's one-program payload with its ETRecord's context (plans[].contexts.s), so its details, hover and
 // search show it as the one-program app does
 export function sideContext(P, s) {
   const X = P.contexts ? P.contexts[s] : null;
   return X ? Object.assign({}, P.sides[s], {context: X}) : P.sides[s];
 }
+// ctx: {graphs: {a, b}, memories: {a, b}, overlays: {a, b}, memoryOverlays: {a, b}, config, details (element),
+//       select(sel) (a selection made on a side), names: {a, b}}
 export function diffLod(P, ctx) {
   const Plotly = globalThis.Plotly, I = diffIndex(P), S = {};
   const nT = P.statuses.tensor.length, nO = P.statuses.op.length;
