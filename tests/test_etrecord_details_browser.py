@@ -78,6 +78,9 @@ def test_a_click_on_an_op_shows_where_in_the_model_it_comes_from(tmp_path):
         page.evaluate("() => window.dxReport.select({values: [12], instructions: []})")  # addmm's output
         page.wait_for_function("(s) => document.querySelector(s).textContent.includes('made in')", arg=DETAILS)
         assert rows(page)["made in"] == "layers.0.lin (Linear) \u00b7 scripts/make_etrecord_fixtures.py:62 in forward (#1)"
+        page.evaluate("() => window.dxReport.select({values: [0], instructions: []})")  # layers.0.lin's weight
+        page.wait_for_function("(s) => document.querySelector(s).textContent.includes('used in')", arg=DETAILS)
+        assert rows(page)["used in"] == "layers.0.lin (Linear) \u00b7 scripts/make_etrecord_fixtures.py:62 in forward (#0)"
         # the search box: a module path selects its instructions
         page.fill(".dx-search", "layers.1")
         page.wait_for_function("() => window.dxReport.state.instructions.length === 3")

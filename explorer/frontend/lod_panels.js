@@ -80,7 +80,7 @@ export function lodPanels(C) {
     for (var k2 = 0; k2 < F.v.length; k2++) if (F.v[k2] === v) (F.w[k2] ? prod : cons).push(F.i[k2]);
     if (prod.length) out.push(["written by", ul(prod.map(instrRef))]);
     if (cons.length) out.push(["read by", ul(cons.map(instrRef))]);
-    out.push(...producerRows(P.context, prod));
+    out.push(...producerRows(P.context, prod, cons));
     var fs = findingsAbout([v], []);
     if (fs.length) out.push(["findings", ul(fs)]);
     return "<div class='dx-root'><h4>" + swatch(TT.dev[r]) + " " + esc(TT.label[r]) +
@@ -374,11 +374,13 @@ export function contextRows(X, i) {
   }
   return out;
 }
-// a tensor's row: the module and source line of the first instruction writing it that has a context
-export function producerRows(X, writers) {
+// a tensor's row: the module and source line of the first instruction writing it that has a context ("made
+// in"); for one nothing writes (a weight, an input), of the first reading it ("used in": layers.0.lin's weight)
+export function producerRows(X, writers, readers) {
   if (!X) return [];
-  const i = writers.find((w) => w >= 0 && w < X.module.length && (X.module[w] >= 0 || X.source[w] >= 0));
+  const has = (w) => w >= 0 && w < X.module.length && (X.module[w] >= 0 || X.source[w] >= 0);
+  const i = writers.length ? writers.find(has) : (readers || []).find(has);
   if (i === undefined) return [];
   const parts = [X.module[i] >= 0 ? moduleName(X, X.module[i]) : "", X.source[i] >= 0 ? sourceText(X, X.source[i]) : ""];
-  return [["made in", parts.filter(Boolean).join(" \u00b7 ") + " <span class='dx-muted'>(#" + i + ")</span>"]];
+  return [[writers.length ? "made in" : "used in", parts.filter(Boolean).join(" \u00b7 ") + " <span class='dx-muted'>(#" + i + ")</span>"]];
 }

@@ -74,15 +74,19 @@ test("names from the ETRecord are escaped everywhere they are shown", () => {
   assert.ok(contextHover(X, 0).includes("&lt;img"));
 });
 
-test("a tensor says the module and line of the first writer that has a context", () => {
+test("a tensor says the module and line of the first writer (or, unwritten, reader) that has a context", () => {
   const X = ctx();
   X.module[2] = -1; X.source[2] = -1;
   const [[label, html]] = producerRows(X, [2, 1]);
   assert.equal(label, "made in");
   assert.equal(html.replace(/<[^>]+>/g, ""), "layers.0.lin (Linear) \u00b7 /home/me/model.py:62 in forward (#1)");
   assert.deepEqual(producerRows(X, [2]), []);
+  assert.deepEqual(producerRows(X, [2], [1]), [], "a written tensor: only its writers count");
   assert.deepEqual(producerRows(X, []), []);
   assert.deepEqual(producerRows(null, [1]), []);
+  const [[used, where]] = producerRows(X, [], [2, 3]);  // a weight: the first reader with a context
+  assert.equal(used, "used in");
+  assert.equal(where.replace(/<[^>]+>/g, ""), "Net \u00b7 C:\\src\\attn.py:7 in forward (#3)");
 });
 
 test("without a context there are no rows and no hover line", () => {
