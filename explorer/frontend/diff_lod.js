@@ -96,6 +96,12 @@ export function counterpartGroup(G, O, g, ipair) {
 }
 
 // -- the two sides ---------------------------------------------------------------------------------------
+// side s's one-program payload with its ETRecord's context (plans[].contexts.s), so its details, hover and
+// search show it as the one-program app does
+export function sideContext(P, s) {
+  const X = P.contexts ? P.contexts[s] : null;
+  return X ? Object.assign({}, P.sides[s], {context: X}) : P.sides[s];
+}
 // ctx: {graphs: {a, b}, memories: {a, b}, overlays: {a, b}, memoryOverlays: {a, b}, config, details (element),
 //       select(sel) (a selection made on a side), names: {a, b}}
 export function diffLod(P, ctx) {
@@ -111,7 +117,7 @@ export function diffLod(P, ctx) {
     ctx.overlays[s].set({edges: side.sel.edges || [], rings: side.sel.rings || [], marks: mk.marks, texts: mk.texts});
   }
   for (const s of SIDES) {
-    const SP = P.sides[s], L = SP.lod, st = {values: [], instructions: []}, box = {edges: [], rings: []};
+    const SP = sideContext(P, s), L = SP.lod, st = {values: [], instructions: []}, box = {edges: [], rings: []};
     const host = {graph: ctx.graphs[s], memory: ctx.memories[s], state: st, config: ctx.config, shown: () => ({}),
                   select: (sel) => ctx.select({side: s, values: sel.values || [], instructions: sel.instructions || []}),
                   html: (markup) => { ctx.details.innerHTML = markup; }, findings: () => [], expanded: () => {},
@@ -214,7 +220,7 @@ export function diffLod(P, ctx) {
   function find(text) {  // the search box on both sides at once: each side's own matches
     const out = {side: "", values: {a: [], b: []}, instructions: {a: [], b: []}, query: text};
     for (const s of SIDES) {
-      const SP = S[s].SP, r = search({labels: S[s].labels, nValues: SP.nValues, nInstructions: SP.nInstructions}, text);
+      const SP = S[s].SP, r = search({labels: S[s].labels, nValues: SP.nValues, nInstructions: SP.nInstructions, context: SP.context}, text);
       out.values[s] = r.values; out.instructions[s] = r.instructions;
     }
     return out;

@@ -46,7 +46,7 @@ export function lodBase(P, host) {
     var reads = [], k;
     for (k = fstart[i]; k < fstart[i + 1]; k++) reads.push("%" + F.v[k]);
     return "<b>" + ptext(OPS.opTable[OPS.op[i]][0]) + "</b><br>#" + i + "  \u00b7  " + kind + (d >= 0 ? "  \u00b7  on " + ptext(devName(d)) : "") +
-      "<br>tensors " + ptext(reads.join(", "));
+      "<br>tensors " + ptext(reads.join(", ")) + contextHover(P.context, i);
   }
 
   // -- the group tree ---------------------------------------------------------------------------
@@ -202,4 +202,27 @@ export function lodBase(P, host) {
     outputs: outputs, errors: errors, errorInstrs: errorInstrs, OPSYM: OPSYM, devName: devName, swatch: swatch, kindOf: kindOf, tensorHover: tensorHover,
     opHover: opHover, children: children, path: path, visibleNodes: visibleNodes, folded: folded, depthOf: depthOf});
   return C;
+}
+
+// The hover's line for an ETRecord's context (plans[].context, views/context_payload.py): where in the model
+// instruction i comes from, short: the module path's last two components (an index stays with its list:
+// "…layers.3.attn", not "…3.attn"), its class, and the source's file:line. "" without a context.
+export function contextHover(X, i) {
+  if (!X) return "";
+  const row = X.module[i], src = X.source[i], parts = [];
+  if (row >= 0) {
+    const path = X.modules.path[row], type = X.modules.type[row], cls = type.slice(type.lastIndexOf(".") + 1);
+    const comps = path ? path.split(".").reduce((out, c) => {
+      if (/^\d+$/.test(c) && out.length) out[out.length - 1] += "." + c; else out.push(c);
+      return out;
+    }, []) : [];
+    parts.push((comps.length > 2 ? "\u2026" : "") + comps.slice(-2).join(".") + (path ? " (" + cls + ")" : cls));
+  }
+  if (src >= 0) parts.push(sourceLocation(X.sources[src]));
+  return parts.length ? "<br>" + ptext(parts.join("  \u00b7  ")) : "";
+}
+// "dir/model.py:62 in forward" -> "model.py:62": a context's source line, short
+export function sourceLocation(text) {
+  const cut = text.lastIndexOf(" in "), loc = cut >= 0 ? text.slice(0, cut) : text;
+  return loc.slice(Math.max(loc.lastIndexOf("/"), loc.lastIndexOf("\\")) + 1);
 }

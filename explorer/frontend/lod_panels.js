@@ -1,6 +1,7 @@
 import {ptext, esc, short, fmtBytes, num, batch} from "./util.js";
 import {liveProfile} from "./memstrip.js";
 import {occupancy, cellAt, cellLines, cellImage, cellPointer} from "./cells.js";
+import {sourceLocation} from "./lod_base.js";
 
 // A big plan (level of detail), part 3: details of a tensor, an op or a group written from the tables,
 // and the memory map's lanes, exact occupancy bins and zoom.
@@ -79,6 +80,7 @@ export function lodPanels(C) {
     for (var k2 = 0; k2 < F.v.length; k2++) if (F.v[k2] === v) (F.w[k2] ? prod : cons).push(F.i[k2]);
     if (prod.length) out.push(["written by", ul(prod.map(instrRef))]);
     if (cons.length) out.push(["read by", ul(cons.map(instrRef))]);
+    out.push(...producerRows(P.context, prod, cons));
     var fs = findingsAbout([v], []);
     if (fs.length) out.push(["findings", ul(fs)]);
     return "<div class='dx-root'><h4>" + swatch(TT.dev[r]) + " " + esc(TT.label[r]) +
@@ -111,6 +113,7 @@ export function lodPanels(C) {
     out.push(["args", "<span class='dx-code'>" + args.join(", ") + "</span>"]);
     const stack = stackOf(i);
     if (stack) out.push(["stack", stack]);
+    out.push(...contextRows(P.context, i));
     var fs = findingsAbout([], [i]);
     if (fs.length) out.push(["findings", ul(fs)]);
     return "<div class='dx-root'><h4><span class='dx-muted'>#" + i + "</span> <span class='dx-code'>" + esc(OPS.opTable[OPS.op[i]][0]) +
@@ -324,4 +327,66 @@ export function lodPanels(C) {
   Object.assign(C, {laneProfiles: laneProfiles, valueDetails: valueDetails, instrDetails: instrDetails, groupDetails: groupDetails,
     drawMemory: drawMemory, memoryHighlight: memoryHighlight, setAxis: setAxis, onRelayout: onRelayout, clickMemory: clickMemory,
     lane: lane});
+}
+
+// -- an ETRecord's context (plans[].context, views/context_payload.py; docs/etrecord.md) --------------
+// Pure functions of the context's columns, so node tests run them on a payload. Every string is the ETRecord's
+// (made visible in Python) and reaches the page through esc.
+const CAP = 12;  // nodes listed before "and N more"
+function className(type) { return type.slice(type.lastIndexOf(".") + 1); }
+function moduleName(X, row) {  // "layers.0.lin (Linear)"; the model itself by its class: "Net"
+  const path = X.modules.path[row], type = X.modules.type[row];
+  return "<span title='" + esc(type) + "'>" + (path ? "<span class='dx-code'>" + esc(path) + "</span> <span class='dx-muted'>(" +
+    esc(className(type)) + ")</span>" : esc(className(type))) + "</span>";
+}
+// a module row's stack, outermost first, following modules.parent: "Net › layers.0 (Block) › layers.0.lin (Linear)"
+export function moduleCrumbs(X, row) {
+  const chain = [];
+  for (let r = row; r >= 0 && chain.length <= X.modules.parent.length; r = X.modules.parent[r]) chain.unshift(r);
+  return "<span class='dx-crumbs'>" + chain.map((r) => moduleName(X, r)).join(" <span class='dx-muted'>\u203a</span> ") + "</span>";
+}
+function sourceText(X, k) { return "<span class='dx-code'>" + esc(X.sources[k]) + "</span>"; }
+function sourceShort(X, k) {  // a listed node's line: "model.py:62", the whole "dir/model.py:62 in forward" on hover
+  return "<span class='dx-code' title='" + esc(X.sources[k]) + "'>" + esc(sourceLocation(X.sources[k])) + "</span>";
+}
+// an original graph node (a row of nodes): its op before lowering and name, and — when asked, or when they
+// differ from the instruction's — its module and source line
+function nodeLine(X, q, i, full) {
+  const N = X.nodes, mod = N.module[q], src = N.source[q], out = ["<span class='dx-code'>" + esc(X.ops[N.op[q]]) + "</span> <span class='dx-muted'>" +
+    esc(N.name[q]) + "</span>"];
+  if (mod >= 0 && (full || mod !== X.module[i])) out.push(moduleName(X, mod));
+  if (src >= 0 && (full || src !== X.source[i])) out.push(sourceShort(X, src));
+  return out.join(" \u00b7 ");
+}
+function capped(items) {
+  const more = items.length > CAP ? "<li class='dx-muted'>\u2026 and " + (items.length - CAP) + " more</li>" : "";
+  return "<ul class='dx-list'>" + items.slice(0, CAP).map((t) => "<li>" + t + "</li>").join("") + more + "</ul>";
+}
+// the details' rows for instruction i: module breadcrumb, source line, the whole stack (folded), the original
+// nodes (a delegate call: every node it holds, with module and source); [] without a context
+export function contextRows(X, i) {
+  if (!X || i < 0 || i >= X.module.length) return [];
+  const out = [], nodes = [], delegate = X.backend[i] >= 0;
+  if (X.module[i] >= 0) out.push(["module", moduleCrumbs(X, X.module[i])]);
+  if (X.source[i] >= 0) out.push(["source", sourceText(X, X.source[i])]);
+  for (let k = X.nodeStart[i]; k < X.nodeStart[i + 1]; k++) nodes.push(nodeLine(X, X.nodeIndex[k], i, delegate));
+  if (delegate) out.push(["holds", esc(X.backends[X.backend[i]]) + " holds " + nodes.length + " node" + (nodes.length === 1 ? "" : "s") +
+    " of the model" + capped(nodes)]);
+  else if (nodes.length) out.push(["before lowering", nodes.length === 1 ? nodes[0] : capped(nodes)]);
+  if (X.stack[i] >= 0) {
+    const lines = X.stacks[X.stack[i]], frames = lines.filter((l) => !/^ {4}/.test(l)).length;
+    out.push(["model stack", "<details class='dx-ctx-stack'><summary>" + frames + " frame" + (frames === 1 ? "" : "s") +
+      "</summary><div class='dx-trace'>" + lines.map(esc).join("\n") + "</div></details>"]);
+  }
+  return out;
+}
+// a tensor's row: the module and source line of the first instruction writing it that has a context ("made
+// in"); for one nothing writes (a weight, an input), of the first reading it ("used in": layers.0.lin's weight)
+export function producerRows(X, writers, readers) {
+  if (!X) return [];
+  const has = (w) => w >= 0 && w < X.module.length && (X.module[w] >= 0 || X.source[w] >= 0);
+  const i = writers.length ? writers.find(has) : (readers || []).find(has);
+  if (i === undefined) return [];
+  const parts = [X.module[i] >= 0 ? moduleName(X, X.module[i]) : "", X.source[i] >= 0 ? sourceText(X, X.source[i]) : ""];
+  return [[writers.length ? "made in" : "used in", parts.filter(Boolean).join(" \u00b7 ") + " <span class='dx-muted'>(#" + i + ")</span>"]];
 }
