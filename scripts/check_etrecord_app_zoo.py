@@ -4,7 +4,7 @@
     python scripts/check_etrecord_app_zoo.py cnn gru_unrolled
 
 Each builder of ``scripts/make_zoo.py`` is exported again with an ETRecord (as ``scripts/check_etrecord_zoo.py``
-does), its report payload is made with every plan at a level of detail (``app_payload(..., lod=True)``), and the
+does), its report payload is made with every plan at a level of detail (``app_payload(...)``), and the
 app's own modules (``lodPlan``, under Node) write the details and hover of every instruction; each one the
 ETRecord maps must say what our join says: module breadcrumb, source line, stack, the nodes before lowering or
 held by a delegate (``tests/test_etrecord_details.py`` ``check_plan``, the check the suite runs on the fixtures).
@@ -61,7 +61,7 @@ def main(argv=None) -> int:
         models += 1
         try:
             program = explorer.load(manager.buffer, etrecord=buf.getvalue())
-            payload = app_payload(program, findings=[], lod=True)
+            payload = app_payload(program, findings=[])
             n = 0
             for k, plan in enumerate(program.plans):
                 with tempfile.TemporaryDirectory() as tmp:

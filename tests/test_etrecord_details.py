@@ -158,7 +158,7 @@ def check_plan(out: dict, program, plan_name: str) -> int:
 @pytest.mark.parametrize("name", ["net", "net_xnnpack", "split_xnnpack", "two_methods"])
 def test_every_mapped_instruction_is_described_as_the_join_says(tmp_path, name):
     program = joined(name)
-    payload = app_payload(program, findings=[], lod=True)
+    payload = app_payload(program, findings=[])
     total = 0
     for k, plan in enumerate(program.plans):
         P = payload["plans"][k]
@@ -185,7 +185,7 @@ def test_every_mapped_instruction_is_described_as_the_join_says(tmp_path, name):
 
 def test_net_breadcrumb_reads_as_the_model_is_written(tmp_path):
     program = joined("net")
-    out = run(tmp_path, app_payload(program, findings=[], lod=True)["plans"][0])
+    out = run(tmp_path, app_payload(program, findings=[])["plans"][0])
     f = fields(out["instr"][1])  # addmm of layers.0.lin
     assert text(f["module"]) == "Net \u203a layers.0 (Block) \u203a layers.0.lin (Linear)"
     assert text(f["source"]) == "scripts/make_etrecord_fixtures.py:62 in forward"
@@ -196,7 +196,7 @@ def test_net_breadcrumb_reads_as_the_model_is_written(tmp_path):
 
 def test_a_delegate_names_every_node_it_holds(tmp_path):
     program = joined("net_xnnpack")
-    out = run(tmp_path, app_payload(program, findings=[], lod=True)["plans"][0])
+    out = run(tmp_path, app_payload(program, findings=[])["plans"][0])
     held = text(fields(out["instr"][1])["holds"])
     assert held.startswith("XnnpackBackend holds 8 nodes of the model")
     for path in ("layers.0.lin (Linear)", "layers.0.act (ReLU)", "layers.1.lin (Linear)", "head (Linear)"):
@@ -212,7 +212,7 @@ def test_search_finds_instructions_by_module_path_and_source_file(tmp_path, name
     paths = sorted({f.path for i in range(len(plan.instructions)) if ctx.at(i) for n in ctx.at(i).nodes for f in n.modules
                     if f.path})
     files = ["make_etrecord_fixtures.py:62", "fixtures.py"]
-    out = run(tmp_path, app_payload(program, findings=[], lod=True)["plans"][0], queries=paths + files)
+    out = run(tmp_path, app_payload(program, findings=[])["plans"][0], queries=paths + files)
     for q in paths + files:
         want = []
         for i in range(len(plan.instructions)):
@@ -230,7 +230,7 @@ def test_search_finds_instructions_by_module_path_and_source_file(tmp_path, name
 def test_the_diff_shows_each_sides_own_context(tmp_path):
     pa, pb = joined("net"), joined("net_xnnpack")
     result = diff(pa, pb)
-    views = {p.plan: diff_plan_view(result, pa, pb, p.plan, lod=True) for p in result.plans}
+    views = {p.plan: diff_plan_view(result, pa, pb, p.plan) for p in result.plans}
     P = diff_payload(result, views, programs=(pa, pb))["plans"][0]
     assert P["lod"] and P["contexts"]["a"] and P["contexts"]["b"]
     out = run(tmp_path, P, diff=True, queries=["layers.1.act"])
@@ -243,7 +243,7 @@ def test_the_diff_shows_each_sides_own_context(tmp_path):
 def test_a_side_without_an_etrecord_has_no_context_rows(tmp_path):
     pa, pb = joined("net"), explorer.load(D / "net_xnnpack.pte")
     result = diff(pa, pb)
-    views = {p.plan: diff_plan_view(result, pa, pb, p.plan, lod=True) for p in result.plans}
+    views = {p.plan: diff_plan_view(result, pa, pb, p.plan) for p in result.plans}
     P = diff_payload(result, views, programs=(pa, pb))["plans"][0]
     assert P["contexts"]["b"] is None
     out = run(tmp_path, P, diff=True)

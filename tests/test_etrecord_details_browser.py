@@ -1,6 +1,5 @@
 """An ETRecord's context in the exported report, in headless Chromium (docs/etrecord.md "Where it shows"):
-real exports of tests/fixtures/etrecord/ drawn by the level-of-detail modules (``lod=True``, as every plan will
-be). A hover on an op shows its module and line; a click opens its details with the module breadcrumb, the
+real exports of tests/fixtures/etrecord/ drawn by the app's modules (as every plan is). A hover on an op shows its module and line; a click opens its details with the module breadcrumb, the
 model's source line, the folded stack and the nodes before lowering (a delegate call: every node it holds);
 the search box and a ``#layers.0.lin`` link select by module path. A planted ``<img onerror>`` in a module name,
 class and source file is shown as text, never run. Screenshots: ``artifacts/etrecord_details*.png``."""
@@ -58,7 +57,7 @@ def rows(page) -> dict[str, str]:
 
 def test_a_click_on_an_op_shows_where_in_the_model_it_comes_from(tmp_path):
     require_browser()
-    path = write_report(joined("net"), tmp_path / "net.html", lod=True)
+    path = write_report(joined("net"), tmp_path / "net.html")
     with chromium((1280, 1000)) as (page, messages), screenshot_on_failure(page, "etrecord_details_failure.png"):
         page.goto(path.as_uri())
         page.wait_for_function(READY)
@@ -95,7 +94,7 @@ def test_a_click_on_an_op_shows_where_in_the_model_it_comes_from(tmp_path):
 
 def test_a_delegate_lists_the_nodes_it_holds(tmp_path):
     require_browser()
-    path = write_report(joined("net_xnnpack"), tmp_path / "x.html", lod=True)
+    path = write_report(joined("net_xnnpack"), tmp_path / "x.html")
     with chromium((1280, 1000)) as (page, messages), screenshot_on_failure(page, "etrecord_delegate_failure.png"):
         page.goto(path.as_uri())
         page.wait_for_function(READY)
@@ -138,7 +137,7 @@ def test_markup_in_an_etrecord_is_shown_as_text(tmp_path):
     require_browser()
     program = joined("net", hostile_etrecord())
     assert program.etrecord.plan("forward").at(1).module[-1].path == EVIL_PATH
-    path = write_report(program, tmp_path / "evil.html", lod=True)
+    path = write_report(program, tmp_path / "evil.html")
     with chromium((1280, 1000)) as (page, messages), screenshot_on_failure(page, "etrecord_injection_failure.png"):
         page.goto(path.as_uri())
         page.wait_for_function(READY)
@@ -169,7 +168,7 @@ def test_each_side_of_a_diff_shows_its_own_context_side_by_side(tmp_path):
 
     pa, pb = joined("net"), joined("net_xnnpack")
     result = diff(pa, pb)
-    views = {p.plan: diff_plan_view(result, pa, pb, p.plan, lod=True) for p in result.plans}
+    views = {p.plan: diff_plan_view(result, pa, pb, p.plan) for p in result.plans}
     path = write_diff_report(pa, pb, tmp_path / "d.html", result=result, programs=(pa, pb), views=views)
     with chromium((1400, 1000)) as (page, messages), screenshot_on_failure(page, "etrecord_diff_failure.png"):
         page.goto(path.as_uri() + "#b:@1")
