@@ -81,7 +81,9 @@ function grid(cell) {
 export function placeLabels(items, markers, area, measure, limit = MAX_DRAWN, avoid = []) {
   const obstacles = grid(32), placed = grid(32), out = [];
   avoid.forEach((b) => obstacles.add(b, "avoid"));  // boxes over the plot (the minimap): no label under them
-  markers.forEach((mk, k) => obstacles.add([mk.x - mk.r - PAD, mk.y - mk.r - PAD, mk.x + mk.r + PAD, mk.y + mk.r + PAD], mk.id === undefined ? "m" + k : mk.id));
+  // a marker's box is its symbol's bounding box (a diamond's corners are empty): half a PAD around it is enough
+  const mp = PAD / 2;
+  markers.forEach((mk, k) => obstacles.add([mk.x - mk.r - mp, mk.y - mk.r - mp, mk.x + mk.r + mp, mk.y + mk.r + mp], mk.id === undefined ? "m" + k : mk.id));
   const order = items.map((_, k) => k).filter((k) => {
     const it = items[k];
     return it.parts.length && it.x >= area[0] && it.x <= area[2] && it.y >= area[1] && it.y <= area[3];
@@ -102,7 +104,8 @@ export function placeLabels(items, markers, area, measure, limit = MAX_DRAWN, av
         const b = boxAt(side, it.x, it.y, it.r, w, h);
         const padded = [b[0] - PAD, b[1] - PAD, b[2] + PAD, b[3] + PAD];
         if (b[0] < area[0] || b[2] > area[2] || b[1] < area[1] || b[3] > area[3]) continue;
-        if (!obstacles.free(padded, it.id) || !placed.free(padded, null)) continue;
+        // markers are stored padded already (half a PAD); two PADs between labels
+        if (!obstacles.free(b, it.id) || !placed.free(padded, null)) continue;
         placed.add(b, k);
         out.push({item: it, parts, box: b});
         done = true;

@@ -291,7 +291,10 @@ export function lodGraph(C) {
     f.y.forEach(function (y) { depth = Math.max(depth, y + 1); });
     if (lo > hi) { lo = 0; hi = 0; }
     var v = readableView({x0: lo, x1: hi, y0: -(Math.max(depth, 1) - 1), y1: 0}, plotSize(),
-                         {pad: 0.5, padRight: 3.5, minY: rowPx(), nodes: f.x.map(function (x, p) { return [x, -f.y[p]]; })});
+                         // room on the right for a folded group's label (long: name, device split, bytes); a graph of
+                         // single nodes needs only its own labels' room, so it opens at a larger, more legible scale
+                         {pad: 0.5, padRight: f.nodes.some(function (nd) { return nd[0] === "g"; }) ? 3.5 : 1,
+                          minY: rowPx(), nodes: f.x.map(function (x, p) { return [x, -f.y[p]]; })});
     return {"xaxis.range": v.x, "yaxis.range": v.y};
   }
   var baseData = JSON.parse(JSON.stringify(P.graph.data));
