@@ -187,8 +187,8 @@ TRACE_POINTS_JS = """
 
 def point_of(points: list[dict], ident) -> dict:
     """The drawn point (TRACE_POINTS_JS) of the node ``ident`` (its customdata: a value or an instruction)."""
-    found = [p for p in points if p["id"] == ident]
-    assert found, f"node {ident!r} is not drawn (drawn: {[p['id'] for p in points][:40]})"
+    found = [p for p in points if p["id"] == ident and p["w"] > 0]  # a point plotly drew with a size
+    assert found, f"node {ident!r} is not drawn (drawn: {[p['id'] for p in points if p['w'] > 0][:40]})"
     return found[0]
 
 

@@ -16,6 +16,8 @@ import {delegateExpander} from "./delegate.js";
 import {CONFIG, fillPlans, followWidth, publisher} from "./frame.js";
 
 
+const clone = (/** @type {any} */ o) => JSON.parse(JSON.stringify(o));
+
 function skeleton(el, data) {
   el.textContent = "";
   const root = h("div", "dx-app dx-root");
@@ -79,8 +81,10 @@ export function createApp(el, model, data) {
     $("dx-plan").value = P.name;
     $("dx-summary").textContent = "· " + P.summary;
     $("dx-totals").innerHTML = P.totals;  // escaped when it was built (explorer.views.tables)
-    Plotly.react(graphDiv, P.graph.data, P.graph.layout, CONFIG);
-    Plotly.react(memoryDiv, P.memory.data, P.memory.layout, CONFIG);
+    // copies: plotly keeps the objects it is given as the figure's own and changes them as it draws; the payload's
+    // skeletons must stay as they came, for the next time this plan is shown
+    Plotly.react(graphDiv, clone(P.graph.data), clone(P.graph.layout), CONFIG);
+    Plotly.react(memoryDiv, clone(P.memory.data), clone(P.memory.layout), CONFIG);
     if (!over.graph) {
       over.graph = overlay(graphDiv); over.memory = overlay(memoryDiv);
       over.minimap = minimap(graphDiv, $("dx-minimap"));  // before the labels: they keep clear of it

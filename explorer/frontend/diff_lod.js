@@ -128,9 +128,11 @@ export function diffLod(P, ctx) {
                   marks: {of: (v) => { const c = I.status[s].get(v), st = c === undefined ? null : P.statuses.tensor[c];
                                         return st && st.color ? st : null; },
                           noun: "changed"}};
-    // the first state as the one-program app draws a big plan (app.js): the payload's figures while it has them
-    if (SP.graph) Plotly.react(ctx.graphs[s], SP.graph.data, SP.graph.layout, ctx.config);
-    if (SP.memory) Plotly.react(ctx.memories[s], SP.memory.data, SP.memory.layout, ctx.config);
+    // the first state as the one-program app draws a plan (app.js)
+    // copies: plotly changes the objects it draws, and the payload's skeletons must stay as they came
+    const clone = (/** @type {any} */ o) => JSON.parse(JSON.stringify(o));
+    if (SP.graph) Plotly.react(ctx.graphs[s], clone(SP.graph.data), clone(SP.graph.layout), ctx.config);
+    if (SP.memory) Plotly.react(ctx.memories[s], clone(SP.memory.data), clone(SP.memory.layout), ctx.config);
     const lod = lodPlan(SP, host);
     S[s] = {SP, L, lod, st, sel: box, labels: lod.labels(),
             gc: groupChanges(L.groups, L.m, L.tensors, P.marks[s], nT, nO)};
