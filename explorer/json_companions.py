@@ -61,7 +61,7 @@ def graph_json(g: DelegateGraph) -> dict:
 def payload_json(p: Payload) -> dict:
     return {"format": p.format, "size": p.size, "storage": p.storage, "magic": p.magic,
             "named_keys": list(p.named_keys), "error": p.error,
-            "compile_specs": {k: v for k, v in p.compile_specs}}
+            "compile_specs": {k: v for k, v in p.compile_specs}, "header": {k: v for k, v in p.header}}
 
 
 def add_companions(doc: dict, program: Program) -> dict:

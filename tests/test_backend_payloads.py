@@ -1,0 +1,174 @@
+"""Ethos-U, VGF, Core ML and QNN payloads: identified by their own header, damaged ones reported (never
+raised), only the bytes a header points at read. No exporter for these backends runs here, so the
+payloads are built from the layouts their upstream code writes (tests/payload_helpers.py) and carried by
+a real program (the zoo's xnnpack_mlp.pte, re-labelled)."""
+
+from __future__ import annotations
+
+import io
+import json
+import struct
+
+import pytest
+
+import explorer
+from explorer.analysis.companions import payloads
+from explorer.cli import main
+from explorer.format.backend_payloads import decode_coreml, decode_qnn, decode_vela, decode_vgf
+from explorer.format.payload import describe_payload
+from explorer.model import CompileSpec, Delegate
+from explorer.views.companions_view import companion_view, instruction_rows
+from explorer.views.escape import html_text as h
+
+from payload_helpers import ZOO, coreml_directory, program_with_payload, qnn_context, vela_stream, vgf_file
+
+ETHOS_SPECS = (("output_format", b"vela"), ("compile_flags", b"--accelerator-config=ethos-u55-128"))
+
+
+def _payload(backend: str, data: bytes, specs=()):
+    [p] = payloads(explorer.load(program_with_payload(backend, data, specs)))["forward"]
+    return p
+
+
+def _reader(data: bytes, log: list[int]):
+    def read(offset: int, count: int) -> bytes:
+        chunk = data[offset:offset + count]
+        log.append(len(chunk))
+        return chunk
+    return read
+
+
+def test_ethos_u_vela_stream_blocks_sizes_and_io():
+    p = _payload("EthosUBackend", vela_stream(), ETHOS_SPECS)
+    assert (p.format, p.magic, p.error) == ("ethos-u-vela", "vela_bin_stream", None)
+    rows = dict(p.header)
+    assert rows["blocks"] == "vela_bin_stream, cmd_data, weight_data, scratch_size, inputs, outputs, vela_end_stream"
+    assert rows["command stream"] == "64 B, 'COP1'" and rows["weights"] == "100 B"
+    assert rows["scratch"].startswith("4,096 B")
+    assert rows["inputs"] == "1: 1x1x1x1x4x4 (1 B elements)" and rows["outputs"] == "1: 1x1x1x1x1x3 (1 B elements)"
+    assert ("output_format", "vela") in p.compile_specs
+
+
+def test_ethos_u_external_blocks_are_named_data_keys():
+    key = "ab" * 32
+    p = _payload("EthosUBackend", vela_stream(external={"weight_data": key}), ETHOS_SPECS)
+    assert p.named_keys == (key,) and p.error is None
+    assert "named-data key abababababababab" in dict(p.header)["weight data"]
+
+
+def test_vela_reader_reads_block_headers_not_weights():
+    log: list[int] = []
+    blocks = {"vela_bin_stream": b"", "cmd_data": b"COP2" + bytes(12), "weight_data": bytes(4 << 20),
+              "scratch_size": struct.pack("<I", 16), "inputs": struct.pack("<i", 0), "outputs": struct.pack("<i", 0),
+              "vela_end_stream": b""}
+    data = vela_stream(blocks)
+    out = decode_vela(_reader(data, log), len(data))
+    assert out.error is None and dict(out.header)["weights"] == "4,194,304 B"
+    assert sum(log) < 1024  # the 4 MiB of weights are skipped, not read
+
+
+@pytest.mark.parametrize("damage, expected", [
+    (lambda d: d[:100], "runs past the 100-byte payload"),
+    (lambda d: b"vela_xxx_stream\x00" + d[16:], "expected the 'vela_bin_stream' block first"),
+    (lambda d: d[:-32], "without a 'vela_end_stream' block"),
+])
+def test_damaged_vela_streams_say_what_is_wrong(damage, expected):
+    data = damage(vela_stream())
+    out = decode_vela(_reader(data, []), len(data))
+    assert out.error is not None and expected in out.error
+
+
+def test_a_damaged_ethos_u_payload_is_a_check_warning():
+    program = explorer.load(program_with_payload("EthosUBackend", vela_stream()[:-32], ETHOS_SPECS))
+    found = explorer.check(program)
+    assert [f.code for f in found] == ["bad-delegate-payload"]
+    assert "its ethos-u-vela payload does not decode" in found[0].message
+
+
+def test_vgf_header_version_and_sections():
+    p = _payload("VgfBackend", vgf_file(), (("output_format", b"vgf"),))
+    assert (p.format, p.magic, p.error) == ("vgf", "VGF1", None)
+    rows = dict(p.header)
+    assert rows["VGF version"] == "0.4.0" and rows["Vulkan header version"] == "310"
+    assert rows["modules"] == "64 B at byte 128" and rows["constants"] == "16 B at byte 272"
+    bad = vgf_file(sections=((128, 64), (192, 32), (224, 48), (272, 1 << 30)))
+    assert "section 'constants'" in decode_vgf(_reader(bad, []), len(bad)).error
+    assert "expected the VGF magic" in decode_vgf(_reader(b"XXXX" + bad[4:], []), len(bad)).error
+
+
+def test_qnn_context_header_and_a_bare_context_binary():
+    p = _payload("QnnBackend", qnn_context(), (("qnn_compile_spec", bytes(range(256)) * 2),))
+    assert (p.format, p.magic, p.error) == ("qnn-context", "cdab78567b641c90", None)
+    assert dict(p.header) == {"context binary": "40 B from byte 256 (QNN SDK format)", "signature": "1733289600123"}
+    lying = qnn_context(declared=1 << 20)
+    assert "past the end" in decode_qnn(_reader(lying, []), len(lying)).error
+    # without the magic the runtime loads the blob as a bare context binary (QnnExecuTorchBackend::init)
+    assert _payload("QnnBackend", b"\x00\x01" * 100).format == "unknown"
+
+
+def test_coreml_directory_tree_and_metadata():
+    p = _payload("CoreMLBackend", coreml_directory())
+    assert (p.format, p.magic, p.error) == ("coreml", '{"inputN', None)
+    rows = dict(p.header)
+    assert rows["model"] == "compiled model (model.mlmodelc)"
+    assert rows["files"].startswith("3, 179 B: metadata.json (76 B), model.mlmodelc/coremldata.bin (90 B)")
+    assert (rows["inputs"], rows["outputs"], rows["identifier"]) == ("x", "y", "executorch_1234")
+
+
+def test_coreml_reference_names_its_model_in_named_data():
+    ref = b"CMJR" + json.dumps({"version": 1, "key": "coreml_model_0", "functionName": "forward"}).encode()
+    p = _payload("CoreMLBackend", ref)
+    assert (p.format, p.named_keys, p.error) == ("coreml", ("coreml_model_0",), None)
+    assert "function 'forward'" in dict(p.header)["reference"]
+
+
+@pytest.mark.parametrize("data, expected", [
+    (b"\x00" * 64, "its last byte is '{'"),
+    (b"\x00" * 8 + b"}]{:\"sedon\"{", "not JSON"),
+    (b"\x00" * 8 + json.dumps({"nodes": [{"kind": 0, "name": "a", "dataRegion": {"offset": 0, "size": 999}}]}).encode()[::-1],
+     "no data region"),
+    (b"\x00" * 8 + json.dumps({"nodes": [{"kind": 1, "name": "d", "children": {"x": 0}}]}).encode()[::-1],
+     "reached twice"),
+    (b"CMJR{}", "no 'key'"),
+])
+def test_damaged_coreml_payloads_say_what_is_wrong(data, expected):
+    assert expected in decode_coreml(_reader(data, []), len(data)).error
+
+
+def test_inline_payloads_are_identified_from_their_bytes():
+    d = Delegate(0, "EthosUBackend", "inline", 0, (CompileSpec("output_format", b"vela"),))
+    p = describe_payload(d, vela_stream())
+    assert p.format == "ethos-u-vela" and p.error is None
+    # an unfamiliar backend id with a recognisable header is still identified
+    assert describe_payload(Delegate(0, "MyVgfFork", "inline", 0), vgf_file()).format == "vgf"
+    assert describe_payload(Delegate(0, "Other", "inline", 0), b"\x00" * 64).format == "unknown"
+
+
+def test_inspect_json_and_details_show_the_header(tmp_path):
+    data = program_with_payload("EthosUBackend", vela_stream(), ETHOS_SPECS)
+    program = explorer.load(data)
+    out = io.StringIO()
+    path = tmp_path / "ethos.pte"
+    path.write_bytes(data)
+    assert main(["inspect", str(path)], stdout=out) == 0
+    text = out.getvalue()
+    assert "payload: ethos-u-vela, 512 B segment, magic 'vela_bin_stream'" in text
+    assert "command stream: 64 B, 'COP1'" in text
+    assert "segment 0: empty and unused (the constant segment of a program with no constants outside its " \
+           "delegates" in text
+    out = io.StringIO()
+    assert main(["inspect", str(path), "--json"], stdout=out) == 0
+    doc = json.loads(out.getvalue())
+    assert doc["plans"][0]["delegates"][0]["payload"]["header"]["scratch"].startswith("4,096 B")
+    plan = program.plans[0]
+    rows = dict(instruction_rows(companion_view(program, plan), plan, 0))
+    assert rows["command stream"] == h("64 B, 'COP1'") and rows["scratch"].startswith("4,096 B")
+
+
+def test_segments_listed_only_when_empty_or_unreferenced():
+    from explorer.analysis.describe_companions import segment_lines
+
+    assert segment_lines(explorer.load(ZOO / "cnn.pte")) == []  # constants in segment 0: nothing to say
+    assert segment_lines(explorer.load(ZOO / "xnnpack_mlp.pte")) == [
+        "    segment 0: empty and unused (the constant segment of a program with no constants outside its "
+        "delegates; nothing is read from it)"]
