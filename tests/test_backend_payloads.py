@@ -172,3 +172,91 @@ def test_segments_listed_only_when_empty_or_unreferenced():
     assert segment_lines(explorer.load(ZOO / "xnnpack_mlp.pte")) == [
         "    segment 0: empty and unused (the constant segment of a program with no constants outside its "
         "delegates; nothing is read from it)"]
+
+
+# -- QNN compile spec (QnnExecuTorchOptions flatbuffer) -----------------------------------------------
+
+def _qnn_options_bytes(soc: int = 57, arch: int = 75, perf: int = 2, flags: bool = True) -> bytes:
+    """A QnnExecuTorchOptions flatbuffer written field by field with the flatbuffers builder (slots of
+    qc_compiler_spec.fbs), the way flatc writes it: defaults left out."""
+    import flatbuffers
+
+    b = flatbuffers.Builder(256)
+    path = b.CreateString("/opt/qnn/lib")
+    b.StartObject(2); b.PrependInt32Slot(0, arch, 0); b.PrependUint32Slot(1, 8, 0); htp_info = b.EndObject()
+    b.StartObject(3); b.PrependInt32Slot(0, soc, 0); b.PrependUOffsetTRelativeSlot(1, htp_info, 0); soc_info = b.EndObject()
+    b.StartObject(10); b.PrependInt32Slot(1, perf, 0); b.PrependBoolSlot(4, flags, False); htp = b.EndObject()
+    b.StartObject(4); b.PrependInt32Slot(0, 2, 0); b.PrependUOffsetTRelativeSlot(1, htp, 0); backend = b.EndObject()
+    b.StartObject(13)
+    b.PrependUOffsetTRelativeSlot(0, soc_info, 0); b.PrependUOffsetTRelativeSlot(1, backend, 0)
+    b.PrependUOffsetTRelativeSlot(2, path, 0); b.PrependInt32Slot(3, 1, 0); b.PrependBoolSlot(12, flags, False)
+    b.Finish(b.EndObject())
+    return bytes(b.Output())
+
+
+def test_qnn_compile_spec_decodes_to_named_options():
+    from explorer.format.payload import decode_compile_specs
+
+    d = Delegate(0, "QnnBackend", "segment", 1, (CompileSpec("qnn_compile_spec", _qnn_options_bytes()),))
+    specs = dict(decode_compile_specs(d))
+    assert specs == {"qnn_compile_spec.soc": "SM8650", "qnn_compile_spec.htp_arch": "V75",
+                     "qnn_compile_spec.vtcm_size_in_mb": "8", "qnn_compile_spec.backend_type": "kHtpBackend",
+                     "qnn_compile_spec.htp_performance_mode": "kHtpBurst",
+                     "qnn_compile_spec.htp_precision": "kHtpQuantized",
+                     "qnn_compile_spec.htp_pd_session": "kHtpUnsignedPd", "qnn_compile_spec.htp_flags": "use_conv_hmx",
+                     "qnn_compile_spec.log_level": "kLogLevelError", "qnn_compile_spec.profile_level": "kProfileOff",
+                     "qnn_compile_spec.flags": "use_mha2sha", "qnn_compile_spec.library_path": "/opt/qnn/lib"}
+    assert dict(decode_compile_specs(Delegate(0, "QnnBackend", "segment", 1, (
+        CompileSpec("qnn_compile_spec", _qnn_options_bytes(soc=1234, arch=1, flags=False)),))))[
+        "qnn_compile_spec.soc"] == "unknown(1234)"
+    # another backend's spec of that name, and damaged bytes, stay bytes (shown as size + prefix)
+    assert decode_compile_specs(Delegate(0, "Other", "segment", 1, (CompileSpec("qnn_compile_spec", b"\xff" * 4),))) \
+        == (("qnn_compile_spec", "ffffffff"),)
+    for cut in range(0, 60, 7):
+        damaged = _qnn_options_bytes()[:cut]
+        out = decode_compile_specs(Delegate(0, "QnnBackend", "segment", 1, (CompileSpec("qnn_compile_spec", damaged),)))
+        assert out == (("qnn_compile_spec", CompileSpec("qnn_compile_spec", damaged).text),)
+
+
+def _fbs_tables_and_enums(text: str):
+    import re
+
+    text = re.sub(r"//[^\n]*", "", text)
+    tables = {m.group(1): [f for f in re.findall(r"(\w+)\s*:", m.group(2))]
+              for m in re.finditer(r"table\s+(\w+)\s*\{([^}]*)\}", text)}
+    enums = {}
+    for m in re.finditer(r"enum\s+(\w+)\s*:\s*\w+\s*\{([^}]*)\}", text):
+        values, nxt = {}, 0
+        for item in (x.strip() for x in m.group(2).split(",") if x.strip()):
+            name, _, val = (p.strip() for p in item.partition("="))
+            nxt = int(val) if val else nxt
+            values[nxt] = name
+            nxt += 1
+        enums[m.group(1)] = values
+    return tables, enums
+
+
+@pytest.mark.interop
+def test_qnn_slots_and_enums_are_the_wheels_schema_and_decode_its_serializer():
+    from pathlib import Path
+
+    import executorch.backends.qualcomm.serialization as ser
+    from executorch.backends.qualcomm.serialization.qc_schema import QcomChipset, QnnExecuTorchHtpPerformanceMode
+    from executorch.backends.qualcomm.utils.utils import generate_htp_compiler_spec, generate_qnn_executorch_compiler_spec
+
+    from explorer.format.qnn_options import ENUMS, SLOTS, decode_qnn_options
+
+    tables, enums = _fbs_tables_and_enums((Path(list(ser.__path__)[0]) / "qc_compiler_spec.fbs").read_text())
+    for table, slots in SLOTS.items():
+        assert {f: i for i, f in enumerate(tables[table])} == slots, table
+    for name, values in ENUMS.items():
+        assert enums[name] == values, name
+    for soc, fp16, perf in ((QcomChipset.SM8650, False, QnnExecuTorchHtpPerformanceMode.kHtpBurst),
+                            (QcomChipset.SM8550, True, QnnExecuTorchHtpPerformanceMode.kHtpPowerSaver)):
+        backend = generate_htp_compiler_spec(use_fp16=fp16)
+        backend.htp_options.performance_mode = perf
+        [spec] = generate_qnn_executorch_compiler_spec(soc_model=soc, backend_options=backend, use_mha2sha=fp16)
+        got = dict(decode_qnn_options(spec.value))
+        assert (got["soc"], got["htp_performance_mode"]) == (soc.name, perf.name)
+        assert got["htp_precision"] == ("kHtpFp16" if fp16 else "kHtpQuantized")
+        assert ("use_mha2sha" in got["flags"]) == fp16 and got["backend_type"] == "kHtpBackend"
