@@ -1,99 +1,14 @@
-"""Delegate payloads of Ethos-U, VGF, Core ML and QNN built from their documented layouts (no SDK here can
-export them), and a real program carrying one: ``tests/fixtures/zoo/xnnpack_mlp.pte`` with its delegate's
-backend id, compile specs and segment replaced, written with our writer.
-
-Layouts (cited in ``explorer/format/backend_payloads.py``): ``backends/arm/arm_vela.py`` ``vela_compile``;
-``src/header.hpp`` of arm/ai-ml-sdk-vgf-library; ``coreml_preprocess.py`` + ``inmemoryfs``;
-``backends/qualcomm/runtime/backends/QnnCustomProtocol.h``.
-"""
+"""The payload builders of ``scripts/make_payload_fixtures.py`` (Ethos-U, VGF, Core ML and QNN layouts as their
+upstream code writes them), for tests that build variants of ``tests/fixtures/payloads/``."""
 
 from __future__ import annotations
 
-import dataclasses
-import json
-import struct
+import sys
 from pathlib import Path
 
-import explorer
-from explorer.format.writer import layout_segments, write
-from explorer.model import CompileSpec
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
-ZOO = Path(__file__).parent / "fixtures" / "zoo"
-
-
-def vela_stream(blocks: dict[str, bytes] | None = None, *, external: dict[str, str] | None = None) -> bytes:
-    """``vela_compile``'s output: each block a 32-byte header (name, unpadded size, external flag, 11
-    reserved) and its data padded to 16 bytes; ``external`` names blocks replaced by a 64-char key."""
-    ios = struct.pack("<i", 1) + struct.pack("<9i", 1, 1, 1, 1, 4, 4, 1, 0, 1)
-    blocks = blocks if blocks is not None else {
-        "vela_bin_stream": b"", "cmd_data": b"COP1" + bytes(60), "weight_data": bytes(100),
-        "scratch_size": struct.pack("<I", 4096), "inputs": ios,
-        "outputs": struct.pack("<i", 1) + struct.pack("<9i", 1, 1, 1, 1, 1, 3, 1, 16, 1),
-        "vela_end_stream": b""}
-    out = b""
-    for name, data in blocks.items():
-        flag = 0
-        if external and name in external:
-            data, flag = external[name].encode("ascii"), 1
-        out += struct.pack("<16sIB11s", name.encode()[:15], len(data), flag, bytes(11))
-        out += data + bytes(-len(data) % 16)
-    return out
-
-
-def vgf_file(sections: tuple[tuple[int, int], ...] = ((128, 64), (192, 32), (224, 48), (272, 16)),
-             version: tuple[int, int, int] = (0, 4, 0), vk: int = 310, total: int = 288) -> bytes:
-    """A VGF header (128 bytes) with four {offset, size} sections, padded to ``total`` bytes."""
-    head = b"VGF1" + struct.pack("<HH", vk, 0) + bytes(version) + bytes(5)
-    head += b"".join(struct.pack("<QQ", o, s) for o, s in sections) + bytes(48)
-    assert len(head) == 128
-    return head + bytes(max(0, total - 128))
-
-
-def qnn_context(binary: bytes = b"\x01" * 40, *, declared: int | None = None, signature: int = 1733289600123) -> bytes:
-    """QnnContextCustomProtocol: magic 0x5678ABCD, int64 signature, uint64 size, pad to 256, the binary."""
-    head = struct.pack("<IqQ", 0x5678ABCD, signature, len(binary) if declared is None else declared)
-    return head + bytes(256 - len(head)) + binary
-
-
-def coreml_directory(files: dict[str, bytes] | None = None, alignment: int = 64) -> bytes:
-    """``flatten_directory_contents``: files' bytes (aligned), then the node tree as JSON, reversed."""
-    files = files if files is not None else {
-        "metadata.json": json.dumps({"inputNames": ["x"], "outputNames": ["y"],
-                                     "identifier": "executorch_1234"}).encode(),
-        "model.mlmodelc/coremldata.bin": b"\x07" * 90, "model.mlmodelc/model.mil": b"program(1.0)\n"}
-    data, nodes = b"", []
-    tree: dict = {}
-    for path in files:
-        d = tree
-        *dirs, leaf = path.split("/")
-        for part in dirs:
-            d = d.setdefault(part, {})
-        d[leaf] = path
-
-    def add(name: str, node) -> int:
-        nonlocal data
-        if isinstance(node, str):
-            data += bytes(-len(data) % alignment)
-            nodes.append({"children": {}, "dataRegion": {"offset": len(data), "size": len(files[node])},
-                          "kind": 0, "name": name})
-            data += files[node]
-        else:
-            children = {k: add(k, v) for k, v in node.items()}
-            nodes.append({"children": children, "dataRegion": {"offset": 0, "size": 0}, "kind": 1, "name": name})
-        return len(nodes) - 1
-
-    add("lowered_module", tree)
-    data += bytes(-len(data) % alignment)
-    return data + json.dumps({"nodes": nodes}, separators=(",", ":")).encode()[::-1]
-
-
-def program_with_payload(backend: str, payload: bytes, specs: tuple[tuple[str, bytes], ...] = ()) -> bytes:
-    """xnnpack_mlp.pte with its one delegate re-labelled ``backend`` and its blob (segment 1) ``payload``;
-    segment 0 stays the empty constant segment executorch writes for a program without constants."""
-    p = explorer.load(ZOO / "xnnpack_mlp.pte")
-    [plan] = p.plans
-    [d] = plan.delegates
-    d = dataclasses.replace(d, id=backend, compile_specs=tuple(CompileSpec(k, v) for k, v in specs))
-    plan = dataclasses.replace(plan, delegates=(d,))
-    program = dataclasses.replace(p, plans=(plan,), segments=layout_segments([0, len(payload)]), named_data=())
-    return write(program, [b"", payload])
+from make_payload_fixtures import (  # noqa: E402,F401
+    ETHOS_SPECS, OUT as PAYLOADS, ZOO, build_all, coreml_directory, program_with_payload, qnn_context, vela_stream,
+    vgf_file,
+)

@@ -1,7 +1,8 @@
 """Ethos-U, VGF, Core ML and QNN payloads: identified by their own header, damaged ones reported (never
 raised), only the bytes a header points at read. No exporter for these backends runs here, so the
 payloads are built from the layouts their upstream code writes (tests/payload_helpers.py) and carried by
-a real program (the zoo's xnnpack_mlp.pte, re-labelled)."""
+a real program (the zoo's xnnpack_mlp.pte, re-labelled): tests/fixtures/payloads/, made by
+scripts/make_payload_fixtures.py."""
 
 from __future__ import annotations
 
@@ -20,9 +21,37 @@ from explorer.model import CompileSpec, Delegate
 from explorer.views.companions_view import companion_view, instruction_rows
 from explorer.views.escape import html_text as h
 
-from payload_helpers import ZOO, coreml_directory, program_with_payload, qnn_context, vela_stream, vgf_file
+from payload_helpers import (ETHOS_SPECS, PAYLOADS, ZOO, build_all, coreml_directory, program_with_payload,
+                             qnn_context, vela_stream, vgf_file)
 
-ETHOS_SPECS = (("output_format", b"vela"), ("compile_flags", b"--accelerator-config=ethos-u55-128"))
+
+def test_the_fixtures_are_what_the_script_builds_and_each_is_identified_and_check_is_silent():
+    files = build_all()
+    assert sorted(p.name for p in PAYLOADS.glob("*.pte")) == sorted(files)
+    formats = {}
+    for name, data in files.items():
+        assert (PAYLOADS / name).read_bytes() == data, name
+        program = explorer.load(PAYLOADS / name)
+        [p] = payloads(program)["forward"]
+        assert p.error is None and p.header, name
+        formats[name] = p.format
+        assert explorer.check(program) == [], name
+    assert formats == {"ethos_u.pte": "ethos-u-vela", "ethos_u_external.pte": "ethos-u-vela", "vgf.pte": "vgf",
+                       "coreml.pte": "coreml", "coreml_reference.pte": "coreml", "qnn.pte": "qnn-context"}
+
+
+@pytest.mark.parametrize("decode, data", [(decode_vela, vela_stream()), (decode_vgf, vgf_file()),
+                                          (decode_qnn, qnn_context()), (decode_coreml, coreml_directory())],
+                         ids=["vela", "vgf", "qnn", "coreml"])
+def test_every_byte_of_each_payload_corrupted_is_answered_not_raised(decode, data):
+    for i in range(len(data)):
+        for value in (0x00, 0xFF, data[i] ^ 0x80):
+            mutant = data[:i] + bytes([value]) + data[i + 1:]
+            out = decode(_reader(mutant, []), len(mutant))
+            assert out.error is None or isinstance(out.error, str)
+    for cut in range(0, len(data), 3):
+        out = decode(_reader(data[:cut], []), cut)
+        assert out.error is None or isinstance(out.error, str)
 
 
 def _payload(backend: str, data: bytes, specs=()):
