@@ -2,9 +2,13 @@
 
     python scripts/make_payload_fixtures.py          # (re)write the files
     python scripts/make_payload_fixtures.py --check  # build in memory; exit 1 if any file differs
+    python scripts/make_payload_fixtures.py --check --no-real  # only the built ones (no Arm/Core ML tools)
 
-No exporter for these backends runs on this machine (Vela, the ML SDK's model-converter, coremltools'
-compiler and the QNN SDK are not installable here), so each payload is built from the layout the
+Two are REAL exports by executorch 1.5.1 (``real_ethos_u.pte``: Ethos-U55 through Vela, with the Arm
+backend's pinned requirements installed beside the venv, e.g. ``pip install --target DIR ethos-u-vela==5.1.0
+tosa-tools==2026.5.0 ml_dtypes==0.5.1`` and ``PYTHONPATH=DIR``; ``real_coreml.pte``: Core ML through
+coremltools 9.0, an ML program package). The rest, and everything the VGF and QNN exporters would make
+(the ML SDK's model-converter and the QNN SDK are not installable here), are built from the layout the
 backend's own code writes, cited in ``explorer/format/backend_payloads.py``: ``backends/arm/arm_vela.py``
 ``vela_compile``; ``src/header.hpp`` of arm/ai-ml-sdk-vgf-library (what ``backends/arm/vgf/backend.py``
 stores); ``backends/apple/coreml/compiler/coreml_preprocess.py`` and its ``inmemoryfs``;
@@ -113,6 +117,86 @@ def program_with_payload(backend: str, payload: bytes, specs: tuple[tuple[str, b
     return write(program, [b"", payload])
 
 
+# -- real exports -----------------------------------------------------------------------------------
+
+def _tiny_model():
+    import torch
+
+    class Tiny(torch.nn.Module):
+        def __init__(self, n_in: int, n_out: int):
+            super().__init__()
+            self.fc = torch.nn.Linear(n_in, n_out)
+
+        def forward(self, x):
+            return torch.relu(self.fc(x))
+
+    return Tiny
+
+
+def real_ethos_u() -> bytes:
+    """A linear + relu quantized with EthosUQuantizer and fully delegated by EthosUPartitioner
+    (ethos-u55-128): executorch 1.5.1 with the Arm backend's own requirements (ethos-u-vela 5.1.0,
+    tosa-tools 2026.5.0 for ``tosa_serializer``, ml_dtypes 0.5.1; ``backends/arm/requirements-arm-*.txt``).
+    Deterministic: the bytes are compared."""
+    import torch
+    from executorch.backends.arm.ethosu import EthosUCompileSpec, EthosUPartitioner
+    from executorch.backends.arm.quantizer import EthosUQuantizer, get_symmetric_quantization_config
+    from executorch.exir import to_edge_transform_and_lower
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+    torch.manual_seed(0)
+    x = (torch.randn(1, 8),)
+    spec = EthosUCompileSpec("ethos-u55-128")
+    quantizer = EthosUQuantizer(spec)
+    quantizer.set_global(get_symmetric_quantization_config())
+    module = prepare_pt2e(torch.export.export(_tiny_model()(8, 4).eval(), x).module(), quantizer)
+    module(*x)
+    ep = torch.export.export(convert_pt2e(module), x)
+    return bytes(to_edge_transform_and_lower(ep, partitioner=[EthosUPartitioner(spec)]).to_executorch().buffer)
+
+
+def real_coreml() -> bytes:
+    """A linear + relu fully delegated by CoreMLPartitioner as an ML program package (``model_type=MODEL``:
+    compiling to ``.mlmodelc`` needs macOS), coremltools 9.0. ``uuid.uuid4`` is made a counter so the
+    model identifier repeats; coremltools' own package manifest still carries fresh ids, so ``--check``
+    compares the program's flatbuffer and what our reader says of the payload, not its bytes."""
+    import itertools
+    import uuid
+
+    import coremltools as ct
+    import torch
+    from executorch.backends.apple.coreml.compiler import CoreMLBackend
+    from executorch.backends.apple.coreml.partition import CoreMLPartitioner
+    from executorch.exir import to_edge_transform_and_lower
+
+    counter = itertools.count()
+    original, uuid.uuid4 = uuid.uuid4, lambda: uuid.UUID(int=next(counter))
+    try:
+        torch.manual_seed(0)
+        ep = torch.export.export(_tiny_model()(4, 3).eval(), (torch.randn(2, 4),))
+        specs = CoreMLBackend.generate_compile_specs(model_type=CoreMLBackend.MODEL_TYPE.MODEL,
+                                                     minimum_deployment_target=ct.target.iOS16)
+        lowered = to_edge_transform_and_lower(ep, partitioner=[CoreMLPartitioner(compile_specs=specs)])
+        return bytes(lowered.to_executorch().buffer)
+    finally:
+        uuid.uuid4 = original
+
+
+REAL = {"real_ethos_u.pte": real_ethos_u, "real_coreml.pte": real_coreml}
+
+
+def same_real(name: str, fresh: bytes, committed: bytes) -> bool:
+    """Whether a re-export matches the committed file: byte for byte, except Core ML's package ids."""
+    if name != "real_coreml.pte":
+        return fresh == committed
+    from explorer.analysis.companions import payloads
+
+    a, b = explorer.load(fresh), explorer.load(committed)
+    if a.header is None or b.header is None or a.header.program_size != b.header.program_size:
+        return False
+    return fresh[:a.header.program_size] == committed[:b.header.program_size] and payloads(a) == payloads(b)
+
+
 def build_all() -> dict[str, bytes]:
     """File name -> bytes of every fixture."""
     ref = b"CMJR" + json.dumps({"version": 1, "key": "coreml_model_0", "functionName": "forward"}).encode()
@@ -130,14 +214,19 @@ def build_all() -> dict[str, bytes]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="build in memory and compare with the files on disk")
+    parser.add_argument("--no-real", action="store_true", help="only the payloads built from their layouts "
+                                                               "(the real exports need the Arm and Core ML tools)")
     args = parser.parse_args(argv)
     files = build_all()
+    real = {} if args.no_real else {n: make() for n, make in REAL.items()}
     if args.check:
         bad = [n for n, data in files.items() if not (OUT / n).exists() or (OUT / n).read_bytes() != data]
+        bad += [n for n, data in real.items() if not (OUT / n).exists() or not same_real(n, data, (OUT / n).read_bytes())]
         for n in bad:
             print(f"differs: {OUT / n}")
         return 1 if bad else 0
     OUT.mkdir(parents=True, exist_ok=True)
+    files.update(real)
     for n, data in files.items():
         (OUT / n).write_bytes(data)
         print(f"wrote {OUT / n} ({len(data)} bytes)")

@@ -9,6 +9,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
 from make_payload_fixtures import (  # noqa: E402,F401
-    ETHOS_SPECS, OUT as PAYLOADS, ZOO, build_all, coreml_directory, program_with_payload, qnn_context, vela_stream,
+    ETHOS_SPECS, OUT as PAYLOADS, REAL, ZOO, build_all, coreml_directory, program_with_payload, qnn_context, vela_stream,
     vgf_file,
 )

@@ -21,13 +21,13 @@ from explorer.model import CompileSpec, Delegate
 from explorer.views.companions_view import companion_view, instruction_rows
 from explorer.views.escape import html_text as h
 
-from payload_helpers import (ETHOS_SPECS, PAYLOADS, ZOO, build_all, coreml_directory, program_with_payload,
+from payload_helpers import (ETHOS_SPECS, PAYLOADS, REAL, ZOO, build_all, coreml_directory, program_with_payload,
                              qnn_context, vela_stream, vgf_file)
 
 
 def test_the_fixtures_are_what_the_script_builds_and_each_is_identified_and_check_is_silent():
     files = build_all()
-    assert sorted(p.name for p in PAYLOADS.glob("*.pte")) == sorted(files)
+    assert sorted(p.name for p in PAYLOADS.glob("*.pte")) == sorted([*files, *REAL])
     formats = {}
     for name, data in files.items():
         assert (PAYLOADS / name).read_bytes() == data, name
@@ -38,6 +38,46 @@ def test_the_fixtures_are_what_the_script_builds_and_each_is_identified_and_chec
         assert explorer.check(program) == [], name
     assert formats == {"ethos_u.pte": "ethos-u-vela", "ethos_u_external.pte": "ethos-u-vela", "vgf.pte": "vgf",
                        "coreml.pte": "coreml", "coreml_reference.pte": "coreml", "qnn.pte": "qnn-context"}
+
+
+def test_a_real_ethos_u_export():
+    """executorch 1.5.1 + Vela 5.1.0, ethos-u55-128 (scripts/make_payload_fixtures.py real_ethos_u)."""
+    program = explorer.load(PAYLOADS / "real_ethos_u.pte")
+    [p] = payloads(program)["forward"]
+    assert (p.format, p.magic, p.error, p.storage, p.size) == ("ethos-u-vela", "vela_bin_stream", None, "segment", 816)
+    assert dict(p.header) == {
+        "blocks": "vela_bin_stream, cmd_data, weight_data, scratch_size, inputs, outputs, vela_end_stream",
+        "command stream": "328 B, 'COP1'", "weights": "144 B", "scratch": "32 B (allocated by the runtime)",
+        "inputs": "1: 1x1x1x1x1x8 (1 B elements)", "outputs": "1: 1x1x1x1x1x4 (1 B elements)"}
+    specs = dict(p.compile_specs)
+    assert specs["compile_flags.accelerator-config"] == "ethos-u55-128" and specs["output_format"] == "vela"
+    assert specs["compile_flags.system-config"] == "Ethos_U55_High_End_Embedded"
+    assert specs["transform_pipeline_config.softmax"] == "STABLE" and specs["target"] == "ethos-u55-128"
+    assert [(s.index, s.size) for s in program.segments] == [(0, 0), (1, 816)]
+    assert explorer.check(program) == []
+
+
+def test_a_real_coreml_export():
+    """executorch 1.5.1 + coremltools 9.0, an ML program package (scripts/make_payload_fixtures.py real_coreml)."""
+    program = explorer.load(PAYLOADS / "real_coreml.pte")
+    [p] = payloads(program)["forward"]
+    assert (p.format, p.magic, p.error) == ("coreml", '{"inputN', None)
+    rows = dict(p.header)
+    assert rows["model"] == "model package (model.mlpackage)" and rows["files"].startswith("6, ")
+    assert "model.mlpackage/Data/com.apple.CoreML/model.mlmodel" in rows["files"]
+    assert (rows["inputs"], rows["outputs"]) == ("x", "aten_relu_default")
+    assert rows["identifier"] == "executorch_00000000-0000-0000-0000-000000000000"
+    assert dict(p.compile_specs)["model_type"] == "model"
+    assert explorer.check(program) == []
+
+
+@pytest.mark.interop
+def test_executorch_verifies_the_payload_carriers():
+    """executorch's own loader (InternalConsistency) accepts every fixture: the carriers are sound programs."""
+    from executorch.extension.pybindings.portable_lib import _load_program_from_buffer, Verification
+
+    for path in sorted(PAYLOADS.glob("*.pte")):
+        _load_program_from_buffer(path.read_bytes(), program_verification=Verification.InternalConsistency)
 
 
 @pytest.mark.parametrize("decode, data", [(decode_vela, vela_stream()), (decode_vgf, vgf_file()),
@@ -76,6 +116,24 @@ def test_ethos_u_vela_stream_blocks_sizes_and_io():
     assert rows["scratch"].startswith("4,096 B")
     assert rows["inputs"] == "1: 1x1x1x1x4x4 (1 B elements)" and rows["outputs"] == "1: 1x1x1x1x1x3 (1 B elements)"
     assert ("output_format", "vela") in p.compile_specs
+
+
+def test_arm_compile_flags_and_pipeline_options_are_one_pair_each():
+    from explorer.format.payload import decode_compile_specs
+
+    d = Delegate(0, "EthosUBackend", "segment", 1, (
+        CompileSpec("compile_flags", b"--accelerator-config=ethos-u85-256 --verbose-all"),
+        CompileSpec("transform_pipeline_config", b'{"softmax": "STABLE", "quantize_inf": {"neg_inf": -256.0}}'),
+        CompileSpec("tosa_spec", b"TOSA-1.0+INT")))
+    assert decode_compile_specs(d) == (
+        ("compile_flags.accelerator-config", "ethos-u85-256"), ("compile_flags.verbose-all", "on"),
+        ("transform_pipeline_config.softmax", "STABLE"), ("transform_pipeline_config.quantize_inf", '{"neg_inf": -256.0}'),
+        ("tosa_spec", "TOSA-1.0+INT"))
+    odd = Delegate(0, "VgfBackend", "segment", 1, (CompileSpec("compile_flags", b"plain words"),
+                                                   CompileSpec("transform_pipeline_config", b"[1]")))
+    assert decode_compile_specs(odd) == (("compile_flags", "plain words"), ("transform_pipeline_config", "[1]"))
+    other = Delegate(0, "XnnpackBackend", "segment", 1, (CompileSpec("compile_flags", b"--a=b"),))
+    assert decode_compile_specs(other) == (("compile_flags", "--a=b"),)
 
 
 def test_ethos_u_external_blocks_are_named_data_keys():

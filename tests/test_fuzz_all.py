@@ -60,7 +60,7 @@ def test_a_sample_over_the_backend_payload_seeds_answers_every_case():
     import fuzz as program_fuzz
 
     seeds = [(n, d) for n, d in program_fuzz._seed_corpus(synthetic=False) if n.startswith("payloads/")]
-    assert len(seeds) == 6
+    assert len(seeds) == 8  # 6 built from the layouts, 2 real exports (Ethos-U, Core ML)
     mut = program_fuzz.Mutator(seeds, random.Random(5))
     corpus = dict(seeds)
     kinds = []

@@ -21,6 +21,7 @@ from ..model_companions import Payload
 from . import schema as S
 from .container import read_container
 from .flatbuf import FlatReader
+from .arm_specs import ARM_IDS, arm_spec_pairs
 from .backend_payloads import QNN_IDS, format_for
 from .qnn_options import QNN_SPEC_KEY, qnn_spec_pairs
 from .xnnpack import decode_xnnpack, is_xnnpack, needed_prefix
@@ -127,15 +128,16 @@ def _magic(data: bytes) -> str:
 
 def decode_compile_specs(delegate: Delegate) -> tuple[tuple[str, str], ...]:
     """Compile specs with values decoded where the backend's format is public (Vulkan's values, QNN's
-    ``qnn_compile_spec`` flatbuffer as ``qnn_compile_spec.<option>`` pairs), else as text/hex."""
+    ``qnn_compile_spec`` flatbuffer as ``qnn_compile_spec.<option>`` pairs, the Arm backends' compiler flags
+    and pipeline options one pair each), else as text/hex."""
     vulkan = delegate.id == "VulkanBackend"
     out: list[tuple[str, str]] = []
     for spec in delegate.compile_specs:
-        if spec.key == QNN_SPEC_KEY and delegate.id in QNN_IDS:
-            pairs = qnn_spec_pairs(spec.key, spec.value)
-            if pairs is not None:
-                out.extend(pairs)
-                continue
+        pairs = qnn_spec_pairs(spec.key, spec.value) if spec.key == QNN_SPEC_KEY and delegate.id in QNN_IDS else \
+            arm_spec_pairs(spec.key, spec.value) if delegate.id in ARM_IDS else None
+        if pairs is not None:
+            out.extend(pairs)
+            continue
         decode = _VULKAN_SPECS.get(spec.key) if vulkan else None
         out.append((spec.key, decode(spec.value) if decode and spec.value else CompileSpec.text.fget(spec)))
     return tuple(out)
