@@ -56,6 +56,9 @@ _VELA_END = b"vela_end_stream"
 _VELA_BLOCK = struct.Struct("<16sIB11s")
 _VELA_IO = struct.Struct("<9i")  # 6 dims, elem_size, offset, region
 _VELA_MAX_BLOCKS = 64
+_VELA_KEY = 64  # kVelaExternalBlockKeySize: an external block holds a sha256 hex digest
+_VELA_BLOCKS = frozenset({"vela_bin_stream", "cmd_data", "weight_data", "scratch_size", "inputs", "outputs",
+                          "vela_end_stream"})
 _VELA_MAX_IOS = 1024
 VGF_MAGIC = b"VGF1"
 VGF_MAGIC_OLD = (0xF0E1D2C3).to_bytes(4, "little")
@@ -127,7 +130,10 @@ def _vela_ios(data: bytes, what: str) -> str:
 
 
 def decode_vela(read: Read, size: int) -> Decoded:
-    """The blocks of an Ethos-U ``vela_bin_stream`` (see the module docstring for the layout)."""
+    """The blocks of an Ethos-U ``vela_bin_stream`` (see the module docstring for the layout). What
+    ``vela_bin_read`` refuses (``InvalidProgram``) is reported as the error: a block name it does not know,
+    a command stream not tagged ``COP1``/``COP2``, an external block whose key is not 64 bytes, bytes after
+    ``vela_end_stream``."""
     rows: list[tuple[str, str]] = []
     keys: list[str] = []
     names: list[str] = []
@@ -141,36 +147,44 @@ def decode_vela(read: Read, size: int) -> Decoded:
             raw_name, length, external, _ = _VELA_BLOCK.unpack(_need(read, pos, _VELA_BLOCK.size, size,
                                                                      f"block header {len(names)}"))
             name = raw_name.split(b"\x00", 1)[0].decode("ascii", "replace")
-            if not names and raw_name.split(b"\x00", 1)[0] != VELA_MAGIC:
+            if not names and name != VELA_MAGIC.decode():
                 raise _Bad("expected the 'vela_bin_stream' block first")
+            if name not in _VELA_BLOCKS:
+                raise _Bad(f"unknown block {name[:16]!r} at payload byte {pos:,} (vela_bin_read refuses it)")
             names.append(name)
             start = pos + _VELA_BLOCK.size
             if start + length > size:
                 raise _Bad(f"block {name!r} of {length:,} bytes at payload byte {start:,} runs past the "
                            f"{size:,}-byte payload")
-            small = external == 1 or name in ("scratch_size", "inputs", "outputs", "cmd_data")
-            data = _need(read, start, length if name != "cmd_data" or external == 1 else min(length, 4), size,
-                         f"block {name!r}") if small else b""
             if external == 1:
-                key = data.decode("ascii", "replace")
+                if length != _VELA_KEY:
+                    raise _Bad(f"external block {name!r} holds {length:,} bytes, not a {_VELA_KEY}-byte "
+                               f"named-data key")
+                key = _need(read, start, length, size, f"block {name!r}").decode("ascii", "replace")
                 keys.append(key)
-                rows.append((name.replace("_", " "), f"{_nbytes(length)} named-data key {key[:16]}… "
-                                                     f"(the bytes are named data)"))
+                rows.append((name.replace("_", " "), f"named data {key[:16]}… (its bytes are outside the payload)"))
             elif name == "cmd_data":
-                rows.append(("command stream", f"{_nbytes(length)}, {data[:4].decode('ascii', 'replace')!r}"))
+                tag = _need(read, start, min(length, 4), size, "block 'cmd_data'")
+                if tag not in (b"COP1", b"COP2"):
+                    raise _Bad(f"the command stream at payload byte {start:,} starts with {tag!r}, not 'COP1' "
+                               f"or 'COP2'")
+                rows.append(("command stream", f"{_nbytes(length)}, {tag.decode()!r}"))
             elif name == "weight_data":
                 rows.append(("weights", _nbytes(length)))
             elif name == "scratch_size":
                 if length < 4:
                     raise _Bad(f"'scratch_size' block of {length} bytes (expected a uint32)")
-                rows.append(("scratch", f"{_nbytes(int.from_bytes(data[:4], 'little'))} (allocated by the runtime)"))
+                scratch = int.from_bytes(_need(read, start, 4, size, "block 'scratch_size'"), "little")
+                rows.append(("scratch", f"{_nbytes(scratch)} (allocated by the runtime)"))
             elif name in ("inputs", "outputs"):
+                data = _need(read, start, min(length, 4 + _VELA_MAX_IOS * _VELA_IO.size), size, f"block {name!r}")
                 rows.append((name, _vela_ios(data, name)))
             pos = start + _next16(length)
             if name == _VELA_END.decode():
                 break
         if pos != size:
-            rows.append(("after the end", f"{size - pos:,} bytes follow 'vela_end_stream' (the runtime refuses this)"))
+            raise _Bad(f"{size - pos:,} bytes follow 'vela_end_stream' at payload byte {pos:,} (vela_bin_read "
+                       f"expects the stream to end there)")
     except _Bad as exc:
         return Decoded(tuple(rows), tuple(keys), str(exc))
     return Decoded((("blocks", ", ".join(names)),) + tuple(rows), tuple(keys))
