@@ -69,6 +69,7 @@ _QNN_HEADER = 256  # QNN_CTX_BIN_ALIGNMENT
 COREML_REFERENCE_MAGIC = b"CMJR"
 _COREML_TAIL = 1 << 20  # the reversed file-tree JSON is read from at most this many final bytes
 _COREML_FILES_SHOWN = 8
+_COREML_REFERENCE_MAX = 1 << 16  # a reference is a short JSON object: {version, key, functionName}
 
 
 @dataclass(frozen=True)
@@ -244,7 +245,8 @@ def _json_object(text: str, what: str) -> dict:
 
 
 def _coreml_reference(read: Read, size: int) -> Decoded:
-    ref = _json_object(_need(read, 4, size - 4, size, "reference").decode("utf-8", "replace"), "the CMJR reference")
+    count = min(size - 4, _COREML_REFERENCE_MAX)
+    ref = _json_object(_need(read, 4, count, size, "reference").decode("utf-8", "replace"), "the CMJR reference")
     key = ref.get("key")
     if not isinstance(key, str) or not key:
         raise _Bad("the CMJR reference has no 'key'")
@@ -258,7 +260,8 @@ def _coreml_tree(read: Read, size: int) -> Decoded:
     tail = _need(read, size - tail_len, tail_len, size, "file tree")[::-1]
     if not tail.startswith(b"{"):
         raise _Bad("expected the reversed file-tree JSON at the end of the payload (its last byte is '{')")
-    meta = _json_object(tail.decode("utf-8", "replace"), "the file tree at the end of the payload")
+    meta = _json_object(tail.decode("utf-8", "replace"),
+                        f"the file tree at the end of the payload (read from its last {tail_len:,} bytes)")
     nodes = meta.get("nodes")
     if not isinstance(nodes, list) or not nodes or not all(isinstance(n, dict) for n in nodes):
         raise _Bad("the file tree has no 'nodes'")
@@ -326,7 +329,7 @@ PAYLOAD_FORMATS: tuple[PayloadFormat, ...] = (
     # QnnExecuTorchBackend::init reads a payload without the magic as a bare context binary (DLC): not damaged
     PayloadFormat("qnn-context", QNN_IDS, lambda head: head[:4] == QNN_MAGIC, decode_qnn, by_backend=False),
     PayloadFormat("coreml", COREML_IDS,
-                  lambda head: head[:4] == COREML_REFERENCE_MAGIC or head.startswith(b'{"inputNames"'), decode_coreml),
+                  lambda head: head[:4] == COREML_REFERENCE_MAGIC, decode_coreml),
 )
 
 
