@@ -26,6 +26,7 @@ from .format.reader import load
 from .model import DataFile
 from .views.data_file_page import data_file_payload
 from .views.embed import pack
+from .views.empty_program import empty_program_payload
 from .widget_base import AppWidget
 from .views.prepare import PlanView, default_plan, open_program, plan_view
 from .views.report import app_payload, selection_json
@@ -91,6 +92,12 @@ class Explorer(AppWidget):
             return
         self.profile = open_profile(self.program, profile)  # run times drawn on the panels (docs/profiles.md)
         self.findings: list[Finding] = self._check()
+        if not self.program.plans:  # valid, if useless: the page `device-explorer show` writes for it
+            if plan is not None:
+                raise KeyError(f"no plan {plan!r}: the program has no execution plans")
+            super().__init__(_payload=pack(empty_program_payload(self.program, self.findings)), selected=Selection(""),
+                             **kwargs)
+            return
         first = plan or default_plan(self.program)
         if first not in self.program.plan_names:
             raise KeyError(f"no plan {first!r}: the program has {', '.join(self.program.plan_names)}")

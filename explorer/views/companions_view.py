@@ -179,6 +179,7 @@ def instruction_rows(cv: CompanionView, plan: Plan, index: int) -> list[tuple[st
     p = cv.payloads[ins.delegate_index]
     magic = f" · magic <span class='dx-code'>{h(p.magic)}</span>" if p.magic else ""
     rows = [("payload", f"{h(p.format)} · {h(fmt_bytes(p.size))} {h(p.storage)}{magic}")]
+    rows.extend((h(label), h(text)) for label, text in p.header)  # a Vela / VGF / Core ML / QNN header
     inside = cv.by_instruction.get(index)
     if inside is not None:
         g = inside.graph
