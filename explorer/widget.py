@@ -27,6 +27,7 @@ from .model import DataFile
 from .views.data_file_page import data_file_payload
 from .views.embed import pack
 from .widget_base import AppWidget
+from .widget_overlays import OverlayWidget
 from .views.prepare import PlanView, default_plan, open_program, plan_view, wants_lod
 from .views.report import app_payload, selection_json
 from .views.selection import Selection, resolve
@@ -43,7 +44,7 @@ def _selection_from_json(data, widget: Explorer) -> Selection:
                      widget.findings[int(finding)] if finding not in (None, "") else None, str(data.get("query") or ""))
 
 
-class Explorer(AppWidget):
+class Explorer(OverlayWidget, AppWidget):
     """Where every tensor and arena of an ExecuTorch program lives: graph, memory map, details, findings.
 
     ``Explorer()`` opens the bundled sample; ``Explorer("model.pte")``, ``Explorer(data_bytes)`` or
@@ -89,6 +90,7 @@ class Explorer(AppWidget):
         super().__init__(_payload=pack(payload), plan=first, selected=Selection(first),
                          devices=tuple(self._devices(first)), **kwargs)
         self.observe(self._on_plan, names=["plan"])
+        self._init_overlays(self.program, self._views, self.profile)  # ex.overlay(...): widget_overlays.py
 
     def __repr__(self) -> str:
         name = Path(self.program.source).name if self.program.source else "program"
@@ -158,11 +160,11 @@ class Explorer(AppWidget):
 
     def save_html(self, path: str | os.PathLike) -> Path:
         """Write the same app as one self-contained, offline HTML file; returns its path."""
-        from .views.report import write_report
+        from .views.overlay_report import write_overlay_report
 
-        return write_report(self.program, path, findings=self.findings, plan=self.plan, selected=self.selected,
-                            profile=self.profile,
-                            views=self._views)
+        return write_overlay_report(self.program, path, findings=self.findings, plan=self.plan, selected=self.selected,
+                                    profile=self.profile, views=self._views, overlays=self._overlay_set,
+                                    shown=self.shown_overlay or None)
 
     # -- building -----------------------------------------------------------------------------------
 
