@@ -68,9 +68,9 @@ class OverlayWidget(traitlets.HasTraits):
         default the one shown. ``show``: draw it now. Bad arguments raise OverlayError (a ValueError)."""
         self._overlay_set.add(name, values, plan=plan or self.plan, by=by, scale=scale, thresholds=thresholds,
                               aggregate=aggregate, unit=unit)
-        self._send_overlays()
         if show:
             self.shown_overlay = name
+        self._send_overlays()
         return name
 
     def load_overlay(self, path: str | os.PathLike, *, show: bool = True) -> str:

@@ -8,8 +8,10 @@ Where the numbers come from:
   link and the details say it);
 * **value keys** — ``"%12"`` (the value's index; only tensors are drawn, so only tensors take a number);
 * **module keys** — a module path such as ``"layers.3"``: the label of a group of the plan's overview
-  (:mod:`.groups`; with an ETRecord those are the model's modules). The number belongs to the module
-  as a whole; each of its instructions shows it, marked as the module's (``instr_from``);
+  (:mod:`.groups`; with an ETRecord those are the model's modules), else a scope the groups are cut
+  from (:meth:`.groups.Groups.scope_runs`: a module too small for a group of its own, or in a plan drawn
+  as one group). The number belongs to the module as a whole; each of its instructions shows it, marked
+  as the module's (``instr_from``);
 * **group keys** (``by="group"``) — a group id of that tree, the same as a module key.
 
 Items never overlap: an instruction inside a module that has its own number, or two nested modules both
@@ -99,7 +101,7 @@ class ModuleItem:
     start: int
     stop: int
     number: float
-    group: int  # the group id it was resolved to
+    group: int  # the group id it was resolved to (-1: a run of the module's instructions inside a leaf group)
 
 
 @dataclass(frozen=True)
@@ -296,6 +298,26 @@ def _outermost(groups, gids: list[int]) -> list[int]:
                                        and G[o].depth < G[g].depth for o in gids)]
 
 
+def _module_ranges(groups, key, by: str, name: str) -> list[tuple[str, int, int, int]]:
+    """``(label, start, stop, group id or -1)`` of each run a module or group key names: the outermost groups
+    labelled so, else the runs of instructions in that scope (:meth:`.groups.Groups.scope_runs`: a module
+    inside a leaf group, e.g. any module of a plan small enough to be one group)."""
+    G = groups.groups
+    if by == "group":
+        gid = _module_groups(groups, key, by, name)[0]
+        return [(G[gid].label, G[gid].start, G[gid].stop, gid)]
+    if not isinstance(key, str):
+        raise OverlayError(f"Invalid key {key!r} of overlay {name!r}: by='module' takes module paths (str)")
+    path = key.strip()
+    if any(g.label == path for g in G):
+        return [(G[g].label, G[g].start, G[g].stop, g) for g in _module_groups(groups, key, by, name)]
+    runs = groups.scope_runs(path)
+    if runs:
+        by_range = {(g.start, g.stop): g.id for g in G}
+        return [(path, s, t, by_range.get((s, t), -1)) for s, t in runs]
+    return [(G[g].label, G[g].start, G[g].stop, g) for g in _module_groups(groups, key, by, name)]  # raises
+
+
 def _module_groups(groups, key, by: str, name: str) -> list[int]:
     G = groups.groups
     if by == "group":
@@ -309,7 +331,7 @@ def _module_groups(groups, key, by: str, name: str) -> list[int]:
     path = key.strip()
     found = [g.id for g in G if g.label == path]
     if not found:
-        known = sorted({g.label for g in G if g.kind == "prefix"})
+        known = list(dict.fromkeys([g.label for g in G if g.kind == "prefix"] + groups.scope_names()))
         hint = (f"modules of this plan: {', '.join(known[:12])}{' …' if len(known) > 12 else ''}" if known else
                 "this plan's groups have no module names (give instruction or value keys, or by='group' ids)")
         raise OverlayError(f"Invalid key {key!r} of overlay {name!r}: no module or group labelled {path!r}; {hint}")
@@ -388,10 +410,9 @@ def make_overlay(plan: Plan, name: str, values, *, by: str | None = None, groups
                 groups = _plan_groups(plan)
             groups.build_all()
             number = _number(x, where, name)
-            for gid in _module_groups(groups, key, kind, name):
-                g = groups.groups[gid]
+            for label, start, stop, gid in _module_ranges(groups, key, kind, name):
                 if not math.isnan(number):
-                    modules.append(ModuleItem(g.label, g.start, g.stop, number, gid))
+                    modules.append(ModuleItem(label, start, stop, number, gid))
     modules.sort(key=lambda mi: mi.start)
     for a, b in zip(modules, modules[1:]):
         if b.start < a.stop:
