@@ -2,13 +2,15 @@
 
 Python reads and analyses the program once, then sends the app its data (the same payload the HTML
 report embeds, gzip-compressed, as a binary trait). Everything interactive runs in the browser; what
-Python can read and set is in four traits, synced both ways:
+Python can read and set is in five traits, synced both ways:
 
 * ``plan`` — the method shown;
 * ``selected`` — a :class:`~explorer.views.selection.Selection` (a click in the page sets it; setting
   it from code, e.g. with :meth:`Explorer.select`, highlights it in every panel);
 * ``devices`` — the devices whose tensors are drawn at full strength (the device filter);
 * ``expanded`` — the groups of a big plan's overview that are open (:meth:`expand`, :meth:`collapse`).
+* ``shown_overlay`` — the overlay colouring the graph (:meth:`overlay`, :meth:`show_overlay`;
+  :mod:`explorer.widget_overlays`, docs/overlays.md).
 
 plotly.js reaches the page once per page, not per widget: the first widget's front end asks for it
 with a custom message and gets the vendored file as a binary buffer.

@@ -437,3 +437,23 @@ def frontend_report(ex) -> str:
 
     return overlay_report_html(ex.program, overlays=ex._overlay_set, shown=ex.shown_overlay or None,
                                findings=ex.findings, views=ex._views)
+
+
+def test_overlays_belong_to_a_plan_and_a_data_file_has_none():
+    ex = Explorer(FIXTURES / "two_methods.pte")
+    assert ex.plan == "forward"
+    ex.overlay("enc", {"@1": 5.0}, plan="encode", show=False)
+    assert "enc" not in ex.overlays  # the plan shown is forward
+    sent = unpack(ex._overlay_data)["plans"]
+    assert [o["name"] for o in sent["encode"]][-1] == "enc" and "enc" not in [o["name"] for o in sent["forward"]]
+    assert sent["encode"][-1]["m"] == 3 and sent["encode"][-1]["instr"] == [None, 5.0, None]
+    ex.plan = "encode"
+    assert ex.overlays[-1] == "enc"
+    with pytest.raises(OverlayError, match=r"Invalid key '@3' of overlay 'enc': no instruction @3 \(the plan has @0–@2\)"):
+        ex.overlay("enc", {"@3": 1.0})
+    with pytest.raises(OverlayError, match=r"Invalid value of 'plan' for overlay 'x': 'decode'. Expected one of \['encode', 'forward'\]"):
+        ex.overlay("x", {0: 1}, plan="decode")
+    ptd = Explorer(FIXTURES / "companions" / "external.ptd")
+    assert ptd.overlays == []
+    with pytest.raises(traitlets.TraitError):
+        ptd.show_overlay("size")

@@ -35,8 +35,8 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -131,7 +131,7 @@ class Overlay:
     format: str = "number"
     builtin: bool = False
     note: str = ""  # where the numbers come from (the built-ins say)
-    keys: int = field(default=0)  # how many keys the user gave
+    keys: int = 0  # how many keys the user gave
 
     @property
     def own(self) -> np.ndarray:
