@@ -18,7 +18,7 @@ __all__ = ["bundle", "css", "plotly_js", "PLOTLY_VERSION", "source"]
 # every module, dependencies first; the entries (index.js for the widget, page.js for a report) come last
 MODULES = ("util.js", "overlay_data.js", "search.js", "overlay.js", "labels.js", "nav.js", "memstrip.js", "cells.js", "layout.js",
            "lod_base.js", "lod_graph.js", "lod_panels.js", "lod.js", "model.js", "delegate.js", "profile.js",
-           "profile_diff.js", "frame.js", "app.js", "diff_lod.js", "diff.js", "datafile.js", "links.js")
+           "profile_diff.js", "frame.js", "overlay_view.js", "app.js", "diff_lod.js", "diff.js", "datafile.js", "links.js")
 ENTRIES = {"widget": ("index.js", "export default {{render: {m}.render}};"),
            "page": ("page.js", "{m}.startPage();")}
 

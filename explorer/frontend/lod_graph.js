@@ -250,6 +250,7 @@ export function lodGraph(C) {
         (f.kinds[q] !== "same" ? " \u00b7 " + ST.edge[f.kinds[q]].label : ""));
     });
     out.push({x: cx, y: cy, hovertext: ch});
+    if (host.paint) host.paint(out);  // the app recolours the nodes (overlay_view.js: an overlay picked)
     return out;
   }
   function layoutNow() {

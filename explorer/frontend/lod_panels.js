@@ -15,6 +15,8 @@ export function lodPanels(C) {
     var more = items.length > 40 ? "<li class='dx-muted'>\u2026 and " + (items.length - 40) + " more</li>" : "";
     return "<ul class='dx-list'>" + items.slice(0, 40).map(function (t) { return "<li>" + t + "</li>"; }).join("") + more + "</ul>";
   }
+  // host.detailRows (overlay_view.js): rows the app adds to a node's details, e.g. an overlay's number
+  function extra(kind, index) { return host.detailRows ? host.detailRows(kind, index) : []; }
   function rows(pairs) {
     return "<table class='dx-kv'>" + pairs.map(function (p) { return "<tr><td>" + p[0] + "</td><td>" + p[1] + "</td></tr>"; }).join("") + "</table>";
   }
@@ -83,6 +85,7 @@ export function lodPanels(C) {
     out.push(...producerRows(P.context, prod, cons));
     var fs = findingsAbout([v], []);
     if (fs.length) out.push(["findings", ul(fs)]);
+    out.unshift(...extra("value", v));  // first: what the user picked to look at
     return "<div class='dx-root'><h4>" + swatch(TT.dev[r]) + " " + esc(TT.label[r]) +
       (TT.named[r] ? " <span class='dx-muted'>%" + v + "</span>" : "") + "</h4>" + rows(out) + "</div>";
   }
@@ -116,6 +119,7 @@ export function lodPanels(C) {
     out.push(...contextRows(P.context, i));
     var fs = findingsAbout([], [i]);
     if (fs.length) out.push(["findings", ul(fs)]);
+    out.unshift(...extra("instr", i));  // first: what the user picked to look at
     return "<div class='dx-root'><h4><span class='dx-muted'>#" + i + "</span> <span class='dx-code'>" + esc(OPS.opTable[OPS.op[i]][0]) +
       "</span></h4>" + rows(out) + "</div>";
   }
@@ -138,6 +142,7 @@ export function lodPanels(C) {
       out.push(["in", num(ti) + " tensors \u00b7 " + esc(fmtBytes(bi))], ["out", num(to) + " tensors \u00b7 " + esc(fmtBytes(bo))]);
     }
     if (holdsError(g)) out.push(["findings", "<span class='dx-badge dx-error'>holds a value an error finding names</span>"]);
+    out.unshift(...extra("group", g));  // first: what the user picked to look at
     var state = C.s.expanded.indexOf(g) >= 0 ? "expanded \u2014 click \u25be to collapse" : "click it in the graph to expand";
     return "<div class='dx-root'><h4>" + esc(G.label[g]) + " <span class='dx-muted'>" + esc(G.kind[g]) + " group</span></h4>" +
       rows(out) + "<span class='dx-muted'>" + state + "</span></div>";
