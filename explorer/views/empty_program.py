@@ -25,7 +25,7 @@ def _name(program: Program, title: str | None) -> str:
 
 def empty_program_fragment(program: Program, findings: list[Finding], title: str | None = None) -> str:
     """Heading, the no-plans sentence with the program's segments and size, and its findings."""
-    from .details import finding_label
+    from .tables import finding_label
 
     items = "".join(f"<li>{h(finding_label(f))}</li>" for f in findings) or "<li>no findings</li>"
     return (f"<div class='dx-root'><h4>{h(_name(program, title))} <span class='dx-muted'>· no execution plans"
