@@ -9,7 +9,7 @@
 // the overlays are the payload's `overlays` (a report) or the widget's `_overlay_data` trait (packed as the
 // payload is, sent again when Python adds or removes one).
 import {esc, ptext} from "./util.js";
-import {findOverlay, hoverLine, legendModel, nodeColors, overlayDomain, planOverlays, valueText} from "./overlay_data.js";
+import {colorOf, findOverlay, hoverLine, legendModel, nodeColors, overlayDomain, planOverlays, valueText} from "./overlay_data.js";
 import {decodePayload} from "./model.js";
 
 /** @typedef {import("./overlay_data.js").Overlay} Overlay
@@ -64,6 +64,8 @@ export function legendHtml(O, dom) {
   let scale;
   if (L.kind === "thresholds") {
     scale = L.entries.map((e) => "<span class='dx-ov-entry'>" + sw(e.color) + esc(e.label) + "</span>").join("");
+  } else if (L.ticks.length === 1 && dom) {  // every node drawn has the same number: one swatch, in the nodes' colour
+    scale = "<span class='dx-ov-entry'>" + sw(colorOf(O, L.ticks[0].value, dom)) + "all " + esc(L.ticks[0].label) + "</span>";
   } else if (L.ticks.length) {
     const lo = L.ticks[0], hi = L.ticks[L.ticks.length - 1];
     scale = "<span class='dx-ov-tick'>" + esc(lo.label) + "</span><span class='dx-ov-bar' style='background:" +
