@@ -90,10 +90,10 @@ def test_report_overlay_picked_colours_nodes_and_survives_collapse_and_expand(tm
         page.goto(report.as_uri())
         page.wait_for_function("() => document.body.dataset.ready === '1' && document.querySelectorAll('.dx-graph .point').length > 0",
                                timeout=30_000)
-        picker = page.locator(".dx-controls select.dx-overlay")
+        picker = page.locator(".dx-controls select.dx-ov-pick")
         assert picker.input_value() == ""  # device colours until one is picked
         assert page.locator(".dx-ov-legend").is_hidden()
-        options = page.eval_on_selector(".dx-overlay", "s => Array.from(s.options).map(o => o.value)")
+        options = page.eval_on_selector(".dx-ov-pick", "s => Array.from(s.options).map(o => o.value)")
         assert options == ["", "copy_bytes", "size", "lifetime", "lat"]
         before = {p["id"]: p["fill"] for p in points(page, T["tensors"])}
         picker.select_option("lat")
@@ -163,7 +163,7 @@ def test_widget_overlay_from_python_and_the_pick_back(tmp_path):
         page.goto(f"{base}/lab/tree/{notebook.name}?token={token}")
         wait_kernel_idle(page)
         run_all(page)
-        page.wait_for_function("() => { const s = document.querySelector('.dx-explorer select.dx-overlay');"
+        page.wait_for_function("() => { const s = document.querySelector('.dx-explorer select.dx-ov-pick');"
                                " return s && s.value === 'lat'; }", timeout=90_000)
         page.wait_for_timeout(500)
         page.locator(".dx-explorer").first.scroll_into_view_if_needed()
@@ -172,7 +172,7 @@ def test_widget_overlay_from_python_and_the_pick_back(tmp_path):
         assert "lat" in page.locator(".dx-explorer .dx-ov-legend").inner_text()
         page.screenshot(path=str(ARTIFACTS / "overlay_lab_widget.png"))
         # the page's pick reaches Python
-        page.locator(".dx-explorer select.dx-overlay").select_option("size")
+        page.locator(".dx-explorer select.dx-ov-pick").select_option("size")
         page.wait_for_timeout(300)
         cell = page.locator(".jp-Notebook .jp-Cell").nth(2)
         cell.locator(".jp-InputArea-editor").click()
@@ -185,8 +185,41 @@ def test_widget_overlay_from_python_and_the_pick_back(tmp_path):
         page.keyboard.press("Control+a")
         page.keyboard.type("ex.show_overlay(None)")
         page.keyboard.press("Shift+Enter")
-        page.wait_for_function("() => document.querySelector('.dx-explorer select.dx-overlay').value === ''", timeout=15_000)
+        page.wait_for_function("() => document.querySelector('.dx-explorer select.dx-ov-pick').value === ''", timeout=15_000)
         assert page.locator(".dx-explorer .dx-ov-legend").is_hidden()
         page.wait_for_timeout(300)
         assert {p["fill"] for p in points(page, T["ops"]) if p["w"] > 0} == {hex_to_rgb("#F6F8FA")}  # the ops' own fill
         assert not [m for m in messages if m.startswith("pageerror")], messages
+
+
+def test_report_overlay_follows_plan_switches(tmp_path):
+    """An overlay shown stays picked across plans: a plan that has it is drawn in it, one that has not in device
+    colours (with "device" in its picker), and coming back draws it again."""
+    ex = Explorer(Path(__file__).parent / "fixtures" / "two_methods.pte")
+    ex.overlay("w", {"@0": 1.0, "@1": 50.0}, plan="forward", thresholds=BANDS)
+    ex.overlay("w", {"@1": 500.0}, plan="encode", thresholds=BANDS)
+    ex.overlay("only_encode", {"@2": 5.0}, plan="encode", show=False)
+    ex.show_overlay("w")
+    report = ex.save_html(tmp_path / "two.html")
+    want = {p: ex.overlay_data("w", p).instr for p in ("forward", "encode")}
+    with chromium((1400, 1000)) as (page, messages), screenshot_on_failure(page, "overlay_plans_failure.png"):
+        page.goto(report.as_uri())
+        page.wait_for_function("() => document.body.dataset.ready === '1'", timeout=30_000)
+        page.wait_for_timeout(300)
+        for plan in ("forward", "encode", "forward"):
+            if page.locator(".dx-plan").input_value() != plan:
+                page.locator(".dx-plan").select_option(plan)
+                page.wait_for_timeout(300)
+            assert page.locator(".dx-ov-pick").input_value() == "w"
+            ops = [p for p in points(page, T["ops"]) if p["w"] > 0]
+            assert ops and all(p["fill"] == hex_to_rgb(band(want[plan][p["id"]])) for p in ops), plan
+        options = page.eval_on_selector(".dx-ov-pick", "s => Array.from(s.options).map(o => o.value)")
+        assert "only_encode" not in options  # forward's picker lists forward's overlays
+        page.locator(".dx-plan").select_option("encode")
+        page.locator(".dx-ov-pick").select_option("only_encode")
+        page.locator(".dx-plan").select_option("forward")
+        page.wait_for_timeout(300)
+        assert page.locator(".dx-ov-pick").input_value() == ""  # forward has no such overlay: device colours
+        assert page.locator(".dx-ov-legend").is_hidden()
+        assert {p["fill"] for p in points(page, T["ops"]) if p["w"] > 0} == {hex_to_rgb("#F6F8FA")}
+        assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages

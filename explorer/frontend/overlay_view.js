@@ -107,7 +107,7 @@ export function overlayView(opts) {
   const picker = document.createElement("select"), legend = document.createElement("span");
   box.className = "dx-ov";
   label.textContent = "colour ";
-  picker.className = "dx-overlay";
+  picker.className = "dx-ov-pick";
   picker.setAttribute("aria-label", "colour the graph by");
   legend.className = "dx-ov-legend";
   legend.hidden = true;
