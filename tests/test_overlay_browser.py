@@ -170,6 +170,7 @@ def test_widget_overlay_from_python_and_the_pick_back(tmp_path):
         ops = [p for p in points(page, T["ops"]) if p["w"] > 0]
         assert len(ops) == 20 and all(p["fill"] == hex_to_rgb(band(ov.instr[p["id"]])) for p in ops)
         assert "lat" in page.locator(".dx-explorer .dx-ov-legend").inner_text()
+        assert {p["fill"] for p in points(page, T["tensors"]) if p["w"] > 0} == {hex_to_rgb(GREY)}  # lat: no tensor has one
         page.screenshot(path=str(ARTIFACTS / "overlay_lab_widget.png"))
         # the page's pick reaches Python
         page.locator(".dx-explorer select.dx-ov-pick").select_option("size")
@@ -180,11 +181,22 @@ def test_widget_overlay_from_python_and_the_pick_back(tmp_path):
         page.wait_for_function(
             "([sel, text]) => Array.from(document.querySelectorAll(sel)).some(o => o.textContent.includes(text))",
             arg=[".jp-Notebook .jp-Cell .jp-OutputArea-output", "shown: 'size'"], timeout=15_000)
-        # Python's show_overlay(None) brings the device colours back in the page
-        page.locator(".jp-Notebook .jp-Cell").nth(2).locator(".jp-InputArea-editor").click()
-        page.keyboard.press("Control+a")
-        page.keyboard.type("ex.show_overlay(None)")
-        page.keyboard.press("Shift+Enter")
+        def run_in_cell(code: str) -> None:
+            page.locator(".jp-Notebook .jp-Cell").nth(2).locator(".jp-InputArea-editor").click()
+            page.keyboard.press("Control+a")
+            page.keyboard.type(code)
+            page.keyboard.press("Shift+Enter")
+
+        # Python's show_overlay(name) draws it in the page: tensors by their lifetime, the legend says so
+        run_in_cell("ex.show_overlay('lifetime')")
+        page.wait_for_function("() => document.querySelector('.dx-explorer select.dx-ov-pick').value === 'lifetime'",
+                               timeout=15_000)
+        page.wait_for_timeout(300)
+        assert "lifetime" in page.locator(".dx-explorer .dx-ov-legend").inner_text()
+        fills = {p["fill"] for p in points(page, T["tensors"]) if p["w"] > 0}
+        assert len(fills) >= 3, fills  # a scale of colours (two devices, or lat's grey, would be at most two)
+        # ... and show_overlay(None) brings the device colours back
+        run_in_cell("ex.show_overlay(None)")
         page.wait_for_function("() => document.querySelector('.dx-explorer select.dx-ov-pick').value === ''", timeout=15_000)
         assert page.locator(".dx-explorer .dx-ov-legend").is_hidden()
         page.wait_for_timeout(300)
