@@ -94,7 +94,8 @@ export function createApp(el, model, data) {
         const a = mm.getBoundingClientRect(), b = graphDiv.getBoundingClientRect();
         return [[a.left - b.left, a.top - b.top, a.right - b.left, a.bottom - b.top]];
       });
-      over.strip = memoryStrip(memoryDiv, $("dx-memstrip"), () => LOD.laneProfiles(), () => P.nInstructions);
+      over.strip = memoryStrip(memoryDiv, $("dx-memstrip"), () => LOD.laneProfiles(), () => P.nInstructions,
+                               () => LOD.axis());  // on a profile's time axis the strip is too
     }
     DG = delegateExpander(P, graphDiv, T, host);
     LOD = lodPlan(P, host);
