@@ -166,5 +166,5 @@ def test_companion_rows_travel_with_every_plan():
     payload = app_payload(p, findings=[])
     rows = payload["plans"][0]["companions"]["rows"]
     assert set(rows["i"]) == {"0", "2", "4"} and "XNNConv2d" in rows["i"]["0"]
-    assert "a click on the delegate in the graph opens it" in rows["i"]["0"]
+    assert "a click on the delegate in the graph opens or closes it" in rows["i"]["0"]
     assert "delegate input" in rows["v"]["0"]
