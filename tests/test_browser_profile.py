@@ -78,6 +78,13 @@ def test_device_profile_in_the_report(tmp_path):
         line_x = page.evaluate("() => document.querySelector('.dx-memory').dxOverlay.items().lines.map(l => l.x)")
         outlined = len(line_x)
         page.screenshot(path=str(ARTIFACTS / "profile_time_axis.png"), full_page=True)
+        # the overview strip above the lanes is on the same axis (issue 21): a double click on it shows the whole
+        # run in time units, not in instructions
+        page.evaluate("() => window.dxReport.select({values: [], instructions: []}, true)")
+        page.evaluate("() => Plotly.relayout(document.querySelector('.dx-memory'), {'xaxis.range': [1, 2]})")
+        page.locator(".dx-memstrip").dblclick()
+        page.wait_for_function("(t) => { const r = document.querySelector('.dx-memory').layout.xaxis.range;"
+                               " return Math.abs(r[0]) < 1e-6 && Math.abs(r[1] - t) < 1e-6; }", arg=total, timeout=5_000)
         page.locator(".dx-prof-axis button[data-axis=index]").click()
         back = page.evaluate("() => document.querySelector('.dx-memory').layout.xaxis.range")
         assert back[1] < 25 and outlined == 1

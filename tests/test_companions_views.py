@@ -117,7 +117,21 @@ def test_a_click_opens_a_delegate_in_place(tmp_path):
         after = page.evaluate(f"() => {{ const y = document.querySelector('.dx-graph').data[{TRACE['tensors']}].y; return Array.from(y._inputArray || y); }}")
         assert sum(1 for a, b in zip(before, after) if b < a) >= 4, "the graph below the delegate moved down"
         assert "XNNConv2d" in page.inner_text(".dx-details")
+        page.mouse.move(5, 5)
+        page.wait_for_timeout(300)  # the label layer redraws after plotly's
         page.screenshot(path=str(ARTIFACTS / "delegate_open.png"), full_page=True)
+        # issue 21: the inside had room, every inner node carries its label (the first one sat under the diamond)
+        labels = page.evaluate("() => Array.from(document.querySelectorAll('.dx-graph .dx-labels text')).map(t => t.textContent)")
+        inner = ["Convert", "StaticTranspose", "Conv2d", "StaticTranspose", "Convert"]
+        assert sorted(x for x in labels if x in set(inner)) == sorted(inner), labels
+        # and the selection's bold edge leaves from the box's bottom, not through the inside
+        box = page.evaluate("() => { const gd = document.querySelector('.dx-graph'), s = gd.layout.shapes.find(x => x.name === 'inside of #0');"
+                            " const ya = gd._fullLayout.yaxis; return [ya._offset + ya.l2p(s.y1), ya._offset + ya.l2p(s.y0)]; }")
+        through = page.evaluate(r"""([top, bottom]) => { const gd = document.querySelector('.dx-graph'), r = gd.getBoundingClientRect();
+          const pts = []; for (const p of gd.querySelectorAll('.dx-overlay path.dx-edge')) {
+            for (const m of p.getAttribute('d').matchAll(/[ML]\s*([-\d.]+)[ ,]([-\d.]+)/g)) pts.push(Number(m[2])); }
+          return [pts.length, pts.filter((y) => y > top + 2 && y < bottom - 2)]; }""", box)
+        assert through[0] >= 4 and not through[1], f"a selected edge's point inside the open delegate's box: {through}"
         inner = page.evaluate(f"([sel, i]) => ({TRACE_POINTS_JS})([document.querySelector(sel), i])",
                               [".dx-graph", base + 2])
         conv = inner[2]
@@ -166,5 +180,5 @@ def test_companion_rows_travel_with_every_plan():
     payload = app_payload(p, findings=[])
     rows = payload["plans"][0]["companions"]["rows"]
     assert set(rows["i"]) == {"0", "2", "4"} and "XNNConv2d" in rows["i"]["0"]
-    assert "a click on the delegate in the graph opens it" in rows["i"]["0"]
+    assert "a click on the delegate in the graph opens or closes it" in rows["i"]["0"]
     assert "delegate input" in rows["v"]["0"]

@@ -166,6 +166,16 @@ def test_click_on_b_and_on_ops_and_memory_blocks(widgets, js):
     assert (w.selected.values_a, w.selected.values_b) == ((18,), (23,))
 
 
+def test_an_unnamed_pair_is_headed_by_its_two_ids_once(widgets, js):
+    """Issue 21: the details of an unnamed, unchanged pair read "%14 %14 → %16": its label is its id."""
+    w = widgets[REAL[0]]
+    click(w, "a", "tensors", 14)
+    assert (w.selected.values_a, w.selected.values_b) == ((14,), (16,))
+    head = re.search(r"<h4>(.*?)</h4>", details(w, js), re.S).group(1)
+    text = re.sub(r"<[^>]+>", "", head)
+    assert text.endswith("%14 → %16") and "%14 %14" not in text, text
+
+
 def test_select_from_code(widgets, js):
     w = widgets[REAL[2]]
     sel = w.select("steps")  # the named mutable buffer, paired by name

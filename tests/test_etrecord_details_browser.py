@@ -190,3 +190,35 @@ def test_each_side_of_a_diff_shows_its_own_context_side_by_side(tmp_path):
         page.wait_for_function("() => window.dxDiff.state.instructions.b.length === 1")
         assert page.evaluate("() => window.dxDiff.state.instructions") == {"a": [3, 4], "b": [1]}
         assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
+
+
+def test_the_header_names_the_etrecord_and_what_does_not_line_up(tmp_path):
+    """A report with an ETRecord says so beside the plan's summary; one whose ETRecord disagrees with the program
+    in a few places (here instruction 2's node says sigmoid, the program runs relu) shows those warnings there,
+    not only on the CLI's stderr."""
+    import json
+
+    from test_etrecord import members, rezip
+
+    require_browser()
+    raw = members("net")
+    graph = json.loads(raw["edge_dialect_exported_program/forward"])
+    for node in graph["graph_module"]["graph"]["nodes"]:
+        if node["name"] == "aten_relu_default":
+            node["target"] = "executorch.exir.dialects.edge.ops.aten.sigmoid.default"
+    raw["edge_dialect_exported_program/forward"] = json.dumps(graph).encode()
+    clean = write_report(joined("net"), tmp_path / "clean.html")
+    warned = write_report(joined("net", rezip(raw)), tmp_path / "warned.html")
+    with chromium((1280, 1000)) as (page, messages), screenshot_on_failure(page, "etrecord_warning_failure.png"):
+        page.goto(clean.as_uri())
+        page.wait_for_function(READY)
+        note = page.locator(".dx-context-note")
+        assert note.is_visible() and note.inner_text().startswith("· ETRecord net.etrecord")
+        assert "dx-muted" in note.get_attribute("class")
+        page.goto(warned.as_uri())
+        page.wait_for_function(READY)
+        text = page.locator(".dx-context-note").inner_text()
+        assert "instruction 2 runs aten::relu.out" in text, text
+        assert "dx-sev-warning" in page.locator(".dx-context-note").get_attribute("class")
+        page.locator(".dx-head").screenshot(path=str(ARTIFACTS / "etrecord_warning_header.png"))
+        assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages

@@ -348,3 +348,24 @@ def test_a_short_plans_lanes_have_no_half_step_ticks():
     n = len(program.plans[0].instructions)
     axes = [v for k, v in layout.items() if k.startswith("xaxis") and isinstance(v, dict) and "nticks" in v]
     assert axes and all(a["nticks"] <= n and a["tickformat"] == "d" for a in axes)
+
+
+def test_a_big_plan_opens_on_its_structure_not_on_a_handful_of_markers():
+    """Issue 21: the 3k-op transformer opened as 4 markers (tok_embeddings, layers, norm, output) in a corner of
+    its card. Its first view opens the top of the tree a whole level at a time while at most FIRST_VIEW nodes are
+    drawn: `layers` is open, its chunks drawn; every level evenly (no group open beside a closed twin)."""
+    from explorer.views.overview import FIRST_VIEW
+
+    program = load(FIXTURES / "named" / "transformer3k.pte")
+    ex = Explorer(program)
+    ov = ex.overview
+    labels = [ov.groups.groups[g].label for g in ov.expanded]
+    assert labels == ["layers"] and ex.expanded == tuple(ov.expanded)
+    drawn = visible_nodes(ov.groups, set(ov.expanded))
+    assert 10 < drawn <= FIRST_VIEW
+    top = [g for g in ov.groups.children(0) if ov.groups.children(g)]
+    assert top and set(top) <= set(ov.expanded), "the first level opened whole"
+    nxt = [c for g in top for c in ov.groups.children(g) if ov.groups.children(c)]
+    assert visible_nodes(ov.groups, set(ov.expanded) | set(nxt)) > FIRST_VIEW, "the next level would not fit"
+    ex.collapse()
+    assert ex.expanded == ()

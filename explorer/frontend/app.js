@@ -19,11 +19,22 @@ import {overlayView} from "./overlay_view.js";
 
 const clone = (/** @type {any} */ o) => JSON.parse(JSON.stringify(o));
 
+// the ETRecord joined to the plan: its file, and what in it did not line up with the program (a warning,
+// in plain text: names from the file are never markup)
+function contextNote(el, context) {
+  const warnings = context ? context.warnings || [] : [];
+  el.hidden = !context;
+  if (!context) return;
+  el.textContent = "· ETRecord " + (context.file || "") + (warnings.length ? " — " + warnings.join("; ") : "");
+  el.className = "dx-context-note " + (warnings.length ? "dx-sev-warning" : "dx-muted");
+  el.title = warnings.length ? "what in the ETRecord does not line up with this program" : "module paths and source lines from the ETRecord";
+}
+
 function skeleton(el, data) {
   el.textContent = "";
   const root = h("div", "dx-app dx-root");
   root.innerHTML = `
-<div class="dx-head"><h1 class="dx-title"></h1><span class="dx-muted dx-summary"></span></div>
+<div class="dx-head"><h1 class="dx-title"></h1><span class="dx-muted dx-summary"></span><span class="dx-context-note" hidden></span></div>
 <div class="dx-controls">
  <label>plan <select class="dx-plan"></select></label>
  <span><span class="dx-muted">devices </span><span class="dx-devices"></span></span>
@@ -84,6 +95,7 @@ export function createApp(el, model, data) {
     state.plan = P.name;
     $("dx-plan").value = P.name;
     $("dx-summary").textContent = "· " + P.summary;
+    contextNote($("dx-context-note"), P.context);
     $("dx-totals").innerHTML = P.totals;  // escaped when it was built (explorer.views.tables)
     // copies: plotly keeps the objects it is given as the figure's own and changes them as it draws; the payload's
     // skeletons must stay as they came, for the next time this plan is shown
@@ -98,7 +110,8 @@ export function createApp(el, model, data) {
         const a = mm.getBoundingClientRect(), b = graphDiv.getBoundingClientRect();
         return [[a.left - b.left, a.top - b.top, a.right - b.left, a.bottom - b.top]];
       });
-      over.strip = memoryStrip(memoryDiv, $("dx-memstrip"), () => LOD.laneProfiles(), () => P.nInstructions);
+      over.strip = memoryStrip(memoryDiv, $("dx-memstrip"), () => LOD.laneProfiles(), () => P.nInstructions,
+                               () => LOD.axis());  // on a profile's time axis the strip is too
     }
     DG = delegateExpander(P, graphDiv, T, host);
     OV.plan(P);  // its overlays in the picker, before its graph is drawn

@@ -6,8 +6,8 @@
 // Data: the plan payload's `companions.delegates` (explorer.views.companions_view).
 import {arr, esc, ptext} from "./util.js";
 
-const STEP = 0.8;  // spacing of inner nodes, in the outer graph's units (its layers are 1 apart)
-const PAD = 0.6;  // room between the box and its neighbours
+const STEP = 1;  // spacing of inner nodes: the outer graph's own (its layers are 1 apart), so the inside reads alike
+const PAD = 1;  // room between the box and its neighbours: a layer, so the first inner node sits clear of the diamond
 const EPS = 1e-6;
 const CAPTION = 0.35;  // room for the box's caption under its last layer
 

@@ -5,7 +5,7 @@
 // the one-program modules, one per side, with the diff's marks on top (diff_lod.js), at every size; its memory
 // maps are each side's own lanes.
 import {arr, esc, h} from "./util.js";
-import {overlay} from "./overlay.js";
+import {markCircles, overlay} from "./overlay.js";
 import {profileDiffView} from "./profile_diff.js";
 import {diffLod} from "./diff_lod.js";
 import {labelLayer} from "./labels.js";
@@ -78,7 +78,9 @@ export function createDiffApp(el, model, data) {
       for (const s of SIDES) PROF.sizeOps(s);
     }
     for (const s of SIDES) {  // node labels that fit, as in the one-program app (labels.js); redrawn after every draw
-      if (!over["labels" + s] && G[s].on) over["labels" + s] = labelLayer(G[s], arr);
+      if (!over["labels" + s] && G[s].on) {
+        over["labels" + s] = labelLayer(G[s], arr, undefined, () => markCircles(G[s], over[s].items().marks));
+      }
       if (over["labels" + s]) over["labels" + s].draw();
     }
     wire();

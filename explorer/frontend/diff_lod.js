@@ -168,7 +168,8 @@ export function diffLod(P, ctx) {
     const t = I.text[s].get(v);
     if (t !== undefined) return P.texts[t] + "<details class='dx-root'><summary>each side's details</summary>" + cols + "</details>";
     const label = S[s].labels.v[v] !== undefined ? S[s].labels.v[v] : "%" + v;
-    return "<div class='dx-root dx-diff'><h4>" + P.badges.same + esc(label) + " <span class='dx-muted'>" +
+    const named = label !== "%" + v;  // an unnamed tensor is its %N: not "%14 %14 → %16"
+    return "<div class='dx-root dx-diff'><h4>" + P.badges.same + (named ? esc(label) + " " : "") + "<span class='dx-muted'>" +
       (a === undefined ? "\u2014" : "%" + a) + " \u2192 " + (b === undefined ? "\u2014" : "%" + b) + "</span></h4>" + cols + "</div>";
   }
   function instrPair(s, i) {

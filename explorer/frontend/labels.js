@@ -129,8 +129,11 @@ function at(a, k, dflt) {
 
 // The labelled and the obstacle points of a figure as drawn: every visible marker trace is an obstacle; those
 // with a `text` per point (and plotly told not to draw it) are labelled. Pixels from the axes' own maps.
-export function collect(gd, arrOf) {
+// rings: [{x, y, r}] circles in px drawn around some nodes (a diff's change rings, overlay.js): a node with a
+// ring counts as big as its ring, so its label sits beside the ring instead of under it
+export function collect(gd, arrOf, rings) {
   const L = gd._fullLayout, items = [], markers = [];
+  const ringAt = new Map((rings || []).map((c) => [Math.round(c.x) + ":" + Math.round(c.y), c.r]));
   (gd._fullData || []).forEach((t, q) => {
     if (t.visible !== true || t.type !== "scatter" || !/markers/.test(t.mode || "")) return;
     const xa = axisOf(L, t.xaxis), ya = axisOf(L, t.yaxis);
@@ -147,7 +150,8 @@ export function collect(gd, arrOf) {
       const px = xa._offset + xa.l2p(xs[k]), py = ya._offset + ya.l2p(ys[k]);
       const sym = String(at(mk.symbol, k, "circle"));
       const s = at(mk.size, k, 6), wide = /wide/.test(sym) ? 1.6 : /diamond|triangle|hexagon/.test(sym) ? 1.25 : 1;
-      const r = s / 2 * wide + at((mk.line || {}).width, k, 0) / 2;
+      const ring = ringAt.get(Math.round(px) + ":" + Math.round(py));
+      const r = Math.max(s / 2 * wide + at((mk.line || {}).width, k, 0) / 2, ring === undefined ? 0 : ring);
       const id = q + ":" + k;
       markers.push({x: px, y: py, r, id});
       if (texts && texts[k]) items.push({x: px, y: py, r, parts: parseParts(String(texts[k])), prio, side, size, color, id,
@@ -176,7 +180,8 @@ function measureWith(family) {
 
 // The layer over one graph div: redrawn after every plotly draw, moved along while a pan drags the plot.
 // avoid(): [x0, y0, x1, y1] boxes in the div's pixels that labels keep clear of (what floats over the plot).
-export function labelLayer(gd, arrOf, avoid) {
+// avoid(): boxes over the plot no label may go under (px); rings(): circles around nodes (collect)
+export function labelLayer(gd, arrOf, avoid, rings) {
   let layer = null, group = null, drawnAt = null;
   function ensure() {
     const host = gd.querySelector(".svg-container");
@@ -208,7 +213,7 @@ export function labelLayer(gd, arrOf, avoid) {
     group = document.createElementNS(NS, "g");
     outer.appendChild(group);
     svg.appendChild(outer);
-    const {items, markers} = collect(gd, arrOf);
+    const {items, markers} = collect(gd, arrOf, rings ? rings() : []);
     const family = (L.font && L.font.family) || "sans-serif";
     for (const lb of placeLabels(items, markers, area, measureWith(family), MAX_DRAWN, avoid ? avoid() : [])) {
       const t = document.createElementNS(NS, "text"), b = lb.box;

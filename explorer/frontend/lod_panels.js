@@ -159,7 +159,9 @@ export function lodPanels(C) {
   // X.to (instruction units -> axis units) and X.from; bins, zoom windows and outlines are in axis units
   /** @type {{to: function(number): number, from: function(number): number}} */
   var X = {to: function (x) { return x; }, from: function (x) { return x; }};
-  function setAxis(map) { X = map || {to: function (x) { return x; }, from: function (x) { return x; }}; C.s.win = null; drawMemory(); }
+  var mapped = false;  // the lanes are on another axis than instructions
+  function setAxis(map) { X = map || {to: function (x) { return x; }, from: function (x) { return x; }}; mapped = !!map; C.s.win = null; drawMemory(); }
+  function axisMap() { return mapped ? X : null; }
   function fullSpan() { return [X.to(-0.5), X.to(Math.max(m, 1) - 0.5)]; }
   function spanOf() { return C.s.win || fullSpan(); }
   function bounds(v) {
@@ -330,7 +332,7 @@ export function lodPanels(C) {
     });
   }
   Object.assign(C, {laneProfiles: laneProfiles, valueDetails: valueDetails, instrDetails: instrDetails, groupDetails: groupDetails,
-    drawMemory: drawMemory, memoryHighlight: memoryHighlight, setAxis: setAxis, onRelayout: onRelayout, clickMemory: clickMemory,
+    drawMemory: drawMemory, memoryHighlight: memoryHighlight, setAxis: setAxis, axisMap: axisMap, onRelayout: onRelayout, clickMemory: clickMemory,
     lane: lane});
 }
 

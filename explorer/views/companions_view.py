@@ -187,7 +187,7 @@ def instruction_rows(cv: CompanionView, plan: Plan, index: int) -> list[tuple[st
         text = ", ".join(f"{n} {op}" for op, n in ops.most_common())
         rows.append(("inside", f"{len(g.nodes)} nodes ({h(text)}) · {len(g.values)} values · constants "
                                f"{h(fmt_bytes(g.constant_bytes))} · runs on {h(inside.device)} "
-                               + "<span class='dx-muted'>(a click on the delegate in the graph opens it)</span>"))
+                               + "<span class='dx-muted'>(a click on the delegate in the graph opens or closes it)</span>"))
         if inside.problem:
             rows.append(("problem", h(inside.problem)))
     if p.named_keys:

@@ -33,6 +33,7 @@ EDGE_KINDS = ("same", "h2d", "d2h", "d2d")
 TRACE = {"edges": 0, "tensors": 4, "ops": 5, "hl_edges": 6, "hl_nodes": 7}
 LOD_NODES = 2_000  # graph nodes (tensors + instructions) above which the graph is an overview
 VISIBLE_LIMIT = 2_500  # nodes drawn at most at once
+FIRST_VIEW = 48  # a big plan's first view opens groups while it draws at most this many nodes
 FOCUS_LAYERS = 60  # after an expansion the view shows at most this many layers of it
 OVERVIEW_TRACE = {**TRACE, "groups": 8, "headers": 9, "crossings": 10}
 GROUP_SYMBOLS = {"delegate": "diamond-wide", "run": "square", "prefix": "hexagon", "prefixes": "hexagon",
@@ -75,12 +76,22 @@ class Overview:
         self.note = ""
 
     def initial(self) -> list[int]:
-        """The groups open when the plan is first drawn: every group when the whole plan fits
-        (``LOD_NODES``: a small plan is simply a plan with every group expanded), else none."""
-        if self.groups.nodes(0) > LOD_NODES:
-            return []
-        self.groups.build_all()
-        return list(range(1, len(self.groups.groups)))
+        """The groups open when the plan is first drawn: every group when the whole plan fits (``LOD_NODES``: a
+        small plan is simply a plan with every group expanded); else the top of the tree opened level by level,
+        a whole level at a time, while at most ``FIRST_VIEW`` nodes are drawn — so a big plan whose root splits into
+        a handful of groups (``tok_embeddings``, ``layers``, ``norm``, ``output``) opens on its layers, not on
+        four markers."""
+        if self.groups.nodes(0) <= LOD_NODES:
+            self.groups.build_all()
+            return list(range(1, len(self.groups.groups)))
+        opened: list[int] = []
+        level = [c for c in self.groups.children(0) if self.groups.children(c)]
+        while level:  # a whole level at a time, so the first view is even: no group open beside a closed twin
+            if visible_nodes(self.groups, set(opened) | set(level)) > FIRST_VIEW:
+                break
+            opened += level
+            level = [c for g in level for c in self.groups.children(g) if self.groups.children(c)]
+        return opened
 
     # -- state (the same rules as the app's lod_graph.js: open, collapse, reveal) ---------------------
 
