@@ -106,6 +106,13 @@ def test_report_overlay_picked_colours_nodes_and_survives_collapse_and_expand(tm
         assert after != before and set(after.values()) == {hex_to_rgb(GREY)}  # no tensor has a number
         legend = page.locator(".dx-ov-legend").inner_text()
         assert "lat" in legend and "low" in legend and "high" in legend and "no data" in legend and "groups: sum" in legend
+        # the legend sits in the controls row: it overlaps neither the other controls nor the graph's card
+        boxes = page.evaluate("""() => ['.dx-ov-legend', '.dx-ov-pick', '.dx-search', '.dx-devices', '.dx-plan', '.dx-graph-card']
+          .map(s => { const r = document.querySelector(s).getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; })""")
+        legend_box = boxes[0]
+        for other in boxes[1:]:
+            assert (legend_box[2] <= other[0] or other[2] <= legend_box[0] or legend_box[3] <= other[1]
+                    or other[3] <= legend_box[1]), (legend_box, other)
         page.screenshot(path=str(ARTIFACTS / "overlay_report.png"))
         # hover: one line with the number
         op = point_of(ops, 4)
