@@ -3,6 +3,7 @@ import {layered} from "./layout.js";
 
 // A big plan (level of detail), part 1: tables, text, the group tree, folding and layout.
 // Each part adds its functions to a shared context C (see lod.js).
+/** @param {import("./payload").DrawnPlan} P @param {any} host */
 export function lodBase(P, host) {
   var C = {};
   var L = P.lod, T = L.trace, m = L.m, n = L.n, DEV = L.devices, ST = L.style;

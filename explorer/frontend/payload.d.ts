@@ -161,6 +161,8 @@ export interface PlanCore {
 
 export interface PlanPayload extends PlanCore {
   companions: CompanionsPayload;
+  /** not sent: the app fills it in at the first draw (app.js), the values' and instructions' labels */
+  labels?: { v: string[]; i: string[] };
   context?: ContextPayload;
   profile?: ProfilePayload;
 }
@@ -237,3 +239,7 @@ export interface OverlayPayload {
 }
 
 export interface OverlaysPayload { shown: string | null; plans: Record<string, OverlayPayload[]>; }
+
+/** A plan as the level-of-detail modules draw it (lod.js lodPlan, lod_base.js lodBase, delegate.js, profile.js):
+ * one plan of the app, or one side of a diff with its ETRecord context (diff_lod.js sideContext). */
+export type DrawnPlan = PlanCore & { companions?: CompanionsPayload; context?: ContextPayload; profile?: ProfilePayload };
