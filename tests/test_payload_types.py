@@ -1,11 +1,12 @@
 """The payload's Python writers and its TypeScript declaration (explorer/frontend/payload.d.ts) agree.
 
 On real exports (tests/fixtures: a device program, an XNNPACK program and a two-method program with their run
-profiles, an ETRecord-joined program, a .ptd data file, a placement diff pair and a diff with profiles and
-ETRecords on both sides) the writers' payloads go through :mod:`explorer.views.embed` as the app receives them,
-and a generated TypeScript file states ``const x = <payload JSON> satisfies AppPayload`` for each. tsc (strict,
-so ``null`` is not any type) then rejects a key the writer adds that the declaration lacks (excess property),
-a declared key the writer no longer writes (missing property), and a value of the wrong kind.
+profiles, an ETRecord-joined program, the overlay report (built-in overlays), a .ptd data file, a placement diff
+pair and a diff with profiles and ETRecords on both sides) the writers' payloads go through
+:mod:`explorer.views.embed` as the app receives them, and a generated TypeScript file states ``const x = <payload
+JSON> satisfies AppPayload`` for each. tsc (strict, so ``null`` is not any type) then rejects a key the writer adds
+that the declaration lacks (excess property), a declared key the writer no longer writes (missing property), and a
+value of the wrong kind.
 
 So that this test cannot pass by checking nothing, the same file holds broken copies of a real payload (a key
 renamed, a key dropped, a key added, a number turned into a string, a null where none is allowed), each under
@@ -53,6 +54,16 @@ def _diff(a: Path, b: Path, *, etdumps=None, etrecords=None) -> dict:
     return diff_payload(result, diff_views(result, pa, pb), programs=(pa, pb), profiles=profiles)
 
 
+def _with_overlays(pte: Path, etdump: Path) -> dict:
+    """The overlay report's payload (app_payload plus ``overlays``: the built-in overlays, a profile's among them),
+    read back from the page as the app reads it."""
+    from explorer.views.embed import page_payload
+    from explorer.views.overlay_report import overlay_report_html
+
+    program = explorer.load(pte)
+    return page_payload(overlay_report_html(program, profile=open_profile(program, etdump)))
+
+
 def _as_received(payload: dict) -> dict:
     """The payload as the app reads it: packed (binary columns lifted out) and unpacked, as model.js does."""
     return unpack(pack(payload))
@@ -66,6 +77,7 @@ def payloads() -> dict[str, tuple[str, dict]]:
         ("xnnpack", "AppPayload", _app(F / "xnnpack_mlp.pte", F / "etdump" / "xnnpack_mlp.etdp")),
         ("twoMethods", "AppPayload", _app(F / "two_methods.pte", F / "etdump" / "two_methods.etdp")),
         ("etrecord", "AppPayload", _app(rec / "net_xnnpack.pte", rec / "net_xnnpack.etdp", rec / "net_xnnpack.etrecord")),
+        ("overlays", "AppPayload", _with_overlays(F / "xnnpack_mlp.pte", F / "etdump" / "xnnpack_mlp.etdp")),
         ("dataFile", "DataPayload", data_file_payload(open_program(F / "companions" / "external.ptd"))),
         ("diff", "DiffPayload", _diff(F / "diff" / "cpu_only.pte", F / "diff" / "device_cuda0.pte")),
         ("diffProfiled", "DiffPayload", _diff(rec / "net.pte", rec / "net_xnnpack.pte",
@@ -94,6 +106,8 @@ def _broken(payloads: dict) -> list[tuple[str, str, dict]]:
             lambda p: p["plans"][0]["profile"].__setitem__("tick", p["plans"][0]["profile"].pop("tickNs")))
     variant("stringCount", "AppPayload", app, lambda p: p["plans"][0].__setitem__("nValues", "7"))
     variant("nullLod", "AppPayload", app, lambda p: p["plans"][0].__setitem__("lod", None))
+    variant("renamedOverlayKey", "AppPayload", payloads["overlays"][1],
+            lambda p: next(iter(p["overlays"]["plans"].values()))[0].__setitem__("colour", "x"))
     variant("renamedPairs", "DiffPayload", diff,
             lambda p: p["plans"][0].__setitem__("ipair", p["plans"][0].pop("ipairs")))
     variant("stringMark", "DiffPayload", diff, lambda p: p["plans"][0]["marks"]["a"].__setitem__("vs", ["moved"]))
@@ -132,5 +146,8 @@ def test_the_fixtures_reach_every_optional_part(payloads):
     plans = [pl for kind, p in payloads.values() if kind == "AppPayload" for pl in p["plans"]]
     assert any("profile" in pl for pl in plans) and any("context" in pl for pl in plans)
     assert any(pl["companions"]["delegates"] for pl in plans)
+    overlays = [o for kind, p in payloads.values() if "overlays" in p for ovs in p["overlays"]["plans"].values()
+                for o in ovs]
+    assert overlays and {o["scale"]["kind"] for o in overlays} >= {"continuous"}
     dplans = [pl for kind, p in payloads.values() if kind == "DiffPayload" for pl in p["plans"]]
     assert {"profiles", "profileDiff", "contexts"} <= {k for pl in dplans for k in pl}

@@ -231,12 +231,16 @@ export type Payload = AppPayload | DiffPayload | DataPayload;
 
 export interface OverlayPayload {
   name: string; label: Text; unit: Text; format: string; aggregate: string; rule: string; noun: string;
-  builtin: boolean; note: Text; scale: unknown; none: string; m: number; n: number; missing: number | null;
+  builtin: boolean; note: Text; scale: OverlayScale; none: string; m: number; n: number; missing: number | null;
   instr: (number | null)[]; instrFrom: Column; value: (number | null)[];
   modules: [Text, number, number, number, number][];
   group: (number | null)[]; groupCount: Column; groupFrom: Column;
-  range: unknown; groupRange: unknown; count: number;
+  range: [number, number] | null; groupRange: [number, number] | null; count: number;
 }
+
+export type OverlayScale =
+  | { kind: "thresholds"; bounds: number[]; colors: string[]; labels: Text[] }
+  | { kind: "continuous"; name: string; stops: [number, string][]; min: number | null; max: number | null; log: boolean };
 
 export interface OverlaysPayload { shown: string | null; plans: Record<string, OverlayPayload[]>; }
 
