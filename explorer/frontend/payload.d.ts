@@ -247,3 +247,14 @@ export interface OverlaysPayload { shown: string | null; plans: Record<string, O
 /** A plan as the level-of-detail modules draw it (lod.js lodPlan, lod_base.js lodBase, delegate.js, profile.js):
  * one plan of the app, or one side of a diff with its ETRecord context (diff_lod.js sideContext). */
 export type DrawnPlan = PlanCore & { companions?: CompanionsPayload; context?: ContextPayload; profile?: ProfilePayload };
+
+/** What carries the payload and the selection: the anywidget model in the notebook, model.js `localModel` in a
+ * report page (the same surface). */
+export interface WidgetModel {
+  get(key: string): any;
+  set(key: string, value: unknown): void;
+  on(event: string, cb: (...args: any[]) => void): void;
+  off(event: string, cb?: (...args: any[]) => void): void;
+  save_changes(): void;
+  send(content: unknown): void;
+}
