@@ -28,7 +28,7 @@ export interface Selection {
 }
 
 /** A plotly figure as `Figure.to_plotly_json()` writes it: traces without data, the layout. */
-export interface FigureSkeleton { data: Record<string, unknown>[]; layout: Record<string, unknown>; }
+export interface FigureSkeleton { data: Record<string, any>[]; layout: Record<string, any>; }
 
 // ---- the column tables of one plan (views/report_lod.py) ----
 
@@ -257,4 +257,13 @@ export interface WidgetModel {
   off(event: string, cb?: (...args: any[]) => void): void;
   save_changes(): void;
   send(content: unknown): void;
+}
+
+/** The context lod_base.js builds and lod_graph.js / lod_panels.js extend (lod.js): the plan and its tables
+ * typed, the ~60 shared names and functions not yet (any). */
+export interface LodContext {
+  P: DrawnPlan;
+  L: LodPayload;
+  T: LodPayload["trace"];
+  [name: string]: any;
 }
