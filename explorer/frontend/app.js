@@ -58,6 +58,7 @@ function skeleton(el, data) {
   return $;
 }
 
+/** @param {HTMLElement} el @param {import("./payload").WidgetModel} model @param {import("./payload").AppPayload} data */
 export function createApp(el, model, data) {
   const T = data.trace;
   const $ = skeleton(el, data);

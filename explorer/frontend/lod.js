@@ -5,6 +5,7 @@ import {lodBase} from "./lod_base.js";
 import {lodGraph} from "./lod_graph.js";
 import {lodPanels} from "./lod_panels.js";
 
+/** @param {import("./payload").DrawnPlan} P @param {any} host */
 export function lodPlan(P, host) {
   const C = lodBase(P, host);
   lodGraph(C);

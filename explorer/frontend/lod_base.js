@@ -3,7 +3,9 @@ import {layered} from "./layout.js";
 
 // A big plan (level of detail), part 1: tables, text, the group tree, folding and layout.
 // Each part adds its functions to a shared context C (see lod.js).
+/** @param {import("./payload").DrawnPlan} P @param {any} host @returns {import("./payload").LodContext} */
 export function lodBase(P, host) {
+  /** @type {any} filled below, then handed on as a LodContext */
   let C = {};
   let L = P.lod, T = L.trace, m = L.m, n = L.n, DEV = L.devices, ST = L.style;
   let G = L.groups, nG = G.start.length, gbase = m + n, span = gbase + nG;

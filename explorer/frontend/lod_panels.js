@@ -5,6 +5,7 @@ import {sourceLocation} from "./lod_base.js";
 
 // A big plan (level of detail), part 3: details of a tensor, an op or a group written from the tables,
 // and the memory map's lanes, exact occupancy bins and zoom.
+/** @param {import("./payload").LodContext} C */
 export function lodPanels(C) {
   const {P, host, L, T, m, n, DEV, ST, G, nG, gbase, span, TT, F, OPS, rowOf, written, home, fstart, inputs, outputs,
     errors, errorInstrs, OPSYM, devName, swatch, kindOf, tensorHover, opHover, children, path, visibleNodes, folded,
