@@ -63,11 +63,11 @@ export function nodeRef(O, node) {
  * @param {Overlay} O @param {NodeKind} kind @param {number} index @returns {NodeNumber}
  */
 export function nodeValue(O, kind, index) {
-  var col = kind === "instr" ? O.instr : kind === "value" ? O.value : O.group;
-  var v = col && index >= 0 && index < col.length ? col[index] : null;
+  let col = kind === "instr" ? O.instr : kind === "value" ? O.value : O.group;
+  let v = col && index >= 0 && index < col.length ? col[index] : null;
   if (isMissing(O, v)) return {value: null, count: 0, from: null, folded: kind === "group"};
-  var fromCol = kind === "instr" ? O.instrFrom : kind === "group" ? O.groupFrom : null;
-  var k = fromCol ? fromCol[index] : -1;
+  let fromCol = kind === "instr" ? O.instrFrom : kind === "group" ? O.groupFrom : null;
+  let k = fromCol ? fromCol[index] : -1;
   return {value: Number(v), count: kind === "group" ? O.groupCount[index] : 1,
           from: k >= 0 && O.modules[k] ? String(O.modules[k][0]) : null, folded: kind === "group"};
 }
@@ -78,11 +78,11 @@ export function nodeValue(O, kind, index) {
  * Null when no node has a number. @param {Overlay} O @param {number[]} [nodes] @returns {?[number, number]}
  */
 export function overlayDomain(O, nodes) {
-  var lo = Infinity, hi = -Infinity, k, v;
+  let lo = Infinity, hi = -Infinity, k, v;
   function see(x) { if (x < lo) lo = x; if (x > hi) hi = x; }
   if (nodes) {
     for (k = 0; k < nodes.length; k++) {
-      var r = nodeRef(O, nodes[k]);
+      let r = nodeRef(O, nodes[k]);
       v = nodeValue(O, r.kind, r.index).value;
       if (v !== null) see(v);
     }
@@ -90,7 +90,7 @@ export function overlayDomain(O, nodes) {
     for (k = 0; k < O.instr.length; k++) if (!isMissing(O, O.instr[k])) see(Number(O.instr[k]));
     for (k = 0; k < O.value.length; k++) if (!isMissing(O, O.value[k])) see(Number(O.value[k]));
   }
-  var s = O.scale;
+  let s = O.scale;
   if (s.kind === "continuous") {
     if (s.min !== null && s.min !== undefined) lo = s.min;
     if (s.max !== null && s.max !== undefined) hi = s.max;
@@ -106,10 +106,10 @@ function rgb(c) { return [parseInt(c.slice(1, 3), 16), parseInt(c.slice(3, 5), 1
 export function scaleColor(stops, t) {
   stops = stops && stops.length ? stops : VIRIDIS;
   t = Math.max(0, Math.min(1, Number.isFinite(t) ? t : 0));
-  for (var k = 1; k < stops.length; k++) {
+  for (let k = 1; k < stops.length; k++) {
     if (t <= stops[k][0]) {
-      var a = stops[k - 1], b = stops[k], u = b[0] > a[0] ? (t - a[0]) / (b[0] - a[0]) : 0;
-      var ca = rgb(a[1]), cb = rgb(b[1]);
+      let a = stops[k - 1], b = stops[k], u = b[0] > a[0] ? (t - a[0]) / (b[0] - a[0]) : 0;
+      let ca = rgb(a[1]), cb = rgb(b[1]);
       return "#" + hex2(ca[0] + u * (cb[0] - ca[0])) + hex2(ca[1] + u * (cb[1] - ca[1])) + hex2(ca[2] + u * (cb[2] - ca[2]));
     }
   }
@@ -119,7 +119,7 @@ export function scaleColor(stops, t) {
 /** Where a number sits on a continuous scale over ``dom``, 0..1 (log: by its logarithm). @param {OverlayScale} s @param {number} v @param {?number[]} dom @returns {number} */
 export function scalePosition(s, v, dom) {
   if (!dom) return 0;
-  var lo = dom[0], hi = dom[1];
+  let lo = dom[0], hi = dom[1];
   if (s.kind === "continuous" && s.log) {
     if (!(lo > 0)) lo = hi > 0 ? hi / 1e6 : 1;
     if (!(v > 0)) return 0;
@@ -135,10 +135,10 @@ export function scalePosition(s, v, dom) {
  */
 export function colorOf(O, v, dom) {
   if (isMissing(O, v)) return O.none || NO_DATA;
-  var s = O.scale;
+  let s = O.scale;
   if (s.kind === "thresholds") {
-    var pick = -1;
-    for (var k = 0; k < s.bounds.length; k++) if (s.bounds[k] === null || s.bounds[k] === undefined || v >= s.bounds[k]) pick = k;
+    let pick = -1;
+    for (let k = 0; k < s.bounds.length; k++) if (s.bounds[k] === null || s.bounds[k] === undefined || v >= s.bounds[k]) pick = k;
     return pick >= 0 ? s.colors[pick] : (O.none || NO_DATA);
   }
   return scaleColor(s.stops, scalePosition(s, Number(v), dom));
@@ -150,19 +150,19 @@ export function colorOf(O, v, dom) {
  * @param {Overlay} O @param {number[]} nodes @param {?number[]} [dom] @returns {string[]}
  */
 export function nodeColors(O, nodes, dom) {
-  var d = dom === undefined ? overlayDomain(O, nodes) : dom;
+  let d = dom === undefined ? overlayDomain(O, nodes) : dom;
   return nodes.map(function (id) {
-    var r = nodeRef(O, id);
+    let r = nodeRef(O, id);
     return colorOf(O, nodeValue(O, r.kind, r.index).value, d);
   });
 }
 
 function timeText(ns) {
-  var a = Math.abs(ns);
+  let a = Math.abs(ns);
   /** @type {[string, number][]} */
-  var units = [["s", 1e9], ["ms", 1e6], ["µs", 1e3]];
-  for (var k = 0; k < units.length; k++) {
-    if (a >= units[k][1]) { var v = ns / units[k][1]; return (Math.abs(v) < 100 ? Number(v.toPrecision(3)) : Math.round(v)) + " " + units[k][0]; }
+  let units = [["s", 1e9], ["ms", 1e6], ["µs", 1e3]];
+  for (let k = 0; k < units.length; k++) {
+    if (a >= units[k][1]) { let v = ns / units[k][1]; return (Math.abs(v) < 100 ? Number(v.toPrecision(3)) : Math.round(v)) + " " + units[k][0]; }
   }
   return Math.round(ns) + " ns";
 }
@@ -170,7 +170,7 @@ function timeText(ns) {
 /** A number as the overlay writes it: bytes as KiB/MiB, time (ns) as ns/µs/ms/s, else 3 significant digits and the unit. @param {Overlay} O @param {?number} v @returns {string} */
 export function formatValue(O, v) {
   if (isMissing(O, v)) return "no data";
-  var x = Number(v), text;
+  let x = Number(v), text;
   if (O.format === "bytes") return fmtBytes(Math.round(x));
   if (O.format === "time") return timeText(x);
   if (O.format === "count" && Number.isInteger(x)) text = num(x);
@@ -183,11 +183,11 @@ export function formatValue(O, v) {
  * "no data". Plain text. @param {Overlay} O @param {NodeKind} kind @param {number} index @returns {string}
  */
 export function valueText(O, kind, index) {
-  var got = nodeValue(O, kind, index), text = formatValue(O, got.value);
+  let got = nodeValue(O, kind, index), text = formatValue(O, got.value);
   if (got.value === null) return text;
   if (got.from !== null) return text + " (" + got.from + "'s number)";
   if (got.folded) {
-    var noun = NOUNS[O.noun] || NOUNS.entry, rule = RULES[O.aggregate] || O.aggregate;
+    let noun = NOUNS[O.noun] || NOUNS.entry, rule = RULES[O.aggregate] || O.aggregate;
     return text + " (" + rule + " of " + num(got.count) + " " + noun[got.count === 1 ? 0 : 1] + ")";
   }
   return text;
@@ -208,7 +208,7 @@ export function hoverLine(O, kind, index) {
  */
 export function detailsRows(O, kind, index) {
   /** @type {Array<[string, string]>} */
-  var rows = [[O.label, valueText(O, kind, index)]];
+  let rows = [[O.label, valueText(O, kind, index)]];
   if (kind === "group") rows.push(["rule", O.rule]);
   if (O.note) rows.push(["from", O.note]);
   return rows;
@@ -220,19 +220,19 @@ export function detailsRows(O, kind, index) {
  * the no-data swatch. @param {Overlay} O @param {?number[]} [dom] @param {number} [count] @returns {LegendModel}
  */
 export function legendModel(O, dom, count) {
-  var s = O.scale, ticks = [], entries = [], gradient = null;
-  var title = O.label + (O.unit && O.format === "number" ? " (" + O.unit + ")" : "");
+  let s = O.scale, ticks = [], entries = [], gradient = null;
+  let title = O.label + (O.unit && O.format === "number" ? " (" + O.unit + ")" : "");
   if (s.kind === "thresholds") {
-    var below = s.bounds.length && s.bounds[0] !== null && s.bounds[0] !== undefined;
+    let below = s.bounds.length && s.bounds[0] !== null && s.bounds[0] !== undefined;
     if (below) entries.push({color: O.none || NO_DATA, label: "< " + formatValue(O, s.bounds[0])});
-    for (var k = 0; k < s.bounds.length; k++) entries.push({color: s.colors[k], label: s.labels[k]});
+    for (let k = 0; k < s.bounds.length; k++) entries.push({color: s.colors[k], label: s.labels[k]});
   } else {
-    var d = dom === undefined || dom === null ? overlayDomain(O) : dom;
+    let d = dom === undefined || dom === null ? overlayDomain(O) : dom;
     gradient = "linear-gradient(to right, " + s.stops.map(function (p) { return p[1] + " " + (100 * p[0]).toFixed(1) + "%"; }).join(", ") + ")";
     if (d) {
-      var n = Math.max(2, count || 5);
-      for (var j = 0; j < n; j++) {
-        var t = j / (n - 1), v;
+      let n = Math.max(2, count || 5);
+      for (let j = 0; j < n; j++) {
+        let t = j / (n - 1), v;
         if (s.log && d[0] > 0) v = Math.exp(Math.log(d[0]) + t * (Math.log(d[1]) - Math.log(d[0])));
         else v = d[0] + t * (d[1] - d[0]);
         ticks.push({value: v, label: formatValue(O, v), color: scaleColor(s.stops, t), t: t});
