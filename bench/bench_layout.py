@@ -1,10 +1,9 @@
 """Our layered layout against graphviz ``dot`` on the same graphs.
 
-Ours is ``explorer/frontend/layout.js`` (run under node, what the browser runs) and its line-for-line
-Python twin ``explorer.analysis.layered`` (small plans; the bench checks both give the same ranks and
-orders). For each graph — the top-level fixtures, the real 3k-op named transformer, and a wide 1k-op device
+Ours is ``explorer/frontend/layout.js`` (run under node: what the browser runs; there is no other copy).
+For each graph — the top-level fixtures, the real 3k-op named transformer, and a wide 1k-op device
 program (our writer: ~200 steps offloaded to cuda:0, each between an h2d and a d2h copy) — the dataflow graph
-of :func:`explorer.analysis.layout.graph_of` (tensors and instructions) is laid out by ours and by ``dot``
+of ``tests/layout_graphs.py:graph_of`` (a plan's tensors and instructions, unfolded) is laid out by ours and by ``dot``
 and both are measured the same way:
 
 * **crossings**: every edge is cut into one piece per pair of adjacent layers it passes (ours follow their
@@ -14,13 +13,13 @@ and both are measured the same way:
   layer (vertically) and one node slot (horizontally): dot runs with point nodes, no arrowheads and
   ``nodesep``/``ranksep`` so that a slot is 1 in both directions, as ours;
 * **time** to lay out: JS the median of 3 runs in one node process (wall, and in brackets the process's
-  CPU time, steadier on a busy machine), Python once, dot as a subprocess (``-Tplain``).
+  CPU time, steadier on a busy machine), dot as a subprocess (``-Tplain``).
 
 Then our layout time alone at 600 and 10k nodes (synthetic device chains). Ratios are ours / dot: > 1
 means ours is worse. ``dot`` comes from the Debian ``graphviz`` package (apt) — a bench tool only, never
 needed at run time or by a test.
 
-    python bench/bench_layout.py [--dot-timeout S] [--python-max N]   # numbers and what they show: docs/layout.md
+    python bench/bench_layout.py [--dot-timeout S]   # numbers and what they show: docs/layout.md
 """
 
 from __future__ import annotations
@@ -38,10 +37,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # the graphs the layout tests measure
 
 from explorer import load  # noqa: E402
-from explorer.analysis.layered import layered  # noqa: E402
-from explorer.analysis.layout import LayoutGraph, graph_of, inversions  # noqa: E402
+from layout_graphs import LayoutGraph, graph_of, inversions  # noqa: E402
 from explorer.format.synth import synthetic_program  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -151,7 +150,6 @@ def graphs() -> list[tuple[str, object]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dot-timeout", type=float, default=300.0)
-    parser.add_argument("--python-max", type=int, default=3000, help="time the Python port up to this many nodes")
     args = parser.parse_args(argv)
     if not shutil.which("dot") or not shutil.which("node"):
         print("needs graphviz's dot (apt-get install graphviz) and node", file=sys.stderr)
@@ -160,40 +158,27 @@ def main(argv: list[str] | None = None) -> int:
     laid = [graph_of(plan) for _, plan in named]
     js = run_js(laid, repeat=3)
     print(f"{'graph':44} {'nodes':>6} {'edges':>6} | {'cross ours':>10} {'dot':>6} | "
-          f"{'length ours':>11} {'dot':>8} {'ratio':>6} | {'js (cpu)':>15} {'python':>7} {'dot':>7}")
+          f"{'length ours':>11} {'dot':>8} {'ratio':>6} | {'js (cpu)':>15} {'dot':>7}")
     for (name, _), g, out in zip(named, laid, js):
         c, ln = ours_measure(out["paths"])
-        if len(g.nodes) <= args.python_max:
-            start = time.perf_counter()
-            py = layered(len(g.nodes), g.src, g.dst, weight=g.weight, key=g.key)
-            pt = f"{time.perf_counter() - start:6.3f}s"
-            assert py.rank == out["rank"] and py.order == out["order"], f"{name}: Python and JS differ"
-        else:
-            pt = "      -"
         d = dot_measure(len(g.nodes), g.src, g.dst, args.dot_timeout)
         jt = f"{statistics.median(out['ms']) / 1000:6.3f}s ({statistics.median(out['cpu']) / 1000:5.3f})"
         if d is None:
             print(f"{name:44} {len(g.nodes):6} {len(g.src):6} | {c:10} {'-':>6} | {ln:11.0f} {'-':>8} {'-':>6} | "
-                  f"{jt} {pt} > {args.dot_timeout:.0f}s")
+                  f"{jt} > {args.dot_timeout:.0f}s")
             continue
         dc, dl, dt = d
         print(f"{name:44} {len(g.nodes):6} {len(g.src):6} | {c:10} {dc:6} | {ln:11.0f} {dl:8.0f} "
-              f"{ln / dl if dl else 0:6.2f} | {jt} {pt} {dt:6.2f}s")
+              f"{ln / dl if dl else 0:6.2f} | {jt} {dt:6.2f}s")
     print()
     sizes = [(357, "~600 nodes"), (5_890, "~10k nodes")]
     plans = [synthetic_program(values=values, devices=("cuda:0",)).plans[0] for values, _ in sizes]
     chains = [graph_of(plan) for plan in plans]
     timed = run_js(chains, repeat=5)
     for (_, label), g, out in zip(sizes, chains, timed):
-        times = []
-        for _ in range(5 if len(g.nodes) <= args.python_max else 1):
-            start = time.perf_counter()
-            layered(len(g.nodes), g.src, g.dst, weight=g.weight, key=g.key)
-            times.append(time.perf_counter() - start)
         print(f"device chain, {label}: {len(g.nodes):,} nodes, {len(g.src):,} edges: JS median "
               f"{statistics.median(out['ms']):.0f} ms of 5, CPU {statistics.median(out['cpu']):.0f} ms "
-              f"(first {out['ms'][0]:.0f} ms), "
-              f"Python median {statistics.median(times) * 1000:.0f} ms of {len(times)}")
+              f"(first {out['ms'][0]:.0f} ms)")
     return 0
 
 

@@ -4,7 +4,7 @@
   "dim_order", "segment_index", "offset", "nbytes"}]}]`` (supplied ``.ptd`` files; a ``.ptd`` inspected
   alone is one such object under ``"data_file"``), ``"bundle"`` for a ``.bpte``;
 * on a linked external tensor ``"external": {"file", "key"}``;
-* on each delegate ``"payload": {"format", "size", "storage", "magic", "named_keys", "error"}`` and, when
+* on each delegate ``"payload": {"format", "size", "storage", "magic", "named_keys", "error", "compile_specs", "header"}`` and, when
   decoded, ``"graph": {"format": "xnnpack", "nodes": [{"index", "op", "inputs", "outputs"}],
   "values": [{"id", "dtype", "dims", "kind"}], "constant_bytes"}`` with ``op`` the schema's node type name.
 """
@@ -61,7 +61,7 @@ def graph_json(g: DelegateGraph) -> dict:
 def payload_json(p: Payload) -> dict:
     return {"format": p.format, "size": p.size, "storage": p.storage, "magic": p.magic,
             "named_keys": list(p.named_keys), "error": p.error,
-            "compile_specs": {k: v for k, v in p.compile_specs}}
+            "compile_specs": {k: v for k, v in p.compile_specs}, "header": {k: v for k, v in p.header}}
 
 
 def add_companions(doc: dict, program: Program) -> dict:

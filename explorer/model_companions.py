@@ -181,8 +181,9 @@ class Payload:
     storage: str  # inline | segment | unknown(N)
     size: int | None  # bytes (optional: None when the blob index points nowhere)
     magic: str  # the first bytes (up to 8) that identify a format, printable or hex; "" when empty
-    format: str  # xnnpack | aoti-keys | unknown | unavailable
+    format: str  # xnnpack | aoti-keys | ethos-u-vela | vgf | coreml | qnn-context | unknown | unavailable
     named_keys: tuple[str, ...] = ()  # named-data keys the payload refers to
     graph: DelegateGraph | None = None  # the decoded subgraph (optional)
     error: str | None = None  # why a payload of a known format did not decode (optional)
     compile_specs: tuple[tuple[str, str], ...] = ()  # decoded compile specs (key, readable value)
+    header: tuple[tuple[str, str], ...] = ()  # what the payload's own header says (label, text), e.g. Ethos-U blocks

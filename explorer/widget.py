@@ -2,13 +2,15 @@
 
 Python reads and analyses the program once, then sends the app its data (the same payload the HTML
 report embeds, gzip-compressed, as a binary trait). Everything interactive runs in the browser; what
-Python can read and set is in four traits, synced both ways:
+Python can read and set is in five traits, synced both ways:
 
 * ``plan`` — the method shown;
 * ``selected`` — a :class:`~explorer.views.selection.Selection` (a click in the page sets it; setting
   it from code, e.g. with :meth:`Explorer.select`, highlights it in every panel);
 * ``devices`` — the devices whose tensors are drawn at full strength (the device filter);
 * ``expanded`` — the groups of a big plan's overview that are open (:meth:`expand`, :meth:`collapse`).
+* ``shown_overlay`` — the overlay colouring the graph (:meth:`overlay`, :meth:`show_overlay`;
+  :mod:`explorer.widget_overlays`, docs/overlays.md).
 
 plotly.js reaches the page once per page, not per widget: the first widget's front end asks for it
 with a custom message and gets the vendored file as a binary buffer.
@@ -26,8 +28,10 @@ from .format.reader import load
 from .model import DataFile
 from .views.data_file_page import data_file_payload
 from .views.embed import pack
+from .views.empty_program import empty_program_payload
 from .widget_base import AppWidget
-from .views.prepare import PlanView, default_plan, open_program, plan_view, wants_lod
+from .widget_overlays import OverlayWidget
+from .views.prepare import PlanView, default_plan, open_program, plan_view
 from .views.report import app_payload, selection_json
 from .views.selection import Selection, resolve
 
@@ -43,17 +47,17 @@ def _selection_from_json(data, widget: Explorer) -> Selection:
                      widget.findings[int(finding)] if finding not in (None, "") else None, str(data.get("query") or ""))
 
 
-class Explorer(AppWidget):
+class Explorer(OverlayWidget, AppWidget):
     """Where every tensor and arena of an ExecuTorch program lives: graph, memory map, details, findings.
 
     ``Explorer()`` opens the bundled sample; ``Explorer("model.pte")``, ``Explorer(data_bytes)`` or
     ``Explorer(program)`` open yours. ``plan=`` picks the method (default ``forward``); ``data=["m.ptd"]``
     links external tensors to the data files holding them. A ``.ptd`` on its own shows its entries.
 
-    A plan with more than 2,000 graph nodes is drawn at a level of detail (``lod=None``, the default;
-    ``lod=True``/``False`` forces it on or off): the graph is an overview of instruction groups that
-    expand in place on click (:meth:`expand`, :meth:`collapse`, :meth:`reveal`), and memory lanes with
-    more than 4,000 tensors are binned until a zoom leaves few enough to draw.
+    Every plan is drawn the same way, at any size: its instructions in groups that expand and collapse in
+    place (:meth:`expand`, :meth:`collapse`, :meth:`reveal`). A plan of up to 2,000 graph nodes opens with
+    every group expanded; a bigger one opens as an overview of its groups. Memory lanes with more than
+    4,000 tensors are binned until a zoom leaves few enough to draw.
 
     ``Explorer(manager)`` takes what ``to_executorch()`` returns (its buffer and in-memory data files), so a
     notebook needs no file; bytes and binary file objects work too. ``etrecord=`` (the export's ETRecord: a
@@ -69,19 +73,21 @@ class Explorer(AppWidget):
     selected = traitlets.Instance(Selection, args=("",), help="what every panel highlights").tag(
         sync=True, to_json=lambda sel, widget: selection_json(sel, widget.findings), from_json=_selection_from_json)
     devices = traitlets.Tuple(help="devices (as strings) whose tensors are drawn; the others fade").tag(sync=True)
-    expanded = traitlets.Tuple(help="ids of the open groups of a big plan's overview").tag(sync=True)
+    expanded = traitlets.Tuple(help="ids of the open groups of the plan's graph").tag(sync=True)
 
-    def __init__(self, source=None, *, plan: str | None = None, lod: bool | None = None, data=None, profile=None,
+    def __init__(self, source=None, *, plan: str | None = None, data=None, profile=None,
                  etrecord=None, **kwargs):
         from .views.profile_payload import open_profile
 
+        if "lod" in kwargs:
+            raise TypeError("Explorer(lod=...) is gone: every plan is drawn the same way, a small one with every "
+                            "group expanded (ex.expand / ex.collapse open and close groups)")
         self.program = open_program(source) if data is None else load(source, data=data)  # data: .ptd files
         if etrecord is not None and not isinstance(self.program, DataFile):
             from .analysis.context import attach_etrecord  # the model's modules and source lines (docs/etrecord.md)
 
             self.program = attach_etrecord(self.program, etrecord)
         self.profile = None
-        self._lod = lod
         self._views: dict[str, PlanView] = {}
         if isinstance(self.program, DataFile):  # a .ptd: the page of its entries, no plans
             self.findings = []
@@ -89,6 +95,12 @@ class Explorer(AppWidget):
             return
         self.profile = open_profile(self.program, profile)  # run times drawn on the panels (docs/profiles.md)
         self.findings: list[Finding] = self._check()
+        if not self.program.plans:  # valid, if useless: the page `device-explorer show` writes for it
+            if plan is not None:
+                raise KeyError(f"no plan {plan!r}: the program has no execution plans")
+            super().__init__(_payload=pack(empty_program_payload(self.program, self.findings)), selected=Selection(""),
+                             **kwargs)
+            return
         first = plan or default_plan(self.program)
         if first not in self.program.plan_names:
             raise KeyError(f"no plan {first!r}: the program has {', '.join(self.program.plan_names)}")
@@ -96,8 +108,10 @@ class Explorer(AppWidget):
                               profile=self.profile)
         self._plan_devices = {p["name"]: [d for d, _color in p["devices"]] for p in payload["plans"]}
         super().__init__(_payload=pack(payload), plan=first, selected=Selection(first),
-                         devices=tuple(self._devices(first)), **kwargs)
+                         devices=tuple(self._devices(first)), expanded=tuple(self._views[first].overview.expanded),
+                         **kwargs)
         self.observe(self._on_plan, names=["plan"])
+        self._init_overlays(self.program, self._views, self.profile)  # ex.overlay(...): widget_overlays.py
 
     def __repr__(self) -> str:
         name = Path(self.program.source).name if self.program.source else "program"
@@ -107,7 +121,7 @@ class Explorer(AppWidget):
 
     @property
     def view(self) -> PlanView:
-        """The current plan with its analysis (and, drawn in full, its layout and graph geometry)."""
+        """The current plan with its analysis, its groups' :class:`~explorer.views.overview.Overview` and memory lanes."""
         return self._views[self.plan]
 
     @property
@@ -116,10 +130,9 @@ class Explorer(AppWidget):
 
     @property
     def overview(self):
-        """The current plan's :class:`~explorer.views.overview.Overview` (None when drawn in full), its
-        ``expanded`` kept equal to the trait."""
+        """The current plan's :class:`~explorer.views.overview.Overview`, its ``expanded`` kept equal to the trait."""
         ov = self.view.overview
-        if ov is not None and list(ov.expanded) != list(self.expanded):
+        if list(ov.expanded) != list(self.expanded):
             ov.collapse_all()
             for gid in self.expanded:
                 ov.expand(gid)
@@ -143,7 +156,7 @@ class Explorer(AppWidget):
 
     def expand(self, group) -> int:
         """Expand a group of the overview in place (by id, or by its label); returns its id."""
-        ov = self._require_overview()
+        ov = self.overview
         gid = self._group_id(group)
         ov.expand(gid)
         self.expanded = tuple(ov.expanded)
@@ -151,7 +164,7 @@ class Explorer(AppWidget):
 
     def collapse(self, group=None) -> None:
         """Collapse a group (id or label) and everything inside it; no argument collapses all."""
-        ov = self._require_overview()
+        ov = self.overview
         if group is None:
             ov.collapse_all()
         else:
@@ -160,18 +173,18 @@ class Explorer(AppWidget):
 
     def reveal(self, *items, instructions=()) -> None:
         """Expand the groups holding these values / instructions (or the selection) so they are drawn."""
-        ov = self._require_overview()
+        ov = self.overview
         sel = self.select(*items, instructions=instructions) if items or instructions else self.selected
         ov.reveal(sel.values, sel.instructions)
         self.expanded = tuple(ov.expanded)
 
     def save_html(self, path: str | os.PathLike) -> Path:
         """Write the same app as one self-contained, offline HTML file; returns its path."""
-        from .views.report import write_report
+        from .views.overlay_report import write_overlay_report
 
-        return write_report(self.program, path, findings=self.findings, plan=self.plan, selected=self.selected,
-                            profile=self.profile,
-                            views=self._views)
+        return write_overlay_report(self.program, path, findings=self.findings, plan=self.plan, selected=self.selected,
+                                    profile=self.profile, views=self._views, overlays=self._overlay_set,
+                                    shown=self.shown_overlay or None)
 
     # -- building -----------------------------------------------------------------------------------
 
@@ -182,8 +195,7 @@ class Explorer(AppWidget):
         analyses: dict = {}
         found = check(self.program, analyses=analyses)
         for p in self.program.plans:
-            if wants_lod(p, self._lod):
-                self._views[p.name] = plan_view(p, self.program, lod=True, analysis=analyses[p.name])
+            self._views[p.name] = plan_view(p, self.program, analysis=analyses[p.name])
         return found
 
     def _view_all(self) -> dict[str, PlanView]:
@@ -195,13 +207,6 @@ class Explorer(AppWidget):
     def _devices(self, name: str) -> list[str]:
         """The devices of a plan's tensors and arenas, in the order the device buttons show them."""
         return self._plan_devices[name]
-
-    def _require_overview(self):
-        ov = self.overview
-        if ov is None:
-            raise RuntimeError(f"plan {self.plan!r} is drawn in full, without groups (Explorer(..., lod=True) "
-                               "draws an overview whatever the size)")
-        return ov
 
     def _group_id(self, group) -> int:
         groups = self.view.overview.groups.groups
@@ -222,8 +227,11 @@ class Explorer(AppWidget):
         return proposal["value"]
 
     def _on_plan(self, change) -> None:
-        """A new plan starts unselected, with every device shown and nothing expanded (the page does the same)."""
+        """A new plan starts unselected, with every device shown and its groups as it first opens (the page does
+        the same)."""
         if self.selected.plan != change["new"]:
             self.selected = Selection(change["new"])
         self.devices = tuple(self._devices(change["new"]))
-        self.expanded = ()
+        ov = self._views[change["new"]].overview
+        ov.reset()
+        self.expanded = tuple(ov.expanded)

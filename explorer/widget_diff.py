@@ -2,10 +2,10 @@
 
 A review of "what did this partitioner change do to placement": the header counts what moved, the
 copies and arenas that changed and what the runtime must now provide; the two graphs sit side by
-side with every change ringed by status (unchanged things dimmed); the memory maps pair each arena
-of A with its counterpart in B; the runtime needs of both sides are compared row by row. Clicking a
-tensor or op on either side (or a memory block) selects it **and its counterpart**. Big programs (over the
-overview threshold) open as two overviews of groups, each group holding changes marked with their count;
+side with every change ringed by status; each side's memory map outlines its changed blocks; the
+runtime needs of both sides are compared row by row. Clicking a tensor or op on either side (or a memory
+block) selects it **and its counterpart**. Each side is drawn as one program is: a small one with every group
+expanded, a big one as an overview of groups, each group holding changes marked with their count;
 selecting something opens the group holding its counterpart on the other side.
 
 It is the Explorer's browser app in its two-program mode (``explorer/frontend/diff.js``), on anywidget,

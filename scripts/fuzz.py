@@ -961,6 +961,8 @@ def _seed_corpus(synthetic: bool) -> list[tuple[str, bytes]]:
     # companions: .ptd data files, a .bpte bundle, programs with XNNPACK payloads (decoded by the JSON form)
     seeds += [(f"companions/{p.name}", p.read_bytes()) for p in sorted((FIXTURES / "companions").glob("*"))
               if p.suffix in (".pte", ".ptd", ".bpte")]
+    # Ethos-U, VGF, Core ML and QNN payloads (scripts/make_payload_fixtures.py): their header readers
+    seeds += [(f"payloads/{p.name}", p.read_bytes()) for p in sorted((FIXTURES / "payloads").glob("*.pte"))]
     if synthetic:  # a bigger, many-valued program from the writer, so scale-sensitive paths get hit too
         from explorer.format.synth import synthetic_program
         from explorer.format.writer import write

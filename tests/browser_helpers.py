@@ -176,12 +176,20 @@ TRACE_POINTS_JS = """
   const group = groups.find(g => { const d = g.__data__; const t = d && (d[0] ? d[0].trace : d.trace);
                                   return t && t.index === index; });
   if (!group) return null;
-  return Array.from(group.querySelectorAll('path.point')).map(p => {
+  const ids = (gd.data[index] || {}).customdata || [];
+  return Array.from(group.querySelectorAll('path.point')).map((p, k) => {
     const r = p.getBoundingClientRect();
-    return {fill: p.style.fill, x: r.x + r.width / 2, y: r.y + r.height / 2, w: r.width, h: r.height};
+    return {fill: p.style.fill, x: r.x + r.width / 2, y: r.y + r.height / 2, w: r.width, h: r.height, id: ids[k]};
   });
 }
 """
+
+
+def point_of(points: list[dict], ident) -> dict:
+    """The drawn point (TRACE_POINTS_JS) of the node ``ident`` (its customdata: a value or an instruction)."""
+    found = [p for p in points if p["id"] == ident and p["w"] > 0]  # a point plotly drew with a size
+    assert found, f"node {ident!r} is not drawn (drawn: {[p['id'] for p in points if p['w'] > 0][:40]})"
+    return found[0]
 
 
 def hex_to_rgb(color: str) -> str:

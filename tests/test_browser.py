@@ -20,6 +20,7 @@ from browser_helpers import (
     chromium,
     hex_to_rgb,
     jupyter_lab,
+    point_of,
     require_browser,
     run_all,
     screenshot_on_failure,
@@ -28,9 +29,10 @@ from browser_helpers import (
 )
 
 from explorer import Device, load
-from explorer.views.graph import TRACE
+from explorer.analysis import analyze
+from explorer.model import Tensor
+from explorer.views.overview import TRACE
 from explorer.views.palette import device_style
-from explorer.views.prepare import plan_view
 
 pytestmark = pytest.mark.browser
 
@@ -43,16 +45,19 @@ PLOTS_DRAWN_JS = """(sel) => { const gds = document.querySelectorAll(sel);
 def expected():
     """What the page must show for FIXTURE, computed in Python from the same views."""
     program = load(FIXTURE)
-    view = plan_view(program.plan("forward"), program)
-    tensors = view.geometry.tensors.tolist()
-    cuda = next(k for k, d in enumerate(view.geometry.tensor_devices) if str(d) == "cuda:0")
+    plan = program.plan("forward")
+    analysis = analyze(plan, program)
+    flow = analysis.dataflow  # the graph draws every tensor an instruction reads or writes
+    named = sorted({v for i in range(len(plan.instructions)) for v in (*flow.reads[i], *flow.writes[i])
+                    if isinstance(plan.values[v], Tensor)})
+    cuda = next(v for v in named if str(plan.values[v].device) == "cuda:0")
     return {
-        "tensors": tensors,
-        "fills": [hex_to_rgb(device_style(d).color) for d in view.geometry.tensor_devices],
-        "lanes": [f"arena {a.memory_id} · {a.device}" for a in view.analysis.memory.arenas],
-        "click": {"point": cuda, "label": view.plan.values[tensors[cuda]].label, "device": "cuda:0"},
-        "first_block": view.analysis.memory.arenas[0].blocks[0].value,
-        "h2d_copies": sum("h2d" in i.label for i in view.plan.instructions),
+        "tensors": named,
+        "fills": {v: hex_to_rgb(device_style(plan.values[v].device).color) for v in named},
+        "lanes": [f"arena {a.memory_id} · {a.device}" for a in analysis.memory.arenas],
+        "click": {"point": cuda, "label": plan.values[cuda].label, "device": "cuda:0"},
+        "first_block": analysis.memory.arenas[0].blocks[0].value,
+        "h2d_copies": sum("h2d" in i.label for i in plan.instructions),
     }
 
 
@@ -67,8 +72,8 @@ def check_panels(page, graph: str, memory: str, expected: dict) -> list[dict]:
     points = page.evaluate(f"([sel, i]) => ({TRACE_POINTS_JS})([document.querySelector(sel), i])",
                            [graph, TRACE["tensors"]])
     assert points is not None, "no tensor trace drawn in the graph"
-    assert len(points) == len(expected["tensors"]), "one marker per tensor"
-    assert [p["fill"] for p in points] == expected["fills"], "tensor markers in their device colours"
+    assert sorted(p["id"] for p in points) == expected["tensors"], "one marker per tensor"
+    assert all(p["fill"] == expected["fills"][p["id"]] for p in points), "tensor markers in their device colours"
     assert all(p["w"] > 4 for p in points), "markers are visible"
     lanes = page.evaluate("(sel) => Array.from(document.querySelector(sel).querySelectorAll('.annotation-text'))"
                           ".map(a => a.textContent)", memory)
@@ -112,7 +117,7 @@ def test_widget_in_jupyterlab(tmp_path, expected):
         points = check_panels(page, graph, memory, expected)  # page coordinates: measured after scrolling
         page.screenshot(path=str(ARTIFACTS / "lab_widget.png"))
 
-        target = points[expected["click"]["point"]]
+        target = point_of(points, expected["click"]["point"])
         page.mouse.move(target["x"], target["y"])
         page.wait_for_selector(f"{graph} .hoverlayer .hovertext", timeout=5_000)
         hover = page.locator(f"{graph} .hoverlayer .hovertext").text_content()
@@ -135,7 +140,7 @@ def test_widget_in_jupyterlab(tmp_path, expected):
         cell = page.locator(".jp-Notebook .jp-Cell").nth(1)
         cell.locator(".jp-InputArea-editor").click()
         page.keyboard.press("Shift+Enter")
-        index = expected["tensors"][expected["click"]["point"]]
+        index = expected["click"]["point"]
         page.wait_for_function(
             "([sel, text]) => Array.from(document.querySelectorAll(sel)).some(o => o.textContent.includes(text))",
             arg=[".jp-Notebook .jp-Cell .jp-OutputArea-output", f"values=({index},)"], timeout=15_000)
@@ -162,7 +167,7 @@ def test_exported_report_without_kernel(tmp_path, expected):
         points = check_panels(page, ".dx-graph", ".dx-memory", expected)
         page.screenshot(path=str(ARTIFACTS / "report.png"), full_page=True)
         check_page_layout(page)
-        click_point(page, points[expected["click"]["point"]])
+        click_point(page, point_of(points, expected["click"]["point"]))
         page.wait_for_function("(label) => document.querySelector('.dx-details').textContent.includes(label)",
                                arg=expected["click"]["label"], timeout=5_000)  # a bound, not a timing: bench/ times it
         details = page.locator(".dx-details").inner_text()
@@ -171,7 +176,7 @@ def test_exported_report_without_kernel(tmp_path, expected):
         assert outlined == 1, "the clicked tensor is outlined in the memory map"
         ring = page.evaluate("() => Array.from(document.querySelectorAll('.dx-graph .dx-overlay .dx-ring'))"
                              ".map(r => { const b = r.getBoundingClientRect(); return [b.x + b.width / 2, b.y + b.height / 2] })")
-        target = points[expected["click"]["point"]]
+        target = point_of(points, expected["click"]["point"])
         assert len(ring) == 1 and abs(ring[0][0] - target["x"]) < 3 and abs(ring[0][1] - target["y"]) < 3, \
             "the ring sits on the clicked marker"
         page.screenshot(path=str(ARTIFACTS / "report_clicked.png"), full_page=True)
@@ -187,9 +192,10 @@ def test_exported_report_without_kernel(tmp_path, expected):
         assert page.evaluate("() => document.querySelectorAll('.dx-graph .dx-overlay .dx-ring').length") == 1
         # the device filter fades the other devices' tensors; the search box selects matches
         page.locator(".dx-devices button", has_text="cuda:0").click()
-        faded = page.evaluate(f"() => document.querySelector('.dx-graph').data[{TRACE['tensors']}].marker.opacity")
+        faded = page.evaluate(f"() => {{ const t = document.querySelector('.dx-graph').data[{TRACE['tensors']}];"
+                              f" return [Array.from(t.customdata), Array.from(t.marker.opacity)]; }}")
         cpu = hex_to_rgb(device_style(Device.parse("cpu")).color)
-        assert [o < 1 for o in faded] == [fill != cpu for fill in expected["fills"]]
+        assert [o < 1 for o in faded[1]] == [expected["fills"][v] != cpu for v in faded[0]]
         page.fill(".dx-search", "h2d")
         assert page.evaluate("() => window.dxReport.state.instructions.length") == expected["h2d_copies"]
         assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages

@@ -81,7 +81,7 @@ def reports(tmp_path_factory):
         b.kernel("aten::add.out", x, cache, y, y)
         x = y
     program = b.program()
-    view = plan_view(program.plans[0], program, lod=True)
+    view = plan_view(program.plans[0], program)
     chain = write_report(program, work / "chain.html", views={view.plan.name: view})
     return {"wide": wide, "chain": chain, "cache": cache}
 

@@ -23,7 +23,7 @@ from diff_helpers import big_pair
 from explorer.cli import main
 from explorer.views.diff_prepare import diff_plan_view, open_diff
 from explorer.views.diff_style import STATUS_STYLES
-from explorer.views.graph import TRACE
+from explorer.views.overview import TRACE
 from explorer.views.palette import ERROR
 
 pytestmark = pytest.mark.browser
@@ -67,16 +67,44 @@ IDS_JS = """
 MARKS_JS = """(sel) => Array.from(document.querySelectorAll(sel + ' .dx-overlay .dx-mark')).map(r => {
   const b = r.getBoundingClientRect(); return {x: b.x + b.width / 2, y: b.y + b.height / 2, stroke: r.getAttribute('stroke')} })"""
 
+# labels (labels.js) whose box reaches into a change ring (overlay.js marks) drawn around another point or its own
+LABELS_UNDER_RINGS_JS = """(sel) => {
+  const gd = document.querySelector(sel), out = [];
+  const rings = Array.from(gd.querySelectorAll('.dx-overlay .dx-mark')).map(r => r.getBoundingClientRect());
+  for (const t of gd.querySelectorAll('.dx-labels text')) {
+    const b = t.getBoundingClientRect();
+    for (const r of rings) {
+      const cx = r.x + r.width / 2, cy = r.y + r.height / 2, rad = r.width / 2 - 1;
+      const nx = Math.max(b.left, Math.min(cx, b.right)), ny = Math.max(b.top, Math.min(cy, b.bottom));
+      if ((nx - cx) ** 2 + (ny - cy) ** 2 < rad * rad) out.push([t.textContent, Math.round(cx), Math.round(cy)]);
+    }
+  }
+  return out;
+}"""
+
 # centres of the selection rings drawn over a graph (explorer/frontend/overlay.js), page coordinates
 RINGS_JS = """(sel) => Array.from(document.querySelectorAll(sel + ' .dx-overlay .dx-ring'))
   .map(r => { const b = r.getBoundingClientRect(); return [b.x + b.width / 2, b.y + b.height / 2] })"""
+
+def _drawn_tensors(view) -> list[int]:
+    """The tensors a side's graph draws: every tensor an instruction reads or writes."""
+    flow, plan = view.analysis.dataflow, view.plan
+    return sorted({v for i in range(len(plan.instructions)) for v in (*flow.reads[i], *flow.writes[i])
+                   if getattr(plan.values[v], "type", None) == "Tensor"})
+
+
+def _at(points: list[dict], ident) -> dict:
+    found = [p for p in points if p["id"] == ident]
+    assert found, f"{ident} is not drawn"
+    return found[0]
+
 
 @pytest.fixture(scope="module")
 def expected():
     pa, pb, result = open_diff(A, B)
     dv = diff_plan_view(result, pa, pb, "forward")
     return {
-        "tensors": {s: dv.side(s).geometry.tensors.tolist() for s in "ab"},
+        "tensors": {s: _drawn_tensors(dv.side(s)) for s in "ab"},
         "moved": {"a": [v for v, s in dv.diff.status_a.items() if s == "device"],
                   "b": [v for v, s in dv.diff.status_b.items() if s == "device"]},
         "click": (5, dv.pair("a", 5)),
@@ -95,43 +123,49 @@ def test_diff_report_links_both_sides(tmp_path, expected):
     with chromium((1400, 1000)) as (page, messages), screenshot_on_failure(page, "diff_report_failure.png"):
         page.route("**/*", lambda r: r.abort() if not r.request.url.startswith("file:") else r.continue_())
         page.goto(report.as_uri())
-        page.wait_for_function("() => ['.dx-graph-a', '.dx-graph-b', '.dx-memory'].every(s =>"
+        page.wait_for_function("() => ['.dx-graph-a', '.dx-graph-b', '.dx-memory-a'].every(s =>"
                                " document.querySelectorAll(s + ' .point').length > 0)", timeout=30_000)
         rings = {}
         for side in "ab":
             sel = f".dx-graph-{side}"
-            tensors = page.evaluate(POINTS_JS, [sel, TRACE["tensors"]])
-            assert len(tensors) == len(expected["tensors"][side]), f"one marker per tensor in {side}"
+            tensors = page.evaluate(IDS_JS, [sel, TRACE["tensors"]])
+            assert sorted(t["id"] for t in tensors) == expected["tensors"][side], f"one marker per tensor in {side}"
             rings[side] = page.evaluate(MARKS_JS, sel)
             # every moved tensor has a magenta ring drawn around its marker
             magenta = STATUS_STYLES["device"].color
             for v in expected["moved"][side]:
-                p = tensors[expected["tensors"][side].index(v)]
+                p = _at(tensors, v)
                 assert any(r["stroke"] == magenta and abs(r["x"] - p["x"]) < 2 and abs(r["y"] - p["y"]) < 2
                            for r in rings[side]), f"%{v} ringed in {side}"
-            dimmed = sum(1 for t in tensors if t["opacity"] and float(t["opacity"]) < 0.5)
-            assert 0 < dimmed < len(tensors), "unchanged tensors dimmed, changed ones not"
         assert len(rings["a"]) >= 4 and len(rings["b"]) >= 4 + 11
+        # node labels keep clear of the change rings (issue 21: rings were drawn over labels)
+        for side in "ab":
+            clash = page.evaluate(LABELS_UNDER_RINGS_JS, f".dx-graph-{side}")
+            assert not clash, (side, clash[:5])
+        # the search box's placeholder fits (issue 21: it was cut)
+        fits = page.evaluate("""() => { const i = document.querySelector('.dx-search'), cs = getComputedStyle(i);
+          const c = document.createElement('canvas').getContext('2d'); c.font = cs.font;
+          return c.measureText(i.placeholder).width <= i.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight); }""")
+        assert fits, "the search box's placeholder is cut"
         page.locator(".dx-header").screenshot(path=str(ARTIFACTS / "diff_report_header.png"))
         page.screenshot(path=str(ARTIFACTS / "diff_report.png"), full_page=True)
 
         # a real click on %5 in A selects %11 in B as well
         a_value, b_value = expected["click"]
-        tensors_a = page.evaluate(POINTS_JS, [".dx-graph-a", TRACE["tensors"]])
-        target = tensors_a[expected["tensors"]["a"].index(a_value)]
+        target = _at(page.evaluate(IDS_JS, [".dx-graph-a", TRACE["tensors"]]), a_value)
         page.mouse.move(target["x"], target["y"])
         page.wait_for_timeout(150)
         page.mouse.click(target["x"], target["y"])
         page.wait_for_function("() => window.dxDiff.state.values.b.length === 1", timeout=5_000)
         state = page.evaluate("() => ({a: window.dxDiff.state.values.a, b: window.dxDiff.state.values.b})")
         assert state == {"a": [a_value], "b": [b_value]}
-        tensors_b = page.evaluate(POINTS_JS, [".dx-graph-b", TRACE["tensors"]])
-        pair = tensors_b[expected["tensors"]["b"].index(b_value)]
+        pair = _at(page.evaluate(IDS_JS, [".dx-graph-b", TRACE["tensors"]]), b_value)
         selected_b = page.evaluate(RINGS_JS, ".dx-graph-b")
         assert len(selected_b) == 1 and abs(selected_b[0][0] - pair["x"]) < 3 and abs(selected_b[0][1] - pair["y"]) < 3
         assert len(page.evaluate(RINGS_JS, ".dx-graph-a")) == 1
-        outlined = page.evaluate("() => document.querySelectorAll('.dx-memory .dx-overlay .dx-outline').length")
-        assert outlined == 2, "both memory blocks outlined"
+        outlined = page.evaluate("() => ['a', 'b'].map(s => document.querySelectorAll("
+                                 "'.dx-memory-' + s + ' .dx-overlay .dx-outline').length)")
+        assert outlined == [1, 1], "both memory blocks outlined"
         details = page.locator(".dx-details").inner_text()
         assert "moved device" in details and f"%{a_value}" in details and f"%{b_value}" in details
         assert "aten::add.out" in details and "BackendWithCompilerDemo" in details and "cuda:0" in details
@@ -160,7 +194,7 @@ def test_diff_widget_in_jupyterlab(tmp_path, expected):
         page.wait_for_function(
             "(sels) => sels.every(s => { const g = document.querySelector(s);"
             " return g && g._fullLayout && g.querySelectorAll('.point').length > 0 })",
-            arg=[graph["a"], graph["b"], ".dx-explorer .dx-memory"], timeout=90_000)
+            arg=[graph["a"], graph["b"], ".dx-explorer .dx-memory-a"], timeout=90_000)
         # both graphs fill their half of the cell
         page.wait_for_function(
             "(sel) => { const g = document.querySelector(sel);"
@@ -169,9 +203,9 @@ def test_diff_widget_in_jupyterlab(tmp_path, expected):
         page.locator(".dx-explorer").first.scroll_into_view_if_needed()
         page.wait_for_timeout(400)
         a_value, b_value = expected["click"]
-        points = page.evaluate(POINTS_JS, [graph["a"], TRACE["tensors"]])
-        assert len(points) == len(expected["tensors"]["a"])
-        target = points[expected["tensors"]["a"].index(a_value)]
+        points = page.evaluate(IDS_JS, [graph["a"], TRACE["tensors"]])
+        assert sorted(p["id"] for p in points) == expected["tensors"]["a"]
+        target = _at(points, a_value)
         page.mouse.move(target["x"], target["y"])
         page.wait_for_timeout(150)
         page.mouse.click(target["x"], target["y"])
@@ -202,7 +236,8 @@ def big(tmp_path_factory):
     a, b = big_pair(tmp_path_factory.mktemp("big"))
     pa, pb, result = open_diff(a, b)
     dv = diff_plan_view(result, pa, pb, "forward")
-    assert dv.lod
+    from explorer.views.overview import FIRST_VIEW, visible_nodes
+    assert visible_nodes(dv.a.overview.groups, set(dv.a.overview.expanded)) <= FIRST_VIEW, "a big pair opens as overviews"
     return {"a": a, "b": b, "T": OVERVIEW_TRACE, "pairs": dict(dv.diff.pairs),
             "moved": {v for v, s in dv.diff.status_a.items() if s == "device"},
             "status_b": {v: s for v, s in dv.diff.status_b.items() if s != "same"},
@@ -413,7 +448,7 @@ def test_hostile_names_in_a_big_pair_stay_text(tmp_path):
         plans.append(dataclasses.replace(plan, values=values, buffer_devices=devices))
     pb = load(write(dataclasses.replace(pa, plans=tuple(plans))))
     _, _, result = open_diff(pa, pb)
-    views = {p.plan: diff_plan_view(result, pa, pb, p.plan, lod=True) for p in result.plans}
+    views = {p.plan: diff_plan_view(result, pa, pb, p.plan) for p in result.plans}
     moved = [v for v, s in views[PLAN_NAMES[0]].diff.status_a.items() if s == "device"]
     assert moved
     report = write_diff_report(pa, pb, tmp_path / "hostile_diff.html", result=result, programs=(pa, pb), views=views)

@@ -17,13 +17,12 @@ READY = "() => document.body.dataset.ready === '1'"
 STATE = "() => ({values: window.dxReport.state.values, instructions: window.dxReport.state.instructions, hash: location.hash})"
 
 
-@pytest.mark.parametrize("lod", [False, True])
-def test_the_hash_selects_and_selecting_writes_the_hash(tmp_path, lod):
+def test_the_hash_selects_and_selecting_writes_the_hash(tmp_path):
     require_browser()
     program = load("explorer/data/sample.pte")
     plan = program.plans[0]
     relu = [i.index for i in plan.instructions if "relu" in i.label]
-    path = write_report(program, tmp_path / "r.html", lod=lod)
+    path = write_report(program, tmp_path / "r.html")
     url = path.as_uri()
     with chromium() as (page, messages):
         for hash_, values, instructions in [("#%3", [3], []), ("#@5", [], [5]), (f"#{plan.name}/@5", [], [5]),

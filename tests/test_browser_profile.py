@@ -15,7 +15,7 @@ from browser_helpers import ARTIFACTS, chromium, require_browser, screenshot_on_
 import explorer
 from explorer.analysis.profile import join_profile
 from explorer.cli import main
-from explorer.views.graph import TRACE
+from explorer.views.overview import TRACE
 
 pytestmark = pytest.mark.browser
 
@@ -78,6 +78,13 @@ def test_device_profile_in_the_report(tmp_path):
         line_x = page.evaluate("() => document.querySelector('.dx-memory').dxOverlay.items().lines.map(l => l.x)")
         outlined = len(line_x)
         page.screenshot(path=str(ARTIFACTS / "profile_time_axis.png"), full_page=True)
+        # the overview strip above the lanes is on the same axis (issue 21): a double click on it shows the whole
+        # run in time units, not in instructions
+        page.evaluate("() => window.dxReport.select({values: [], instructions: []}, true)")
+        page.evaluate("() => Plotly.relayout(document.querySelector('.dx-memory'), {'xaxis.range': [1, 2]})")
+        page.locator(".dx-memstrip").dblclick()
+        page.wait_for_function("(t) => { const r = document.querySelector('.dx-memory').layout.xaxis.range;"
+                               " return Math.abs(r[0]) < 1e-6 && Math.abs(r[1] - t) < 1e-6; }", arg=total, timeout=5_000)
         page.locator(".dx-prof-axis button[data-axis=index]").click()
         back = page.evaluate("() => document.querySelector('.dx-memory').layout.xaxis.range")
         assert back[1] < 25 and outlined == 1
@@ -178,7 +185,7 @@ def test_big_diff_with_two_profiles(tmp_path):
         assert page.evaluate("() => !!window.dxDiff.lod()"), "the pair is drawn at a level of detail"
         widths = page.evaluate("() => [...document.querySelectorAll('.dx-prof-diffrow .dx-prof-bar')].map(b => parseFloat(b.style.width))")
         assert widths[1] == 100 and widths[0] < 100, widths  # B's slower copies: the longer run
-        assert "overviews of groups" in page.locator(".dx-prof-diff").inner_text()
+        assert "one scale for A and B" in page.locator(".dx-prof-diff").inner_text()
         before = page.evaluate("() => ['a', 'b'].map(s => window.dxDiff.lod().side(s).state().expanded.length)")
         first = page.locator(".dx-prof-change").first
         assert "copy" in first.inner_text() and "+" in first.inner_text()

@@ -188,7 +188,7 @@ def test_report_scale(tmp_path, request, values):
     program = load(cached_program_path(request.config, values))
     timings: dict = {"values": len(program.plans[0].values)}
     started = time.monotonic()
-    view = plan_view(program.plans[0], program, lod=True)
+    view = plan_view(program.plans[0], program)
     report = write_report(program, tmp_path / "big.html", views={view.plan.name: view})
     timings["python_report_s"] = time.monotonic() - started
     timings["html_mb"] = round(report.stat().st_size / 1e6, 2)

@@ -13,19 +13,22 @@ import explorer
 from explorer.cli import main
 from explorer.views.companions_view import add_to_plan_payload, companion_view, subgraph_layout
 from explorer.views.data_file_page import data_file_html
-from explorer.views.graph import TRACE
+from explorer.views.overview import TRACE
 from explorer.views.palette import device_style
 from explorer.views.report import app_payload
 from explorer.views.embed import unpack
 
-from browser_helpers import ARTIFACTS, TRACE_POINTS_JS, chromium, require_browser
+from browser_helpers import ARTIFACTS, TRACE_POINTS_JS, chromium, point_of, require_browser
 from companion_helpers import COMPANIONS, build_ptd
 
 
 def _doc(program, plan):
-    return {"details": {"v": {str(t.index): "<div class='dx-root'><h4>t</h4></div>" for t in plan.tensors},
-                        "i": {str(i): "<div class='dx-root'></div>" for i in range(len(plan.instructions))}},
-            "totals": "<div>totals</div>"}
+    return {"totals": "<div>totals</div>"}
+
+
+def _rows(doc, kind: str, key) -> str:
+    """The companion rows the app appends to a tensor's ("v") or an instruction's ("i") details."""
+    return doc["companions"]["rows"][kind].get(str(key), "")
 
 
 def test_delegate_payload_for_the_expansion():
@@ -40,8 +43,8 @@ def test_delegate_payload_for_the_expansion():
     assert conv["color"] == device_style(explorer.Device.parse("cpu")).color
     call = plan.instructions[0]
     assert [outer for _, outer in conv["graph"]["bindIn"] + conv["graph"]["bindOut"]] == list(call.args)
-    assert "inside" in doc["details"]["i"]["0"] and "XNNConv2d" in doc["details"]["i"]["0"]
-    assert "delegate input" in doc["details"]["v"][str(call.args[0])]
+    assert "inside" in _rows(doc, "i", 0) and "XNNConv2d" in _rows(doc, "i", 0)
+    assert "delegate input" in _rows(doc, "v", call.args[0])
     json.dumps(doc)
 
 
@@ -57,16 +60,16 @@ def test_external_tensor_details_and_bytes_per_device():
     p = explorer.load(COMPANIONS / "external.pte", data=[ptd])
     plan = p.plans[0]
     doc = add_to_plan_payload(_doc(p, plan), p, plan)
-    assert "external.ptd</span> · key <span class='dx-code'>fc1.weight</span> · 128 B at byte 512" in doc["details"]["v"]["0"]
+    assert "external.ptd</span> · key <span class='dx-code'>fc1.weight</span> · 128 B at byte 512" in _rows(doc, "v", 0)
     assert doc["companions"]["external"]["2"] == ["external.ptd", "fc2.weight"]
     assert doc["companions"]["externalBytes"] == [["cpu", 268, 4]]
     assert "dx-external" in doc["totals"] and "268 B" in doc["totals"]
     unlinked = explorer.load(COMPANIONS / "external.pte")
     doc = add_to_plan_payload(_doc(unlinked, plan), unlinked, unlinked.plans[0])
-    assert "--data FILE" in doc["details"]["v"]["0"] and doc["companions"]["external"] == {}
+    assert "--data FILE" in _rows(doc, "v", 0) and doc["companions"]["external"] == {}
     missing = explorer.load(COMPANIONS / "external.pte", data=[COMPANIONS / "device_external.ptd"])
     doc = add_to_plan_payload(_doc(missing, plan), missing, missing.plans[0])
-    assert "in none of the data files given" in doc["details"]["v"]["0"]
+    assert "in none of the data files given" in _rows(doc, "v", 0)
 
 
 def test_the_app_payload_carries_companions_and_the_report_shows_them(tmp_path):
@@ -102,7 +105,7 @@ def test_a_click_opens_a_delegate_in_place(tmp_path):
         before = page.evaluate(f"() => {{ const y = document.querySelector('.dx-graph').data[{TRACE['tensors']}].y; return Array.from(y._inputArray || y); }}")
         ops = page.evaluate(f"([sel, i]) => ({TRACE_POINTS_JS})([document.querySelector(sel), i])",
                             [".dx-graph", TRACE["ops"]])
-        first = ops[0]  # instruction 0: the conv delegate (ops are drawn in instruction order)
+        first = point_of(ops, 0)  # instruction 0: the conv delegate
         page.mouse.move(first["x"], first["y"])
         page.wait_for_timeout(150)
         page.mouse.click(first["x"], first["y"])
@@ -114,7 +117,21 @@ def test_a_click_opens_a_delegate_in_place(tmp_path):
         after = page.evaluate(f"() => {{ const y = document.querySelector('.dx-graph').data[{TRACE['tensors']}].y; return Array.from(y._inputArray || y); }}")
         assert sum(1 for a, b in zip(before, after) if b < a) >= 4, "the graph below the delegate moved down"
         assert "XNNConv2d" in page.inner_text(".dx-details")
+        page.mouse.move(5, 5)
+        page.wait_for_timeout(300)  # the label layer redraws after plotly's
         page.screenshot(path=str(ARTIFACTS / "delegate_open.png"), full_page=True)
+        # issue 21: the inside had room, every inner node carries its label (the first one sat under the diamond)
+        labels = page.evaluate("() => Array.from(document.querySelectorAll('.dx-graph .dx-labels text')).map(t => t.textContent)")
+        inner = ["Convert", "StaticTranspose", "Conv2d", "StaticTranspose", "Convert"]
+        assert sorted(x for x in labels if x in set(inner)) == sorted(inner), labels
+        # and the selection's bold edge leaves from the box's bottom, not through the inside
+        box = page.evaluate("() => { const gd = document.querySelector('.dx-graph'), s = gd.layout.shapes.find(x => x.name === 'inside of #0');"
+                            " const ya = gd._fullLayout.yaxis; return [ya._offset + ya.l2p(s.y1), ya._offset + ya.l2p(s.y0)]; }")
+        through = page.evaluate(r"""([top, bottom]) => { const gd = document.querySelector('.dx-graph'), r = gd.getBoundingClientRect();
+          const pts = []; for (const p of gd.querySelectorAll('.dx-overlay path.dx-edge')) {
+            for (const m of p.getAttribute('d').matchAll(/[ML]\s*([-\d.]+)[ ,]([-\d.]+)/g)) pts.push(Number(m[2])); }
+          return [pts.length, pts.filter((y) => y > top + 2 && y < bottom - 2)]; }""", box)
+        assert through[0] >= 4 and not through[1], f"a selected edge's point inside the open delegate's box: {through}"
         inner = page.evaluate(f"([sel, i]) => ({TRACE_POINTS_JS})([document.querySelector(sel), i])",
                               [".dx-graph", base + 2])
         conv = inner[2]
@@ -126,9 +143,10 @@ def test_a_click_opens_a_delegate_in_place(tmp_path):
         assert "qint8[4,3,3,3] (constant)" in page.inner_text(".dx-details")
         ops = page.evaluate(f"([sel, i]) => ({TRACE_POINTS_JS})([document.querySelector(sel), i])",
                             [".dx-graph", TRACE["ops"]])
-        page.mouse.move(ops[0]["x"], ops[0]["y"])
+        first = point_of(ops, 0)
+        page.mouse.move(first["x"], first["y"])
         page.wait_for_timeout(150)
-        page.mouse.click(ops[0]["x"], ops[0]["y"])  # a second click closes it
+        page.mouse.click(first["x"], first["y"])  # a second click closes it
         page.wait_for_function("() => window.dxReport.delegates().expanded().length === 0", timeout=5_000)
         assert page.evaluate("() => document.querySelector('.dx-graph').data.length") == base
         restored = page.evaluate(f"() => {{ const y = document.querySelector('.dx-graph').data[{TRACE['tensors']}].y; return Array.from(y._inputArray || y); }}")
@@ -155,11 +173,12 @@ def test_widget_on_a_data_file_and_on_a_program_with_data():
     assert w.plan == "forward" and w.program.bundle.suites[0].method_name == "forward"
 
 
-def test_big_plans_get_their_companion_rows_alongside():
-    """A plan drawn as an overview has its details made in the browser: the companion rows travel with it."""
+def test_companion_rows_travel_with_every_plan():
+    """Details are made in the browser from the tables: the companion rows (payloads, data files) travel with
+    the plan, for every delegate call."""
     p = explorer.load(COMPANIONS / "xnnpack_multi.pte")
-    payload = app_payload(p, findings=[], lod=True)
+    payload = app_payload(p, findings=[])
     rows = payload["plans"][0]["companions"]["rows"]
     assert set(rows["i"]) == {"0", "2", "4"} and "XNNConv2d" in rows["i"]["0"]
+    assert "a click on the delegate in the graph opens or closes it" in rows["i"]["0"]
     assert "delegate input" in rows["v"]["0"]
-    assert app_payload(p, findings=[], lod=False)["plans"][0]["companions"]["rows"] == {}

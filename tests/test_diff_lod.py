@@ -1,4 +1,5 @@
-"""A big pair's diff view without a browser: both sides at a level of detail, the diff as columns.
+"""The diff view's payload without a browser: each side as one program's plan, the diff as columns; a big
+pair opens as overviews, a small one with every group expanded.
 
 The pair is the one ``bench/bench_view.py`` measures (``diff_helpers.big_pair``): 600 tensors moved to
 another device, 300 shifted in their arena, 600 ops changed. Each side must
@@ -20,7 +21,8 @@ from explorer.views.diff_prepare import diff_plan_view, open_diff
 from explorer.views.diff_report import diff_report_html
 from explorer.views.diff_style import OP_STATUS_STYLES
 from explorer.views.embed import page_payload, unpack
-from explorer.views.report import _lod_plan_payload
+from explorer.views.overview import FIRST_VIEW, visible_nodes
+from explorer.views.report import _plan_payload
 
 PAIRS = Path(__file__).parent / "fixtures" / "diff"
 
@@ -36,14 +38,15 @@ def big(tmp_path_factory):
 
 def test_a_big_pair_is_drawn_at_a_level_of_detail_under_5_mb(big):
     dv, P = big["dv"], big["P"]
-    assert dv.lod and dv.a.lod and dv.b.lod
+    for side in (dv.a, dv.b):  # a big pair opens as overviews (their first view: a few dozen nodes)
+        assert visible_nodes(side.overview.groups, set(side.overview.expanded)) <= FIRST_VIEW
     assert P["lod"] is True and "graphs" not in P and "texts" in P
     assert len(big["html"].encode()) < 5_000_000, "the issue's budget for a 5k-value diff report"
     for s in "ab":  # each side exactly as the one-program report sends a big plan
         side = P["sides"][s]
         assert side["lod"]["m"] == len(dv.side(s).plan.instructions)
         assert side["lod"]["n"] == len(dv.side(s).plan.values)
-        expected = _lod_plan_payload(dv.side(s), [], [])
+        expected = _plan_payload(dv.side(s), [], [])
         assert side["lod"]["groups"]["label"] == expected["lod"]["groups"]["label"]
         assert side["lod"]["tensors"]["index"] == expected["lod"]["tensors"]["index"].tolist()  # sent as binary
 
@@ -83,24 +86,14 @@ def test_header_explains_the_overview_marks(big):
     assert "dx-delta" in header and "cuda:1" in header and "moved between devices" in header
 
 
-def test_small_pairs_keep_the_full_graphs():
+def test_a_small_pair_is_the_same_payload_with_every_group_open():
     pa, pb, result = open_diff(PAIRS / "cpu_only.pte", PAIRS / "device_cuda0.pte")
     dv = diff_plan_view(result, pa, pb, "forward")
-    assert not dv.lod
     P = page_payload(diff_report_html(pa, pb, result=result, programs=(pa, pb)))["plans"][0]
-    assert "lod" not in P and set(P["graphs"]) == {"a", "b"}
-    # the search box's labels of each side
-    assert P["search"]["a"]["nInstructions"] == len(pa.plan("forward").instructions)
-    assert set(P["search"]["b"]["labels"]["v"]) == {str(t.index) for t in pb.plan("forward").tensors}
-
-
-def test_lod_can_be_forced_on_a_small_pair():
-    pa, pb, result = open_diff(PAIRS / "cpu_only.pte", PAIRS / "device_cuda0.pte")
-    dv = diff_plan_view(result, pa, pb, "forward", lod=True)
-    from explorer.views.diff_report import plan_payload
-
-    P = plan_payload(dv)
-    assert P["lod"] and set(P["sides"]) == {"a", "b"}
+    assert P["lod"] and set(P["sides"]) == {"a", "b"} and "graphs" not in P
+    for s in "ab":
+        groups = dv.side(s).overview.groups
+        assert P["sides"][s]["lod"]["expanded"] == list(range(1, len(groups.groups)))
     moved = [v for v, s in dv.status("b").items() if s == "device"]
     assert sorted(v for v, c in zip(P["marks"]["b"]["v"], P["marks"]["b"]["vs"]) if STATUSES[c] == "device") == sorted(moved)
 
@@ -113,7 +106,7 @@ def test_the_widget_sends_the_same_lod_payload_and_selects_across(tmp_path):
     a, b = big_pair(tmp_path)
     d = explorer.Diff(a, b)
     P = unpack(d._payload)["plans"][0]
-    assert P["lod"] and set(P["sides"]) == {"a", "b"} and d.view.lod
+    assert P["lod"] and set(P["sides"]) == {"a", "b"}
     moved = next(v for v, s in d.plan_diff.status_a.items() if s == "device")
     sel = d.select(f"%{moved}")
     assert sel.values_a == (moved,) and sel.values_b == (d.plan_diff.pairs[moved],)

@@ -1,9 +1,10 @@
 """The diff view without a browser: ``explorer.Diff`` (widget) and the diff report (``--html``).
 
 On the real pairs in tests/fixtures/diff/: exactly the tensors (and ops) the diff calls changed are
-ringed, in their status colour, and everything else is dimmed; a click on either side selects the
-tensor and its counterpart (both graphs, both memory lanes, the details table); the runtime needs
-of both sides are compared; the report is self-contained and escapes what the files say.
+ringed, in their status colour, over each side's graph (the app's drawing modules run under node,
+tests/app_js.py); a click on either side selects the tensor and its counterpart (both graphs, both memory
+lanes, the details table); the runtime needs of both sides are compared; the report is self-contained and
+escapes what the files say.
 """
 
 from __future__ import annotations
@@ -20,18 +21,12 @@ import explorer
 from explorer.analysis.diff import diff
 from explorer.cli import main
 from explorer.format.writer import write
-from explorer.views.diff_figures import (
-    diff_memory_figure,
-    memory_lanes,
-    ring_marks,
-)
 from explorer import frontend
-from explorer.views.diff_figures import diff_graph_figure
 from explorer.views.diff_report import diff_report_html
 from explorer.views.embed import DATA_TYPE, page_payload, unpack
-from explorer.views.diff_style import DIM_TENSOR, OP_STATUS_STYLES, STATUS_STYLES
-from explorer.views.graph import TRACE
+from explorer.views.diff_style import OP_STATUS_STYLES, STATUS_STYLES
 from explorer.views.requirements_html import requirement_changes, requirements_html
+from app_js import run_diff_js
 
 PAIRS = Path(__file__).parent / "fixtures" / "diff"
 REAL = [("cpu_only.pte", "device_cuda0.pte"), ("device_cuda0.pte", "device_cuda1.pte"),
@@ -45,12 +40,22 @@ def widgets():
     return {pair: explorer.Diff(PAIRS / pair[0], PAIRS / pair[1]) for pair in REAL}
 
 
+@pytest.fixture(scope="module")
+def js(tmp_path_factory):
+    """Run the diff's drawing on a widget's current plan: ``js(widget, commands)`` (tests/app_js.py)."""
+    root, runs = tmp_path_factory.mktemp("diff_js"), [0]
+
+    def run(widget, commands):
+        runs[0] += 1
+        return run_diff_js(root / str(runs[0]), plan_data(widget), commands)
+    return run
+
+
 def payload(html: str) -> dict:
     return page_payload(html)
 
 
 def widget_payload(widget) -> dict:
-
     return unpack(widget._payload)
 
 
@@ -60,140 +65,130 @@ def plan_data(widget) -> dict:
 
 def click(widget, side: str, kind: str, value: int) -> None:
     """What a click on a graph point does in the page (explorer/frontend/diff.js): select it on its side,
-    its counterpart through the payload's pairing, and send the selection to the ``selected`` trait."""
+    its counterpart through the payload's pairing columns, and send the selection to the ``selected`` trait."""
     P = plan_data(widget)
     o = "b" if side == "a" else "a"
+    pair = dict(zip(P["pairs"][side], P["pairs"][o]))
+    ipair = dict(zip(P["ipairs"][side]["i"], P["ipairs"][side]["o"]))
     values = [value] if kind == "tensors" else []
     instructions = [value] if kind == "ops" else []
-    other_v = [P["pairs"][side][str(v)] for v in values if str(v) in P["pairs"][side]]
-    other_i = [P["ipairs"][side][str(i)] for i in instructions if str(i) in P["ipairs"][side]]
+    other_v = [pair[v] for v in values if v in pair]
+    other_i = [ipair[i] for i in instructions if i in ipair]
     widget.set_state({"selected": {"plan": widget.plan, "side": side, "values": {side: values, o: other_v},
                                    "instructions": {side: instructions, o: other_i}}})
 
 
-def details(widget) -> str:
-    """The details panel for the current selection, as the page fills it from the payload."""
-    P, sel = plan_data(widget), widget.selected
-    side = sel.side or "a"
-    vs, is_ = sel.values(side), sel.instructions(side)
-    if len(vs) == 1 and not is_:
-        return P["texts"][P["vd"][side][str(vs[0])]]
-    if len(is_) == 1 and not vs:
-        return P["texts"][P["id"][side][str(is_[0])]]
-    return widget_payload(widget)["empty"] if not sel else "selection"
+def details(widget, js) -> str:
+    """The details panel for the current selection, as the page writes it (diff_lod.js)."""
+    sel = widget.selected
+    if not sel:
+        return widget_payload(widget)["empty"]
+    got = js(widget, [{"op": "details", "side": sel.side, "va": list(sel.values_a), "vb": list(sel.values_b),
+                       "ia": list(sel.instructions_a), "ib": list(sel.instructions_b)}])[0]
+    return got if got is not None else "selection"
 
 
-def graph(widget, side: str):
-    return diff_graph_figure(widget.view, side)
-
-
-def ringed(widget, side: str) -> set[tuple[float, float, str]]:
-    """The rings the page draws over a graph (the payload's ``rings``, drawn by explorer/frontend/overlay.js)."""
-    ring = plan_data(widget)["rings"][side]
-    assert ring == ring_marks(widget.view, side)
-    return {(round(x, 6), round(y, 6), c) for x, y, c in zip(ring["x"], ring["y"], ring["color"])}
+def ringed(widget, side: str, js) -> set[tuple[str, int, str]]:
+    """The rings the page draws over a side's graph (diff_lod.js markItems, drawn by overlay.js), as
+    (node kind, id, colour) of the node each one circles."""
+    drawn = js(widget, [{"op": "drawn"}])[0][side]
+    at = {(round(x, 6), round(-y, 6)): tuple(nd) for nd, x, y in zip(drawn["nodes"], drawn["x"], drawn["y"])}
+    return {(*at[(round(m["x"], 6), round(m["y"], 6))], m["color"]) for m in drawn["marks"]}
 
 
 # -- the widget ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("pair", REAL, ids=lambda p: f"{p[0]}->{p[1]}")
-def test_exactly_the_changed_tensors_and_ops_are_ringed(widgets, pair):
+def test_exactly_the_changed_tensors_and_ops_are_ringed(widgets, js, pair):
     w = widgets[pair]
     p = w.plan_diff
+    drawn = js(w, [{"op": "drawn"}])[0]
     for side, status, ops in (("a", p.status_a, p.instruction_status_a), ("b", p.status_b, p.instruction_status_b)):
-        geom = w.view.side(side).geometry
-        expected = {(round(x, 6), round(y, 6), STATUS_STYLES[status[v]].color)
-                    for v, x, y in zip(geom.tensors.tolist(), geom.tx, geom.ty) if status[v] != "same"}
-        expected |= {(round(x, 6), round(y, 6), OP_STATUS_STYLES[ops[i]].color)
-                     for i, x, y in zip(geom.ops.tolist(), geom.ox, geom.oy) if i in ops}
-        assert ringed(w, side) == expected
+        nodes = {tuple(nd) for nd in drawn[side]["nodes"]}
+        assert not any(k == "g" for k, _ in nodes), "a small pair opens with every group expanded"
+        expected = {("v", v, STATUS_STYLES[s].color) for v, s in status.items() if s != "same" and ("v", v) in nodes}
+        expected |= {("i", i, OP_STATUS_STYLES[s].color) for i, s in ops.items()}
+        assert ringed(w, side, js) == expected
         changed = {v for v, s in status.items() if s != "same"}
         assert changed == {v for c in p.values for v in ([c.a.index] if side == "a" and c.a else
                                                          [c.b.index] if side == "b" and c.b else [])}
-        opacity = graph(w, side).data[TRACE["tensors"]].marker.opacity
-        assert [o == 1.0 for o in opacity] == [v in changed for v in geom.tensors.tolist()]
-        assert min(opacity) == DIM_TENSOR or not (set(status) - changed)
 
 
-def test_cpu_to_cuda0_rings_the_four_moved_adds_in_magenta(widgets):
+def test_cpu_to_cuda0_rings_the_four_moved_adds_in_magenta(widgets, js):
     w = widgets[REAL[0]]
-    geom_b = w.view.b.geometry
     magenta = STATUS_STYLES["device"].color
-    moved_b = {v for v, x, y in zip(geom_b.tensors.tolist(), geom_b.tx, geom_b.ty)
-               if (round(x, 6), round(y, 6), magenta) in ringed(w, "b")}
-    assert moved_b == {11, 18, 23, 28}
+    assert {i for k, i, c in ringed(w, "b", js) if k == "v" and c == magenta} == {11, 18, 23, 28}
     added = {v for v, s in w.plan_diff.status_b.items() if s == "added"}
     assert len(added) == 11  # the copies partitioning introduced, ringed green
 
 
-def test_memory_lanes_are_paired_by_arena_change(widgets):
+def test_memory_blocks_are_outlined_in_their_status_colour(widgets, js):
     w = widgets[REAL[0]]
-    lanes = memory_lanes(w.view)
-    assert [(x["side"], x["memory_id"]) for x in lanes] == [("a", 1), ("b", 1), ("a", None), ("b", 2)]
-    fig = diff_memory_figure(w.view)
-    titles = [a["text"] for a in fig.layout.annotations]
-    assert any("arena 1 · cpu" in t and "resized" in t and "192 B → 160 B" in t for t in titles)
-    assert any("arena 2 · cuda:0" in t and "only in B" in t for t in titles)
-    assert any("no counterpart in A" in t for t in titles)
-    # paired lanes share one byte scale, so the shrink shows
-    assert fig.layout.yaxis.range == fig.layout.yaxis2.range
-    moved = widgets[REAL[1]]
-    titles = [a["text"] for a in diff_memory_figure(moved.view).layout.annotations]
-    assert any("arena 2 · cuda:0 → cuda:1" in t and "moved" in t for t in titles)
-    # blocks outlined in their tensor's status colour, unchanged ones faded
-    fig = diff_memory_figure(w.view)
-    for lane in memory_lanes(w.view):
-        if lane["memory_id"] is None:
-            continue
-        trace = fig.data[lane["blocks"]]
-        status = w.plan_diff.status_a if lane["side"] == "a" else w.plan_diff.status_b
-        for v, color, opacity in zip(trace.customdata, trace.marker.line.color, trace.marker.opacity):
-            s = status[int(v)]
-            assert color == (STATUS_STYLES[s].color if s != "same" else "white")
-            assert (opacity < 0.5) == (s == "same")
+    P, drawn = plan_data(w), js(w, [{"op": "drawn"}])[0]
+    for side, status in (("a", w.plan_diff.status_a), ("b", w.plan_diff.status_b)):
+        arenas = P["sides"][side]["lod"]["arenas"]
+        assert [a["id"] for a in arenas] == ([1] if side == "a" else [1, 2])
+        for k in range(len(arenas)):
+            trace = drawn[side]["memory"][2 * k]
+            for v, color in zip(trace["customdata"], trace["marker"]["line"]["color"]):
+                s = status[int(v)]
+                assert color == (STATUS_STYLES[s].color if s != "same" else "white"), (side, v, s)
+    header = P["header"]
+    assert "arena changes <b>2 (added, resized)</b>" in header
 
 
-def test_click_on_a_tensor_in_a_selects_its_pair_in_b(widgets):
+def test_click_on_a_tensor_in_a_selects_its_pair_in_b(widgets, js):
     w = widgets[REAL[0]]
     click(w, "a", "tensors", 5)
     assert (w.selected.values_a, w.selected.values_b, w.selected.side) == ((5,), (11,), "a")
     assert w.selected == w.view.linked("a", (5,)), "the page pairs as Python does"
-    details = globals()["details"](w)
+    details = globals()["details"](w, js)
     assert "moved device" in details and "%5" in details and "%11" in details
     assert "aten::add.out" in details and "BackendWithCompilerDemo" in details
     assert re.search(r"<tr class='dx-changed'><td>device →</td>.*cpu.*cuda:0", details)
     assert "copies of it that changed" in details  # its new d2h copy
 
 
-def test_click_on_b_and_on_ops_and_memory_blocks(widgets):
+def test_click_on_b_and_on_ops_and_memory_blocks(widgets, js):
     w = widgets[REAL[0]]
     click(w, "b", "tensors", 28)
     assert (w.selected.values_a, w.selected.values_b, w.selected.side) == ((21,), (28,), "b")
     click(w, "b", "ops", 3)  # the delegate call that now computes A's first add
     assert (w.selected.instructions_a, w.selected.instructions_b) == ((0,), (3,))
-    assert "aten::add.out" in details(w) and "BackendWithCompilerDemo" in details(w)
+    assert "aten::add.out" in details(w, js) and "BackendWithCompilerDemo" in details(w, js)
     click(w, "b", "tensors", 9)  # an h2d copy only B has
     assert (w.selected.values_a, w.selected.values_b) == ((), (9,))
-    assert "not in A (added in B)" in details(w)
-    lane = next(x for x in memory_lanes(w.view) if x["side"] == "b" and x["memory_id"] == 2)
-    assert 23 in list(diff_memory_figure(w.view).data[lane["blocks"]].customdata)
+    assert "not in A (added in B)" in details(w, js)
+    arenas = plan_data(w)["sides"]["b"]["lod"]["arenas"]
+    k = next(k for k, a in enumerate(arenas) if a["id"] == 2)
+    assert 23 in js(w, [{"op": "drawn"}])[0]["b"]["memory"][2 * k]["customdata"]
     click(w, "b", "tensors", 23)  # a block of B's cuda:0 lane selects its tensor on B
     assert (w.selected.values_a, w.selected.values_b) == ((18,), (23,))
 
 
-def test_select_from_code(widgets):
+def test_an_unnamed_pair_is_headed_by_its_two_ids_once(widgets, js):
+    """Issue 21: the details of an unnamed, unchanged pair read "%14 %14 → %16": its label is its id."""
+    w = widgets[REAL[0]]
+    click(w, "a", "tensors", 14)
+    assert (w.selected.values_a, w.selected.values_b) == ((14,), (16,))
+    head = re.search(r"<h4>(.*?)</h4>", details(w, js), re.S).group(1)
+    text = re.sub(r"<[^>]+>", "", head)
+    assert text.endswith("%14 → %16") and "%14 %14" not in text, text
+
+
+def test_select_from_code(widgets, js):
     w = widgets[REAL[2]]
     sel = w.select("steps")  # the named mutable buffer, paired by name
     assert sel.values_a and sel.values_b and sel.side == "a"
     removed = next(c for c in w.plan_diff.values if c.status == "removed" and c.kind == "value")
     sel = w.select(removed)
     assert (sel.values_a, sel.values_b) == ((removed.a.index,), ())
-    assert "not in B (removed)" in details(w)
+    assert "not in B (removed)" in details(w, js)
     sel = w.select("%16", side="b")
-    assert sel.values_a == (17,) and "moved device" in details(w)
+    assert sel.values_a == (17,) and "moved device" in details(w, js)
     assert w.get_state("selected")["selected"] == {"plan": "forward", "side": "b", "values": {"a": [17], "b": [16]},
                                                    "instructions": {"a": [], "b": []}}
-    assert not w.select() and "Click a tensor" in details(w)
+    assert not w.select() and "Click a tensor" in details(w, js)
     with pytest.raises(IndexError):
         w.select(10_000)
     with pytest.raises(ValueError):
@@ -239,11 +234,12 @@ def test_report_is_self_contained_with_both_sides(tmp_path):
     assert html.count(plotly_js[:200]) == 1 and plotly_js[-200:] in html
     data = payload(html)
     (plan,) = data["plans"]
-    assert set(plan["graphs"]) == {"a", "b"} and plan["pairs"]["a"]["5"] == 11 and plan["pairs"]["b"]["11"] == 5
-    assert plan["ipairs"]["b"]["3"] == 0
-    assert plan["vd"]["a"]["5"] == plan["vd"]["b"]["11"]  # one details text per pair, found from either side
+    assert set(plan["sides"]) == {"a", "b"} and dict(zip(plan["pairs"]["a"], plan["pairs"]["b"]))[5] == 11
+    assert dict(zip(plan["ipairs"]["b"]["i"], plan["ipairs"]["b"]["o"]))[3] == 0
+    text = {s: dict(zip(plan["vd"][s]["v"], plan["vd"][s]["t"])) for s in "ab"}
+    assert text["a"][5] == text["b"][11]  # one details text per changed pair, found from either side
     assert data["mode"] == "diff" and data["nameA"] == "cpu_only.pte"
-    for anchor in ('"dx-graph-a"', '"dx-graph-b"', '"dx-memory"', '"dx-details"', '"dx-req"'):
+    for anchor in ('"dx-graph-a"', '"dx-graph-b"', '"dx-memory-a"', '"dx-details"', '"dx-req"'):
         assert anchor in frontend.source("diff.js")
     # --json stays pure JSON when --html is asked for too
     out = io.StringIO()
@@ -294,19 +290,19 @@ def test_single_program_runtime_needs_block():
     assert "CPU only" in requirements_html(p.requirements_a)
 
 
-def test_several_plans_and_a_program_against_itself():
+def test_several_plans_and_a_program_against_itself(js):
     path = PAIRS.parent / "two_methods.pte"
     w = explorer.Diff(path, path, plan="encode")
     assert w.plan == "encode" and [p["name"] for p in widget_payload(w)["plans"]] == ["encode", "forward"]
     assert (w.view.name_a, w.view.name_b) == ("A: two_methods.pte", "B: two_methods.pte")
     assert not any(s != "same" for s in w.plan_diff.status_a.values())
-    assert not ringed(w, "a")  # nothing ringed
+    assert not ringed(w, "a", js)  # nothing ringed
     assert "moved between devices <b>0</b>" in plan_data(w)["header"]
     assert "the runtime needs exactly the same" in plan_data(w)["requirements"]
     w.plan = "forward"
     assert w.plan_diff.plan == "forward" and "plan forward" in plan_data(w)["header"]
-    tensor = w.view.a.geometry.tensors.tolist()[0]
+    tensor = w.view.a.plan.tensors[0].index
     sel = w.select(tensor)
-    assert sel.values_a == sel.values_b == (tensor,) and "unchanged" in details(w)
+    assert sel.values_a == sel.values_b == (tensor,) and "unchanged" in details(w, js)
     data = payload(diff_report_html(path, path, plan="encode"))
     assert [p["name"] for p in data["plans"]] == ["encode", "forward"] and data["plan"] == "encode"

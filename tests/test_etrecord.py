@@ -384,7 +384,7 @@ def test_groups_are_the_models_modules():
     from explorer.views.prepare import plan_view
 
     def labels(program):
-        view = plan_view(program.plan("forward"), program, lod=True)
+        view = plan_view(program.plan("forward"), program)
         g = view.overview.groups
         g.leaf_nodes = 1
         g._children.clear()

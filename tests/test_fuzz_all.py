@@ -49,3 +49,24 @@ def test_every_input_the_campaign_crashed_on_now_answers():
     for name in index:
         data = (CRASHES / name).read_bytes()
         fuzz_all.run_program(data, data, payload=True, cli_path=None)
+
+
+def test_a_sample_over_the_backend_payload_seeds_answers_every_case():
+    """Mutants of the Ethos-U, VGF, Core ML and QNN carriers (tests/fixtures/payloads/, seeds of the
+    campaign) through load, check (which identifies every payload), the report payload and the CLI."""
+    import random
+    import tempfile
+
+    import fuzz as program_fuzz
+
+    seeds = [(n, d) for n, d in program_fuzz._seed_corpus(synthetic=False) if n.startswith("payloads/")]
+    assert len(seeds) == 8  # 6 built from the layouts, 2 real exports (Ethos-U, Core ML)
+    mut = program_fuzz.Mutator(seeds, random.Random(5))
+    corpus = dict(seeds)
+    kinds = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for case in range(300):
+            what, data = mut.mutate()
+            kinds.append(fuzz_all.run_program(corpus.get(what.split(": ", 1)[0], data), data, payload=case % 10 == 0,
+                                              cli_path=Path(tmp) / "case.pte" if case % 25 == 0 else None))
+    assert kinds.count("loaded") > 30 and kinds.count("format-error") > 30

@@ -23,6 +23,7 @@ import pytest
 from browser_helpers import (
     ARTIFACTS,
     TRACE_POINTS_JS,
+    point_of,
     _kernel_env,
     chromium,
     free_port,
@@ -34,7 +35,7 @@ from browser_helpers import (
 )
 
 import explorer
-from explorer.views.graph import TRACE
+from explorer.views.overview import TRACE
 
 pytestmark = pytest.mark.browser
 
@@ -77,12 +78,12 @@ def _browser_available():
 def sample():
     """What a click must show: the first cuda:0 tensor of the bundled sample, its label and value id."""
     ex = explorer.Explorer()
-    from explorer.views.prepare import plan_view
-
-    view = plan_view(ex.program.plan(ex.plan), ex.program)
-    tensors = view.geometry.tensors.tolist()
-    k = next(k for k, d in enumerate(view.geometry.tensor_devices) if str(d) == "cuda:0")
-    return {"n": len(tensors), "point": k, "value": tensors[k], "label": view.plan.values[tensors[k]].label}
+    plan = ex.program.plan(ex.plan)
+    flow = ex.analysis.dataflow  # the graph draws every tensor an instruction reads or writes
+    tensors = sorted({v for i in range(len(plan.instructions)) for v in (*flow.reads[i], *flow.writes[i])
+                      if isinstance(plan.values[v], explorer.Tensor)})
+    value = next(v for v in tensors if str(plan.values[v].device) == "cuda:0")
+    return {"n": len(tensors), "value": value, "label": plan.values[value].label}
 
 
 @contextlib.contextmanager
@@ -156,7 +157,7 @@ def draw_and_click(page, sample: dict, name: str, start: float) -> dict:
     points = graph.evaluate(f"(gd, i) => ({TRACE_POINTS_JS})([gd, i])", TRACE["tensors"])
     assert points is not None and len(points) == sample["n"], "one marker per tensor"
     page.screenshot(path=str(ARTIFACTS / f"hosts_{name}.png"))
-    target = points[sample["point"]]
+    target = point_of(points, sample["value"])
     page.mouse.move(target["x"], target["y"])
     page.locator(".dx-explorer .dx-graph .hoverlayer .hovertext").first.wait_for(timeout=5_000)
     clicked = time.monotonic()

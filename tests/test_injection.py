@@ -34,10 +34,11 @@ from explorer import Explorer, Tensor, load
 from explorer.format.writer import write
 from explorer.model import CompileSpec, Frame
 from explorer.views.escape import html_attr, html_text, plotly_text, visible
-from explorer.views.graph import TRACE
+from explorer.views.overview import TRACE
 from explorer.views.prepare import plan_view
 from explorer.views.embed import DATA_TYPE, page_payload, unpack
 from explorer.views.report import report_html, write_report
+from app_js import run_js, run_payload_js
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -241,25 +242,38 @@ def test_report_page_has_only_its_own_elements(program, page):
     assert re.fullmatch(r"[A-Za-z0-9+/=]+", data_block), "base64 only: nothing in it can end the element"
 
 
-def test_report_payload_holds_only_escaped_text(program, page):
-    check_payload(payload(page))
+def test_report_payload_holds_only_escaped_text(program, page, tmp_path):
+    check_payload(payload(page), tmp_path)
 
 
-def check_payload(data: dict) -> None:
-    """What the app is given: HTML fragments escaped in Python, plain text for textContent, plotly text."""
+def check_payload(data: dict, tmp_path) -> None:
+    """What the app is given — HTML fragments escaped in Python, plain text for textContent, the column tables
+    as plain text — and what it makes of them: every tensor's and instruction's details and hover text, as the
+    app writes them (its drawing modules run under node, tests/app_js.py), show the hostile names literally."""
     assert [p["name"] for p in data["plans"]] == list(PLAN_NAMES)  # keys, compared, never shown
     assert [p["label"] for p in data["plans"]] == [visible(n) for n in PLAN_NAMES]  # shown in the plan selector
     check_plain(data["title"])
-    for p in data["plans"]:
-        fragments = [p["totals"], *p["details"]["v"].values(), *p["details"]["i"].values(), *p["findingDetails"].values()]
-        shown = "\n".join(check_fragment(f) for f in fragments)
-        for text in (ALERT, IMG, JS_URL, BREAKOUT, TEMPLATE, TEX, visible(BIDI), visible(CONTROL)):
-            assert text in shown, f"{text!r} is not shown literally"
-        for text in [p["summary"], *p["labels"]["v"].values(), *p["labels"]["i"]]:  # set with textContent
-            check_plain(text)
+    for k, p in enumerate(data["plans"]):
+        L = p["lod"]
+        rows = p.get("companions", {}).get("rows", {})
+        fragments = [p["totals"], *p["findingDetails"].values(), *rows.get("v", {}).values(), *rows.get("i", {}).values()]
+        for text in [p["summary"], *L["tensors"]["label"], *(t for row in L["ops"]["opTable"] for t in row[:2]),
+                     *L["groups"]["label"], *(line for st in L["ops"]["stacks"] for line in st),
+                     *(d[key] for d in L["delegates"] for key in ("id", "location"))]:
+            check_plain(text)  # the app escapes them where it shows them (util.js esc / ptext)
         for text in figure_strings(p["graph"]) + figure_strings(p["memory"]):
             check_fragment(text, PLOTLY_TAGS)
-        hover = " ".join(Fragment(t).text for t in p["graph"]["data"][TRACE["ops"]]["hovertext"])
+        tensors, m = list(L["tensors"]["index"]), L["m"]
+        out = run_payload_js(tmp_path / f"plan{k}", p, [  # every tensor's and every instruction's details
+            {"op": "noop", "figures": j == 0, "detail": tensors[j % len(tensors)], "instr": j % m}
+            for j in range(max(len(tensors), m))])
+        shown = "\n".join(check_fragment(f) for f in fragments + [d for o in out for d in o["details"]])
+        for text in (ALERT, IMG, JS_URL, BREAKOUT, TEMPLATE, TEX, visible(BIDI), visible(CONTROL)):
+            assert text in shown, f"{text!r} is not shown literally"
+        graph = out[0]["figures"]["graph"]
+        for text in figure_strings(graph) + figure_strings(out[0]["figures"]["memory"]):
+            check_fragment(text, PLOTLY_TAGS)
+        hover = " ".join(Fragment(t).text for t in graph["data"][TRACE["ops"]]["hovertext"])
         assert "Backend" + ALERT in hover and visible(BIDI) in hover and TEMPLATE in hover
     assert data["findings"], "the renamed copy ops make findings that quote the names"
     for f in data["findings"]:
@@ -267,11 +281,9 @@ def check_payload(data: dict) -> None:
     assert any(IMG in f["label"] and visible(BIDI) in f["label"] for f in data["findings"])
 
 
-def test_stack_trace_context_cannot_forge_frames(program):
+def test_stack_trace_context_cannot_forge_frames(program, tmp_path):
     view = plan_view(program.plans[0], program)
-    from explorer.views.details import instruction_details
-
-    fragment = instruction_details(view.plan, view.analysis, 0)
+    fragment = run_js(tmp_path, view, [{"op": "noop", "detail": 0, "instr": 0}])[0]["details"][1]
     trace = fragment.split("<div class='dx-trace'>", 1)[1].split("</div>", 1)[0]
     lines = Fragment(trace).text.split("\n")
     assert lines == [f"{BREAKOUT}.py:7 in {IMG}", "    " + visible(ALERT + TEMPLATE + BIDI + FORGED),
@@ -279,7 +291,7 @@ def test_stack_trace_context_cannot_forge_frames(program):
     # the real stack traces of the fixture read as before
     real = load(FIXTURES / "stacktrace.pte")
     rview = plan_view(real.plans[0], real)
-    text = Fragment(instruction_details(rview.plan, rview.analysis, 0)).text
+    text = Fragment(run_js(tmp_path / "real", rview, [{"op": "noop", "detail": 0, "instr": 0}])[0]["details"][1]).text
     assert "scripts/make_fixtures.py:64 in forward\n    return self.fc2(torch.relu(self.fc1(x)))" in text
     assert "<site-packages>/torch/nn/modules/linear.py:134 in forward" in text
 
@@ -288,13 +300,13 @@ def test_stack_trace_context_cannot_forge_frames(program):
 
 
 
-def test_widget_shows_only_escaped_text(program):
+def test_widget_shows_only_escaped_text(program, tmp_path):
     """The widget runs the report's app on the same payload, so the same checks hold; the traits carry
     indices and raw names only as keys."""
 
     ex = Explorer(program)
     assert ex.plan == PLAN_NAMES[0]
-    check_payload(unpack(ex._payload))
+    check_payload(unpack(ex._payload), tmp_path)
     ex.select(instructions=[DELEGATE_CALL])
     state = ex.get_state()
     assert state["selected"]["instructions"] == [DELEGATE_CALL] and state["plan"] == PLAN_NAMES[0]
@@ -415,12 +427,10 @@ def hover_text(page, graph: str, expect: str, point: dict | None = None) -> str:
 
 @pytest.mark.browser
 def test_hostile_report_in_chromium(program, tmp_path, browser_ready):
-    from browser_helpers import TRACE_POINTS_JS, chromium
+    from browser_helpers import TRACE_POINTS_JS, chromium, point_of
 
-    view = plan_view(program.plans[0], program)
-    ops = view.geometry.ops.tolist()
-    tensors = view.geometry.tensors.tolist()
-    bidi_tensor = next(k for k, v in enumerate(tensors) if BIDI in (program.plans[0].values[v].name or ""))
+    plan = program.plans[0]
+    bidi_tensor = next(t.index for t in plan.tensors if BIDI in (t.name or ""))
     report = write_report(program, tmp_path / "hostile.html")
     with chromium((1280, 1000)) as (page, messages):
         dialogs, requests = [], []
@@ -441,7 +451,7 @@ def test_hostile_report_in_chromium(program, tmp_path, browser_ready):
         assert any("img src=x" in t for t in labels) and any("\\u202e" in t for t in labels), labels
 
         op_points = page.evaluate(f"() => ({TRACE_POINTS_JS})([document.querySelector('.dx-graph'), {TRACE['ops']}])")
-        target = op_points[ops.index(DELEGATE_CALL)]
+        target = point_of(op_points, DELEGATE_CALL)
         assert "#3" in hover_text(page, ".dx-graph", "Backend" + ALERT, target)
         page.mouse.click(target["x"], target["y"])
         page.wait_for_function("(id) => document.querySelector('.dx-details').textContent.includes(id)",
@@ -457,10 +467,10 @@ def test_hostile_report_in_chromium(program, tmp_path, browser_ready):
         page.wait_for_timeout(200)
 
         tensor_points = page.evaluate(f"() => ({TRACE_POINTS_JS})([document.querySelector('.dx-graph'), {TRACE['tensors']}])")
-        point = tensor_points[bidi_tensor]
+        point = point_of(tensor_points, bidi_tensor)
         hover = hover_text(page, ".dx-graph", visible(BIDI), point)
         assert not RAW.search(hover), hover
-        name = program.plans[0].values[tensors[bidi_tensor]].name
+        name = plan.values[bidi_tensor].name
         page.wait_for_timeout(150)  # as a person clicks: not within plotly's 50 ms hover throttle of the last move
         page.mouse.click(point["x"], point["y"])
         page.wait_for_function("(n) => document.querySelector('.dx-details h4').textContent.includes(n)",
@@ -495,6 +505,7 @@ def test_hostile_widget_in_jupyterlab(program, tmp_path, browser_ready):
     from browser_helpers import (
         TRACE_POINTS_JS,
         chromium,
+        point_of,
         jupyter_lab,
         run_all,
         screenshot_on_failure,
@@ -505,8 +516,6 @@ def test_hostile_widget_in_jupyterlab(program, tmp_path, browser_ready):
     (tmp_path / "hostile.pte").write_bytes(write(program))
     notebook = tmp_path / "hostile.ipynb"
     write_notebook(notebook, ["import explorer\nex = explorer.Explorer('hostile.pte')\nex"])
-    view = plan_view(program.plans[0], program)
-    ops = view.geometry.ops.tolist()
     graph = ".dx-explorer .dx-graph"
     with jupyter_lab(tmp_path) as (base, token), chromium((1280, 1000)) as (page, messages), \
             screenshot_on_failure(page, "injection_lab_failure.png", tmp_path / "jupyter.log"):
@@ -523,7 +532,7 @@ def test_hostile_widget_in_jupyterlab(program, tmp_path, browser_ready):
         page.wait_for_timeout(500)
         assert_clean(page, ".dx-explorer", scripts=None)
         points = page.evaluate(f"([sel, i]) => ({TRACE_POINTS_JS})([document.querySelector(sel), i])", [graph, TRACE["ops"]])
-        target = points[ops.index(DELEGATE_CALL)]
+        target = point_of(points, DELEGATE_CALL)
         page.mouse.move(target["x"], target["y"])
         assert "#3" in hover_text(page, graph, "Backend" + ALERT)
         page.mouse.click(target["x"], target["y"])

@@ -173,7 +173,7 @@ def test_widget_expands_and_collapses_through_its_trait():
     """Expanding from Python sets ``expanded`` (the page redraws from it; a click in the page sets it)."""
     ex = Explorer(synthetic(10_000))
     ov = ex.overview
-    assert ov is not None and ex.view.geometry is None and ex.expanded == ()
+    assert ov is not None and ex.expanded == (), "a big plan opens as an overview"
     target = ov.groups.children(0)[4]
     assert ex.expand(target) == target and ex.expanded == (target,)
     assert ex.overview.expanded == [target]
@@ -219,32 +219,42 @@ def test_a_finding_selects_and_reveals_its_values():
     assert not ex.overview.folded_away(home)
 
 
-def test_cli_show_draws_big_plans_at_a_level_of_detail(tmp_path):
+def test_cli_show_opens_big_plans_folded_and_small_ones_expanded(tmp_path):
     from test_report import payload
 
     from explorer.cli import main
+    from explorer.format.synth import synthetic_program
     from explorer.format.writer import write
 
-    path = tmp_path / "big.pte"
-    path.write_bytes(write(__import__("explorer").format.synth.synthetic_program(3_000)))
     out = {}
-    for detail in ("auto", "full"):
-        target = tmp_path / f"{detail}.html"
-        assert main(["show", str(path), "-o", str(target), "--detail", detail], stdout=__import__("io").StringIO()) == 0
-        out[detail] = payload(target.read_text(encoding="utf-8"))["plans"][0]
-    assert "lod" in out["auto"] and "lod" not in out["full"] and out["full"]["details"]["v"]
+    for name, n in (("big", 3_000), ("small", 600)):
+        path = tmp_path / f"{name}.pte"
+        path.write_bytes(write(synthetic_program(n)))
+        target = tmp_path / f"{name}.html"
+        assert main(["show", str(path), "-o", str(target)], stdout=__import__("io").StringIO()) == 0
+        out[name] = payload(target.read_text(encoding="utf-8"))["plans"][0]["lod"]
+    assert out["big"]["expanded"] == [] and len(out["big"]["groups"]["label"]) > 1
+    assert out["small"]["expanded"] == list(range(1, len(out["small"]["groups"]["label"]))) != []
+    # one drawing at every size: no option switches it
+    with pytest.raises(SystemExit) as refused:  # argparse: an unknown option
+        main(["show", str(tmp_path / "small.pte"), "-o", str(tmp_path / "x.html"), "--detail", "full"],
+             stdout=__import__("io").StringIO())
+    assert refused.value.code == 2
 
 
-def test_small_programs_are_drawn_in_full_unless_asked():
+def test_small_programs_open_with_every_group_expanded():
     ex = Explorer(FIXTURES / "device_mlp.pte")
-    assert ex.overview is None and ex.view.geometry is not None
-    with pytest.raises(RuntimeError, match="drawn in full"):
-        ex.expand(1)
-    forced = Explorer(FIXTURES / "device_mlp.pte", lod=True)
-    assert forced.overview is not None
-    assert visible_nodes(forced.overview.groups, {0}) == 25 + len(forced.program.plans[0].instructions)  # a leaf root
-    assert forced.overview.figure().data[OVERVIEW_TRACE["groups"]].name == "groups"
-    assert Explorer(synthetic(10_000), lod=False).overview is None
+    ov = ex.overview
+    assert visible_nodes(ov.groups, {0}) == 25 + len(ex.program.plans[0].instructions)  # a leaf root: all drawn
+    assert ov.figure().data[OVERVIEW_TRACE["groups"]].name == "groups"
+    mid = Explorer(synthetic(600))  # grouped (more than a leaf holds), yet small: every group open
+    groups = mid.overview.groups
+    assert len(groups.groups) > 1 and mid.expanded == tuple(range(1, len(groups.groups)))
+    assert visible_nodes(groups, set(mid.expanded)) == groups.nodes(0)
+    mid.collapse()
+    assert mid.expanded == () and mid.overview.expanded == []
+    with pytest.raises(TypeError, match="every plan is drawn the same way"):
+        Explorer(FIXTURES / "device_mlp.pte", lod=True)  # no size switch
 
 
 # -- scale --------------------------------------------------------------------------------------
@@ -303,7 +313,7 @@ def test_report_of_a_big_plan_stores_tables_not_html(tmp_path):
     took = time.monotonic() - start
     data = payload(html)
     plan = data["plans"][0]
-    assert plan["details"] == {"v": {}, "i": {}} and "lod" in plan
+    assert "details" not in plan and "lod" in plan
     lod = plan["lod"]
     assert len(lod["tensors"]["index"]) == 9_998 and len(lod["ops"]["kind"]) == 6_997
     assert sum(len(c) for c in [lod["groups"]["start"]]) == len(lod["groups"]["label"])
@@ -333,8 +343,29 @@ def test_a_short_plans_lanes_have_no_half_step_ticks():
     from explorer import load
 
     program = load("tests/fixtures/stacktrace.pte")
-    view = plan_view(program.plans[0], program, lod=True)
+    view = plan_view(program.plans[0], program)
     layout = view.memory.layout()
     n = len(program.plans[0].instructions)
     axes = [v for k, v in layout.items() if k.startswith("xaxis") and isinstance(v, dict) and "nticks" in v]
     assert axes and all(a["nticks"] <= n and a["tickformat"] == "d" for a in axes)
+
+
+def test_a_big_plan_opens_on_its_structure_not_on_a_handful_of_markers():
+    """Issue 21: the 3k-op transformer opened as 4 markers (tok_embeddings, layers, norm, output) in a corner of
+    its card. Its first view opens the top of the tree a whole level at a time while at most FIRST_VIEW nodes are
+    drawn: `layers` is open, its chunks drawn; every level evenly (no group open beside a closed twin)."""
+    from explorer.views.overview import FIRST_VIEW
+
+    program = load(FIXTURES / "named" / "transformer3k.pte")
+    ex = Explorer(program)
+    ov = ex.overview
+    labels = [ov.groups.groups[g].label for g in ov.expanded]
+    assert labels == ["layers"] and ex.expanded == tuple(ov.expanded)
+    drawn = visible_nodes(ov.groups, set(ov.expanded))
+    assert 10 < drawn <= FIRST_VIEW
+    top = [g for g in ov.groups.children(0) if ov.groups.children(g)]
+    assert top and set(top) <= set(ov.expanded), "the first level opened whole"
+    nxt = [c for g in top for c in ov.groups.children(g) if ov.groups.children(c)]
+    assert visible_nodes(ov.groups, set(ov.expanded) | set(nxt)) > FIRST_VIEW, "the next level would not fit"
+    ex.collapse()
+    assert ex.expanded == ()

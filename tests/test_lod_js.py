@@ -14,95 +14,12 @@ import numpy as np
 import pytest
 from lod_helpers import llm_program, synthetic
 
-from explorer import frontend
-from explorer.views.embed import to_json
-from explorer.analysis import layout
+from app_js import run_js
+from layout_graphs import layout
 from explorer.views.memory_lod import BINS
 from explorer.views.overview import Overview, visible_nodes
 from explorer.views.prepare import plan_view
 from explorer.views.report import _plan_payload
-
-NODE = shutil.which("node")
-FRONTEND = Path(frontend.__file__).parent
-
-# A Plotly that keeps data and layout as plain objects (dotted keys, per-trace arrays, undefined = keep).
-HARNESS = r"""
-import fs from "node:fs";
-import {lodPlan} from "LOD_MODULE";
-function setPath(o, dotted, v) {
-  const ks = dotted.split(".");
-  for (let q = 0; q < ks.length - 1; q++) { if (typeof o[ks[q]] !== "object" || o[ks[q]] === null) o[ks[q]] = {}; o = o[ks[q]]; }
-  o[ks[ks.length - 1]] = v;
-}
-function restyle(gd, upd, idx) {
-  idx = idx === undefined ? gd.data.map((_, q) => q) : [].concat(idx);
-  for (const key of Object.keys(upd)) idx.forEach((q, j) => {
-    const v = Array.isArray(upd[key]) ? upd[key][j % upd[key].length] : upd[key];
-    if (v !== undefined) setPath(gd.data[q], key, v);
-  });
-}
-function relayout(gd, upd) { for (const key of Object.keys(upd || {})) setPath(gd.layout, key, upd[key]); }
-global.Plotly = {react: (gd, d, l) => { gd.data = d; gd.layout = l; }, restyle: restyle, relayout: relayout,
-                 update: (gd, t, l, idx) => { restyle(gd, t, idx); relayout(gd, l); }};
-const P = JSON.parse(fs.readFileSync(process.argv[3], "utf8"));
-const commands = JSON.parse(fs.readFileSync(process.argv[4], "utf8"));
-const clone = (o) => JSON.parse(JSON.stringify(o));
-const graph = {data: clone(P.graph.data), layout: clone(P.graph.layout)};
-const memory = {data: clone(P.memory.data), layout: clone(P.memory.layout)};
-const state = {values: [], instructions: []}, shown = {};
-let html = "";
-const host = {graph, memory, state, config: {}, shown: () => shown, html: (h) => { html = h; },
-              select: (s) => { state.values = s.values || []; state.instructions = s.instructions || []; },
-              findings: () => []};
-host.expanded = () => {};
-let rings = {rings: []}, outlines = {rects: []};
-host.rings = (items) => { rings = items; };
-host.outlines = (items) => { outlines = items; };
-const L = lodPlan(P, host);
-const out = [];
-for (const c of commands) {
-  if (c.op === "expand") L.expand(c.arg);
-  else if (c.op === "collapse") L.collapse(c.arg);
-  else if (c.op === "select") { state.values = c.values || []; state.instructions = c.instructions || []; L.highlight(state.values, state.instructions); }
-  else if (c.op === "hide") { shown[c.arg] = false; L.devices(); }
-  else if (c.op === "zoom") L.onRelayout({"xaxis.range[0]": c.arg[0], "xaxis.range[1]": c.arg[1]});
-  else if (c.op === "autorange") L.onRelayout({"xaxis.autorange": true});
-  else if (c.op === "click") L.clickGraph({curveNumber: c.trace, customdata: c.customdata});
-  else if (c.op === "reveal") { state.values = c.values; L.reveal(c.values, []); }
-  else if (c.op === "set") L.setExpanded(c.arg);
-  const f = L.folded(), grid = P.lod.arenas.length ? L.lane(0).heat : null;  // lane 0's cells (cells.js), as drawn now
-  out.push({state: L.state(), nodes: f.nodes, x: f.x, y: f.y, edges: f.edges, paths: f.paths, html: html,
-            edgeTensors: f.tensors, edgeBytes: f.bytes, instUnit: Array.from(f.instUnit), valueUnit: Array.from(f.valueUnit),
-            status: graph.layout.annotations[0].text, headers: graph.data[P.lod.trace.headers].x.length,
-            shapes: (graph.layout.shapes || []).map((sh) => sh.name), ranges: [graph.layout.xaxis.range, graph.layout.yaxis.range],
-            groupLine: graph.data[P.lod.trace.groups].marker.line.color,
-            heat: grid ? {nx: grid.nx, ny: grid.ny, w: grid.w, height: grid.height, share: Array.from(grid.share),
-                          count: Array.from(grid.count), top: Array.from(grid.top)} : null,
-            lane0: memory.data.length ? memory.data[0].customdata : [], lane0text: memory.data.length ? memory.data[0].text : [],
-            lane0line: memory.data.length && memory.data[0].marker.line ? memory.data[0].marker.line.color : [],
-            overflow: (memory.layout.annotations || []).filter((a) => a.name === "overflow").map((a) => a.text),
-            ringed: rings.rings.length, outlined: outlines.rects.length,
-            groups: graph.data[P.lod.trace.groups].customdata, tensors: graph.data[P.lod.trace.tensors].x.length,
-            groupOpacity: graph.data[P.lod.trace.groups].marker.opacity,
-            memory: memory.data.map((t) => ({type: t.type, n: t.x ? t.x.length : 0, visible: t.visible})),
-            notes: (memory.layout.annotations || []).filter((a) => a.name === "aggregated").map((a) => a.text),
-            details: [L.valueDetails(c.detail || 0), L.instrDetails(c.instr === undefined ? c.detail || 0 : c.instr)]});
-}
-process.stdout.write(JSON.stringify(out));
-"""
-
-
-def run_js(tmp_path, view, commands) -> list[dict]:
-    assert NODE, "node is needed for the app's tests (CI installs it)"
-    harness = HARNESS.replace("LOD_MODULE", (FRONTEND / "lod.js").as_uri())
-    (tmp_path / "harness.mjs").write_text(harness, encoding="utf-8")
-    (tmp_path / "plan.json").write_text(to_json(_plan_payload(view, [], [])), encoding="utf-8")
-    (tmp_path / "commands.json").write_text(json.dumps(commands))
-    done = subprocess.run([NODE, str(tmp_path / "harness.mjs"), "-", str(tmp_path / "plan.json"),
-                           str(tmp_path / "commands.json")], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout)
-
 
 def python_state(view, sequence) -> Overview:
     """Python's expansion state (Explorer.expand / collapse) after the same clicks."""
@@ -134,7 +51,7 @@ def test_app_folds_every_instruction_and_tensor_once_and_merges_edges(tmp_path, 
     each tensor at home exactly once, and carries every dataflow edge between two drawn units once,
     with its distinct tensors and their bytes."""
     program = synthetic(10_000) if which == "synthetic" else llm_program(120)
-    view = plan_view(program.plans[0], program, lod=True)
+    view = plan_view(program.plans[0], program)
     G = view.overview.groups
     G.build_all()
     f = view.analysis.facts
@@ -177,7 +94,7 @@ def test_app_folds_every_instruction_and_tensor_once_and_merges_edges(tmp_path, 
 
 def test_fully_expanded_fold_is_the_full_graph(tmp_path):
     program = llm_program(12)
-    view = plan_view(program.plans[0], program, lod=True)
+    view = plan_view(program.plans[0], program)
     G = view.overview.groups
     G.build_all()
     every = [g.id for g in G.groups if g.id]
@@ -192,7 +109,7 @@ def test_fully_expanded_fold_is_the_full_graph(tmp_path):
 def test_the_first_state_is_drawn_by_the_app(tmp_path):
     """Python sends a styled skeleton; the app draws the overview and the lanes itself."""
     program = synthetic(10_000)
-    view = plan_view(program.plans[0], program, lod=True)
+    view = plan_view(program.plans[0], program)
     skeleton = _plan_payload(view, [], [])
     assert all(len(t.get("x", [])) == 0 for t in skeleton["graph"]["data"][:11])
     assert all(len(t.get("x", [])) == 0 for t in skeleton["memory"]["data"][:2 * len(view.memory.arenas)])
@@ -217,14 +134,14 @@ def test_the_overview_says_which_tensors_it_does_not_draw(tmp_path):
     b.tensor(name="unused")
     b.kernel("aten::abs.out", x, y, y)
     program = load(write(b.program()))
-    view = plan_view(program.plans[0], program, lod=True)
+    view = plan_view(program.plans[0], program)
     [r] = run_js(tmp_path, view, [{"op": "none"}])
-    assert "(1 tensors no instruction names are not drawn)" in r["status"]
+    assert r["status"] == "1 tensor that no instruction names is not drawn"  # all else drawn: nothing more to say
 
 
 def test_memory_lanes_aggregate_exactly_and_refine_on_zoom(tmp_path):
     program = synthetic(10_000)
-    view = plan_view(program.plans[0], program, lod=True)
+    view = plan_view(program.plans[0], program)
     lod = _plan_payload(view, [], [])["lod"]
     first, zoomed, back = run_js(tmp_path, view, [{"op": "none"}, {"op": "zoom", "arg": [1000, 1400]},
                                                    {"op": "autorange"}])
@@ -275,7 +192,7 @@ def test_error_blocks_stay_visible_in_aggregated_lanes(tmp_path):
     from test_lod import mismatch_program
 
     program, victim = mismatch_program()
-    view = plan_view(program.plans[0], program, lod=True)
+    view = plan_view(program.plans[0], program)
     assert any(f.code == "device-mismatch" for f in view.analysis.findings)
     [r] = run_js(tmp_path, view, [{"op": "none"}])
     assert r["heat"] is not None and r["lane0"] == [victim.index]
@@ -288,7 +205,7 @@ def test_error_blocks_stay_visible_in_aggregated_lanes(tmp_path):
 
 def test_report_script_panels_run(tmp_path):
     program = synthetic(10_000)
-    view = plan_view(program.plans[0], program, lod=True)
+    view = plan_view(program.plans[0], program)
     G = view.overview.groups
     first = G.children(0)[3]
     value = int(np.flatnonzero(G.home == G.groups[first].start + 2)[0])
@@ -339,7 +256,7 @@ def long_lived_chain(steps: int = 1_200, past_end: bool = False):
         z = b.tensor((2, 8), arena=1, offset=256 + 1024 - 32, name="spill")  # 32 of its 64 bytes past the end
         b.kernel("aten::relu.out", x, z, z)
     program = b.program()
-    return plan_view(program.plans[0], program, lod=True), keep
+    return plan_view(program.plans[0], program), keep
 
 
 def test_a_lane_of_thin_tensors_bins_them_and_draws_the_largest_as_named_blocks(tmp_path):

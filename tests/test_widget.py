@@ -179,6 +179,6 @@ def test_findings_are_explorer_check_itself(monkeypatch, sample):
 
     monkeypatch.setattr(analysis, "check", spy)
     program = sample.program
-    ex = Explorer(program, lod=True)
+    ex = Explorer(program)
     assert calls == [program]
     assert ex.findings == real(program)

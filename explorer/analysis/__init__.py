@@ -1,4 +1,4 @@
-"""Model -> facts: dataflow graph, lifetimes, memory map, transfers, placement checks, layout.
+"""Model -> facts: dataflow graph, lifetimes, memory map, transfers, placement checks.
 
 Public entry points (pure functions over :mod:`explorer.model`; results are the frozen records of
 :mod:`.types`):
@@ -8,7 +8,7 @@ Public entry points (pure functions over :mod:`explorer.model`; results are the 
 * :func:`analyze_program` ``(program, *, limit=25) -> dict[str, PlanAnalysis]`` — per plan name.
 * :func:`check` ``(program, *, limit=25) -> list[Finding]`` — program-wide findings, then each plan's.
 * The pieces: :func:`dataflow`, :func:`lifetimes`, :func:`memory_map`, :func:`transfers`,
-  :func:`transfer_totals`, :func:`layout`; human text in :mod:`.describe`.
+  :func:`transfer_totals`; human text in :mod:`.describe`.
 
 ``limit`` caps the findings kept per (plan, code) (``None``: keep all); see :mod:`.checks`.
 """
@@ -22,7 +22,6 @@ from .companions import companion_findings
 from .checks import DEFAULT_LIMIT, SEVERITY, plan_findings, program_findings
 from .facts import Facts
 from .graph import Edges, dataflow, edges
-from .layout import crossings, layout
 from .lifetimes import aliases, lifetime_arrays, lifetimes
 from .memory import memory_map, planned_arrays
 from .transfers import transfer_arrays, transfer_totals, transfers
@@ -32,7 +31,7 @@ from .types import (ArenaMap, Block, Dataflow, DeviceTotals, Finding, Layout, Li
 
 __all__ = [
     "analyze", "analyze_program", "check", "dataflow", "edges", "Edges", "lifetimes", "lifetime_arrays",
-    "aliases", "memory_map", "transfers", "transfer_totals", "layout", "crossings", "SEVERITY",
+    "aliases", "memory_map", "transfers", "transfer_totals", "SEVERITY",
     "ArenaMap", "Block", "Dataflow", "DeviceTotals", "Finding", "Layout", "Lifetime", "MemoryMap",
     "PlanAnalysis", "Transfer", "TransferTotals",
 ]

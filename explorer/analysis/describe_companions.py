@@ -10,7 +10,7 @@ from ..model import DataFile, Payload, Plan, Program
 from .companions import external_bytes_by_device, external_links, external_tensors, named_data_usage
 from .describe import count, nbytes_text
 
-__all__ = ["data_file_lines", "bundle_lines", "companion_lines", "payload_lines", "shape_text"]
+__all__ = ["data_file_lines", "bundle_lines", "companion_lines", "payload_lines", "shape_text", "segment_lines"]
 
 _LIST = 20  # entries listed before "... and N more"
 
@@ -83,7 +83,9 @@ def payload_lines(p: Payload, indent: str = "      ") -> list[str]:
                      + (f" ({count(len(g.named_keys), 'named-data key')})" if g.named_keys else ""))
         dtypes = Counter(v.dtype for v in g.values)
         lines.append(f"{indent}  datatypes: {', '.join(f'{n} {d}' for d, n in dtypes.most_common())}")
-    elif p.named_keys:
+    for label, text in p.header:  # what an Ethos-U / VGF / Core ML / QNN header says
+        lines.append(f"{indent}  {label}: {text}")
+    if p.graph is None and p.named_keys:
         lines.append(f"{indent}  named-data keys: {', '.join(_short(k) for k in p.named_keys)}")
     if p.error:
         lines.append(f"{indent}  does not decode: {p.error}")
@@ -161,3 +163,31 @@ def named_data_lines(program: Program, found: dict[str, tuple[Payload, ...]]) ->
     if len(uses) > _LIST:
         lines.append(f"    ... and {len(uses) - _LIST} more")
     return lines
+
+
+def segment_lines(program: Program) -> list[str]:
+    """Segments worth a word: empty ones (executorch writes a 0-byte constant segment when every constant
+    is inside a delegate — an Ethos-U or fully delegated XNNPACK export — ``exir/_serialize/_program.py``
+    ``serialize_pte_binary`` appends it whenever ``constant_segment_offsets`` holds the placeholder) and
+    ones nothing refers to (no constant table, mutable state, delegate or named-data entry)."""
+    users: dict[int, list[str]] = {}
+    if program.constant_segment is not None:
+        users.setdefault(program.constant_segment.segment_index, []).append("the constant segment")
+    for i, m in enumerate(program.mutable_data_segments):
+        users.setdefault(m.segment_index, []).append(f"mutable data {i}")
+    for plan in program.plans:
+        for d in plan.delegates:
+            if d.location == "segment":
+                users.setdefault(d.data_index, []).append(f"{plan.name}#{d.index} {d.id}")
+    for nd in program.named_data:
+        users.setdefault(nd.segment_index, []).append("named data")
+    lines = []
+    for seg in program.segments:
+        who = users.get(seg.index, [])
+        if seg.size == 0:
+            what = (f"{who[0]} of a program with no constants outside its delegates" if who == ["the constant segment"]
+                    else f"listed for {', '.join(dict.fromkeys(who))}" if who else "referenced by nothing")
+            lines.append(f"    segment {seg.index}: empty and unused ({what}; nothing is read from it)")
+        elif not who:
+            lines.append(f"    segment {seg.index}: {nbytes_text(seg.size)} referenced by nothing (unused bytes)")
+    return lines[:_LIST] + ([f"    ... and {len(lines) - _LIST} more"] if len(lines) > _LIST else [])

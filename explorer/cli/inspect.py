@@ -12,7 +12,8 @@ from ..analysis import analyze_program
 from ..analysis.describe import count, device_summary_lines, nbytes_text
 from ..analysis.requirements import requirements, requirements_lines
 from ..analysis.companions import payloads
-from ..analysis.describe_companions import bundle_lines, companion_lines, data_file_lines, named_data_lines
+from ..analysis.describe_companions import (bundle_lines, companion_lines, data_file_lines, named_data_lines,
+                                            segment_lines)
 from ..json_companions import data_file_json
 from ..json_form import FORMAT, program_json
 from ..model import DataFile, Plan, Program
@@ -84,6 +85,7 @@ def summary_lines(program: Program, name: str, only: str | None = None) -> list[
                      f"from byte {h.segment_base_offset:,} (not read)")
     else:
         lines.append(f"  no extended header; {count(len(program.segments), 'segment')}")
+    lines.extend(segment_lines(program))  # empty (an Ethos-U program's constant segment) or unreferenced
     found = payloads(program)
     lines.extend(named_data_lines(program, found))  # keys, sizes and the delegates using each
     lines.append(f"  plans: {', '.join(program.plan_names) or '(none)'}")

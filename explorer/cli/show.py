@@ -3,9 +3,9 @@
 With no FILE it explores the device-annotated sample bundled with the package, so
 ``device-explorer`` alone (or ``device-explorer demo``) is a complete first run. The report is one
 self-contained file — plotly.js inlined, no network — with the widget's panels: the dataflow graph
-coloured by device, the memory map, per-device totals, details on click and the findings list. Plans
-with more than 2,000 graph nodes get the widget's level of detail (``--detail``): an overview of
-instruction groups that expand on click, and memory lanes binned until zoomed.
+coloured by device, the memory map, per-device totals, details on click and the findings list. One
+drawing at every size: a plan of up to 2,000 graph nodes opens with every group of instructions
+expanded, a bigger one as an overview of groups that expand on click; memory lanes are binned until zoomed.
 Exit status 0 when the report was written (findings don't change it: ``check`` is for gating), 2 when
 the file can't be read or the plan doesn't exist.
 """
@@ -37,18 +37,20 @@ def register(sub) -> None:
     p.add_argument("file", nargs="?", help="path to a .pte program (default: the bundled sample)")
     p.add_argument("-o", "--output", default=DEFAULT_OUTPUT, help=f"where to write the report (default {DEFAULT_OUTPUT})")
     p.add_argument("--plan", help="the plan (method) shown first (default: forward, else the first)")
-    p.add_argument("--detail", choices=("auto", "full", "overview"), default="auto",
-                   help="graph of every node (full), of instruction groups that expand on click (overview), "
-                        "or the overview for plans of more than 2,000 nodes (auto, the default)")
     add_data_option(p)
     add_profile_options(p)
     add_etrecord_option(p)
+    p.add_argument("--overlay", action="append", default=None, metavar="FILE.json",
+                   help="colour the graph by your numbers: a JSON object of keys (@N instruction, %%N value, a module "
+                        "path) to numbers, or with options (docs/overlays.md); repeatable")
+    p.add_argument("--show-overlay", metavar="NAME",
+                   help="the overlay drawn when the report opens (yours, or a built-in: time, copy_bytes, size, lifetime)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    from ..views.prepare import open_program, plan_view, program_summary, sample_path, wants_lod  # plotly: only when showing
-    from ..views.report import write_report
+    from ..views.prepare import open_program, plan_view, program_summary, sample_path
+    from ..views.overlay_report import write_overlay_report
 
     source = args.file or sample_path()
     program = load_with_data(str(source), args.data) if args.file else open_program(source)
@@ -63,18 +65,44 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     program = with_etrecord(program, getattr(args, "etrecord", None))
     profile = optional_profile(args, program)
     findings = list(check(program))
-    lod = {"auto": None, "full": False, "overview": True}[getattr(args, "detail", "auto")]
-    views = {plan.name: plan_view(plan, program, lod=wants_lod(plan, lod)) for plan in program.plans}
-    written = write_report(program, args.output, findings=findings, plan=args.plan, views=views, profile=profile)
+    views = {plan.name: plan_view(plan, program) for plan in program.plans}
+    overlays = _overlays(program, views, profile, args)
+    if overlays is None:
+        return 2
+    written = write_overlay_report(program, args.output, findings=findings, plan=args.plan, views=views,
+                                   profile=profile, overlays=overlays, shown=args.show_overlay)
     name = os.path.basename(str(source)) + (" (the bundled sample)" if not args.file else "")
     print(f"wrote {written.resolve()} ({nbytes_text(written.stat().st_size)}; self-contained, works offline)", file=out)
     for plan in program.plans:
         view = views[plan.name]
-        summaries = view.analysis.arenas if view.lod else view.analysis.memory.arenas
+        summaries = view.analysis.arenas
         arenas = ", ".join(f"#{a.memory_id} {nbytes_text(a.size)} {a.device}" for a in summaries)
         line = program_summary(view, [f for f in findings if f.plan == plan.name])
         print(f"{name}: {line}" + (f" [arenas {arenas}]" if arenas else ""), file=out)
     return 0
+
+
+def _overlays(program, views: dict, profile, args: argparse.Namespace):
+    """The report's overlays: the built-ins and each ``--overlay`` file (as ``Explorer.load_overlay`` reads
+    it); None after printing why one cannot be used."""
+    from ..analysis.overlays import OverlayError
+    from ..views.overlay_set import OverlaySet, read_overlay_file
+
+    overlays = OverlaySet(program, views, profile)
+    if args.plan:
+        overlays.default_plan = args.plan  # a file without "plan" goes on the plan shown, as in the widget
+    for path in args.overlay or ():
+        try:
+            spec = read_overlay_file(path)
+            overlays.add(spec.pop("name"), spec.pop("values"), **spec)
+        except OverlayError as exc:
+            print(f"device-explorer: --overlay {path}: {exc}", file=sys.stderr)
+            return None
+    if args.show_overlay and args.show_overlay not in overlays.names():
+        print(f"device-explorer: --show-overlay {args.show_overlay!r}: no such overlay (there are: "
+              f"{', '.join(overlays.names()) or 'none'})", file=sys.stderr)
+        return None
+    return overlays
 
 
 def _data_file_page(data_file: DataFile, args: argparse.Namespace, out: TextIO) -> int:

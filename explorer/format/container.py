@@ -5,9 +5,9 @@ apart from a corrupt program, each with the byte offset where the expectation fa
 
 The identifier must be exactly ``ET12``, the ``file_identifier`` of ``schema/program.fbs``: executorch's
 runtime (``Program::load``) rejects any other, so a file we accepted with another one would be a
-file executorch can't run. When bytes 4-8 hold something else, :data:`KNOWN_MAGIC` says what the
-file most likely is (the other ExecuTorch flatbuffers carry their own identifiers, see
-``schema/*.fbs``) and what to do instead.
+file executorch can't run. When bytes 4-8 hold something else, the format table
+(:data:`.registry.KNOWN_MAGIC`) says what the file most likely is (the other ExecuTorch flatbuffers
+carry their own identifiers, see ``schema/*.fbs``) and what to do instead.
 """
 
 from __future__ import annotations
@@ -20,28 +20,13 @@ from ..errors import PteFormatError
 from ..model import ExtendedHeader
 from .flatbuf import require_prefix, root_offset
 
-__all__ = ["Container", "read_container", "identify", "HEADER_MAGIC", "HEADER_OFFSET", "IDENTIFIER", "KNOWN_MAGIC"]
+__all__ = ["Container", "read_container", "identify", "HEADER_MAGIC", "HEADER_OFFSET", "IDENTIFIER"]
 
 HEADER_OFFSET = 8  # the extended header sits right after the root offset and file identifier
 HEADER_MAGIC = b"eh00"
 IDENTIFIER = b"ET12"  # schema/program.fbs file_identifier; the only one executorch 1.5.1 loads
 _OTHER_VERSION = re.compile(rb"ET[0-9]{2}")
 
-# bytes 4-8 (a flatbuffer's file identifier, or where a header puts its magic) -> what the file is
-KNOWN_MAGIC: dict[bytes, str] = {
-    b"FT01": "an ExecuTorch data file (.ptd, FlatTensor: weights kept outside the program), not a program; "
-             "explorer.load and `device-explorer inspect` read it as a data file, and `--data FILE` attaches "
-             "it to the .pte that names it",
-    b"BP08": "an ExecuTorch bundled program (.bpte: a program plus test inputs and expected outputs), not a "
-             "bare program; explorer.load and the CLI read the program inside it",
-    b"ED00": "an ETDump (run-time profiling/debug events written by the executorch runtime), not a program; "
-             "pass it with --profile to the .pte that produced it (`device-explorer show program.pte --profile "
-             "run.etdp`, or explorer.Explorer(program, profile=...))",
-    b"XH00": "an XNNPACK delegate payload (the blob a .pte stores in a segment), not a program; open the .pte "
-             "that contains it",
-    b"XN01": "an XNNPACK delegate flatbuffer (the inside of a delegate blob), not a program; open the .pte "
-             "that contains it",
-}
 _ZIP = b"PK\x03\x04"
 _ZIP_HINT = ("a zip archive (a TorchScript model, a torch.export .pt2, or an ETRecord), not an ExecuTorch "
              "program; export it to .pte with executorch (to_edge(...).to_executorch()) first")
@@ -112,11 +97,12 @@ def identify(head: bytes, tail: bytes = b"") -> str:
         return _zip_kind(head, tail)
     if head and all(b in _TEXT for b in head[:64]):
         return "a text file, not an ExecuTorch program (a .pte is binary: a flatbuffer with identifier 'ET12')"
+    from .registry import what_is  # the table imports the program reader, which imports this module
+
     ident = head[4:8]
-    if ident in KNOWN_MAGIC:
-        return KNOWN_MAGIC[ident]
-    if head[8:12] in KNOWN_MAGIC:  # a size-prefixed flatbuffer (ETDump is written that way)
-        return KNOWN_MAGIC[head[8:12]]
+    known = what_is(ident) or what_is(head[8:12])  # 8-12: a size-prefixed flatbuffer (ETDump is written that way)
+    if known:
+        return known
     if _OTHER_VERSION.fullmatch(ident):
         return (f"an ExecuTorch program of schema version {ident[2:].decode()}, but this tool and executorch "
                 f"1.5.1 read only ET12; re-export it with executorch 1.5.1 (or use the executorch release "

@@ -4,7 +4,9 @@
 ``Program.segment_data``; an inline ``backend_delegate_data`` entry by re-reading the program's
 flatbuffer) and identified: size, magic bytes, storage, and for formats that are public the contents —
 XNNPACK's subgraph (:mod:`.xnnpack`), the AOTInductor backends' list of named-data keys (CUDA, Metal:
-their payload is the keys of the ``.so`` and weights blobs, one per line) and Vulkan's compile specs.
+their payload is the keys of the ``.so`` and weights blobs, one per line) and Vulkan's compile specs; the
+headers of Ethos-U, VGF, Core ML and QNN payloads (:mod:`.backend_payloads`), which read only the bytes
+their header points at.
 An unknown payload is described, never rejected.
 """
 
@@ -19,6 +21,9 @@ from ..model_companions import Payload
 from . import schema as S
 from .container import read_container
 from .flatbuf import FlatReader
+from .arm_specs import ARM_IDS, arm_spec_pairs
+from .backend_payloads import QNN_IDS, format_for
+from .qnn_options import QNN_SPEC_KEY, qnn_spec_pairs
 from .xnnpack import decode_xnnpack, is_xnnpack, needed_prefix
 
 __all__ = ["delegate_bytes", "identify", "identify_all", "inline_spans", "describe_payload", "decode_compile_specs", "XNNPACK_IDS", "AOTI_IDS"]
@@ -122,10 +127,17 @@ def _magic(data: bytes) -> str:
 
 
 def decode_compile_specs(delegate: Delegate) -> tuple[tuple[str, str], ...]:
-    """Compile specs with values decoded where the backend's format is public (Vulkan), else as text/hex."""
+    """Compile specs with values decoded where the backend's format is public (Vulkan's values, QNN's
+    ``qnn_compile_spec`` flatbuffer as ``qnn_compile_spec.<option>`` pairs, the Arm backends' compiler flags
+    and pipeline options one pair each), else as text/hex."""
     vulkan = delegate.id == "VulkanBackend"
-    out = []
+    out: list[tuple[str, str]] = []
     for spec in delegate.compile_specs:
+        pairs = qnn_spec_pairs(spec.key, spec.value) if spec.key == QNN_SPEC_KEY and delegate.id in QNN_IDS else \
+            arm_spec_pairs(spec.key, spec.value) if delegate.id in ARM_IDS else None
+        if pairs is not None:
+            out.extend(pairs)
+            continue
         decode = _VULKAN_SPECS.get(spec.key) if vulkan else None
         out.append((spec.key, decode(spec.value) if decode and spec.value else CompileSpec.text.fget(spec)))
     return tuple(out)
@@ -135,6 +147,8 @@ def identify(program: Program, delegate: Delegate, *, inline: list[tuple[int, in
     """Fetch and describe the payload of ``delegate``; decoding problems go to ``Payload.error``."""
     specs = decode_compile_specs(delegate)
     try:
+        if inline is None and delegate.location == "inline" and program._read is not None:
+            inline = inline_spans(program)
         data = delegate_bytes(program, delegate, head_only=True, inline=inline)
     except PteFormatError as exc:
         return Payload(delegate.index, delegate.id, delegate.location, delegate.data_size, "", "unavailable",
@@ -142,7 +156,25 @@ def identify(program: Program, delegate: Delegate, *, inline: list[tuple[int, in
     if data is None:
         return Payload(delegate.index, delegate.id, delegate.location, None, "", "unavailable",
                        compile_specs=specs)
-    return describe_payload(delegate, data, delegate.data_size if delegate.data_size is not None else len(data))
+    return describe_payload(delegate, data, delegate.data_size if delegate.data_size is not None else len(data),
+                            read=_payload_read(program, delegate, inline))
+
+
+def _payload_read(program: Program, delegate: Delegate, inline: list[tuple[int, int]] | None):
+    """``read(offset, count)`` inside the delegate's blob, for readers that need more than its head (a
+    Vela stream's block headers, a Core ML file tree at the end); None when the blob is read whole anyway."""
+    if program._read is None:
+        return None
+    if delegate.location == "segment" and 0 <= delegate.data_index < len(program.segments):
+        seg = program.segments[delegate.data_index]
+        if seg.file_offset is None or seg.file_offset + seg.size > program.size:
+            return None
+        start, size = seg.file_offset, seg.size
+    elif delegate.location == "inline" and inline is not None and 0 <= delegate.data_index < len(inline):
+        start, size = inline[delegate.data_index]
+    else:
+        return None
+    return lambda off, n: program._read(start + off, max(0, min(n, size - off))) if 0 <= off < size else b""
 
 
 def identify_all(program: Program) -> dict[str, tuple[Payload, ...]]:
@@ -168,8 +200,11 @@ def identify_all(program: Program) -> dict[str, tuple[Payload, ...]]:
     return out
 
 
-def describe_payload(delegate: Delegate, data: bytes, size: int | None = None) -> Payload:
-    """What ``data`` (the payload, or its head when ``size`` says it is longer) is, for ``delegate``."""
+def describe_payload(delegate: Delegate, data: bytes, size: int | None = None, *, read=None) -> Payload:
+    """What ``data`` (the payload, or its head when ``size`` says it is longer) is, for ``delegate``.
+
+    ``read(offset, count)``: the rest of the payload, for header readers that need more than the head
+    (defaults to slicing ``data``)."""
     size = len(data) if size is None else size
     base = dict(delegate=delegate.index, backend=delegate.id, storage=delegate.location, size=size,
                 magic=_magic(data), compile_specs=decode_compile_specs(delegate))
@@ -188,4 +223,10 @@ def describe_payload(delegate: Delegate, data: bytes, size: int | None = None) -
                            error="expected named-data keys, one per line" + (f"; found {bad[0][:40]!r}" if bad else
                                                                               "; the payload is empty"))
         return Payload(**base, format="aoti-keys", named_keys=keys)
+    container = format_for(delegate.id, data[:64])
+    if container is not None:
+        decoded = container.decode(read if read is not None else (lambda off, n: data[off:off + n]), size)
+        base["magic"] = container.magic(data[:64]) or base["magic"]
+        return Payload(**base, format=container.name, named_keys=decoded.named_keys, error=decoded.error,
+                       header=decoded.header)
     return Payload(**base, format="unknown")

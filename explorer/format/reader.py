@@ -15,10 +15,7 @@ from typing import Iterable, Union
 
 from ..errors import PteFormatError
 from ..model import DataFile, Program
-from . import bpte, ptd
-from .container import read_container
-from .decode import decode_program_fields
-from .flatbuf import FlatReader
+from .registry import reader_for
 
 __all__ = ["load", "live_source", "Source"]
 
@@ -147,55 +144,6 @@ def _decode(buf, size: int, source: str | None, read) -> Program:
 
 
 def _decode_unguarded(buf, size: int, source: str | None, read) -> Union[Program, DataFile]:
-    ident = bytes(buf[4:8]) if size >= 8 else b""
-    if ptd.IDENTIFIER.fullmatch(ident):
-        return ptd.read_data_file(buf, size, source)
-    if bpte.IDENTIFIER.fullmatch(ident):
-        return _decode_bundle(buf, size, source, read)
-    return _decode_program(buf, size, source, read)
-
-
-def _decode_bundle(buf, size: int, source: str | None, read) -> Program:
-    """The program inside a ``.bpte``, decoded like any other, with the bundle's test suites attached."""
-    bundle = bpte.read_bundle(buf, size)
-    start, count = bundle.program_offset, bundle.program_size
-    view = memoryview(buf)[start:start + count]
-    try:
-        program = _decode_program(view, count, source, lambda off, n: read(start + off, n))
-    except PteFormatError as exc:
-        if exc.offset is not None:  # say where in the .bpte file, and that it is the embedded program
-            exc = PteFormatError(exc.reason, offset=exc.offset + start, path=exc.path)
-        raise exc.within("bundled_program.program") from None
-    finally:
-        try:
-            view.release()
-        except BufferError:  # decoded columns still view the bytes (bytes input): freed with them
-            pass
-    return dataclasses.replace(program, bundle=bundle)
-
-
-def _decode_program(buf, size: int, source: str | None, read) -> Program:
-    try:
-        container = read_container(buf, size)
-        reader = FlatReader(buf, container.flatbuffer_end)
-        base = container.header.segment_base_offset if container.header else None
-        fields = decode_program_fields(reader, container.root, base)
-    except RecursionError:  # defensive: decoding is iterative, but never let one escape
-        raise PteFormatError("structure nested too deeply") from None
-    segment_sizes = [s.size for s in fields["segments"]]
-    plans = tuple(_with_delegate_sizes(p, segment_sizes, fields["delegate_data_sizes"]) for p in fields["plans"])
-    fields["plans"] = plans
-    return Program(**fields, header=container.header, identifier=container.identifier, size=size,
-                   source=source, _read=read)
-
-
-def _with_delegate_sizes(plan, segment_sizes, inline_sizes):
-    """Fill Delegate.data_size where its blob index resolves (a dangling one stays None)."""
-    if not plan.delegates:
-        return plan
-    delegates = []
-    for d in plan.delegates:
-        table = inline_sizes if d.location == "inline" else segment_sizes if d.location == "segment" else []
-        size = table[d.data_index] if 0 <= d.data_index < len(table) else None
-        delegates.append(dataclasses.replace(d, data_size=size))
-    return dataclasses.replace(plan, delegates=tuple(delegates))
+    """The reader :mod:`.registry` lists for the file's identifier (bytes 4-8); the program reader for
+    anything else, whose container check says what the file is instead."""
+    return reader_for(bytes(buf[4:8]) if size >= 8 else b"").read(buf, size, source, read)

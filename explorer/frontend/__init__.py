@@ -13,12 +13,8 @@ import re
 from functools import lru_cache
 from importlib import resources
 
-__all__ = ["bundle", "css", "plotly_js", "PLOTLY_VERSION", "source"]
+__all__ = ["bundle", "css", "plotly_js", "PLOTLY_VERSION", "source", "modules", "MODULES"]
 
-# every module, dependencies first; the entries (index.js for the widget, page.js for a report) come last
-MODULES = ("util.js", "search.js", "highlight.js", "overlay.js", "labels.js", "nav.js", "memstrip.js", "cells.js", "layout.js",
-           "lod_base.js", "lod_graph.js", "lod_panels.js", "lod.js", "model.js", "delegate.js", "profile.js",
-           "profile_diff.js", "app.js", "diff_lod.js", "diff.js", "datafile.js", "links.js")
 ENTRIES = {"widget": ("index.js", "export default {{render: {m}.render}};"),
            "page": ("page.js", "{m}.startPage();")}
 
@@ -28,9 +24,34 @@ _EXPORT_DEFAULT = re.compile(r"^export default .*$", re.M)
 _COMMENT_LINE = re.compile(r"^[ \t]*//[^\n]*\n", re.M)  # a line holding only a comment (no module has one inside a string)
 
 
+def _all_modules() -> tuple[str, ...]:
+    out: list[str] = []
+    for entry, _tail in ENTRIES.values():
+        out += [m for m in modules(entry) if m not in out and m != entry]
+    return tuple(out)
+
+
 def source(name: str) -> str:
     """The text of one file of the app."""
     return (resources.files(__name__) / name).read_text(encoding="utf-8")
+
+
+def modules(entry: str) -> tuple[str, ...]:
+    """The modules ``entry`` (a file name) needs, dependencies first, ending with it: its ``import`` lines
+    followed depth-first. No list to keep by hand: a new module is bundled once something imports it."""
+    order: list[str] = []
+
+    def visit(name: str, path: tuple[str, ...]) -> None:
+        if name in order:
+            return
+        if name in path:
+            raise ValueError(f"import cycle in the app's modules: {' -> '.join(path + (name,))}")
+        for _names, dep in _IMPORT.findall(source(name)):
+            visit(dep + ".js", path + (name,))
+        order.append(name)
+
+    visit(entry, ())
+    return tuple(order)
 
 
 def _scope(name: str) -> str:
@@ -53,7 +74,7 @@ def bundle(entry: str = "widget") -> str:
     """The app as one ES module: every module in its own scope, then the ``entry`` (``"widget"``: the
     default export anywidget calls ``render`` on; ``"page"``: starts a report page)."""
     name, tail = ENTRIES[entry]
-    return "".join(_wrap(m) for m in (*MODULES, name)) + tail.format(m=_scope(name)) + "\n"
+    return "".join(_wrap(m) for m in modules(name)) + tail.format(m=_scope(name)) + "\n"
 
 
 @lru_cache(maxsize=None)
@@ -68,3 +89,7 @@ def plotly_js() -> str:
 
 
 PLOTLY_VERSION = "vendor"
+
+
+# every module either entry bundles, dependencies first (the entries themselves left out)
+MODULES = _all_modules()

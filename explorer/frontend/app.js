@@ -2,26 +2,39 @@
 // interaction (hover, select, search, device filter, expand/collapse, memory zoom). The notebook widget
 // (index.js) and the exported report (page.js) both run it; they differ only in the `model` they pass: the
 // widget's anywidget model, or a stand-in over the page's embedded data (model.js). State that Python can read
-// and set lives in the model: `plan`, `selected`, `devices`, `expanded`.
+// and set lives in the model: `plan`, `selected`, `devices`, `expanded`. Every plan, whatever its size, is drawn
+// by the same modules from the payload's tables (lod.js): a small plan opens with every group expanded.
 import {arr, esc, h} from "./util.js";
-import {blockRects, laneBlocks, nodePositions, ringItems} from "./highlight.js";
 import {overlay} from "./overlay.js";
 import {labelLayer} from "./labels.js";
-import {extent, minimap, readableView} from "./nav.js";
-import {liveProfile, memoryStrip} from "./memstrip.js";
+import {minimap} from "./nav.js";
+import {memoryStrip} from "./memstrip.js";
 import {lodPlan} from "./lod.js";
 import {search} from "./search.js";
 import {profileView} from "./profile.js";
 import {delegateExpander} from "./delegate.js";
+import {CONFIG, fillPlans, followWidth, publisher} from "./frame.js";
+import {overlayView} from "./overlay_view.js";
 
-const CONFIG = {displaylogo: false, responsive: true, scrollZoom: true,
-                modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d"]};
+
+const clone = (/** @type {any} */ o) => JSON.parse(JSON.stringify(o));
+
+// the ETRecord joined to the plan: its file, and what in it did not line up with the program (a warning,
+// in plain text: names from the file are never markup)
+function contextNote(el, context) {
+  const warnings = context ? context.warnings || [] : [];
+  el.hidden = !context;
+  if (!context) return;
+  el.textContent = "· ETRecord " + (context.file || "") + (warnings.length ? " — " + warnings.join("; ") : "");
+  el.className = "dx-context-note " + (warnings.length ? "dx-sev-warning" : "dx-muted");
+  el.title = warnings.length ? "what in the ETRecord does not line up with this program" : "module paths and source lines from the ETRecord";
+}
 
 function skeleton(el, data) {
   el.textContent = "";
   const root = h("div", "dx-app dx-root");
   root.innerHTML = `
-<div class="dx-head"><h1 class="dx-title"></h1><span class="dx-muted dx-summary"></span></div>
+<div class="dx-head"><h1 class="dx-title"></h1><span class="dx-muted dx-summary"></span><span class="dx-context-note" hidden></span></div>
 <div class="dx-controls">
  <label>plan <select class="dx-plan"></select></label>
  <span><span class="dx-muted">devices </span><span class="dx-devices"></span></span>
@@ -41,53 +54,54 @@ function skeleton(el, data) {
   const $ = (cls) => root.querySelector("." + cls);
   $("dx-title").textContent = data.title;
   $("dx-findings-count").textContent = `(${data.findings.length}, from explorer.check — click one to select it)`;
-  const planBox = $("dx-plan");
-  for (const p of data.plans) {
-    const o = h("option", "", p.label);
-    o.value = p.name;
-    planBox.appendChild(o);
-  }
-  planBox.disabled = data.plans.length < 2;
+  fillPlans($("dx-plan"), data.plans);
   return $;
 }
 
+/** @param {HTMLElement} el @param {import("./payload").WidgetModel} model @param {import("./payload").AppPayload} data */
 export function createApp(el, model, data) {
   const T = data.trace;
   const $ = skeleton(el, data);
   const graphDiv = $("dx-graph"), memoryDiv = $("dx-memory"), detailsBox = $("dx-details");
   const state = {plan: null, values: [], instructions: [], finding: null, query: "", shown: {}};
   let P = null;  // the current plan's payload
-  let LOD = null;  // a big plan: its overview / binned memory map (lod.js)
+  let LOD = null;  // the current plan's graph and memory lanes (lod.js)
   let PROF = null;  // a run profile drawn on this plan's panels (profile.js)
-  let DG = null;  // a plan drawn in full: the delegate calls opened in place (delegate.js)
+  let DG = null;  // the delegate calls opened in place (delegate.js)
   const host = {graph: graphDiv, memory: memoryDiv, state, config: CONFIG,
                 shown: () => state.shown, select: (sel) => select(sel, true),
                 html: (markup) => { detailsBox.innerHTML = markup; }, findings: () => data.findings,
                 expanded: (list) => publish("expanded", list.slice()),
-                moved: () => { indexNodes(); highlight(); },
-                rings: (items) => over.graph.set(items), outlines: (items) => over.memory.set(onAxis(items))};
+                moved: () => highlight(),
+                // after every draw of the graph: the open delegates over it, a profile's op sizes on it
+                drawn: () => { if (DG) DG.rebase(); if (PROF) PROF.sizeOps(); },
+                place: (x, y) => (DG ? DG.place(x, y) : [x, y]),
+                placeLines: (xs, ys) => (DG ? DG.placeLines(xs, ys) : [xs, ys]),
+                rings: (items) => over.graph.set(items), outlines: (items) => over.memory.set(items),
+                // an overlay picked (overlay_view.js): node colours, hover lines and a details row
+                paint: (traces) => OV.paint(traces), detailRows: (kind, index) => OV.detailRows(kind, index)};
   const over = {graph: null, memory: null};
   const Plotly = globalThis.Plotly;
 
-  function publish(key, value) {  // state the user changed -> the model (and Python, in the widget)
-    if (JSON.stringify(model.get(key)) === JSON.stringify(value)) return;
-    model.set(key, value);
-    model.save_changes();
-  }
+  const publish = publisher(model);
+  const OV = overlayView({controls: $("dx-controls"), model, data, publish, redraw: () => { if (LOD) LOD.redraw(); }});
 
   function planByName(name) { return data.plans.find((p) => p.name === name) || data.plans[0]; }
 
-  function showPlan(name) {
-    if (PROF) { PROF.remove(); PROF = null; }  // puts back what it changed on the previous plan's figures
+  // keep: the model's `expanded` is this plan's (the first draw, a plan set from Python); else the plan opens as
+  // it first did and says so to the model
+  function showPlan(name, keep) {
+    if (PROF) { PROF.remove(); PROF = null; }
     P = planByName(name);
     state.plan = P.name;
     $("dx-plan").value = P.name;
     $("dx-summary").textContent = "· " + P.summary;
-    $("dx-totals").innerHTML = P.totals;  // escaped when it was built (explorer.views.details)
-    if (DG) DG.reset();  // the previous plan's figure as it came, before drawing another
-    DG = null;
-    Plotly.react(graphDiv, P.graph.data, P.graph.layout, CONFIG);
-    Plotly.react(memoryDiv, P.memory.data, P.memory.layout, CONFIG);
+    contextNote($("dx-context-note"), P.context);
+    $("dx-totals").innerHTML = P.totals;  // escaped when it was built (explorer.views.tables)
+    // copies: plotly keeps the objects it is given as the figure's own and changes them as it draws; the payload's
+    // skeletons must stay as they came, for the next time this plan is shown
+    Plotly.react(graphDiv, clone(P.graph.data), clone(P.graph.layout), CONFIG);
+    Plotly.react(memoryDiv, clone(P.memory.data), clone(P.memory.layout), CONFIG);
     if (!over.graph) {
       over.graph = overlay(graphDiv); over.memory = overlay(memoryDiv);
       over.minimap = minimap(graphDiv, $("dx-minimap"));  // before the labels: they keep clear of it
@@ -97,31 +111,32 @@ export function createApp(el, model, data) {
         const a = mm.getBoundingClientRect(), b = graphDiv.getBoundingClientRect();
         return [[a.left - b.left, a.top - b.top, a.right - b.left, a.bottom - b.top]];
       });
-      over.strip = memoryStrip(memoryDiv, $("dx-memstrip"), stripLanes, () => P.nInstructions);
+      over.strip = memoryStrip(memoryDiv, $("dx-memstrip"), () => LOD.laneProfiles(), () => P.nInstructions,
+                               () => LOD.axis());  // on a profile's time axis the strip is too
     }
-    LOD = null;
-    if (P.lod) {
-      LOD = lodPlan(P, host);
-      if (!P.labels) P.labels = LOD.labels();
-    } else {
-      indexNodes();
-      openView();
-      DG = delegateExpander(P, graphDiv, T, host);
-    }
+    DG = delegateExpander(P, graphDiv, T, host);
+    OV.plan(P);  // its overlays in the picker, before its graph is drawn
+    LOD = lodPlan(P, host);
+    if (!P.labels) P.labels = LOD.labels();
     over.minimap.draw();
     over.labels.draw();
-    over.strip.reset();  // this plan's lanes (a big plan's tables are read once LOD exists)
+    over.strip.reset();  // this plan's lanes
     over.strip.draw();
-    if (P.profile) PROF = profileView(P, {graph: graphDiv, memory: memoryDiv, T, lod: !!LOD, rehighlight: () => highlight(),
-      mountTop: (card) => $("dx-controls").after(card), mountMemoryHead: (el) => memoryDiv.parentElement.querySelector("h3").appendChild(el)});
+    if (P.profile) {
+      PROF = profileView(P, {graph: graphDiv, memory: memoryDiv, T, lanes: LOD.lanes(), rehighlight: () => highlight(),
+        setAxis: (map) => LOD.setAxis(map),
+        mountTop: (card) => $("dx-controls").after(card), mountMemoryHead: (el) => memoryDiv.parentElement.querySelector("h3").appendChild(el)});
+      PROF.sizeOps();
+    }
     deviceButtons();
     publish("plan", P.name);
-    if (LOD && (model.get("expanded") || []).length) LOD.setExpanded(model.get("expanded"));
-    else publish("expanded", []);
+    const want = model.get("expanded");
+    if (keep && Array.isArray(want) && model.get("plan") === P.name) LOD.setExpanded(want);
+    else publish("expanded", LOD.state().expanded);
     const pre = model.get("selected");  // set with the plan (Explorer.select of another plan's finding)
     if (pre && pre.plan === P.name) {
       select(pre, false);
-      if (LOD && (pre.values.length || pre.instructions.length)) LOD.reveal(pre.values, pre.instructions);
+      if (pre.values.length || pre.instructions.length) LOD.reveal(pre.values, pre.instructions);
     } else select({values: [], instructions: []}, true);
   }
 
@@ -154,59 +169,11 @@ export function createApp(el, model, data) {
 
   function applyDevices() {
     for (const b of $("dx-devices").querySelectorAll("button")) b.setAttribute("aria-pressed", String(state.shown[b.dataset.device]));
-    if (LOD) { LOD.devices(); return; }
-    const O = data.opacity;
-    const op = P.tensorDevices.map((d) => O.tensor[state.shown[d] ? 0 : 1]);
-    Plotly.restyle(graphDiv, {"marker.opacity": [op]}, [T.tensors]);
-    P.blockDevices.forEach((devs, k) => {
-      Plotly.restyle(memoryDiv, {"marker.opacity": [devs.map((d) => O.block[state.shown[d] ? 0 : 1])]}, [2 * k]);
-    });
-  }
-
-  let nodes = new Map();  // "v3" / "i7" -> [x, y], rebuilt per plan
-  function indexNodes() {
-    nodes = nodePositions({data: graphDiv.data || P.graph.data}, T);  // as drawn (delegates may be open)
-    state.blocks = P.memory.data.filter((_, k) => k % 2 === 0 && k < 2 * P.blockDevices.length)
-      .map((tr) => Object.assign(laneBlocks(tr), {xaxis: tr.xaxis || "x", yaxis: tr.yaxis || "y"}));
-  }
-
-  function stripLanes() {  // per arena the bytes live at each instruction, for the memory map's overview strip
-    if (LOD) return LOD.laneProfiles();
-    const lay = P.memory.layout, m = P.nInstructions;
-    return P.blockDevices.map((_, k) => {
-      const tr = P.memory.data[2 * k], xs = arr(tr.x), ws = arr(tr.width), ys = arr(tr.y);
-      const axis = lay[k ? "yaxis" + (k + 1) : "yaxis"] || {};
-      const intervals = xs.map((x, j) => [Math.round(x - ws[j] / 2 + 0.5), Math.round(x + ws[j] / 2 - 0.5), ys[j]]);
-      return {color: axis.linecolor || "#57606A", size: axis.range ? axis.range[1] / 1.06 : 1, live: liveProfile(intervals, m)};
-    });
-  }
-
-  function openView() {  // a plan drawn in full opens at a readable scale, its top first (nav.js)
-    const size = graphDiv._fullLayout && graphDiv._fullLayout._size;
-    if (!size) return;
-    const pts = Array.from(nodes.values());
-    const v = readableView(extent(pts), {w: size.w, h: size.h}, {nodes: pts});
-    if (!v.all) Plotly.relayout(graphDiv, {"xaxis.range": v.x, "yaxis.range": v.y});
-  }
-
-  // outlines and lines come in instruction units: on the profile's time axis when it is on (profile.js)
-  function onAxis(items) {
-    if (!PROF) return items;
-    const rects = (items.rects || []).map((r) => {
-      const g = PROF.mapSelection({x: [[(r.x0 + r.x1) / 2]], width: [[r.x1 - r.x0]]}), cx = g.x[0][0], w = g.width[0][0];
-      return Object.assign({}, r, {x0: cx - w / 2, x1: cx + w / 2});
-    });
-    const lines = (items.lines || []).map((l) => ({x: PROF.mapShapes([{type: "line", xref: "x", x0: l.x, x1: l.x}])[0].x0}));
-    return {rects, lines};
+    LOD.devices();
   }
 
   // the selection is drawn over the figures (overlay.js): restyling them would redraw every trace
-  function highlight() {
-    if (LOD) { LOD.highlight(state.values, state.instructions); return; }
-    over.graph.set(ringItems(nodes, P.edges, P.opSymbols, state.values, state.instructions));
-    const lines = state.instructions.filter((i) => i >= 0 && i < P.nInstructions).slice(0, 50).map((i) => ({x: i}));
-    over.memory.set(onAxis({rects: blockRects(state.blocks, new Set(state.values)), lines}));
-  }
+  function highlight() { LOD.highlight(state.values, state.instructions); }
 
   function listHtml(title, items) {
     return "<tr><td>" + title + "</td><td><ul class='dx-list'>" + items.join("") + "</ul></td></tr>";
@@ -215,16 +182,12 @@ export function createApp(el, model, data) {
   function details() {
     const box = detailsBox;
     if (state.finding !== null) { box.innerHTML = P.findingDetails[state.finding] || ""; return; }
-    if (LOD && state.values.length + state.instructions.length === 1) {
+    if (state.values.length + state.instructions.length === 1) {
       const extra = (P.companions || {}).rows || {};  // data files, delegate payloads (escaped in Python)
       box.innerHTML = state.values.length ? LOD.valueDetails(state.values[0]) + ((extra.v || {})[state.values[0]] || "")
         : LOD.instrDetails(state.instructions[0]) + ((extra.i || {})[state.instructions[0]] || "");
       return;
     }
-    if (state.values.length === 1 && !state.instructions.length && P.details.v[state.values[0]] !== undefined) {
-      box.innerHTML = P.details.v[state.values[0]]; return;
-    }
-    if (state.instructions.length === 1 && !state.values.length) { box.innerHTML = P.details.i[state.instructions[0]] || ""; return; }
     if (!state.values.length && !state.instructions.length) {
       box.innerHTML = (state.query ? "<h4>search “" + esc(state.query) + "”: nothing found</h4>" : "") +
         "<span class='dx-muted'>Click a tensor, an op, a memory block or a finding to see its details.</span>";
@@ -261,20 +224,13 @@ export function createApp(el, model, data) {
   function wireClicks() {
     graphDiv.on("plotly_click", (ev) => {
       const pt = ev.points[0];
-      if (LOD) { LOD.clickGraph(pt); return; }
       if (DG && DG.click(pt)) return;  // a node inside an open delegate
-      if (pt.curveNumber === T.tensors) select({values: [pt.customdata]});
-      else if (pt.curveNumber === T.ops) {
-        select({instructions: [pt.customdata]});
-        if (DG) DG.toggle(pt.customdata);  // a delegate with a decoded inside opens / closes in place
-      }
+      LOD.clickGraph(pt);
+      // a delegate with a decoded inside opens / closes in place
+      if (pt.curveNumber === T.ops && DG && DG.toggle(pt.customdata)) over.labels.draw();
     });
-    memoryDiv.on("plotly_relayout", (ev) => { if (LOD) LOD.onRelayout(ev); });
-    memoryDiv.on("plotly_click", (ev) => {
-      const pt = ev.points[0];
-      if (LOD) { LOD.clickMemory(pt); return; }
-      if (pt.curveNumber % 2 === 0 && pt.customdata !== undefined) select({values: [pt.customdata]});
-    });
+    memoryDiv.on("plotly_relayout", (ev) => LOD.onRelayout(ev));
+    memoryDiv.on("plotly_click", (ev) => LOD.clickMemory(ev.points[0]));
   }
 
   const list = $("dx-findings");
@@ -282,26 +238,26 @@ export function createApp(el, model, data) {
     const li = h("li"), b = h("button", "dx-sev-" + f.severity, f.label);
     b.type = "button";
     b.addEventListener("click", () => {
-      if (f.plan !== state.plan) showPlan(f.plan);
+      if (f.plan !== state.plan) showPlan(f.plan, false);
       select({values: f.values, instructions: f.instructions, finding: String(k)});
-      if (LOD) LOD.reveal(f.values, f.instructions);  // open the groups holding what it names
+      LOD.reveal(f.values, f.instructions);  // open the groups holding what it names
     });
     li.appendChild(b);
     list.appendChild(li);
   });
   if (!data.findings.length) list.appendChild(h("li", "dx-muted", "no findings"));
 
-  $("dx-plan").addEventListener("change", (e) => showPlan(e.target.value));
+  $("dx-plan").addEventListener("change", (e) => showPlan(e.target.value, false));
   $("dx-search").addEventListener("input", (e) => select(search(P, e.target.value)));
 
   // state set from Python (the widget) -> the panels
-  model.on("change:plan", () => { if (model.get("plan") !== state.plan) showPlan(model.get("plan")); });
+  model.on("change:plan", () => { if (model.get("plan") !== state.plan) showPlan(model.get("plan"), true); });
   model.on("change:selected", () => {
     const sel = model.get("selected") || {};
     if (JSON.stringify(sel) === JSON.stringify(selection())) return;
-    if (sel.plan && sel.plan !== state.plan) showPlan(sel.plan);
+    if (sel.plan && sel.plan !== state.plan) showPlan(sel.plan, true);
     select(sel, false);
-    if (LOD) LOD.reveal(state.values, state.instructions);
+    LOD.reveal(state.values, state.instructions);
   });
   model.on("change:devices", () => {
     const want = model.get("devices") || [];
@@ -309,25 +265,12 @@ export function createApp(el, model, data) {
     for (const d of Object.keys(state.shown)) state.shown[d] = want.indexOf(d) >= 0;
     applyDevices();
   });
-  model.on("change:expanded", () => { if (LOD) LOD.setExpanded(model.get("expanded") || []); });
+  model.on("change:expanded", () => LOD.setExpanded(model.get("expanded") || []));
 
-  // the plots follow their boxes' widths (a notebook cell, a resized window)
-  if (typeof ResizeObserver !== "undefined") {
-    let pending = 0;
-    const resize = new ResizeObserver(() => {  // only a real change of width: not the call observe() makes
-      cancelAnimationFrame(pending);
-      pending = requestAnimationFrame(() => {
-        for (const gd of [graphDiv, memoryDiv]) {
-          if (gd._fullLayout && Math.abs(gd._fullLayout.width - gd.clientWidth) > 1) Plotly.Plots.resize(gd);
-        }
-      });
-    });
-    resize.observe(graphDiv.parentElement);
-    resize.observe(memoryDiv.parentElement);
-  }
+  followWidth([graphDiv, memoryDiv]);  // the plots follow their boxes' widths
 
-  showPlan(model.get("plan") || data.plan);
+  showPlan(model.get("plan") || data.plan, true);
   wireClicks();
   return {select, state, showPlan, search: (text) => search(P, text), lod: () => LOD, delegates: () => DG,
-          profile: () => PROF};
+          profile: () => PROF, overlays: () => OV};
 }

@@ -15,47 +15,48 @@ import {num, fmtBytes} from "./util.js";
 // `rect(v)` gives a tensor's [x0, x1, y0, y1] (instructions, bytes); `w` the window [lo, hi]; `flag(v)`
 // (optional; a diff's changed tensors): `flagged` counts, per cell, the touching tensors it is truthy for.
 export function occupancy(vals, rect, w, height, nx, ny, flag) {
-  var share = new Float64Array(ny * nx), count = new Int32Array(ny * nx), top = new Int32Array(ny * nx).fill(-1);
-  var flagged = flag ? new Int32Array(ny * nx) : null;
-  var topSize = new Float64Array(ny * nx), sx = nx / (w[1] - w[0]), sy = ny / height;
+  let share = new Float64Array(ny * nx), count = new Int32Array(ny * nx), top = new Int32Array(ny * nx).fill(-1);
+  let flagged = flag ? new Int32Array(ny * nx) : null;
+  let topSize = new Float64Array(ny * nx), sx = nx / (w[1] - w[0]), sy = ny / height;
   vals.forEach(function (v) {
-    var b = rect(v), size = (b[3] - b[2]) * (b[1] - b[0]);
-    var ua = Math.min(Math.max((b[0] - w[0]) * sx, 0), nx), ub = Math.min(Math.max((b[1] - w[0]) * sx, 0), nx);
-    var va = Math.min(Math.max(b[2] * sy, 0), ny), vb = Math.min(Math.max(b[3] * sy, 0), ny);
+    let b = rect(v), size = (b[3] - b[2]) * (b[1] - b[0]);
+    let ua = Math.min(Math.max((b[0] - w[0]) * sx, 0), nx), ub = Math.min(Math.max((b[1] - w[0]) * sx, 0), nx);
+    let va = Math.min(Math.max(b[2] * sy, 0), ny), vb = Math.min(Math.max(b[3] * sy, 0), ny);
     if (!(ub > ua && vb > va)) return;
-    var hit = flagged && flag(v) ? 1 : 0;
-    var i0 = Math.min(Math.floor(ua), nx - 1), i1 = Math.max(Math.ceil(ub) - 1, i0);
-    var j0 = Math.min(Math.floor(va), ny - 1), j1 = Math.max(Math.ceil(vb) - 1, j0);
-    for (var j = j0; j <= j1; j++) {
-      var fy = Math.min(vb, j + 1) - Math.max(va, j);
-      for (var i = i0; i <= i1; i++) {
-        var c = j * nx + i;
+    let hit = flagged && flag(v) ? 1 : 0;
+    let i0 = Math.min(Math.floor(ua), nx - 1), i1 = Math.max(Math.ceil(ub) - 1, i0);
+    let j0 = Math.min(Math.floor(va), ny - 1), j1 = Math.max(Math.ceil(vb) - 1, j0);
+    for (let j = j0; j <= j1; j++) {
+      let fy = Math.min(vb, j + 1) - Math.max(va, j);
+      for (let i = i0; i <= i1; i++) {
+        let c = j * nx + i;
         share[c] += (Math.min(ub, i + 1) - Math.max(ua, i)) * fy; count[c] += 1;
         if (hit) flagged[c] += 1;
         if (top[c] < 0 || size > topSize[c]) { top[c] = v; topSize[c] = size; }
       }
     }
   });
-  for (var c = 0; c < share.length; c++) share[c] = Math.min(share[c], 1);  // overlapping tensors: at most full
+  for (let c = 0; c < share.length; c++) share[c] = Math.min(share[c], 1);  // overlapping tensors: at most full
   return {nx: nx, ny: ny, w: w, height: height, step: (w[1] - w[0]) / nx, rise: height / ny, share: share, count: count, top: top,
           flagged: flagged};
 }
 
 // The non-empty cell at (x instructions, y bytes), or -1.
 export function cellAt(grid, x, y) {
-  var i = Math.floor((x - grid.w[0]) / grid.step), j = Math.floor(y / grid.rise);
+  let i = Math.floor((x - grid.w[0]) / grid.step), j = Math.floor(y / grid.rise);
   if (!(i >= 0 && i < grid.nx && j >= 0 && j < grid.ny)) return -1;
-  var c = j * grid.nx + i;
+  let c = j * grid.nx + i;
   return grid.count[c] ? c : -1;
 }
 
 // What cell c holds, as plain text lines (shown with textContent): the instructions it spans, the share in use,
 // how many tensors touch it (and how many of them are flagged: `noun`, e.g. "changed"), the largest of them.
 // `m`: the plan's instructions; `label(v)` and `bytes(v)`: a tensor's name and size.
-export function cellLines(grid, c, m, label, bytes, noun) {
-  var i = c % grid.nx, n = grid.count[c], top = grid.top[c], w = grid.w;
-  var x0 = Math.max(0, Math.ceil(w[0] + i * grid.step)), x1 = Math.min(m - 1, Math.floor(w[0] + (i + 1) * grid.step));
-  var head = "#" + num(x0) + " \u2013 #" + num(Math.max(x0, x1)) + " \u00b7 " + Math.round(100 * grid.share[c]) + "% in use \u00b7 " +
+// toIndex: the lane's x axis -> instruction units, when the axis is another (measured time); else identity
+export function cellLines(grid, c, m, label, bytes, noun, toIndex) {
+  let i = c % grid.nx, n = grid.count[c], top = grid.top[c], w = grid.w, back = toIndex || function (x) { return x; };
+  let x0 = Math.max(0, Math.ceil(back(w[0] + i * grid.step))), x1 = Math.min(m - 1, Math.floor(back(w[0] + (i + 1) * grid.step)));
+  let head = "#" + num(x0) + " \u2013 #" + num(Math.max(x0, x1)) + " \u00b7 " + Math.round(100 * grid.share[c]) + "% in use \u00b7 " +
     num(n) + " tensor" + (n === 1 ? "" : "s") + (grid.flagged && grid.flagged[c] ? " (" + num(grid.flagged[c]) + " " + (noun || "flagged") + ")" : "");
   return {head: head, largest: top >= 0 ? [label(top), fmtBytes(bytes(top))] : null, centre: w[0] + (i + 0.5) * grid.step};
 }
@@ -63,13 +64,13 @@ export function cellLines(grid, c, m, label, bytes, noun) {
 // The cells as RGBA pixels, one per cell, top row first (the highest bytes): the lane's colour `rgb`
 // ([r, g, b]) at an opacity from 0.12 (a cell barely touched) to 1 (full); empty cells transparent.
 export function cellPixels(grid, rgb) {
-  var px = new Uint8ClampedArray(grid.nx * grid.ny * 4);
-  for (var j = 0; j < grid.ny; j++) {
-    var row = (grid.ny - 1 - j) * grid.nx;
-    for (var i = 0; i < grid.nx; i++) {
-      var c = j * grid.nx + i;
+  let px = new Uint8ClampedArray(grid.nx * grid.ny * 4);
+  for (let j = 0; j < grid.ny; j++) {
+    let row = (grid.ny - 1 - j) * grid.nx;
+    for (let i = 0; i < grid.nx; i++) {
+      let c = j * grid.nx + i;
       if (!grid.count[c]) continue;
-      var p = 4 * (row + i);
+      let p = 4 * (row + i);
       px[p] = rgb[0]; px[p + 1] = rgb[1]; px[p + 2] = rgb[2]; px[p + 3] = Math.round(255 * (0.12 + 0.88 * grid.share[c]));
     }
   }
@@ -80,7 +81,7 @@ export function cellPixels(grid, rgb) {
 // (xref, yref); null where there is no canvas (node's test runner checks the pixels themselves).
 export function cellImage(grid, rgb, xref, yref, opacity) {
   if (typeof document === "undefined") return null;
-  var canvas = document.createElement("canvas");
+  let canvas = document.createElement("canvas");
   canvas.width = grid.nx; canvas.height = grid.ny;
   canvas.getContext("2d").putImageData(new ImageData(cellPixels(grid, rgb), grid.nx, grid.ny), 0, 0);
   return {source: canvas.toDataURL("image/png"), xref: xref, yref: yref, x: grid.w[0], y: grid.height,
@@ -95,16 +96,16 @@ export function cellImage(grid, rgb, xref, yref, opacity) {
 // shows cell images: a plan drawn in full into the same div afterwards has none, so nothing answers.
 export function cellPointer(gd) {
   if (gd.dxCells) return gd.dxCells;
-  var hit = null, tip = null, down = null;
+  let hit = null, tip = null, down = null;
   function showsCells() { return ((gd.layout || {}).images || []).some(function (im) { return im.name === "cells"; }); }
   function at(ev) {
     if (!hit || !showsCells()) return null;
-    var r = gd.getBoundingClientRect();
+    let r = gd.getBoundingClientRect();
     return hit(ev.clientX - r.left, ev.clientY - r.top);
   }
   function hide() { if (tip) tip.hidden = true; }
   function show(ev, h) {
-    var host = gd.querySelector(".svg-container");
+    let host = gd.querySelector(".svg-container");
     if (!host) return;
     if (!tip || tip.parentNode !== host) {
       tip = document.createElement("div");
@@ -112,35 +113,35 @@ export function cellPointer(gd) {
       host.appendChild(tip);
     }
     tip.textContent = "";
-    var line = function (text, cls) { var d = document.createElement("div"); if (cls) d.className = cls; d.textContent = text; tip.appendChild(d); return d; };
+    let line = function (text, cls) { let d = document.createElement("div"); if (cls) d.className = cls; d.textContent = text; tip.appendChild(d); return d; };
     line(h.lines.head);
     if (h.lines.largest) {
-      var d = line("largest: ");
-      var b = document.createElement("b");
+      let d = line("largest: ");
+      let b = document.createElement("b");
       b.textContent = h.lines.largest[0];
       d.appendChild(b);
       d.appendChild(document.createTextNode(" " + h.lines.largest[1]));
     }
     line("click to zoom in", "dx-muted");
     tip.hidden = false;
-    var r = gd.getBoundingClientRect(), x = ev.clientX - r.left, y = ev.clientY - r.top;
-    var left = x + 14, w = tip.offsetWidth;
+    let r = gd.getBoundingClientRect(), x = ev.clientX - r.left, y = ev.clientY - r.top;
+    let left = x + 14, w = tip.offsetWidth;
     if (left + w > r.width - 4) left = Math.max(4, x - 14 - w);
     tip.style.left = left + "px";
     tip.style.top = Math.max(4, y - tip.offsetHeight - 10) + "px";
   }
   gd.addEventListener("mousemove", function (ev) {
     if (ev.buttons) { hide(); return; }  // a pan in progress
-    var h = at(ev);
+    let h = at(ev);
     if (h) show(ev, h); else hide();
   });
   gd.addEventListener("mouseleave", hide);
   gd.addEventListener("mousedown", function (ev) { down = [ev.clientX, ev.clientY]; });
   gd.addEventListener("click", function (ev) {
-    var moved = down && Math.abs(ev.clientX - down[0]) + Math.abs(ev.clientY - down[1]) > 3;
+    let moved = down && Math.abs(ev.clientX - down[0]) + Math.abs(ev.clientY - down[1]) > 3;
     down = null;
     if (moved) return;  // the end of a pan, not a click
-    var h = at(ev);
+    let h = at(ev);
     if (h) { hide(); h.zoom(); }
   });
   // hide(): the owner redraws the lanes (a zoom, a pan, a device filter): what the label said may be gone

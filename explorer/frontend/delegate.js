@@ -3,11 +3,11 @@
 // aside to make room; the inside is drawn in the box that opens, its nodes coloured by the device the delegate
 // runs on; dashed lines join the outer tensors the call passes to the inner nodes that read them, and the inner
 // nodes that write the call's outputs to the outer tensors. A second click on the diamond closes it.
-// Data: the plan payload's `companions.delegates` (explorer.views.companions_view). A full-detail plan only.
+// Data: the plan payload's `companions.delegates` (explorer.views.companions_view).
 import {arr, esc, ptext} from "./util.js";
 
-const STEP = 0.8;  // spacing of inner nodes, in the outer graph's units (its layers are 1 apart)
-const PAD = 0.6;  // room between the box and its neighbours
+const STEP = 1;  // spacing of inner nodes: the outer graph's own (its layers are 1 apart), so the inside reads alike
+const PAD = 1;  // room between the box and its neighbours: a layer, so the first inner node sits clear of the diamond
 const EPS = 1e-6;
 const CAPTION = 0.35;  // room for the box's caption under its last layer
 
@@ -34,14 +34,16 @@ export function movePoint(x, y, ex) {
   return [x, y];
 }
 
-// edge segments [a, b, null, ...] (a = source, b = target) after `ex`: an edge leaving the diamond now leaves
-// from the bottom of its box, so its outputs' edges don't cross the inside
+// edge polylines [a, ..., b, null, ...] (a = source, b = target) after `ex`: every point moves as movePoint says,
+// and an edge leaving the diamond now leaves from the bottom of its box, so its outputs' edges don't cross the inside
 export function moveSegments(xs, ys, ex) {
   const ox = xs.slice(), oy = ys.slice();
-  for (let k = 0; k + 1 < xs.length; k += 3) {
-    for (const j of [k, k + 1]) [ox[j], oy[j]] = movePoint(xs[j], ys[j], ex);
-    const fromDiamond = Math.abs(xs[k] - ex.x0) <= EPS && Math.abs(ys[k] - ex.y0) <= EPS;
-    if (fromDiamond) oy[k] = ex.bottom;
+  let start = true;
+  for (let k = 0; k < xs.length; k++) {
+    if (xs[k] === null || xs[k] === undefined) { start = true; continue; }
+    [ox[k], oy[k]] = movePoint(xs[k], ys[k], ex);
+    if (start && Math.abs(xs[k] - ex.x0) <= EPS && Math.abs(ys[k] - ex.y0) <= EPS) oy[k] = ex.bottom;
+    start = false;
   }
   return [ox, oy];
 }
@@ -113,20 +115,31 @@ export function innerDetails(D, k) {
     "<tr><td>writes</td><td>" + list(g.out[k]) + "</td></tr></table></div>";
 }
 
-// The expansions of one plan drawn in full: `P` its payload, `gd` the graph div, `T` the trace slots, `host`
-// the app (host.moved() after positions change, host.html(markup) for details).
+// The open delegates of one plan, drawn over the graph the app just drew: `P` its payload, `gd` the graph div, `T`
+// the trace slots, `host` the app (host.moved() after positions change, host.html(markup) for details). The app
+// calls rebase() after every draw of the graph (the groups fold and unfold under it); only a delegate drawn as
+// itself (not folded into a group) opens.
+/** @param {import("./payload").DrawnPlan} P @param {any} gd @param {import("./payload").TraceIndex} T @param {any} host */
 export function delegateExpander(P, gd, T, host) {
   const D = new Map(((P.companions || {}).delegates || []).filter((d) => d.graph).map((d) => [d.instruction, d]));
   const moved = [];  // trace indices whose x/y this module rewrites: the edges, tensors and ops
   for (let t = T.edges; t <= T.ops; t++) moved.push(t);
-  const base = gd.data.length;  // traces added past here are ours
-  const origin = moved.map((t) => [arr(gd.data[t].x).slice(), arr(gd.data[t].y).slice()]);
-  const shapes0 = ((gd.layout || {}).shapes || []).slice();
-  const notes0 = ((gd.layout || {}).annotations || []).slice();
-  const height0 = (gd.layout || {}).height;
-  const size0 = gd._fullLayout && gd._fullLayout._size, yr0 = ((gd.layout || {}).yaxis || {}).range;
-  const perUnit = size0 && yr0 ? Math.min(40, size0.h / Math.max(1, yr0[1] - yr0[0])) : 0;  // px per layer as drawn
-  let open = [];
+  let base = 0, origin = [], shapes0 = [], notes0 = [], height0, xr0, yr0, perUnit = 0;
+  let open = [], lays = [];  // the open calls, and their boxes as last drawn (in opening order)
+
+  function rebase() {  // the figure as the app just drew it, before any of ours
+    base = gd.data.length;
+    origin = moved.map((t) => [arr(gd.data[t].x).slice(), arr(gd.data[t].y).slice()]);
+    shapes0 = ((gd.layout || {}).shapes || []).slice();
+    notes0 = ((gd.layout || {}).annotations || []).slice();
+    height0 = (gd.layout || {}).height;
+    const size = gd._fullLayout && gd._fullLayout._size;
+    xr0 = ((gd.layout || {}).xaxis || {}).range; yr0 = ((gd.layout || {}).yaxis || {}).range;
+    perUnit = size && yr0 ? Math.min(40, size.h / Math.max(1, yr0[1] - yr0[0])) : 0;  // px per layer as drawn
+    lays = [];
+    open = open.filter((i) => outerPositions(origin).has("i" + i));  // folded away: closed
+    if (open.length) draw();
+  }
 
   function outerPositions(xy) {
     const pos = new Map();
@@ -139,11 +152,14 @@ export function delegateExpander(P, gd, T, host) {
 
   function draw() {
     let xy = origin.map(([x, y]) => [x.slice(), y.slice()]);
+    /** @type {[import("./payload").DelegateInside, ReturnType<typeof insideLayout>][]} */
     const boxes = [];  // [delegate, layout], each moved on by the expansions opened after it
+    const seq = [];  // each layout as it was when it opened: place() replays them in order
     for (const i of open) {
       const at = outerPositions(xy).get("i" + i);
       if (!at) continue;
       const lay = insideLayout(D.get(i), at[0], at[1]);
+      seq.push(Object.assign({}, lay));
       xy = xy.map(([x, y], k) => (moved[k] < T.tensors ? moveSegments(x, y, lay)
         : [0, 1].map((c) => x.map((_, j) => movePoint(x[j], y[j], lay)[c]))));
       for (const [, l] of boxes) {
@@ -153,32 +169,47 @@ export function delegateExpander(P, gd, T, host) {
       }
       boxes.push([D.get(i), lay]);
     }
+    lays = seq;
     const Plotly = globalThis.Plotly;
     if (gd.data.length > base) Plotly.deleteTraces(gd, Array.from({length: gd.data.length - base}, (_, k) => base + k));
     Plotly.restyle(gd, {x: xy.map((p) => p[0]), y: xy.map((p) => p[1])}, moved);
     const outer = outerPositions(xy), traces = [], shapes = shapes0.slice(), annotations = notes0.slice();
-    let grow = 0;
+    let grow = 0, left = Infinity, right = -Infinity;
     for (const [d, lay] of boxes) {
       traces.push(...insideTraces(d, lay, outer));
       shapes.push(boxShape(d, lay));
       annotations.push(boxCaption(d, lay));
       grow += lay.H;
+      left = Math.min(left, lay.x0 - lay.W / 2); right = Math.max(right, lay.x0 + lay.W / 2);
     }
     if (traces.length) Plotly.addTraces(gd, traces);
-    const all = [].concat(...xy.slice(T.tensors - T.edges).map((p) => p[0])), ally = [].concat(...xy.slice(T.tensors - T.edges).map((p) => p[1]));
-    for (const [, lay] of boxes) { all.push(lay.x0 - lay.W / 2, lay.x0 + lay.W / 2); ally.push(lay.bottom); }
-    const fx = all.filter(Number.isFinite), fy = ally.filter(Number.isFinite);
-    const range = fx.length ? {"xaxis.range": [Math.min(...fx) - 0.5, Math.max(...fx) + 0.5],
-                               "yaxis.range": [Math.min(...fy) - 0.6, Math.max(...fy) + 0.6]} : {};
-    // the figure grows by the room the boxes take, at the scale it was drawn at (so the inside reads like the rest)
-    const height = height0 && perUnit ? Math.min(4000, Math.round(height0 + grow * perUnit)) : undefined;
-    Plotly.relayout(gd, Object.assign({shapes, annotations}, range, height ? {height} : {}));
+    // the figure grows by the room the boxes take, at the scale it was drawn at (so the inside reads like the
+    // rest), its top where it was; sideways it widens to show the boxes whole
+    const update = {shapes, annotations};
+    if (yr0) update["yaxis.range"] = [yr0[0] - grow, yr0[1]];
+    if (xr0 && boxes.length) update["xaxis.range"] = [Math.min(xr0[0], left - 0.3), Math.max(xr0[1], right + 0.3)];
+    if (height0 && perUnit) update.height = Math.min(4000, Math.round(height0 + grow * perUnit));
+    Plotly.relayout(gd, update);
     host.moved();
   }
 
   return {
     expandable: (i) => D.has(i),
     expanded: () => open.slice(),
+    rebase,
+    // a point of the graph as the app drew it -> where it is with the open delegates (selection rings, edges)
+    place(x, y) {
+      let p = [x, y];
+      for (const lay of lays) p = movePoint(p[0], p[1], lay);
+      return p;
+    },
+    // edge polylines of the graph as the app drew it -> as they run with the open delegates (an edge leaving an
+    // open diamond leaves from the bottom of its box, as the drawn edges do)
+    placeLines(xs, ys) {
+      let p = [xs, ys];
+      for (const lay of lays) p = moveSegments(p[0], p[1], lay);
+      return p;
+    },
     // open or close the inside of delegate call i; true when something changed
     toggle(i) {
       if (!D.has(i)) return false;
@@ -194,7 +225,5 @@ export function delegateExpander(P, gd, T, host) {
       host.html(innerDetails(D.get(Number(id[1])), Number(id[2])));
       return true;
     },
-    // the figure as it was before any expansion (leaving the plan)
-    reset() { if (open.length) { open = []; draw(); } },
   };
 }

@@ -1,5 +1,5 @@
-// A diff of two big programs (either side over the overview threshold): each side is drawn by the one-program
-// level-of-detail modules (lod.js — the same folding, layout, details and binned memory lanes), and the diff
+// A diff of two programs, at every size: each side is drawn by the one-program modules (lod.js — the same
+// folding, layout, details and binned memory lanes; a small plan opens with every group expanded), and the diff
 // adds its marks on top: changed tensors and ops ringed in their status colour, and every folded group holding
 // changes ringed with a "Δn" count, so a reviewer finds them in the overview. A selection on one side reveals
 // (expands) the group holding its counterpart on the other. The payload is explorer.views.diff_report.lod_plan_payload:
@@ -96,8 +96,15 @@ export function counterpartGroup(G, O, g, ipair) {
 }
 
 // -- the two sides ---------------------------------------------------------------------------------------
+// side s's one-program payload with its ETRecord's context (plans[].contexts.s), so its details, hover and
+// search show it as the one-program app does
+export function sideContext(P, s) {
+  const X = P.contexts ? P.contexts[s] : null;
+  return X ? Object.assign({}, P.sides[s], {context: X}) : P.sides[s];
+}
 // ctx: {graphs: {a, b}, memories: {a, b}, overlays: {a, b}, memoryOverlays: {a, b}, config, details (element),
 //       select(sel) (a selection made on a side), names: {a, b}}
+/** @param {import("./payload").DiffPlanPayload} P @param {any} ctx */
 export function diffLod(P, ctx) {
   const Plotly = globalThis.Plotly, I = diffIndex(P), S = {};
   const nT = P.statuses.tensor.length, nO = P.statuses.op.length;
@@ -111,19 +118,22 @@ export function diffLod(P, ctx) {
     ctx.overlays[s].set({edges: side.sel.edges || [], rings: side.sel.rings || [], marks: mk.marks, texts: mk.texts});
   }
   for (const s of SIDES) {
-    const SP = P.sides[s], L = SP.lod, st = {values: [], instructions: []}, box = {edges: [], rings: []};
+    const SP = sideContext(P, s), L = SP.lod, st = {values: [], instructions: []}, box = {edges: [], rings: []};
     const host = {graph: ctx.graphs[s], memory: ctx.memories[s], state: st, config: ctx.config, shown: () => ({}),
                   select: (sel) => ctx.select({side: s, values: sel.values || [], instructions: sel.instructions || []}),
                   html: (markup) => { ctx.details.innerHTML = markup; }, findings: () => [], expanded: () => {},
                   moved: () => {}, rings: (items) => { box.edges = items.edges; box.rings = items.rings; paint(s); },
+                  drawn: () => { if (ctx.drawn) ctx.drawn(s); },  // after each draw of this side's graph
                   outlines: (items) => ctx.memoryOverlays[s].set(items),
                   // changed tensors outlined in their status colour in the lanes (binned cells count them)
                   marks: {of: (v) => { const c = I.status[s].get(v), st = c === undefined ? null : P.statuses.tensor[c];
                                         return st && st.color ? st : null; },
                           noun: "changed"}};
-    // the first state as the one-program app draws a big plan (app.js): the payload's figures while it has them
-    if (SP.graph) Plotly.react(ctx.graphs[s], SP.graph.data, SP.graph.layout, ctx.config);
-    if (SP.memory) Plotly.react(ctx.memories[s], SP.memory.data, SP.memory.layout, ctx.config);
+    // the first state as the one-program app draws a plan (app.js)
+    // copies: plotly changes the objects it draws, and the payload's skeletons must stay as they came
+    const clone = (/** @type {any} */ o) => JSON.parse(JSON.stringify(o));
+    if (SP.graph) Plotly.react(ctx.graphs[s], clone(SP.graph.data), clone(SP.graph.layout), ctx.config);
+    if (SP.memory) Plotly.react(ctx.memories[s], clone(SP.memory.data), clone(SP.memory.layout), ctx.config);
     const lod = lodPlan(SP, host);
     S[s] = {SP, L, lod, st, sel: box, labels: lod.labels(),
             gc: groupChanges(L.groups, L.m, L.tensors, P.marks[s], nT, nO)};
@@ -159,7 +169,8 @@ export function diffLod(P, ctx) {
     const t = I.text[s].get(v);
     if (t !== undefined) return P.texts[t] + "<details class='dx-root'><summary>each side's details</summary>" + cols + "</details>";
     const label = S[s].labels.v[v] !== undefined ? S[s].labels.v[v] : "%" + v;
-    return "<div class='dx-root dx-diff'><h4>" + P.badges.same + esc(label) + " <span class='dx-muted'>" +
+    const named = label !== "%" + v;  // an unnamed tensor is its %N: not "%14 %14 → %16"
+    return "<div class='dx-root dx-diff'><h4>" + P.badges.same + (named ? esc(label) + " " : "") + "<span class='dx-muted'>" +
       (a === undefined ? "\u2014" : "%" + a) + " \u2192 " + (b === undefined ? "\u2014" : "%" + b) + "</span></h4>" + cols + "</div>";
   }
   function instrPair(s, i) {
@@ -213,7 +224,7 @@ export function diffLod(P, ctx) {
   function find(text) {  // the search box on both sides at once: each side's own matches
     const out = {side: "", values: {a: [], b: []}, instructions: {a: [], b: []}, query: text};
     for (const s of SIDES) {
-      const SP = S[s].SP, r = search({labels: S[s].labels, nValues: SP.nValues, nInstructions: SP.nInstructions}, text);
+      const SP = S[s].SP, r = search({labels: S[s].labels, nValues: SP.nValues, nInstructions: SP.nInstructions, context: SP.context}, text);
       out.values[s] = r.values; out.instructions[s] = r.instructions;
     }
     return out;

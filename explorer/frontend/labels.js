@@ -81,7 +81,9 @@ function grid(cell) {
 export function placeLabels(items, markers, area, measure, limit = MAX_DRAWN, avoid = []) {
   const obstacles = grid(32), placed = grid(32), out = [];
   avoid.forEach((b) => obstacles.add(b, "avoid"));  // boxes over the plot (the minimap): no label under them
-  markers.forEach((mk, k) => obstacles.add([mk.x - mk.r - PAD, mk.y - mk.r - PAD, mk.x + mk.r + PAD, mk.y + mk.r + PAD], mk.id === undefined ? "m" + k : mk.id));
+  // a marker's box is its symbol's bounding box (a diamond's corners are empty): half a PAD around it is enough
+  const mp = PAD / 2;
+  markers.forEach((mk, k) => obstacles.add([mk.x - mk.r - mp, mk.y - mk.r - mp, mk.x + mk.r + mp, mk.y + mk.r + mp], mk.id === undefined ? "m" + k : mk.id));
   const order = items.map((_, k) => k).filter((k) => {
     const it = items[k];
     return it.parts.length && it.x >= area[0] && it.x <= area[2] && it.y >= area[1] && it.y <= area[3];
@@ -102,7 +104,8 @@ export function placeLabels(items, markers, area, measure, limit = MAX_DRAWN, av
         const b = boxAt(side, it.x, it.y, it.r, w, h);
         const padded = [b[0] - PAD, b[1] - PAD, b[2] + PAD, b[3] + PAD];
         if (b[0] < area[0] || b[2] > area[2] || b[1] < area[1] || b[3] > area[3]) continue;
-        if (!obstacles.free(padded, it.id) || !placed.free(padded, null)) continue;
+        // markers are stored padded already (half a PAD); two PADs between labels
+        if (!obstacles.free(b, it.id) || !placed.free(padded, null)) continue;
         placed.add(b, k);
         out.push({item: it, parts, box: b});
         done = true;
@@ -126,8 +129,11 @@ function at(a, k, dflt) {
 
 // The labelled and the obstacle points of a figure as drawn: every visible marker trace is an obstacle; those
 // with a `text` per point (and plotly told not to draw it) are labelled. Pixels from the axes' own maps.
-export function collect(gd, arrOf) {
+// rings: [{x, y, r}] circles in px drawn around some nodes (a diff's change rings, overlay.js): a node with a
+// ring counts as big as its ring, so its label sits beside the ring instead of under it
+export function collect(gd, arrOf, rings) {
   const L = gd._fullLayout, items = [], markers = [];
+  const ringAt = new Map((rings || []).map((c) => [Math.round(c.x) + ":" + Math.round(c.y), c.r]));
   (gd._fullData || []).forEach((t, q) => {
     if (t.visible !== true || t.type !== "scatter" || !/markers/.test(t.mode || "")) return;
     const xa = axisOf(L, t.xaxis), ya = axisOf(L, t.yaxis);
@@ -144,7 +150,8 @@ export function collect(gd, arrOf) {
       const px = xa._offset + xa.l2p(xs[k]), py = ya._offset + ya.l2p(ys[k]);
       const sym = String(at(mk.symbol, k, "circle"));
       const s = at(mk.size, k, 6), wide = /wide/.test(sym) ? 1.6 : /diamond|triangle|hexagon/.test(sym) ? 1.25 : 1;
-      const r = s / 2 * wide + at((mk.line || {}).width, k, 0) / 2;
+      const ring = ringAt.get(Math.round(px) + ":" + Math.round(py));
+      const r = Math.max(s / 2 * wide + at((mk.line || {}).width, k, 0) / 2, ring === undefined ? 0 : ring);
       const id = q + ":" + k;
       markers.push({x: px, y: py, r, id});
       if (texts && texts[k]) items.push({x: px, y: py, r, parts: parseParts(String(texts[k])), prio, side, size, color, id,
@@ -173,7 +180,8 @@ function measureWith(family) {
 
 // The layer over one graph div: redrawn after every plotly draw, moved along while a pan drags the plot.
 // avoid(): [x0, y0, x1, y1] boxes in the div's pixels that labels keep clear of (what floats over the plot).
-export function labelLayer(gd, arrOf, avoid) {
+// avoid(): boxes over the plot no label may go under (px); rings(): circles around nodes (collect)
+export function labelLayer(gd, arrOf, avoid, rings) {
   let layer = null, group = null, drawnAt = null;
   function ensure() {
     const host = gd.querySelector(".svg-container");
@@ -205,7 +213,7 @@ export function labelLayer(gd, arrOf, avoid) {
     group = document.createElementNS(NS, "g");
     outer.appendChild(group);
     svg.appendChild(outer);
-    const {items, markers} = collect(gd, arrOf);
+    const {items, markers} = collect(gd, arrOf, rings ? rings() : []);
     const family = (L.font && L.font.family) || "sans-serif";
     for (const lb of placeLabels(items, markers, area, measureWith(family), MAX_DRAWN, avoid ? avoid() : [])) {
       const t = document.createElementNS(NS, "text"), b = lb.box;

@@ -33,15 +33,30 @@ export function columns(live, x0, x1, width) {
   return out;
 }
 
+// the same on another x axis (a run profile's measured time): instruction i spans [to(i - 0.5), to(i + 0.5)) there
+export function columnsOn(live, to, x0, x1, width) {
+  const out = new Float64Array(width), scale = width / (x1 - x0);
+  for (let i = 0; i < live.length; i++) {
+    if (!(live[i] > 0)) continue;
+    const a = Math.max(0, Math.floor((to(i - 0.5) - x0) * scale)), b = Math.min(width - 1, Math.ceil((to(i + 0.5) - x0) * scale) - 1);
+    for (let c = a; c <= Math.max(a, b) && c < width; c++) out[c] = Math.max(out[c], live[i]);
+  }
+  return out;
+}
+
 const ROW = 26, GAP = 3;
 
-// lanes(): [{color, size, live: Float64Array(m)}] of the plan shown; count(): its instructions (m)
-export function memoryStrip(gd, canvas, lanes, count) {
+// lanes(): [{color, size, live: Float64Array(m)}] of the plan shown; count(): its instructions (m); axis(): the
+// lanes' x axis when it is not instructions ({to(x)}: instruction units -> its units; a profile's time), else null
+export function memoryStrip(gd, canvas, lanes, count, axis) {
   let m = 0;
   const ratio = (typeof window !== "undefined" && window.devicePixelRatio) || 1;
   let rows = null, geom = null, busy = false, next = null;
   canvas.title = "the whole run: click or drag to move the memory map there, double-click to show everything";
-  function full() { return [-0.6, Math.max(m, 1) - 0.4]; }
+  function full() {
+    const map = axis ? axis() : null;
+    return map ? [map.to(-0.5), map.to(Math.max(m, 1) - 0.5)] : [-0.6, Math.max(m, 1) - 0.4];
+  }
   function draw() {
     const L = gd._fullLayout;
     m = count();
@@ -59,7 +74,9 @@ export function memoryStrip(gd, canvas, lanes, count) {
     ctx.clearRect(0, 0, W, H);
     const cols = Math.max(1, Math.round(s.w));
     rows.forEach((lane, k) => {
-      const top = GAP + k * (ROW + GAP), peaks = columns(lane.live, span[0], span[1], cols), size = Math.max(lane.size, 1);
+      const map = axis ? axis() : null;
+      const peaks = map ? columnsOn(lane.live, map.to, span[0], span[1], cols) : columns(lane.live, span[0], span[1], cols);
+      const top = GAP + k * (ROW + GAP), size = Math.max(lane.size, 1);
       ctx.fillStyle = "#F6F8FA";
       ctx.fillRect(s.l, top, s.w, ROW);
       ctx.fillStyle = lane.color;

@@ -28,6 +28,16 @@ export function segmentsPath(xs, ys, X, Y) {
 
 function axis(gd, id) { return gd._fullLayout[id.replace(/^x/, "xaxis").replace(/^y/, "yaxis")]; }
 
+// the change rings (marks) of an overlay as circles in px over gd: their centre and outer radius (labels.js keeps
+// node labels outside them)
+export function markCircles(gd, marks) {
+  if (!gd._fullLayout) return [];
+  return marks.map((r) => {
+    const xa = axis(gd, r.xaxis || "x"), ya = axis(gd, r.yaxis || "y");
+    return {x: xa._offset + xa.l2p(r.x), y: ya._offset + ya.l2p(r.y), r: (r.r || 10) + (r.width || 2.5) / 2 + 1};
+  });
+}
+
 export function overlay(gd) {
   const EMPTY = {edges: [], rings: [], rects: [], lines: [], marks: [], texts: []};
   let layer = null, items = EMPTY;

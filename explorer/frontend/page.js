@@ -10,7 +10,7 @@ export async function startPage() {
   const packed = document.getElementById("dx-data").textContent.trim();
   const data = await decodePayload(packed);
   performance.mark("dx:data");
-  const model = localModel({plan: data.plan, selected: data.selected, devices: [], expanded: []});
+  const model = localModel({plan: data.plan, selected: data.selected, devices: [], expanded: null});
   const el = document.getElementById("dx-app");
   const app = data.mode === "diff" ? createDiffApp(el, model, data)
     : data.mode === "data" ? createDataFileApp(el, model, data) : createApp(el, model, data);

@@ -196,23 +196,30 @@ export function sizeOpsTrace(gd, trace, index, prof, maxT) {
   return () => { trace.marker.size = saved.size; trace.hovertext = saved.hovertext; };
 }
 
+// an axis position in time units -> instruction units (the inverse of toTime)
+export function fromTime(C, t) {
+  const m = C.length - 1;
+  if (m <= 0) return -0.5;
+  let lo = 0, hi = m;  // the last k with C[k] <= t
+  while (hi - lo > 1) { const mid = (lo + hi) >> 1; if (C[mid] <= t) lo = mid; else hi = mid; }
+  const w = C[lo + 1] - C[lo];
+  return lo - 0.5 + (w > 0 ? Math.min(Math.max((t - C[lo]) / w, 0), 1) : 0);
+}
+
 // -- glue: one plan's profile on the app's panels ----------------------------------------------------------
 
-// host: {graph, memory (plotly divs), T (trace indices), lod (the plan is an overview), rehighlight(),
-// mountTop(el), mountMemoryHead(el)}. plotly keeps the payload's trace and layout objects as its own, so what
-// this changes on them is snapshotted first and put back by remove() (the app calls it before showing a plan).
+// host: {graph, memory (plotly divs), T (trace indices), setAxis(map | null) (the memory lanes redraw on the
+// axis: map.to(x) instruction units -> axis units, map.from the inverse), lanes (how many), rehighlight(),
+// mountTop(el), mountMemoryHead(el)}. The app draws every figure from its tables; after each draw of the graph it
+// calls sizeOps() so the ops drawn are sized by their time.
+/** @param {import("./payload").DrawnPlan} P (with its profile) @param {any} host */
 export function profileView(P, host) {
   const prof = P.profile, Plotly = globalThis.Plotly;
   let maxT = 0;
   for (const t of prof.median) if (t > maxT) maxT = t;
   const C = cumulative(prof.median);
-  const lanes = (!host.lod && P.memory && P.blockDevices) ? P.blockDevices.length : 0;
-  const ops = (!host.lod && P.graph) ? P.graph.data[host.T.ops] : null;
-  const saved = {
-    bars: Array.from({length: lanes}, (_, k) => ({x: P.memory.data[2 * k].x, width: P.memory.data[2 * k].width})),
-    layout: lanes ? JSON.parse(JSON.stringify(P.memory.layout)) : null,
-  };
-  const inst = {x: saved.bars.map((b) => arr(b.x)), width: saved.bars.map((b) => arr(b.width))};
+  const lanes = host.lanes || 0;
+  const saved = lanes ? JSON.parse(JSON.stringify(P.memory.layout)) : null;
   let axis = "index";
 
   // vertical lines at instruction positions (peak, selected instruction) follow the axis
@@ -222,39 +229,26 @@ export function profileView(P, host) {
       ? Object.assign({}, s, {x0: toTime(C, s.x0), x1: toTime(C, s.x1)}) : s);
   }
 
-  // selection outlines come in instruction units from the app: put them on the current axis
-  function mapSelection(upd) {
-    if (axis !== "time") return upd;
-    const mapped = upd.x.map((xs, k) => mapBars(xs, upd.width[k], C));
-    return Object.assign({}, upd, {x: mapped.map((g) => g.x), width: mapped.map((g) => g.width)});
-  }
-
   function timeMemory(on) {
     if (!lanes) return;
     axis = on ? "time" : "index";
-    const idx = [], xs = [], ws = [];
+    const end = C[C.length - 1], ticks = timeTicks(end, prof.tickNs);
+    const layout = {shapes: mapShapes(saved.shapes || [])};
     for (let k = 0; k < lanes; k++) {
-      const g = on ? mapBars(inst.x[k], inst.width[k], C) : {x: inst.x[k], width: inst.width[k]};
-      idx.push(2 * k); xs.push(g.x); ws.push(g.width);
-    }
-    const ax = saved.layout.xaxis || {}, end = C[C.length - 1];
-    const layout = {shapes: mapShapes(saved.layout.shapes || [])};
-    for (let k = 0; k < lanes; k++) {
-      const key = k ? `xaxis${k + 1}` : "xaxis", orig = saved.layout[key] || {};
+      const key = k ? `xaxis${k + 1}` : "xaxis", orig = saved[key] || {};
       layout[key + ".range"] = on ? [0, end] : orig.range;
-      const ticks = timeTicks(end, prof.tickNs);
       layout[key + ".tickmode"] = on ? "array" : orig.tickmode;
       layout[key + ".tickvals"] = on ? ticks.vals : orig.tickvals;
       layout[key + ".ticktext"] = on ? ticks.text : orig.ticktext;
       if (orig.title) layout[key + ".title.text"] = on ? `measured time (median per run, ${fmtTime(end, prof.tickNs)} in all; each instruction as wide as its time) →` : orig.title.text;
     }
-    Plotly.update(host.memory, {x: xs, width: ws}, layout, idx);
+    host.setAxis(on ? {to: (x) => toTime(C, x), from: (t) => fromTime(C, t), shapes: mapShapes} : null);
+    Plotly.relayout(host.memory, layout);
     if (host.rehighlight) host.rehighlight();
   }
 
   const card = h("div", "dx-card dx-prof");
-  card.innerHTML = barHtml(prof) + (ops ? legendHtml(prof, maxT)
-    : `<div class="dx-muted">this plan is drawn as an overview of groups: select an instruction for its time per run</div>`);
+  card.innerHTML = barHtml(prof) + legendHtml(prof, maxT);
   if (host.mountTop) host.mountTop(card);
   const toggle = h("span", "dx-prof-axis");
   function press() { toggle.querySelectorAll("button").forEach((x) => x.setAttribute("aria-pressed", String(x.dataset.axis === axis))); }
@@ -264,21 +258,19 @@ export function profileView(P, host) {
     toggle.querySelectorAll("button").forEach((b) => b.addEventListener("click", () => { timeMemory(b.dataset.axis === "time"); press(); }));
     if (host.mountMemoryHead) host.mountMemoryHead(toggle);
   }
-  const unsize = ops ? sizeOpsTrace(host.graph, ops, host.T.ops, prof, maxT) : () => {};
   return {
     prof, C,
     axis: () => axis,
     setAxis(mode) { timeMemory(mode === "time"); press(); },
     details: (instructions) => detailsHtml(prof, instructions),
-    mapSelection, mapShapes,
+    // the ops trace as just drawn (customdata: instruction ids), sized by time; a group marker keeps its size
+    sizeOps() {
+      const gd = host.graph, trace = gd.data && gd.data[host.T.ops];
+      if (trace && arr(trace.customdata).length) sizeOpsTrace(gd, trace, host.T.ops, prof, maxT);
+    },
     remove() {
       card.remove(); toggle.remove();
-      unsize();
-      saved.bars.forEach((b, k) => { P.memory.data[2 * k].x = b.x; P.memory.data[2 * k].width = b.width; });
-      if (saved.layout) {
-        for (const key of Object.keys(P.memory.layout)) delete P.memory.layout[key];
-        Object.assign(P.memory.layout, saved.layout);
-      }
+      if (axis === "time") host.setAxis(null);
     },
   };
 }

@@ -4,7 +4,7 @@
 // as device time bars drawn to one time scale (a faster run is a shorter bar), per device A -> B, the paired
 // instructions that got faster or slower (click one to select it on both graphs), and time per run of A's and
 // B's side of a selection in the details.
-import {esc, h} from "./util.js";
+import {arr, esc, h} from "./util.js";
 import {detailsHtml, fmtTime, legendHtml, sizeOpsTrace} from "./profile.js";
 
 // one bar per side, widths in % of the slower run, segments per device bucket
@@ -51,23 +51,15 @@ export function diffCardHtml(P, limit = 8) {
     (rows ? `<div class="dx-muted">what changed most (click to select):</div><ol class="dx-prof-changes">${rows}</ol>` : "");
 }
 
-// host: {graphs: {a, b} (plotly divs), T, lod (a big pair: both sides drawn as overviews of groups, whose ops are
-// not sized), select(sel), mountTop(el)}
+// host: {graphs: {a, b} (plotly divs), T, select(sel), mountTop(el)}. The app calls sizeOps(side) after each draw
+// of a side's graph: the ops drawn as themselves are sized by their time, on one scale for A and B.
 export function profileDiffView(P, host) {
   const A = P.profiles.a, B = P.profiles.b;
   let maxT = 0;
   for (const prof of [A, B]) for (const v of prof.median) if (v > maxT) maxT = v;
-  const restore = [];
-  if (!host.lod) {
-    for (const [side, prof] of [["a", A], ["b", B]]) {
-      const ops = P.graphs[side].data[host.T.ops];
-      restore.push(sizeOpsTrace(host.graphs[side], ops, host.T.ops, prof, maxT));
-    }
-  }
   const card = h("div", "dx-card dx-prof dx-prof-diff");
-  card.innerHTML = diffCardHtml(P) + (host.lod
-    ? `<div class="dx-muted">both plans are drawn as overviews of groups: select an instruction, or a change above, for A's and B's time per run</div>`
-    : legendHtml(A, maxT).replace("op size = median time per run", "op size = median time per run, one scale for A and B"));
+  card.innerHTML = diffCardHtml(P) +
+    legendHtml(A, maxT).replace("op size = median time per run", "op size = median time per run, one scale for A and B");
   const changed = P.profileDiff.instructions.filter((r) => r.delta);
   card.querySelectorAll(".dx-prof-change").forEach((b) => b.addEventListener("click", () => {
     const r = changed[Number(b.dataset.k)];
@@ -83,6 +75,10 @@ export function profileDiffView(P, host) {
       }
       return parts.length ? `<div class="dx-prof-sides">${parts.join("")}</div>` : "";
     },
-    remove() { card.remove(); restore.forEach((f) => f()); },
+    sizeOps(side) {
+      const gd = host.graphs[side], trace = gd.data && gd.data[host.T.ops];
+      if (trace && arr(trace.customdata).length) sizeOpsTrace(gd, trace, host.T.ops, side === "a" ? A : B, maxT);
+    },
+    remove() { card.remove(); },
   };
 }

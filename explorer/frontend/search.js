@@ -1,6 +1,8 @@
 // The search box's rules, the same as explorer.views.selection.search: "%N" is value N (any value, tensor or
 // not), "#N" instruction N, a bare number value N, anything else a case-insensitive substring of tensor names
-// and op / delegate names. P is a plan's payload (labels, nValues, nInstructions).
+// and op / delegate names — and, when the plan has an ETRecord's context, of the module paths and source
+// files ("file:line") the instructions come from (a delegate call: those of every node it holds).
+// P is a plan's payload (labels, nValues, nInstructions, context).
 export function search(P, text) {
   text = text.trim();
   if (!text) return {values: [], instructions: []};
@@ -12,6 +14,26 @@ export function search(P, text) {
   }
   const needle = text.toLowerCase(), values = [], instructions = [];
   for (const k of Object.keys(P.labels.v)) if (P.labels.v[k].toLowerCase().indexOf(needle) >= 0) values.push(+k);
-  P.labels.i.forEach((l, i) => { if (l.toLowerCase().indexOf(needle) >= 0) instructions.push(i); });
+  const inContext = P.context ? contextMatches(P.context, needle) : null;
+  P.labels.i.forEach((l, i) => { if (l.toLowerCase().indexOf(needle) >= 0 || (inContext && inContext[i])) instructions.push(i); });
   return {values, instructions, query: text};
+}
+
+// per instruction of context X (plans[].context): whether its module path or source file:line, or those of a
+// node it holds, contains needle (lower case)
+export function contextMatches(X, needle) {
+  const hit = (s) => s.toLowerCase().indexOf(needle) >= 0;
+  const mods = X.modules.path.map(hit);
+  const srcs = X.sources.map((s) => { const cut = s.lastIndexOf(" in "); return hit(cut >= 0 ? s.slice(0, cut) : s); });
+  const yes = (mod, src) => (mod >= 0 && mods[mod]) || (src >= 0 && srcs[src]);
+  const out = new Uint8Array(X.module.length);
+  for (let i = 0; i < out.length; i++) {
+    let found = yes(X.module[i], X.source[i]);
+    for (let k = X.nodeStart[i]; !found && k < X.nodeStart[i + 1]; k++) {
+      const q = X.nodeIndex[k];
+      found = yes(X.nodes.module[q], X.nodes.source[q]);
+    }
+    out[i] = found ? 1 : 0;
+  }
+  return out;
 }

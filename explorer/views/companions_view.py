@@ -24,8 +24,11 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 
+import numpy as np
+
 from ..analysis.companions import ExternalLink, external_bytes_by_device, external_links, external_tensors, payloads
 from ..analysis.delegate_graph import DelegateInside, delegate_insides
+from ..columns import instruction_columns
 from ..model import DelegateGraph, Device, Payload, Plan, Program
 from .escape import html_text as h
 from .palette import device_style, ordered_devices
@@ -111,17 +114,9 @@ def _graph_payload(inside: DelegateInside) -> dict:
 
 
 def add_to_plan_payload(doc: dict, program: Program, plan: Plan, cv: CompanionView | None = None) -> dict:
-    """Append companion rows to ``doc["details"]`` and ``doc["totals"]`` and add ``doc["companions"]``."""
+    """Append the external-tensor table to ``doc["totals"]`` and add ``doc["companions"]``: the decoded insides
+    of delegate calls and the details rows the app appends to a tensor's or a delegate call's details."""
     cv = companion_view(program, plan) if cv is None else cv
-    details = doc.get("details") or {}
-    for key, html in details.get("v", {}).items():
-        rows = value_rows(cv, plan, int(key))
-        if rows:
-            details["v"][key] = _append_rows(html, rows)
-    for key, html in details.get("i", {}).items():
-        rows = instruction_rows(cv, plan, int(key))
-        if rows:
-            details["i"][key] = _append_rows(html, rows)
     table = external_table(cv)
     if table and "totals" in doc:
         doc["totals"] = doc["totals"] + table
@@ -132,12 +127,10 @@ def add_to_plan_payload(doc: dict, program: Program, plan: Plan, cv: CompanionVi
                           "device": str(inside.device), "color": device_style(inside.device).color,
                           "format": p.format, "size": p.size, "storage": p.storage, "magic": p.magic, "error": p.error,
                           "graph": _graph_payload(inside)})
-    rows = {}
-    if doc.get("lod") is not None:  # a big plan's details are made in the browser: send ours alongside
-        values = sorted({t.index for t in external_tensors(plan)} | cv.bound)[:_ROWS]
-        rows = {"v": {str(v): _append_rows("", r) for v in values for r in [value_rows(cv, plan, v)] if r},
-                "i": {str(d["instruction"]): _append_rows("", instruction_rows(cv, plan, d["instruction"], overview=True))
-                      for d in delegates[:_ROWS]}}
+    values = sorted({t.index for t in external_tensors(plan)} | cv.bound)[:_ROWS]
+    calls = np.flatnonzero(instruction_columns(plan).kind == 2)[:_ROWS].tolist()  # every delegate call
+    rows = {"v": {str(v): _append_rows("", r) for v in values for r in [value_rows(cv, plan, v)] if r},
+            "i": {str(i): _append_rows("", r) for i in calls for r in [instruction_rows(cv, plan, i)] if r}}
     doc["companions"] = {
         "rows": rows,
         "external": {str(k): [link.file, link.key] for k, link in cv.links.items()},
@@ -176,7 +169,7 @@ def value_rows(cv: CompanionView, plan: Plan, index: int) -> list[tuple[str, str
     return rows
 
 
-def instruction_rows(cv: CompanionView, plan: Plan, index: int, *, overview: bool = False) -> list[tuple[str, str]]:
+def instruction_rows(cv: CompanionView, plan: Plan, index: int) -> list[tuple[str, str]]:
     """Details rows for a delegate call: its payload, the subgraph inside, named data it uses."""
     if not 0 <= index < len(plan.instructions):
         return []
@@ -186,6 +179,7 @@ def instruction_rows(cv: CompanionView, plan: Plan, index: int, *, overview: boo
     p = cv.payloads[ins.delegate_index]
     magic = f" · magic <span class='dx-code'>{h(p.magic)}</span>" if p.magic else ""
     rows = [("payload", f"{h(p.format)} · {h(fmt_bytes(p.size))} {h(p.storage)}{magic}")]
+    rows.extend((h(label), h(text)) for label, text in p.header)  # a Vela / VGF / Core ML / QNN header
     inside = cv.by_instruction.get(index)
     if inside is not None:
         g = inside.graph
@@ -193,10 +187,7 @@ def instruction_rows(cv: CompanionView, plan: Plan, index: int, *, overview: boo
         text = ", ".join(f"{n} {op}" for op, n in ops.most_common())
         rows.append(("inside", f"{len(g.nodes)} nodes ({h(text)}) · {len(g.values)} values · constants "
                                f"{h(fmt_bytes(g.constant_bytes))} · runs on {h(inside.device)} "
-                               + ("<span class='dx-muted'>(drawn in full — <span class='dx-code'>--detail full</span>, "
-                                  "<span class='dx-code'>lod=False</span> — a click on the delegate opens it)</span>"
-                                  if overview else
-                                  "<span class='dx-muted'>(a click on the delegate in the graph opens it)</span>")))
+                               + "<span class='dx-muted'>(a click on the delegate in the graph opens or closes it)</span>"))
         if inside.problem:
             rows.append(("problem", h(inside.problem)))
     if p.named_keys:

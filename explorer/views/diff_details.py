@@ -15,7 +15,7 @@ import numpy as np
 
 from ..analysis.diff import CopyChange
 from ..model import Tensor
-from .details import instruction_details, swatch, value_details
+from .tables import swatch
 from .diff_prepare import DiffPlanView, DiffSelection, other_side
 from .diff_style import OP_STATUS_STYLES, graph_legend_html, legend_html, status_badge
 from .escape import html_text as h
@@ -86,9 +86,7 @@ def summary_html(dv: DiffPlanView) -> str:
 
 
 def _overview_note(dv: DiffPlanView) -> str:
-    """A big pair is drawn as two overviews of groups: say how a folded group shows the changes it holds."""
-    if not dv.lod:
-        return ""
+    """Say how a folded group shows the changes it holds (a small pair opens with every group expanded)."""
     return ("<div class='dx-legend dx-muted'><span><span class='dx-delta'>Δ12</span> a folded group holding 12 "
             "changes (ringed in the colour of its weightiest change, in the order above) — click it to expand (its "
             "counterpart on the other side opens with it); a click on a tensor or op selects its counterpart on the "
@@ -102,11 +100,7 @@ def _graph_legend(dv: DiffPlanView) -> str:
 
 
 def _legend_parts(view: PlanView) -> tuple[list, set[str], set[str]]:
-    """(tensor devices, op kinds, edge kinds) a side draws: from its graph geometry, or — a big plan drawn as
-    an overview — from its columns (no per-tensor records)."""
-    if not view.lod:
-        g = view.geometry
-        return list(g.tensor_devices), set(g.op_kinds), {e[2] for e in g.edges}
+    """(tensor devices, op kinds, edge kinds) a side draws, from its columns (no per-tensor records)."""
     from ..analysis.groups import OP_KINDS
 
     f = view.analysis.facts
@@ -170,10 +164,9 @@ def _copy_line(c: CopyChange) -> str:
             f"<span class='dx-muted'>#{side.instruction} in {which}</span></li>")  # type: ignore[union-attr]
 
 
-def pair_details(dv: DiffPlanView, side: str, v: int, *, full: bool = True) -> str:
-    """A tensor of ``side`` and its counterpart: status, before → after table, copies of it that changed,
-    and (``full``) each side's whole details panel, collapsed — the report leaves those out for
-    unchanged pairs, which are most of a big program and would multiply the page size."""
+def pair_details(dv: DiffPlanView, side: str, v: int) -> str:
+    """A changed tensor of ``side`` and its counterpart: status, before → after table, copies of it that
+    changed. Each side's own details are written in the browser from its tables (diff_lod.js)."""
     a_v, b_v = (v, dv.pair("a", v)) if side == "a" else (dv.pair("b", v), v)
     status = dv.status(side).get(v, "same")
     change = dv.changes.get((side, v))
@@ -208,16 +201,12 @@ def pair_details(dv: DiffPlanView, side: str, v: int, *, full: bool = True) -> s
                (a_v is not None and c.of_a == a_v) or (b_v is not None and c.of_b == b_v))]
     copy_html = (f"<div style='margin-top:6px'><b>copies of it that changed</b><ul class='dx-list'>"
                  f"{''.join(_copy_line(c) for c in copies[:12])}</ul></div>") if copies else ""
-    more = "".join(
-        f"<details><summary>everything about it in {_side_tag(s)}{h(dv.name_a if s == 'a' else dv.name_b)}</summary>"
-        f"{value_details(dv.side(s).plan, dv.side(s).analysis, x)}</details>"
-        for s, x in (("a", a_v), ("b", b_v)) if x is not None) if full else ""
     return (f"<div class='dx-root dx-diff'><h4>{status_badge(status)}{h(label)} "
             f"<span class='dx-muted'>{'%' + str(a_v) if a_v is not None else '—'} → "
             f"{'%' + str(b_v) if b_v is not None else '—'}</span></h4>"
             f"<div class='dx-muted'>{' · '.join(notes)}</div>"
             f"<table class='dx-cmp'><tr><th></th><th>{_side_tag('a')}{h(dv.name_a)}</th>"
-            f"<th>{_side_tag('b')}{h(dv.name_b)}</th></tr>{''.join(rows)}</table>{copy_html}{more}</div>")
+            f"<th>{_side_tag('b')}{h(dv.name_b)}</th></tr>{''.join(rows)}</table>{copy_html}</div>")
 
 
 def _op_text(view: PlanView, v: int | None) -> str | None:
@@ -225,27 +214,3 @@ def _op_text(view: PlanView, v: int | None) -> str | None:
         return None
     writers = view.analysis.dataflow.producers.get(v, ())
     return view.plan.instructions[writers[0]].label if writers else None
-
-
-# -- one instruction and its counterpart -----------------------------------------------------------
-
-def instruction_pair_details(dv: DiffPlanView, side: str, i: int) -> str:
-    """An instruction of ``side`` and the one writing the counterparts of what it writes, side by side."""
-    other = dv.instruction_pair(side, i)
-    a_i, b_i = (i, other) if side == "a" else (other, i)
-    status = dv.op_status(side).get(i, "same")
-    cols = []
-    for s, x in (("a", a_i), ("b", b_i)):
-        view = dv.side(s)
-        if x is None:
-            cols.append(f"<td style='width:50%'><span class='dx-none'>no counterpart in {s.upper()}</span></td>")
-        else:
-            cols.append(f"<td style='width:50%'>{instruction_details(view.plan, view.analysis, x)}</td>")
-    style = OP_STATUS_STYLES.get(status)
-    badge = status_badge(status, op=True) if style else status_badge("same")
-    label = dv.side(side).plan.instructions[i].label if 0 <= i < len(dv.side(side).plan.instructions) else f"#{i}"
-    return (f"<div class='dx-root dx-diff'><h4>{badge}<span class='dx-code'>{h(label)}</span> "
-            f"<span class='dx-muted'>{'#' + str(a_i) if a_i is not None else '—'} → "
-            f"{'#' + str(b_i) if b_i is not None else '—'}</span></h4>"
-            f"<table class='dx-cmp'><tr><th>{_side_tag('a')}{h(dv.name_a)}</th><th>{_side_tag('b')}{h(dv.name_b)}</th></tr>"
-            f"<tr>{''.join(cols)}</tr></table></div>")

@@ -2,7 +2,7 @@
 
 :func:`open_diff` loads both sides and runs :func:`explorer.analysis.diff.diff`; :class:`DiffPlanView`
 joins one plan's :class:`~explorer.analysis.diff.PlanDiff` with the two :class:`~.prepare.PlanView`
-(analysis, layout, graph geometry) the figures need, and answers "what is this on the other side?"
+(analysis, groups, memory lanes) the app draws from, and answers "what is this on the other side?"
 for tensors (``PlanDiff.pairs``) and instructions (the writer of the counterpart of what it writes:
 the diff pairs tensors, not instructions). :class:`DiffSelection` is the linked selection both
 front ends keep: a click on one side selects the thing *and* its counterpart.
@@ -16,7 +16,7 @@ from functools import cached_property
 
 from ..analysis.diff import PlanDiff, ProgramDiff, ValueChange, diff
 from ..model import Program
-from .prepare import PlanView, open_program, plan_view, wants_lod
+from .prepare import PlanView, open_program, plan_view
 
 __all__ = ["SIDES", "DiffSelection", "DiffPlanView", "open_diff", "diff_plan_view", "default_diff_plan", "other_side"]
 
@@ -65,11 +65,6 @@ class DiffPlanView:
 
     def side(self, side: str) -> PlanView:
         return self.a if side == "a" else self.b
-
-    @property
-    def lod(self) -> bool:
-        """Both sides drawn at a level of detail (an overview of groups): either plan is big."""
-        return self.a.lod or self.b.lod
 
     def status(self, side: str) -> dict[int, str]:
         return self.diff.status_a if side == "a" else self.diff.status_b
@@ -142,16 +137,11 @@ def default_diff_plan(result: ProgramDiff) -> str:
     return "forward" if "forward" in names else names[0]
 
 
-def diff_plan_view(result: ProgramDiff, pa: Program, pb: Program, name: str, *,
-                   lod: bool | None = None) -> DiffPlanView:
-    """Analyse and place plan ``name`` of both programs: drawn in full, or — when either plan is big
-    (:func:`~.prepare.wants_lod`, the single-program threshold) or ``lod=True`` — both at a level of
-    detail, so the two sides fold and read alike."""
-    plan_a, plan_b = pa.plan(name), pb.plan(name)
-    if lod is None:
-        lod = wants_lod(plan_a) or wants_lod(plan_b)
-    a = plan_view(plan_a, pa, lod=lod)
-    b = plan_view(plan_b, pb, lod=lod)
+def diff_plan_view(result: ProgramDiff, pa: Program, pb: Program, name: str) -> DiffPlanView:
+    """Analyse plan ``name`` of both programs and prepare each side as one program's plan is prepared, so the
+    two sides fold and read alike."""
+    a = plan_view(pa.plan(name), pa)
+    b = plan_view(pb.plan(name), pb)
     names = (_name(pa, "A"), _name(pb, "B"))
     if names[0] == names[1]:
         names = (f"A: {names[0]}", f"B: {names[1]}")

@@ -5,12 +5,9 @@ inlined once, the app in its two-program mode (``explorer/frontend/diff.js``) �
 or op of either graph (or a memory block) selects it and its counterpart, rings both, outlines both
 memory blocks and shows the pair's before → after table.
 
-Per plan the page carries both graph figures, the paired memory figure, the pairing (values and
-instructions, both directions) and the details HTML of every tensor pair and instruction pair,
-precomputed in Python (escaped when built) and stored once per pair; packed by :mod:`.embed`. A big pair
-(either plan over the overview threshold) is sent as two one-program big-plan payloads plus the diff as
-columns (:func:`lod_plan_payload`), drawn by the same level-of-detail modules as one program
-(``explorer/frontend/diff_lod.js``).
+Per plan the page carries each side as the one-program payload of that plan plus the diff as columns
+(:func:`lod_plan_payload`), drawn by the same modules as one program (``explorer/frontend/diff_lod.js``),
+at every size; packed by :mod:`.embed`.
 """
 
 from __future__ import annotations
@@ -20,19 +17,7 @@ from pathlib import Path
 
 from ..analysis.diff import STATUSES, ProgramDiff
 from ..model import Program
-from .diff_details import (
-    EMPTY_DETAILS,
-    instruction_pair_details,
-    pair_details,
-    summary_html,
-)
-from .diff_figures import (
-    diff_graph_figure,
-    diff_memory_figure,
-    graph_height,
-    memory_lanes,
-    ring_marks,
-)
+from .diff_details import EMPTY_DETAILS, pair_details, summary_html
 from .diff_prepare import (
     SIDES,
     DiffPlanView,
@@ -43,8 +28,7 @@ from .diff_prepare import (
 )
 from .escape import visible
 from .diff_style import OP_STATUS_STYLES, STATUS_STYLES, status_badge
-from .graph import TRACE
-from .palette import OP_STYLES
+from .overview import TRACE
 from .report import page_html
 from .requirements_html import requirements_diff_html
 
@@ -54,60 +38,15 @@ __all__ = ["diff_report_html", "write_diff_report", "plan_payload", "lod_plan_pa
 
 def plan_payload(dv: DiffPlanView) -> dict:
     """Everything the page script needs for one plan (see the module docstring)."""
-    if dv.lod:
-        return lod_plan_payload(dv)
-    height = graph_height(dv)
-    texts: list[str] = []
-    vd: dict[str, dict[str, int]] = {"a": {}, "b": {}}
-    idd: dict[str, dict[str, int]] = {"a": {}, "b": {}}
-    for side in SIDES:  # one text per pair: B's half of a pair reuses A's
-        for v in dv.side(side).geometry.tensors.tolist():
-            other = dv.pair(side, v)
-            if side == "b" and other is not None and str(other) in vd["a"]:
-                vd["b"][str(v)] = vd["a"][str(other)]
-                continue
-            vd[side][str(v)] = len(texts)
-            texts.append(pair_details(dv, side, v, full=dv.status(side).get(v, "same") != "same"))
-        for i in range(len(dv.side(side).plan.instructions)):
-            other = dv.instruction_pair(side, i)
-            if side == "b" and other is not None and dv.instruction_pair("a", other) == i:
-                idd["b"][str(i)] = idd["a"][str(other)]  # the same pair seen from B: same text
-                continue
-            idd[side][str(i)] = len(texts)
-            texts.append(instruction_pair_details(dv, side, i))
-    graphs, ring, edges, symbols = {}, {}, {}, {}
-    for side in SIDES:
-        view = dv.side(side)
-        graphs[side] = diff_graph_figure(dv, side, height=height).to_plotly_json()
-        ring[side] = ring_marks(dv, side)
-        edges[side] = [[s[0], s[1], d[0], d[1]] for s, d, _ in view.geometry.edges]
-        symbols[side] = {str(i): OP_STYLES[k]["symbol"] for i, k in zip(view.geometry.ops.tolist(), view.geometry.op_kinds)}
-    return {
-        "name": dv.diff.plan, "label": visible(dv.diff.plan), "header": summary_html(dv),
-        "requirements": requirements_diff_html(dv.diff.requirements_a, dv.diff.requirements_b, dv.name_a, dv.name_b),
-        "graphs": graphs, "rings": ring, "edges": edges, "opSymbols": symbols,
-        "memory": diff_memory_figure(dv).to_plotly_json(), "lanes": memory_lanes(dv),
-        "pairs": {"a": {str(a): b for a, b in dv.diff.pairs.items()}, "b": {str(b): a for a, b in dv.diff.pairs.items()}},
-        "ipairs": {s: {str(i): dv.instruction_pair(s, i) for i in range(len(dv.side(s).plan.instructions))
-                       if dv.instruction_pair(s, i) is not None} for s in SIDES},
-        "texts": texts, "vd": vd, "id": idd,
-        "search": {s: _search_labels(dv.side(s).plan) for s in SIDES},
-    }
-
-
-def _search_labels(plan) -> dict:
-    """What the search box matches on one side (explorer/frontend/search.js): tensor and op labels, counts."""
-    return {"labels": {"v": {str(t.index): visible(t.label) for t in plan.tensors},
-                       "i": [visible(ins.label) for ins in plan.instructions]},
-            "nValues": len(plan.values), "nInstructions": len(plan.instructions)}
+    return lod_plan_payload(dv)
 
 
 def lod_plan_payload(dv: DiffPlanView) -> dict:
-    """A big pair: each side exactly as the one-program report sends a big plan (the column tables the LOD
-    modules fold, lay out and describe in the browser), plus the diff as columns (:func:`diff_marks`) and the
+    """A pair, at any size: each side exactly as the one-program report sends a plan (the column tables the
+    app folds, lays out and describes in the browser), plus the diff as columns (:func:`diff_marks`) and the
     before → after table of every *changed* tensor pair. Unchanged pairs and instructions are described in the
     browser from the two sides' tables, so the page grows with what changed, not with the programs."""
-    from .report import _lod_plan_payload
+    from .report import _plan_payload
 
     texts: list[str] = []
     vd: dict[str, dict[str, list[int]]] = {s: {"v": [], "t": []} for s in SIDES}
@@ -122,7 +61,7 @@ def lod_plan_payload(dv: DiffPlanView) -> dict:
                 k = seen[a_v]
             else:
                 k = len(texts)
-                texts.append(pair_details(dv, side, v, full=False))
+                texts.append(pair_details(dv, side, v))
                 if a_v is not None:
                     seen[a_v] = k
             vd[side]["v"].append(v)
@@ -131,7 +70,7 @@ def lod_plan_payload(dv: DiffPlanView) -> dict:
         "name": dv.diff.plan, "label": visible(dv.diff.plan), "header": summary_html(dv),
         "requirements": requirements_diff_html(dv.diff.requirements_a, dv.diff.requirements_b, dv.name_a, dv.name_b),
         "lod": True,
-        "sides": {s: _lod_plan_payload(dv.side(s), [], []) for s in SIDES},
+        "sides": {s: _plan_payload(dv.side(s), [], []) for s in SIDES},
         **diff_marks(dv),
         "texts": texts, "vd": vd,
     }

@@ -5,7 +5,7 @@ adds a **ring** around what changed, coloured by the status :mod:`explorer.analy
 Ring colours stay clear of the device hues (blue, orange, bluish green, reddish purple...) so a ring is
 never read as a device: saturated magenta for "moved to another device" (the change a placement
 review is about), GitHub's diff green/red for added/removed, violet, dark cyan and grey for the
-quieter changes. Unchanged tensors are dimmed instead of ringed, so the eye lands on the changes.
+quieter changes. Unchanged things are drawn as in one program, unringed, so the eye lands on the changes.
 The legends are HTML (:func:`legend_html` for rings, :func:`graph_legend_html` for what plotly's own
 legend says in the Explorer: devices, op kinds, copy edges), shared by both graphs: plotly's legend
 wraps differently in two half-width plots and would push one graph's nodes below the other's.
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from .escape import html_text as h
 from .palette import EDGE_STYLES, INK, OP_STYLES, device_style, ordered_devices
 
-__all__ = ["StatusStyle", "STATUS_STYLES", "OP_STATUS_STYLES", "DIM_TENSOR", "DIM_OP", "DIM_BLOCK",
+__all__ = ["StatusStyle", "STATUS_STYLES", "OP_STATUS_STYLES",
            "legend_html", "graph_legend_html", "status_badge", "ring"]
 
 
@@ -29,7 +29,7 @@ class StatusStyle:
     width: float  # ring stroke width in px
 
 
-# tensor statuses (explorer.analysis.diff.STATUSES, "same" is dimmed, not ringed)
+# tensor statuses (explorer.analysis.diff.STATUSES, "same" is not ringed)
 STATUS_STYLES = {
     "device": StatusStyle("#E3008C", "moved to another device", 3.5),
     "added": StatusStyle("#1A7F37", "only in B (added)", 3.5),
@@ -44,9 +44,6 @@ OP_STATUS_STYLES = {
     "added": StatusStyle("#1A7F37", "op only in B", 3.0),
     "removed": StatusStyle("#CF222E", "op only in A", 3.0),
 }
-DIM_TENSOR = 0.28  # marker opacity of unchanged tensors
-DIM_OP = 0.4  # marker opacity of unchanged ops
-DIM_BLOCK = 0.3  # bar opacity of unchanged memory blocks
 
 def ring(color: str, width: float, op: bool = False) -> str:
     """A small HTML ring (square for ops) in a status colour, for legends and badges."""
@@ -54,12 +51,12 @@ def ring(color: str, width: float, op: bool = False) -> str:
 
 
 def legend_html(tensor_statuses, op_statuses) -> str:
-    """The shared legend: a ring per status present (tensors, then ops), and the dimmed 'unchanged'."""
+    """The shared legend: a ring per status present (tensors, then ops), and 'unchanged' (no ring)."""
     items = [f"<span>{ring(STATUS_STYLES[s].color, STATUS_STYLES[s].width)}{h(STATUS_STYLES[s].label)}</span>"
              for s in STATUS_STYLES if s in tensor_statuses]
     items += [f"<span>{ring(OP_STATUS_STYLES[s].color, OP_STATUS_STYLES[s].width, op=True)}"
               f"{h(OP_STATUS_STYLES[s].label)}</span>" for s in OP_STATUS_STYLES if s in op_statuses]
-    items.append("<span><span class='dx-dim'></span>unchanged (dimmed)</span>")
+    items.append("<span>unchanged: no ring</span>")
     return ("<div class='dx-legend'><span class='dx-group' style='margin-left:0'>rings: what changed</span>"
             + "".join(items) + "</div>")
 

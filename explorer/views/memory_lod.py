@@ -23,7 +23,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..model import Plan
-from .memory import BLOCK_TEXT, empty_memory_figure, lane_axes, lanes_layout, legend_entries, selection_trace
+from .lanes import BLOCK_TEXT, empty_memory_figure, lane_axes, lanes_layout, legend_entries, selection_trace
 
 __all__ = ["MemoryLod", "BLOCK_LIMIT", "BINS"]
 

@@ -23,13 +23,17 @@ import plotly.graph_objects as go
 from ..analysis.groups import OP_KINDS, Groups
 from ..columns import value_columns
 from ..model import Plan
-from .graph import EDGE_KINDS, TRACE, _layout, _legend
-from .palette import EDGE_STYLES, INK, MUTED, SELECT
+from .escape import plotly_text
+from .palette import EDGE_STYLES, FONT, INK, MUTED, OP_STYLES, SELECT, device_style
 
-__all__ = ["Overview", "OVERVIEW_TRACE", "LOD_NODES", "VISIBLE_LIMIT", "needs_overview", "visible_nodes"]
+__all__ = ["Overview", "OVERVIEW_TRACE", "TRACE", "EDGE_KINDS", "LOD_NODES", "VISIBLE_LIMIT", "needs_overview", "visible_nodes"]
 
+EDGE_KINDS = ("same", "h2d", "d2h", "d2d")
+# trace positions of the graph figure: 0-3 edges by kind, tensors, ops, selection (drawn over it), then ours
+TRACE = {"edges": 0, "tensors": 4, "ops": 5, "hl_edges": 6, "hl_nodes": 7}
 LOD_NODES = 2_000  # graph nodes (tensors + instructions) above which the graph is an overview
 VISIBLE_LIMIT = 2_500  # nodes drawn at most at once
+FIRST_VIEW = 48  # a big plan's first view opens groups while it draws at most this many nodes
 FOCUS_LAYERS = 60  # after an expansion the view shows at most this many layers of it
 OVERVIEW_TRACE = {**TRACE, "groups": 8, "headers": 9, "crossings": 10}
 GROUP_SYMBOLS = {"delegate": "diamond-wide", "run": "square", "prefix": "hexagon", "prefixes": "hexagon",
@@ -68,8 +72,26 @@ class Overview:
         self.plan, self.analysis = plan, analysis
         # modules: an ETRecord's module per instruction (analysis.context.module_scopes): groups named by the model
         self.groups = groups or Groups(plan, analysis.facts, analysis.edges, modules=modules)
-        self.expanded: list[int] = []  # in the order they were expanded
+        self.expanded: list[int] = self.initial()  # in the order they were expanded
         self.note = ""
+
+    def initial(self) -> list[int]:
+        """The groups open when the plan is first drawn: every group when the whole plan fits (``LOD_NODES``: a
+        small plan is simply a plan with every group expanded); else the top of the tree opened level by level,
+        a whole level at a time, while at most ``FIRST_VIEW`` nodes are drawn — so a big plan whose root splits into
+        a handful of groups (``tok_embeddings``, ``layers``, ``norm``, ``output``) opens on its layers, not on
+        four markers."""
+        if self.groups.nodes(0) <= LOD_NODES:
+            self.groups.build_all()
+            return list(range(1, len(self.groups.groups)))
+        opened: list[int] = []
+        level = [c for c in self.groups.children(0) if self.groups.children(c)]
+        while level:  # a whole level at a time, so the first view is even: no group open beside a closed twin
+            if visible_nodes(self.groups, set(opened) | set(level)) > FIRST_VIEW:
+                break
+            opened += level
+            level = [c for g in level for c in self.groups.children(g) if self.groups.children(c)]
+        return opened
 
     # -- state (the same rules as the app's lod_graph.js: open, collapse, reveal) ---------------------
 
@@ -99,6 +121,10 @@ class Overview:
 
     def collapse_all(self) -> None:
         self.expanded, self.note = [], ""
+
+    def reset(self) -> None:
+        """Back to :meth:`initial` (a plan shown again opens as it first did)."""
+        self.expanded, self.note = self.initial(), ""
 
     def folded_away(self, instruction: int) -> bool:
         """Whether ``instruction`` is drawn inside a collapsed group (not as itself)."""
@@ -164,8 +190,19 @@ class Overview:
         return traces
 
     def layout(self, height: int | None = None) -> dict:
-        """Figure layout: the full graph's, with room for group labels and a status note the app writes."""
-        out = _layout(_NO_NODES, False, height)
+        """Figure layout, with room for group labels and a status note the app writes (the app sets the height
+        and the ranges once it has laid the graph out)."""
+        axis = {"visible": False, "showgrid": False, "zeroline": False}
+        out = dict(
+            height=height or 380, plot_bgcolor="white", paper_bgcolor="white",
+            hovermode="closest", dragmode="pan", clickmode="event",
+            modebar={"orientation": "v", "remove": ["select2d", "lasso2d", "autoScale2d"]},
+            hoverlabel={"bgcolor": "white", "bordercolor": "#D0D7DE", "font": {"size": 12, "color": INK}, "align": "left"},
+            font={"family": FONT, "size": 12, "color": INK},
+            legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1, "yanchor": "top", "yref": "container",
+                    "itemclick": False, "itemdoubleclick": False, "font": {"size": 11}, "tracegroupgap": 14,
+                    "grouptitlefont": {"size": 11, "color": MUTED}},
+            xaxis={**axis, "range": [-0.5, 0.5]}, yaxis={**axis, "range": [-0.6, 0.6]})
         out["margin"] = {"l": 12, "r": 12, "t": 56, "b": 40}
         out["shapes"] = []
         out["annotations"] = [{"text": "", "xref": "paper", "yref": "paper", "x": 0, "y": 0,
@@ -176,28 +213,35 @@ class Overview:
 
     def figure(self, height: int | None = None) -> go.Figure:
         """The skeleton: styled traces without data, the legend and the layout."""
-        return go.Figure(data=self.traces() + _legend(_LegendSource(self)), layout=self.layout(height),
-                         _validate=False)
+        return go.Figure(data=self.traces() + self.legend(), layout=self.layout(height), _validate=False)
 
-
-class _LegendSource:
-    """What graph._legend reads: devices present, op kinds present."""
-
-    def __init__(self, ov: Overview):
+    def legend(self) -> list[dict]:
+        """Legend-only entries: one per device of the plan's tensors (colour + marker), one per op kind present."""
         from .palette import ordered_devices
-        f = ov.analysis.facts
-        self.devices = ordered_devices(f.device(int(c)) for c in np.unique(f.dcode[f.is_tensor]))
-        self.op_kinds = tuple(OP_KINDS[k] for k in np.unique(ov.groups.op_kind).tolist())
+
+        f = self.analysis.facts
+        devices = ordered_devices(f.device(int(c)) for c in np.unique(f.dcode[f.is_tensor]))
+        kinds = {OP_KINDS[k] for k in np.unique(self.groups.op_kind).tolist()}
+        entries: list[dict] = []
+
+        def entry(group: str, title: str, name: str, marker: dict) -> None:
+            first = not any(e["legendgroup"] == group for e in entries)
+            entries.append({"type": "scatter", "x": [None], "y": [None], "mode": "markers", "name": name,
+                            "legendgroup": group, "marker": marker,
+                            **({"legendgrouptitle": {"text": title}} if first else {})})
+
+        for device in devices:
+            style = device_style(device)
+            entry("devices", "tensors", plotly_text(style.label), {"color": style.color, "symbol": style.symbol, "size": 12})
+        for kind in ("kernel", "delegate", "copy", "other"):
+            if kind in kinds:
+                style = OP_STYLES[kind]
+                entry("ops", "ops", style["label"],
+                      {"symbol": style["symbol"], "size": 11, "color": "#F6F8FA", "line": {"width": 2, "color": INK}})
+        return entries
 
 
 # PRIVATE
-
-class _NoNodes:  # what graph._layout reads, for a graph whose nodes the app places
-    tx = ty = ox = oy = np.zeros(0)
-    layers = 1
-
-
-_NO_NODES = _NoNodes()
 
 
 def _scatter(**props) -> dict:  # clipped: after a zoom the rest of the graph must not spill into the margins

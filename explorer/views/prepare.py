@@ -9,16 +9,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..analysis.types import Finding, Layout, PlanAnalysis
+from ..analysis.types import Finding
 from ..model import Plan, Program
-from .graph import GraphGeometry, graph_geometry
 
 if TYPE_CHECKING:
+    from ..analysis.lazy import LazyAnalysis
     from .memory_lod import MemoryLod
     from .overview import Overview
 
-__all__ = ["PlanView", "plan_view", "program_summary", "default_plan", "sample_path", "open_program", "wants_lod",
-           "totals_view"]
+__all__ = ["PlanView", "plan_view", "program_summary", "default_plan", "sample_path", "open_program", "totals_view"]
 
 
 def sample_path() -> Path:
@@ -37,61 +36,34 @@ def open_program(source=None) -> Program:
 
 @dataclass(frozen=True)
 class PlanView:
-    """A plan ready to draw. A big plan (``overview`` set) has a :class:`~explorer.analysis.lazy.LazyAnalysis`,
-    an :class:`~.overview.Overview` and a :class:`~.memory_lod.MemoryLod` instead of a layout and geometry."""
+    """A plan ready to draw at every size: its :class:`~explorer.analysis.lazy.LazyAnalysis` (records made only
+    when something reads them), the :class:`~.overview.Overview` of its groups (every group open when the plan
+    fits on screen) and its :class:`~.memory_lod.MemoryLod`. The browser app folds, lays out and draws it."""
 
     plan: Plan
-    analysis: PlanAnalysis
-    layout: Layout | None
-    geometry: GraphGeometry | None
-    overview: Overview | None = None
-    memory: MemoryLod | None = None
-
-    @property
-    def lod(self) -> bool:
-        return self.overview is not None
+    analysis: "LazyAnalysis"
+    overview: "Overview"
+    memory: "MemoryLod"
 
 
-def plan_view(plan: Plan, program: Program | None = None, *, analysis: PlanAnalysis | None = None,
-              layout: Layout | None = None, lod: bool = False) -> PlanView:
-    """Analyse ``plan`` (unless given; ``program`` lets the checks resolve segments) and place its graph.
+def plan_view(plan: Plan, program: Program | None = None, *, analysis=None) -> PlanView:
+    """Analyse ``plan`` (``program`` lets the checks resolve segments; an analysis already made is reused)
+    and prepare its groups and memory lanes."""
+    from ..analysis.lazy import LazyAnalysis
+    from .memory_lod import MemoryLod
+    from .overview import Overview
 
-    ``lod=True``: the level-of-detail view of a big plan (overview of groups, binned memory map),
-    whose analysis records are made only when something reads them.
-    """
-    if lod:
-        from ..analysis.lazy import LazyAnalysis
-        from .memory_lod import MemoryLod
-        from .overview import Overview
+    lazy = analysis if isinstance(analysis, LazyAnalysis) else LazyAnalysis(plan, program)
+    modules = None
+    if program is not None and program.etrecord is not None:
+        from ..analysis.context import module_scopes
 
-        lazy = analysis if isinstance(analysis, LazyAnalysis) else LazyAnalysis(plan, program)
-        modules = None
-        if program is not None and program.etrecord is not None:
-            from ..analysis.context import module_scopes
-
-            modules = module_scopes(program, plan)
-        return PlanView(plan, lazy, None, None, Overview(plan, lazy, modules=modules), MemoryLod(plan, lazy))
-    from ..analysis import analyze
-    from ..analysis import layout as layered
-
-    analysis = analysis or analyze(plan, program)
-    layout = layout or layered(plan, analysis.dataflow)
-    return PlanView(plan, analysis, layout, graph_geometry(plan, analysis, layout))
-
-
-def wants_lod(plan: Plan, lod: bool | None = None) -> bool:
-    """``lod`` as asked, or (None) whether ``plan`` is big enough for the overview."""
-    if lod is not None:
-        return bool(lod)
-    from .overview import needs_overview
-
-    return needs_overview(plan)
+        modules = module_scopes(program, plan)
+    return PlanView(plan, lazy, Overview(plan, lazy, modules=modules), MemoryLod(plan, lazy))
 
 
 def totals_view(view: PlanView):
-    """What :func:`.details.device_table` reads, without building a big plan's memory blocks."""
-    if not view.lod:
-        return view.analysis
+    """What :func:`.tables.device_table` reads, without building a big plan's memory blocks."""
     from types import SimpleNamespace
 
     return SimpleNamespace(memory=SimpleNamespace(devices=view.analysis.device_totals, arenas=view.analysis.arenas))
@@ -110,22 +82,17 @@ def program_summary(view: PlanView, findings: list[Finding]) -> str:
     from .palette import ordered_devices
 
     plan = view.plan
-    per_device: dict = {}
-    if view.lod:  # counted from the columns: a big plan's Tensor objects are made only when needed
-        f = view.analysis.facts
-        codes, counts = np.unique(f.dcode[f.is_tensor], return_counts=True)
-        per_device = {f.device(int(c)): int(k) for c, k in zip(codes, counts)}
-    else:
-        for t in plan.tensors:
-            per_device[t.device] = per_device.get(t.device, 0) + 1
+    f = view.analysis.facts  # counted from the columns: a big plan's Tensor objects are made only when needed
+    codes, counts = np.unique(f.dcode[f.is_tensor], return_counts=True)
+    per_device = {f.device(int(c)): int(k) for c, k in zip(codes, counts)}
     devices = ", ".join(f"{d} {per_device[d]}" for d in ordered_devices(per_device))
     counts: dict[str, int] = {}
     for f in findings:
         counts[f.severity] = counts.get(f.severity, 0) + 1
     found = ", ".join(f"{counts[sev]} {sev}{'s' * (counts[sev] != 1)}" for sev in ("error", "warning", "info")
                       if sev in counts) or "no findings"
-    arenas = len(view.analysis.arenas if view.lod else view.analysis.memory.arenas)
-    n_tensors = sum(per_device.values()) if view.lod else len(plan.tensors)
+    arenas = len(view.analysis.arenas)
+    n_tensors = sum(per_device.values())
     from ..analysis.describe import count
 
     return (f"{plan.name}: {count(n_tensors, 'tensor')} ({devices or 'none'}) · "

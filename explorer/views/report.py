@@ -2,9 +2,8 @@
 
 The page holds plotly.js (the vendored partial bundle, inlined once), the app's modules
 (:mod:`explorer.frontend`, the same code the widget runs) with a stand-in for the widget model, and the
-data: per plan, both figures as first drawn, the details HTML of every tensor and instruction (escaped
-when it was built), search labels and the edge list — or, for a big plan, the compact tables the app
-explores it with (:mod:`.report_lod`). The data is packed by :mod:`.embed` (gzip, base64), so no
+data: per plan, the compact column tables the app folds, lays out, draws and describes it with
+(:mod:`.report_lod`), at every size. The data is packed by :mod:`.embed` (gzip, base64), so no
 string from the file can end the element that carries it. No CDN, no require.js, no widget manager.
 """
 
@@ -17,14 +16,13 @@ from .. import frontend
 from ..analysis.types import Finding
 from ..model import Program
 from .companions_view import add_to_plan_payload
-from .details import device_table, finding_details, finding_label, instruction_details, value_details
 from .embed import data_element
 from .escape import html_text, visible
-from .graph import TRACE, build_graph_figure
-from .memory import build_memory_figure
-from .palette import BLOCK_OPACITY, OP_STYLES, TENSOR_OPACITY, device_style, ordered_devices
-from .prepare import PlanView, default_plan, plan_view, program_summary, totals_view, wants_lod
+from .overview import TRACE
+from .palette import BLOCK_OPACITY, TENSOR_OPACITY
+from .prepare import PlanView, default_plan, plan_view, program_summary, totals_view
 from .requirements_html import runtime_needs_html
+from .tables import device_table, finding_details, finding_label
 from .selection import Selection
 
 __all__ = ["report_html", "write_report", "app_payload", "page_html"]
@@ -34,39 +32,8 @@ _PAGE_CSS = "body{margin:0;background:#F6F8FA}.dx-page{margin:0 auto;padding:14p
 
 
 def _plan_payload(view: PlanView, findings: list[Finding], all_findings: list[Finding]) -> dict:
-    if view.lod:
-        return _lod_plan_payload(view, findings, all_findings)
-    plan, analysis, geom = view.plan, view.analysis, view.geometry
-    graph = build_graph_figure(plan, analysis, geometry=geom)
-    memory = build_memory_figure(plan, analysis)
-    return {
-        "name": plan.name,
-        "label": visible(plan.name),
-        "summary": visible(program_summary(view, findings)),
-        "graph": graph.to_plotly_json(),
-        "memory": memory.to_plotly_json(),
-        "totals": device_table(plan, analysis) + runtime_needs_html(view),
-        "details": {"v": {str(v): value_details(plan, analysis, v) for v in geom.tensors.tolist()},
-                    "i": {str(i): instruction_details(plan, analysis, i) for i in range(len(plan.instructions))}},
-        "labels": {"v": {str(t.index): visible(t.label) for t in plan.tensors},
-                   "i": [visible(ins.label) for ins in plan.instructions]},
-        # an edge's bends (x, y pairs between its ends) when it passes layers: the selection follows its polyline
-        "edges": [[s[0], s[1], d[0], d[1]] + ([[c for pt in path[1:-1] for c in pt]] if len(path) > 2 else [])
-                  for (s, d, _), path in zip(geom.edges, geom.paths or [()] * len(geom.edges))],
-        "opSymbols": {str(i): OP_STYLES[k]["symbol"] for i, k in zip(geom.ops.tolist(), geom.op_kinds)},
-        "tensorDevices": [str(d) for d in geom.tensor_devices],
-        "blockDevices": [[str(b.device) for b in a.blocks] for a in analysis.memory.arenas],
-        "devices": [[str(d), device_style(d).color] for d in
-                    ordered_devices(list(geom.tensor_devices) + [a.device for a in analysis.memory.arenas])],
-        "nInstructions": len(plan.instructions),
-        "nValues": len(plan.values),
-        "findingDetails": {str(all_findings.index(f)): finding_details(plan, f) for f in findings},
-    }
-
-
-def _lod_plan_payload(view: PlanView, findings: list[Finding], all_findings: list[Finding]) -> dict:
-    """A big plan: the overview and binned memory map as first drawn, and the tables the page's script
-    explores them with (:mod:`.report_lod`); no HTML per tensor or instruction."""
+    """One plan at any size: the figures' skeletons (styled traces without data) and the column tables the app
+    folds, lays out, draws and describes it from (:mod:`.report_lod`); no HTML per tensor or instruction."""
     from .report_lod import lod_devices, lod_payload
 
     plan = view.plan
@@ -77,7 +44,6 @@ def _lod_plan_payload(view: PlanView, findings: list[Finding], all_findings: lis
         "graph": view.overview.figure().to_plotly_json(),
         "memory": view.memory.figure().to_plotly_json(),
         "totals": device_table(plan, totals_view(view)) + runtime_needs_html(view),
-        "details": {"v": {}, "i": {}},
         "devices": lod_devices(view),
         "nInstructions": len(plan.instructions),
         "nValues": len(plan.values),
@@ -88,12 +54,12 @@ def _lod_plan_payload(view: PlanView, findings: list[Finding], all_findings: lis
 
 def app_payload(program: Program, *, findings: list[Finding], plan: str | None = None,
                 selected: Selection | None = None, title: str | None = None,
-                views: dict[str, PlanView] | None = None, lod: bool | None = None, profile=None) -> dict:
+                views: dict[str, PlanView] | None = None, profile=None) -> dict:
     """Everything the app draws for ``program``: every plan, the findings, the first selection.
     The widget sends the same payload as the page embeds. ``profile``: a joined run profile
     (:func:`explorer.views.profile_payload.open_profile`), drawn on the plans it has runs of."""
     views = views or {}
-    plans = [views.get(p.name) or plan_view(p, program, lod=wants_lod(p, lod)) for p in program.plans]
+    plans = [views.get(p.name) or plan_view(p, program) for p in program.plans]
     from .context_payload import context_columns
     out = {
         "title": visible(title or (Path(program.source).name if program.source else "program")),
@@ -147,19 +113,18 @@ def page_html(title: str, payload: dict, entry: str = "page", extra_css: str = "
 
 def report_html(program: Program, *, findings: list[Finding] | None = None, plan: str | None = None,
                 selected: Selection | None = None, title: str | None = None,
-                views: dict[str, PlanView] | None = None, lod: bool | None = None, profile=None) -> str:
+                views: dict[str, PlanView] | None = None, profile=None) -> str:
     """The whole report page as a string (see :func:`write_report`).
 
     ``findings`` default to ``explorer.check(program)``; ``views`` (plan name -> PlanView) reuse
-    analyses already made (the widget's, the CLI's); missing ones are computed — at a level of detail
-    for big plans (``lod=None``; True/False forces it), as the widget does.
+    analyses already made (the widget's, the CLI's); missing ones are computed.
     """
     if findings is None:
         from ..analysis import check
         findings = list(check(program))
     if not program.plans:
         return _empty_report(program, findings, title)
-    payload = app_payload(program, findings=findings, plan=plan, selected=selected, title=title, views=views, lod=lod,
+    payload = app_payload(program, findings=findings, plan=plan, selected=selected, title=title, views=views,
                           profile=profile)
     return page_html(title or (Path(program.source).name if program.source else "program"), payload)
 

@@ -19,7 +19,7 @@ from ..analysis.groups import OP_KINDS
 from ..columns import instruction_traces, tensor_layout, tensor_text
 from ..model import dtype_name
 from .escape import visible
-from .memory import block_text_color
+from .lanes import block_text_color
 from .memory_lod import BINS, BLOCK_LIMIT
 from .overview import FOCUS_LAYERS, GROUP_SYMBOLS, OVERVIEW_TRACE, VISIBLE_LIMIT, _GROUP_LABELS, _LABELS
 from .palette import BLOCK_OPACITY, EDGE_STYLES, ERROR, OP_STYLES, TENSOR_OPACITY, device_style, ordered_devices

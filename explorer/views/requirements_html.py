@@ -17,7 +17,7 @@ Every string from the file (backend ids, kernel names, notes naming tensors) goe
 from __future__ import annotations
 
 from ..analysis.requirements import DeviceNeed, Requirements, copy_text
-from .details import swatch
+from .tables import swatch
 from .escape import html_text as h
 from .text import fmt_bytes
 

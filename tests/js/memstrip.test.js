@@ -17,3 +17,11 @@ test("a pixel column keeps the peak of the instructions it covers", () => {
   const cols = columns(live, -0.5, 7.5, 4);  // two instructions per column
   assert.deepEqual(Array.from(cols), [9, 0, 0, 1]);
 });
+
+test("columnsOn: on another axis each instruction covers the pixels of its own span (a slow one is wide)", async () => {
+  const {columnsOn} = await import("../../explorer/frontend/memstrip.js");
+  // 3 instructions taking 1, 8 and 1 time units: cumulative edges 0, 1, 9, 10
+  const C = [0, 1, 9, 10], to = (x) => { const s = Math.min(Math.max(x + 0.5, 0), 3), i = Math.min(Math.floor(s), 2); return C[i] + (s - i) * (C[i + 1] - C[i]); };
+  const cols = columnsOn(Float64Array.from([5, 7, 2]), to, 0, 10, 10);
+  assert.deepEqual(Array.from(cols), [5, 7, 7, 7, 7, 7, 7, 7, 7, 2]);
+});

@@ -1,4 +1,7 @@
-"""Layered coordinates for a small plan's dataflow graph (tensors and instructions).
+"""A plan's whole dataflow graph laid out by the browser's layout (``explorer/frontend/layout.js``, under node):
+the graphs the layout tests and ``bench/bench_layout.py`` measure. The app lays out what it draws from the
+payload's tables (``lod_base.js`` folds them); this module makes the unfolded graph of a plan the same way for
+tests, so the layout's properties are checked on real exports and on graphs built to stress it.
 
 :func:`graph_of` makes the graph: nodes in run order (plan inputs; then per instruction the tensors it
 reads that nothing placed yet, itself, the tensors it writes first), an edge per read and per write.
@@ -9,9 +12,8 @@ main dataflow 4, so the ranking keeps the dataflow short and straight; a source 
 its first reader, never in a top row. Each node carries its device as a key, so a device's run stays
 together where the order allows.
 
-:func:`layout` lays that graph out with the network-simplex layering of graphviz ``dot``
-(:mod:`.layered`, the same code as the browser's ``frontend/layout.js``) and returns a
-:class:`~.types.Layout` with every edge's polyline through the layers it passes. Only tensors are
+:func:`layout` lays that graph out with ``layout.js`` (the network-simplex layering of graphviz ``dot``) and
+returns a :class:`~explorer.analysis.types.Layout` with every edge's polyline through the layers it passes. Only tensors are
 nodes; scalars and lists are left out (lists are looked through to their items, as in :mod:`.graph`).
 docs/layout.md has the measurements against ``dot``.
 """
@@ -20,11 +22,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..columns import value_columns
-from ..model import Plan
-from .graph import dataflow
-from .layered import layered
-from .types import Dataflow, Layout
+import json
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from explorer import frontend
+from explorer.analysis.graph import dataflow
+from explorer.analysis.types import Dataflow, Layout
+from explorer.columns import value_columns
+from explorer.model import Plan
 
 __all__ = ["layout", "crossings", "inversions", "graph_of", "LayoutGraph", "MAIN_WEIGHT", "SOURCE_WEIGHT"]
 
@@ -90,21 +98,47 @@ def graph_of(plan: Plan, flow: Dataflow | None = None) -> LayoutGraph:
     return LayoutGraph(tuple(nodes), tuple(src), tuple(dst), tuple(weight), tuple(key))
 
 
+_RUN_JS = r"""
+import fs from "node:fs";
+import {layered} from "LAYOUT";
+const graphs = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
+process.stdout.write(JSON.stringify(graphs.map((g) => {
+  const L = layered(g.count, g.src, g.dst, {weight: g.weight, key: g.key});
+  return {rank: Array.from(L.rank), order: Array.from(L.order), x: Array.from(L.x), paths: L.paths};
+})));
+"""
+
+
+def run_layout_js(graphs: list[LayoutGraph]) -> list[dict]:
+    """``layered(...)`` of ``layout.js`` on each graph, in one node process: ``{rank, order, x, paths}`` each."""
+    node = shutil.which("node")
+    assert node, "node is needed (CI installs it)"
+    with tempfile.TemporaryDirectory() as tmp:
+        script, data = Path(tmp) / "run.mjs", Path(tmp) / "graphs.json"
+        script.write_text(_RUN_JS.replace("LAYOUT", (Path(frontend.__file__).parent / "layout.js").as_uri()))
+        data.write_text(json.dumps([{"count": len(g.nodes), "src": g.src, "dst": g.dst, "weight": g.weight,
+                                     "key": g.key} for g in graphs]))
+        done = subprocess.run([node, str(script), str(data)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
 def layout(plan: Plan, flow: Dataflow | None = None) -> Layout:
-    """Layered layout of ``plan``'s dataflow graph; nodes are ``("v", value)`` and ``("i", instruction)``,
+    """``layout.js``'s layout of ``plan``'s dataflow graph; nodes are ``("v", value)`` and ``("i", instruction)``,
     listed layer by layer, left to right; ``paths`` holds each edge's polyline."""
     g = graph_of(plan, flow)
-    lay = layered(len(g.nodes), g.src, g.dst, weight=g.weight, key=g.key)
-    order = sorted(range(len(g.nodes)), key=lambda k: (lay.rank[k], lay.x[k]))
+    lay = run_layout_js([g])[0]
+    order = sorted(range(len(g.nodes)), key=lambda k: (lay["rank"][k], lay["x"][k]))
     new = [0] * len(order)
     for pos, k in enumerate(order):
         new[k] = pos
     return Layout(
         nodes=tuple(g.nodes[k] for k in order),
-        x=tuple(float(lay.x[k]) for k in order),
-        y=tuple(float(lay.rank[k]) for k in order),
+        x=tuple(float(lay["x"][k]) for k in order),
+        y=tuple(float(lay["rank"][k]) for k in order),
         edges=tuple((new[a], new[b]) for a, b in zip(g.src, g.dst)),
-        paths=tuple(tuple(zip(p[0::2], p[1::2])) if p is not None else () for p in lay.paths),
+        paths=tuple(tuple((float(x), float(y)) for x, y in zip(p[0::2], p[1::2])) if p is not None else ()
+                    for p in lay["paths"]),
     )
 
 

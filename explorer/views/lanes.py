@@ -1,37 +1,25 @@
-"""Memory-map panel: one lane per arena, each planned tensor a rectangle over lifetime × bytes.
+"""The memory map's frame: one lane (subplot row) per arena with its own byte axis (arenas differ by orders of
+magnitude), sharing the instruction axis; titles, the arena's end, the band past it, the peak line; the legend.
 
-Every lane is a subplot row with its own byte axis (arenas differ by orders of magnitude), sharing
-the instruction axis. A lane's rectangles are one ``go.Bar`` trace — ``x`` the middle of the
-lifetime, ``width`` its length, ``base`` the offset, ``y`` the byte count — so each rectangle hovers
-and clicks on its own without thousands of layout shapes. Trace order: lane ``k`` is trace ``2k``
-(blocks) and ``2k + 1`` (selection outline), then legend-only entries.
-
-Legibility: a block carries its tensor's name (or ``%N``) inside when the name fits at 9 px or more
-(plotly's ``uniformtext`` hides the rest; the hover has everything). Every lane marks where its arena
-ends (a line at its size); bytes past the end — tensors a plan places beyond its arena — sit in a red
-band with a note saying how many tensors reach into it, and those blocks are outlined red.
+The app draws the blocks into it (``explorer/frontend/lod_panels.js``): lane ``k`` is trace ``2k`` (blocks) and
+``2k + 1`` (selection outline), then legend-only entries. A block carries its tensor's name inside when it fits
+at 9 px or more (plotly's ``uniformtext`` hides the rest; the hover has everything). Bytes past an arena's end
+sit in a red band with a note saying how many tensors reach into it.
 """
 
 from __future__ import annotations
 
-import numpy as np
 import plotly.graph_objects as go
 
-from ..analysis.types import ArenaMap, PlanAnalysis
-from ..model import Plan, Tensor
-from .escape import plotly_text, shorten
-from .palette import BLOCK_OPACITY, ERROR, FONT, INK, MUTED, SELECT, device_style, ordered_devices
-from .text import fmt_bytes, tensor_hover
+from ..analysis.types import ArenaMap
+from .escape import plotly_text
+from .palette import ERROR, FONT, INK, MUTED, SELECT, device_style, ordered_devices
+from .text import fmt_bytes
 
-__all__ = ["build_memory_figure", "lane_title", "LANE_HEIGHT", "lanes_layout", "block_text_color",
+__all__ = ["lane_title", "LANE_HEIGHT", "lanes_layout", "block_text_color",
            "lane_axes", "selection_trace", "legend_entries", "empty_memory_figure", "BLOCK_TEXT"]
 
 LANE_HEIGHT = 150  # pixels per arena lane
-# Smallest block drawn, as a share of the lane's instruction span / of the arena's bytes: about 2 px on a
-# 1,200 px wide map and 1.5 px of a lane, so a one-instruction tensor of a 1k-op program is not a sub-pixel
-# sliver. The hover still gives the exact lifetime and bytes.
-MIN_WIDTH, MIN_HEIGHT = 1 / 600, 1 / 100
-_NO_LIFETIME = "/"  # hatch for a planned tensor no instruction names (drawn over the whole plan)
 # a block's name inside it, turned upright in a tall narrow block (plotly's default textangle "auto"):
 # plotly hides what would need a font under `minsize` (the hover says all)
 BLOCK_TEXT = {"textposition": "inside", "insidetextanchor": "middle", "constraintext": "inside",
@@ -52,38 +40,6 @@ def lane_title(arena: ArenaMap) -> tuple[str, str]:
         peak += f" at #{arena.peak_at}"
     return (f"arena {arena.memory_id} · {arena.device}",
             f"{fmt_bytes(arena.size)} · {peak} · high water {fmt_bytes(arena.high_water)}")
-
-
-def _block_geometry(arena: ArenaMap, n_instructions: int):
-    """Bar arrays for the blocks of one arena (x centre, width, base, height, hatch, value)."""
-    span = max(n_instructions, 1)
-    first = np.array([b.first if b.first is not None else 0 for b in arena.blocks], dtype=float)
-    last = np.array([b.last if b.last is not None else span - 1 for b in arena.blocks], dtype=float)
-    height = max(arena.size, arena.high_water, 1)
-    return {"x": (first + last) / 2, "width": np.maximum(last - first + 1, span * MIN_WIDTH),
-            "base": np.array([b.offset for b in arena.blocks], dtype=float),
-            "y": np.maximum(np.array([b.nbytes for b in arena.blocks], dtype=float), height * MIN_HEIGHT),
-            "customdata": np.array([b.value for b in arena.blocks], dtype=np.int64)}
-
-
-def build_memory_figure(plan: Plan, analysis: PlanAnalysis) -> go.Figure:
-    """The memory-map panel as a figure (see the module docstring for its trace order). The selection
-    outlines start empty: the browser app fills them (``frontend/highlight.js``)."""
-    arenas = analysis.memory.arenas
-    n = len(plan.instructions)
-    if not arenas:
-        return empty_memory_figure()
-    errors = {v for f in analysis.findings if f.severity == "error" for v in f.values}
-    past = [sum(1 for b in a.blocks if b.offset + max(b.nbytes, 0) > a.size) for a in arenas]
-    layout = lanes_layout(arenas, n, past=past)
-    traces = []
-    empty = {key: [] for key in ("x", "width", "base", "y", "customdata")}
-    for k, arena in enumerate(arenas):
-        x, y = lane_axes(k)
-        traces.append(_blocks(plan, arena, n, errors) | {"xaxis": x, "yaxis": y})
-        traces.append(selection_trace(empty, x, y))
-    traces.extend(legend_entries(b.device for a in arenas for b in a.blocks))
-    return go.Figure(data=traces, layout=layout, _validate=False)
 
 
 def empty_memory_figure() -> go.Figure:
@@ -180,24 +136,3 @@ def lanes_layout(arenas, n: int, past: list[int]) -> dict:
                 "itemclick": False, "itemdoubleclick": False, "font": {"size": 11},
                 "title": {"text": "tensor device", "font": {"size": 11, "color": MUTED}, "side": "left"}})
     return layout
-
-
-def _blocks(plan: Plan, arena: ArenaMap, n: int, errors: set[int]) -> dict:
-    """The Bar trace of one lane: a rectangle per planned tensor, in its device's colour."""
-    styles = [device_style(b.device) for b in arena.blocks]
-    hatches = [_NO_LIFETIME if b.first is None else s.pattern for b, s in zip(arena.blocks, styles)]
-    bad = [b.value in errors or b.offset + max(b.nbytes, 0) > arena.size for b in arena.blocks]
-    marker = {"color": [s.color for s in styles],
-              "opacity": BLOCK_OPACITY[0],
-              "line": {"color": [ERROR if e else "white" for e in bad], "width": [2.5 if e else 0.6 for e in bad]}}
-    if any(hatches):  # only then: plotly warns about pattern + per-bar colours (harmlessly)
-        marker["pattern"] = {"shape": hatches, "fgcolor": "white", "size": 6, "solidity": 0.25}
-    hover, text = [], []
-    for b in arena.blocks:
-        tensor = plan.value(b.value)
-        lifetime = (b.first, b.last) if b.first is not None else None
-        hover.append(tensor_hover(tensor, lifetime) if isinstance(tensor, Tensor) else f"%{b.value}")
-        text.append(plotly_text(shorten(tensor.label, 24)) if isinstance(tensor, Tensor) else f"%{b.value}")
-    return {"type": "bar", **_block_geometry(arena, n), "orientation": "v", "name": f"arena {arena.memory_id}",
-            "hovertext": hover, "hoverinfo": "text", "showlegend": False, "marker": marker,
-            "text": text, **BLOCK_TEXT, "textfont": {"size": 10, "color": [block_text_color(s.color) for s in styles]}}
