@@ -48,7 +48,7 @@ STATE = """() => { const lod = window.dxReport.lod(), f = lod.folded(), s = lod.
           expanded: s.expanded, note: s.note}; }"""
 
 
-def measure(report: Path, steps: int) -> dict:
+def measure(report: Path, steps: int, profile: bool = False) -> dict:
     from playwright.sync_api import sync_playwright
 
     out: dict = {"steps": []}
@@ -70,15 +70,28 @@ def measure(report: Path, steps: int) -> dict:
                     break
                 want = st["expanded"] + [g for g in st["folded"] if g not in st["expanded"]]
                 t0 = time.monotonic()
+                if profile:
+                    cdp = ctx.new_cdp_session(page)
+                    cdp.send("Profiler.enable")
+                    cdp.send("Profiler.setSamplingInterval", {"interval": 1000})
+                    cdp.send("Profiler.start")
                 res = page.evaluate(STEP, want)
+                prof = cdp.send("Profiler.stop")["profile"] if profile else None
+                top = _self_times(prof) if profile else None
                 tasks = page.evaluate("() => window.__dxLong")
                 after = page.evaluate(STATE)
                 row = {"step": k + 1, "asked_groups": len(want), "expanded": len(after["expanded"]),
                        "drawn_nodes": after["drawn"], "call_ms": round(res["call"], 1),
                        "long_tasks": len(tasks), "max_task_ms": round(max((t["ms"] for t in tasks), default=0), 1),
                        "wall_s": round(time.monotonic() - t0, 2), "note": after["note"]}
+                if profile:
+                    row["inclusive_ms"] = _inclusive(prof)
                 out["steps"].append(row)
                 print(row, flush=True)
+                if top:
+                    print("  where the step's time goes (self ms, by function and file):", flush=True)
+                    for (fn, url), ms in top:
+                        print(f"    {ms:8.1f}  {fn or '(anonymous)'}  {url}", flush=True)
             ctx.close()
         finally:
             browser.close()
@@ -89,11 +102,46 @@ def measure(report: Path, steps: int) -> dict:
     return out
 
 
+def _self_times(profile: dict, top: int = 15) -> list:
+    """The DevTools CPU profile's samples summed by function (self time), largest first."""
+    nodes = {nd["id"]: nd for nd in profile["nodes"]}
+    acc: dict = {}
+    for sid, dt in zip(profile.get("samples", []), profile.get("timeDeltas", [])):
+        frame = nodes[sid]["callFrame"]
+        key = (frame["functionName"], frame["url"].rsplit("/", 1)[-1][:60])
+        acc[key] = acc.get(key, 0.0) + dt / 1000
+    return sorted(acc.items(), key=lambda kv: -kv[1])[:top]
+
+
+# our functions a step runs through (not minified: the report inlines our modules as written): their
+# inclusive time splits a step into the fold with its layout (lod_base.js fold -> layout.js layered) and the
+# drawing (lod_graph.js draw, which ends in plotly's react)
+PARTS = ("fold", "layered", "draw", "react")
+
+
+def _inclusive(profile: dict) -> dict:
+    """ms of samples with each of PARTS anywhere on the stack (counted once per sample)."""
+    nodes = {nd["id"]: nd for nd in profile["nodes"]}
+    parent = {c: nd["id"] for nd in profile["nodes"] for c in nd.get("children", [])}
+    acc = dict.fromkeys(PARTS, 0.0)
+    for sid, dt in zip(profile.get("samples", []), profile.get("timeDeltas", [])):
+        seen, q = set(), sid
+        while q is not None:
+            name = nodes[q]["callFrame"]["functionName"]
+            if name in acc and name not in seen:
+                seen.add(name)
+                acc[name] += dt / 1000
+            q = parent.get(q)
+    return {k: round(v, 1) for k, v in acc.items()}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--values", type=int, default=12_000, help="values of the synthetic plan")
     parser.add_argument("--pte", type=Path, help="a .pte to open instead of the synthetic plan")
     parser.add_argument("--steps", type=int, default=8, help="expansion steps at most")
+    parser.add_argument("--profile", action="store_true",
+                        help="also sample each step with the DevTools profiler and print where its time goes")
     args = parser.parse_args(argv)
     from explorer import load
     from explorer.format.synth import synthetic_program
@@ -104,7 +152,7 @@ def main(argv=None) -> int:
     report = Path(tempfile.mkdtemp(prefix="bench_longtask_")) / "plan.html"
     write_report(program, report)
     result = {"plan": str(args.pte) if args.pte else f"synthetic, {args.values} values",
-              "graph_nodes": len(plan.tensors) + len(plan.instructions), **measure(report, args.steps),
+              "graph_nodes": len(plan.tensors) + len(plan.instructions), **measure(report, args.steps, args.profile),
               "bound_ms": BOUND_MS}
     print(json.dumps(result, indent=1))
     return 0
