@@ -115,8 +115,8 @@ def _self_times(profile: dict, top: int = 15) -> list:
 
 # our functions a step runs through (not minified: the report inlines our modules as written): their
 # inclusive time splits a step into the fold with its layout (lod_base.js fold -> layout.js layered) and the
-# drawing (lod_graph.js draw, which ends in plotly's react)
-PARTS = ("fold", "layered", "draw", "react")
+# drawing (lod_graph.js draw, which builds the traces and ends in plotly's react, minified: not named here)
+PARTS = ("fold", "layered", "draw")
 
 
 def _inclusive(profile: dict) -> dict:
