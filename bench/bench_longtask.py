@@ -11,7 +11,8 @@ opens, a whole level at a time (every group the folded view shows is added to th
 ``window.dxReport.lod().setExpanded``, each call run from a page ``setTimeout`` so it is an ordinary task, not
 a DevTools one), until the app has to collapse a group to stay within its visible-node limit or nothing is
 left folded. For each step it prints the nodes drawn, the call's own duration and the longest task; the
-summary says whether any task was over 100 ms. No peer: Netron lays out in a Web Worker, so its main thread
+summary says whether any task was over 100 ms. Last, three tensors of the expanded view are selected (what a
+click calls) and the time to the next frame with the details filled is printed (-1: details not filled). No peer: Netron lays out in a Web Worker, so its main thread
 has no such task; the 100 ms bound is the issue's.
 """
 
@@ -92,6 +93,19 @@ def measure(report: Path, steps: int, profile: bool = False) -> dict:
                     print("  where the step's time goes (self ms, by function and file):", flush=True)
                     for (fn, url), ms in top:
                         print(f"    {ms:8.1f}  {fn or '(anonymous)'}  {url}", flush=True)
+            # a click on a drawn tensor of the expanded view (what a click calls): to the next frame, details filled
+            clicks = page.evaluate("""async () => { const app = window.dxReport, f = app.lod().folded();
+              const vs = f.nodes.filter(nd => nd[0] === 'v').map(nd => nd[1]), out = [];
+              for (const v of [vs[0], vs[Math.floor(vs.length / 2)], vs[vs.length - 1]]) {
+                window.__dxLong = []; const t0 = performance.now(); app.select({values: [v]});
+                await new Promise(r => requestAnimationFrame(() => r()));
+                const ok = document.querySelector('.dx-details').textContent.includes('%' + v);
+                out.push({v, ms: ok ? performance.now() - t0 : -1});
+                await new Promise(r => setTimeout(r, 300)); app.select({values: []});
+                await new Promise(r => setTimeout(r, 300)); }
+              return out; }""")
+            out["click_in_expanded_view_ms"] = [round(c["ms"], 1) for c in clicks]
+            print("click in the expanded view", out["click_in_expanded_view_ms"], flush=True)
             ctx.close()
         finally:
             browser.close()
