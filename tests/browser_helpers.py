@@ -288,9 +288,20 @@ def hover_point(page, graph: str, point: dict, trace: int | None = None, timeout
                                      f"({point['x']:.0f}, {point['y']:.0f}); plotly hovers {hovered}") from None
 
 
+# Plotly counts a mouse-down within `doubleClickDelay` (config, 300 ms) of the previous one on the same plot as a
+# double click, wherever it lands (components/dragelement: gd._mouseDownTime), and a double click resets the
+# axes. A person does not click two nodes that fast: the next click waits until plotly would see a single one.
+SINGLE_CLICK_JS = """
+(sel) => { const gd = document.querySelector(sel);
+  return !gd || !gd._mouseDownTime || Date.now() - gd._mouseDownTime > ((gd._context || {}).doubleClickDelay || 300); }
+"""
+
+
 def click_point(page, graph: str, point: dict, trace: int | None = None) -> None:
-    """Click a drawn node as a person does: onto it, plotly's hover on it, then the click."""
+    """Click a drawn node as a person does: onto it, plotly's hover on it, then a click plotly takes for a single
+    one (not the second half of a double click with the previous click, which would reset the axes)."""
     hover_point(page, graph, point, trace)
+    page.wait_for_function(SINGLE_CLICK_JS, arg=graph, timeout=10_000)
     page.mouse.click(point["x"], point["y"])
 
 
