@@ -200,12 +200,8 @@ def hex_to_rgb(color: str) -> str:
 
 # -- waiting for the page ------------------------------------------------------------------------------
 # The browser tests wait for something the page does, never for a stretch of time (docs/testing.md, "How the
-# browser tests wait"). The only fixed delay left models a person: HOVER_PAUSE_MS.
-
-#: A person's pause between moving onto a node and clicking it. Plotly computes a hover at most every 50 ms
-#: (fx/constants.js HOVERMINTIME) and a click reuses the last hover, so a click sooner than that after a move
-#: can land on what the pointer was over before. Used only where no hover label can be waited for.
-HOVER_PAUSE_MS = 150
+# browser tests wait"): a redraw counted by the label layer, a quiet panel, plotly's hover on the node, plotly's
+# own double-click window. None of them calls page.wait_for_timeout.
 
 SETTLED_JS = """
 async ([sel, after, timeout]) => {
