@@ -3,7 +3,7 @@
 ``load`` reads a ``.pte`` (no torch or executorch needed; also a ``.bpte``'s program, or a ``.ptd`` as a
 ``DataFile``; ``load(pte, data=[ptd, ...])`` links external weights), ``check`` runs the placement checks,
 ``diff`` compares the placement of two programs, ``Explorer`` is the notebook widget and ``Diff`` the
-widget of a diff. The widgets and ``diff`` are imported lazily so the reader and the CLI never pay for
+widget of a diff, ``what_if`` predicts the program executorch would export for another placement. The widgets and ``diff`` are imported lazily so the reader and the CLI never pay for
 ipywidgets or plotly.
 """
 
@@ -15,7 +15,7 @@ from .format.etrecord import load_etrecord
 from .format.reader import load as _load
 from .model import CPU, Buffer, DataFile, Delegate, Device, Instruction, Plan, Program, Tensor, Value
 
-__all__ = ["load", "load_etdump", "load_etrecord", "EtrecordFormatError", "check", "diff", "Explorer", "Diff", "PteFormatError", "Program", "Plan", "Tensor", "Value",
+__all__ = ["load", "load_etdump", "load_etrecord", "EtrecordFormatError", "check", "diff", "what_if", "Explorer", "Diff", "PteFormatError", "Program", "Plan", "Tensor", "Value",
            "Buffer", "Instruction", "Delegate", "Device", "CPU", "DataFile", "__version__"]
 
 __version__ = "0.1.0"
@@ -54,4 +54,7 @@ def __getattr__(name: str):
     if name == "diff":
         from .analysis.diff import diff
         return diff
+    if name == "what_if":
+        from .analysis.whatif import what_if
+        return what_if
     raise AttributeError(f"module 'explorer' has no attribute {name!r}")

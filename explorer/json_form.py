@@ -37,6 +37,9 @@ def program_json(program: Program, file: str | None = None) -> dict:
         "segments": [{"offset": s.offset, "size": s.size} for s in program.segments],
         "named_data": [{"key": n.key, "segment_index": n.segment_index} for n in program.named_data],
         "plans": [plan_json(p) for p in program.plans],
+        **({"prediction": {"text": program.prediction.text,
+                           "moves": [{"selector": s, "device": d} for s, d in program.prediction.moves]}}
+           if program.prediction is not None else {}),
     }, program), program)  # data_files, bundle, external links, delegate payloads and graphs; the ETRecord's keys
 
 

@@ -401,6 +401,31 @@ class Plan:
 
 
 @dataclass(frozen=True)
+class Prediction:
+    """Set on a program :func:`explorer.what_if` predicted: not read from a file, and from which moves."""
+
+    moves: tuple[tuple[str, str], ...]  # (selector, device) in the order applied
+    skip_h2d_inputs: bool | None = None  # PropagateDeviceConfig flags asked for (None: as the original)
+    skip_d2h_outputs: bool | None = None
+    method: str | None = None  # only this plan was re-derived (None: every plan a move named)
+    alloc_graph_input: bool | None = None  # MemoryPlanningPass flags asked for (None: as the original)
+    alloc_graph_output: bool | None = None
+    original: str | None = None  # path of the program the moves were applied to (optional)
+    # per re-derived plan, per predicted instruction: the original instructions it stands for (() = a new copy)
+    origins: dict = field(default_factory=dict, compare=False)
+
+    @property
+    def text(self) -> str:
+        """``predicted by what-if: delegate:*=cuda:0, ...`` (what inspect prints)."""
+        moves = ", ".join(f"{s}={d}" for s, d in self.moves) or "no moves"
+        flags = [name for name, on in (("skip_h2d_inputs", self.skip_h2d_inputs),
+                                       ("skip_d2h_outputs", self.skip_d2h_outputs)) if on]
+        flags += [f"{name}={on}" for name, on in (("alloc_graph_input", self.alloc_graph_input),
+                                                  ("alloc_graph_output", self.alloc_graph_output)) if on is not None]
+        return f"predicted by what-if (not an export): {moves}" + (f"; {', '.join(flags)}" if flags else "")
+
+
+@dataclass(frozen=True)
 class Program:
     """A whole ``.pte``: its methods, segments and the container around them."""
 
@@ -421,6 +446,8 @@ class Program:
     bundle: Bundle | None = None  # the test suites around it when loaded from a .bpte (optional)
     # an ETRecord joined to it (load(..., etrecord=...); explorer.analysis.context), None when none was given
     etrecord: "ProgramContext | None" = field(default=None, repr=False, compare=False)
+    # set when explorer.what_if predicted this program instead of reading it (None for a file)
+    prediction: Prediction | None = field(default=None, compare=False)
 
     kind = "program"  # class constant: what explorer.load returned (a .ptd gives a DataFile, kind "data")
 

@@ -2,13 +2,15 @@
 
 Python reads and analyses the program once, then sends the app its data (the same payload the HTML
 report embeds, gzip-compressed, as a binary trait). Everything interactive runs in the browser; what
-Python can read and set is in four traits, synced both ways:
+Python can read and set is in five traits, synced both ways:
 
 * ``plan`` — the method shown;
 * ``selected`` — a :class:`~explorer.views.selection.Selection` (a click in the page sets it; setting
   it from code, e.g. with :meth:`Explorer.select`, highlights it in every panel);
 * ``devices`` — the devices whose tensors are drawn at full strength (the device filter);
 * ``expanded`` — the groups of a big plan's overview that are open (:meth:`expand`, :meth:`collapse`).
+* ``shown_overlay`` — the overlay colouring the graph (:meth:`overlay`, :meth:`show_overlay`;
+  :mod:`explorer.widget_overlays`, docs/overlays.md).
 
 plotly.js reaches the page once per page, not per widget: the first widget's front end asks for it
 with a custom message and gets the vendored file as a binary buffer.
@@ -28,6 +30,7 @@ from .views.data_file_page import data_file_payload
 from .views.embed import pack
 from .views.empty_program import empty_program_payload
 from .widget_base import AppWidget
+from .widget_overlays import OverlayWidget
 from .views.prepare import PlanView, default_plan, open_program, plan_view
 from .views.report import app_payload, selection_json
 from .views.selection import Selection, resolve
@@ -44,7 +47,7 @@ def _selection_from_json(data, widget: Explorer) -> Selection:
                      widget.findings[int(finding)] if finding not in (None, "") else None, str(data.get("query") or ""))
 
 
-class Explorer(AppWidget):
+class Explorer(OverlayWidget, AppWidget):
     """Where every tensor and arena of an ExecuTorch program lives: graph, memory map, details, findings.
 
     ``Explorer()`` opens the bundled sample; ``Explorer("model.pte")``, ``Explorer(data_bytes)`` or
@@ -108,6 +111,7 @@ class Explorer(AppWidget):
                          devices=tuple(self._devices(first)), expanded=tuple(self._views[first].overview.expanded),
                          **kwargs)
         self.observe(self._on_plan, names=["plan"])
+        self._init_overlays(self.program, self._views, self.profile)  # ex.overlay(...): widget_overlays.py
 
     def __repr__(self) -> str:
         name = Path(self.program.source).name if self.program.source else "program"
@@ -176,11 +180,11 @@ class Explorer(AppWidget):
 
     def save_html(self, path: str | os.PathLike) -> Path:
         """Write the same app as one self-contained, offline HTML file; returns its path."""
-        from .views.report import write_report
+        from .views.overlay_report import write_overlay_report
 
-        return write_report(self.program, path, findings=self.findings, plan=self.plan, selected=self.selected,
-                            profile=self.profile,
-                            views=self._views)
+        return write_overlay_report(self.program, path, findings=self.findings, plan=self.plan, selected=self.selected,
+                                    profile=self.profile, views=self._views, overlays=self._overlay_set,
+                                    shown=self.shown_overlay or None)
 
     # -- building -----------------------------------------------------------------------------------
 

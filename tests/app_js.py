@@ -49,6 +49,12 @@ host.expanded = () => {};
 let rings = {rings: []}, outlines = {rects: []};
 host.rings = (items) => { rings = items; };
 host.outlines = (items) => { outlines = items; };
+let painted = null;  // an overlay (P.testOverlay): the graph coloured by it (overlay_view.js), as the app does
+if (P.testOverlay) {
+  const OV = await import("OVERLAY_MODULE");
+  host.paint = (traces) => { painted = OV.paintTraces(P.testOverlay, traces, P.lod.trace); };
+  host.detailRows = (kind, index) => [OV.detailRow(P.testOverlay, kind, index)];
+}
 const L = lodPlan(P, host);
 const out = [];
 for (const c of commands) {
@@ -77,7 +83,9 @@ for (const c of commands) {
             groupOpacity: graph.data[P.lod.trace.groups].marker.opacity,
             memory: memory.data.map((t) => ({type: t.type, n: t.x ? t.x.length : 0, visible: t.visible})),
             notes: (memory.layout.annotations || []).filter((a) => a.name === "aggregated").map((a) => a.text),
-            details: [L.valueDetails(c.detail || 0), L.instrDetails(c.instr === undefined ? c.detail || 0 : c.instr)],
+            details: [L.valueDetails(c.detail || 0), L.instrDetails(c.instr === undefined ? c.detail || 0 : c.instr)]
+              .concat(c.group === undefined ? [] : [L.groupDetails(c.group)]),
+            domain: painted,
             figures: c.figures ? {graph: clone(graph), memory: clone(memory)} : null});
 }
 process.stdout.write(JSON.stringify(out));
@@ -85,9 +93,12 @@ process.stdout.write(JSON.stringify(out));
 
 
 def run_payload_js(tmp_path, plan_payload: dict, commands) -> list[dict]:
-    """:func:`run_js` on a plan's payload as the app receives it (``app_payload(...)["plans"][k]``)."""
+    """:func:`run_js` on a plan's payload as the app receives it (``app_payload(...)["plans"][k]``). With
+    ``plan_payload["testOverlay"]`` (one overlay of :mod:`explorer.views.overlay_payload`) the graph is coloured by it
+    as the app colours it (overlay_view.js ``paintTraces``, ``detailRow``); ``domain`` is then the scale's span."""
     assert NODE, "node is needed for the app's tests (CI installs it)"
-    harness = HARNESS.replace("LOD_MODULE", (FRONTEND / "lod.js").as_uri())
+    harness = HARNESS.replace("LOD_MODULE", (FRONTEND / "lod.js").as_uri()).replace(
+        "OVERLAY_MODULE", (FRONTEND / "overlay_view.js").as_uri())
     tmp_path.mkdir(parents=True, exist_ok=True)
     (tmp_path / "harness.mjs").write_text(harness, encoding="utf-8")
     (tmp_path / "plan.json").write_text(to_json(plan_payload), encoding="utf-8")

@@ -166,6 +166,22 @@ def test_click_on_b_and_on_ops_and_memory_blocks(widgets, js):
     assert (w.selected.values_a, w.selected.values_b) == ((18,), (23,))
 
 
+def test_every_count_of_moved_tensors_agrees(widgets, js):
+    """Issue 21: the CLI said "11 moved", its section "moved between devices (4)", the header chip 4, while 11
+    were ringed. Now the headline, the section, the chip and the rings all count 11, and say the same split."""
+    w = widgets[REAL[1]]  # cuda:0 -> cuda:1: 4 computed tensors moved, and the 7 copies writing them retargeted
+    out = io.StringIO()
+    assert main(["diff", str(PAIRS / REAL[1][0]), str(PAIRS / REAL[1][1])], stdout=out) == 0
+    text = out.getvalue()
+    assert "11 tensors moved (11 cuda:0 -> cuda:1; 4 computed, 7 copy targets)" in text
+    assert "moved between devices (11: 4 computed, listed here; 7 copy targets, under copies changed):" in text
+    header = plan_data(w)["header"]
+    assert "moved between devices <b>11 (11 cuda:0 → cuda:1; 4 computed, 7 copy targets)</b>" in header
+    magenta = STATUS_STYLES["device"].color
+    for side in "ab":
+        assert sum(1 for kind, _, c in ringed(w, side, js) if kind == "v" and c == magenta) == 11
+
+
 def test_an_unnamed_pair_is_headed_by_its_two_ids_once(widgets, js):
     """Issue 21: the details of an unnamed, unchanged pair read "%14 %14 → %16": its label is its id."""
     w = widgets[REAL[0]]

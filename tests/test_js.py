@@ -63,3 +63,15 @@ process.stdout.write(JSON.stringify(out));""", encoding="utf-8")
     assert got == expected
     assert got["plans"][0]["lod"]["tensors"]["first"] == list(range(-1, 300)) and got["huge"][0] == 2**40
     assert got["plans"][0]["lod"]["tensors"]["named"] == [1] * BINARY_MIN and got["short"] == [0, 1, 2]
+
+
+def test_modules_declare_with_const_and_let():
+    """Issue 21: modern modules — block-scoped declarations only, no `var` (hoisting hid loop-variable reuse)."""
+    import re
+
+    from explorer import frontend
+
+    folder = Path(frontend.__file__).parent
+    found = [f"{p.name}:{k}" for p in sorted(folder.glob("*.js"))
+             for k, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if re.search(r"\bvar\s", line)]
+    assert not found, found

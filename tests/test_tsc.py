@@ -33,3 +33,17 @@ def test_type_check_covers_every_module():
     # every module is bundled (found from the entries' imports, frontend.modules), none left unused
     assert set(frontend.MODULES) | {"index.js", "page.js"} == shipped
     assert (Path(frontend.__file__).parent / "globals.d.ts").exists()
+
+
+STRICT_ON = ("noImplicitThis", "strictBindCallApply", "strictFunctionTypes", "alwaysStrict",
+             "useUnknownInCatchVariables", "noImplicitReturns", "noFallthroughCasesInSwitch")
+
+
+def test_strict_flags_that_pass_stay_on():
+    """The strict checks the app already passes are on, so a regression in them fails test_frontend_type_checks;
+    the payload's declaration is in the checked set (docs/frontend.md lists the flags still off)."""
+    import json
+
+    options = json.loads((JS / "jsconfig.json").read_text())["compilerOptions"]
+    assert {f: options.get(f) for f in STRICT_ON} == {f: True for f in STRICT_ON}
+    assert (JS.parent.parent / "explorer" / "frontend" / "payload.d.ts").exists()

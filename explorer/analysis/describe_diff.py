@@ -84,8 +84,11 @@ def plan_diff_lines(p: PlanDiff, *, limit: int = 10) -> list[str]:
     lines = [headline(p), "  " + _matching_text(p)]
     values = [v for v in p.values if v.kind == "value"]
     moved = [v for v in values if v.status == "device"]
-    if moved:
-        lines.append(f"  moved between devices ({len(moved)}):")
+    targets = sum(1 for v in p.values if v.status == "device" and v.kind != "value")
+    if moved or targets:  # the headline's count, split the same way: copy targets are listed with their copies
+        split = (f": {len(moved)} computed, listed here; {targets} copy target{_s(targets)}, under copies changed"
+                 if targets else "")
+        lines.append(f"  moved between devices ({len(moved) + targets}{split}):")
         lines.extend(_limited([f"    {_pair_label(v)}: {v.a.device} -> {v.b.device}{_where(v)}"  # type: ignore[union-attr]
                                for v in moved], limit, "    "))
     other = [v for v in values if v.status in ("shape", "arena", "added", "removed")]

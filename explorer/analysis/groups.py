@@ -210,6 +210,21 @@ class Groups:
             gid = kids[int(np.searchsorted(starts, instruction, side="right")) - 1]
             out.append(gid)
 
+    def scope_runs(self, name: str) -> list[tuple[int, int]]:
+        """The runs ``[start, stop)`` of consecutive instructions whose scope is ``name`` (a name prefix such
+        as ``layers.3``, or a frame label), at the shallowest depth that has it; [] when no scope is so named.
+        A module inside a leaf group has no group of its own, but its instructions are still known."""
+        for depth, names in enumerate(getattr(self, "_scope_names", [])):
+            if name in names:
+                hit = np.flatnonzero(self._scopes[depth] == names.index(name))
+                cuts = np.flatnonzero(np.diff(hit) != 1) + 1
+                return [(int(r[0]), int(r[-1]) + 1) for r in np.split(hit, cuts)]
+        return []
+
+    def scope_names(self) -> list[str]:
+        """Every scope name the instructions were scoped by, shallowest first (``layers``, ``layers.0``, ...)."""
+        return [nm for names in getattr(self, "_scope_names", []) for nm in names]
+
     def counts(self, gid: int) -> dict:
         """Ops by kind and by device, and tensors at home, in group ``gid``."""
         g = self.groups[gid]

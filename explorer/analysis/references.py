@@ -62,6 +62,8 @@ def plan_references(plan: Plan, f: Facts, program: Program | None, emit: Emit) -
                 table, size = "backend_delegate_data", len(program.delegate_data_sizes)
             elif d.location == "segment":
                 table, size = "segments", len(program.segments)
+            elif d.location == "predicted":  # a region explorer.what_if made: no blob exists yet
+                continue
             else:
                 emit(f"delegate #{d.index} {d.id} stores its blob at location {d.location}, which is neither "
                      f"inline nor segment")

@@ -39,11 +39,13 @@ from .facts import Facts
 from .graph import D2H_OPS, H2D_OPS
 from .types import PlanAnalysis, Transfer
 
-# Device arenas are honoured by loaders that read non_const_buffer_device: executorch PRs #22057/#22058
-# (MethodMeta::memory_planned_buffer_device, DeviceMemoryBuffer in extension/module), shipped in the 1.5
-# runtime (runtime/executor/method_meta.h and runtime/core/device_memory_buffer.h of the 1.5.1 wheel).
-DEVICE_RUNTIME = "executorch 1.5"
-DEVICE_RUNTIME_WHY = ("older loaders (before executorch PRs #22057/#22058) ignore non_const_buffer_device and give "
+# Device arenas are honoured by loaders that read non_const_buffer_device. In executorch's history:
+# MethodMeta::memory_planned_buffer_device (#19568) and DeviceMemoryBuffer (#19567) came in v1.3.0, but the loader
+# that uses them, Module allocating device memory for device-planned buffers (#19746,
+# extension/module/module.cpp make_planned_memory_with_devices), first shipped in v1.4.0; before it every planned
+# buffer was host memory. Checked on the tags of executorch's repository (git tag --contains).
+DEVICE_RUNTIME = "executorch 1.4"
+DEVICE_RUNTIME_WHY = ("older loaders (before executorch 1.4, PR #19746) ignore non_const_buffer_device and give "
                       "every device arena host memory")
 
 __all__ = ["DEVICE_RUNTIME", "ArenaNeed", "DeviceNeed", "AllocatorNeed", "Requirements", "requirements", "requirements_lines"]

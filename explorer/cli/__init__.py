@@ -21,7 +21,7 @@ from .profile_opts import ProfileExit
 
 __all__ = ["main"]
 
-_SUBCOMMANDS = ("inspect", "check", "show", "diff")
+_SUBCOMMANDS = ("inspect", "check", "show", "diff", "whatif")
 _BROKEN_PIPE = 128 + 13  # what a shell reports for a process ended by SIGPIPE
 
 

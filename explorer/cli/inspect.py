@@ -76,6 +76,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
 def summary_lines(program: Program, name: str, only: str | None = None) -> list[str]:
     """The human summary: container, then per plan its arenas, delegates and per-device totals."""
     lines = [f"{name}: {program.size:,} bytes, identifier {program.identifier}, schema version {program.version}"]
+    if program.prediction is not None:
+        lines.append(f"  {program.prediction.text}")
     if program.header:
         h = program.header
         seg_bytes = sum(s.size for s in program.segments)

@@ -40,12 +40,17 @@ def register(sub) -> None:
     add_data_option(p)
     add_profile_options(p)
     add_etrecord_option(p)
+    p.add_argument("--overlay", action="append", default=None, metavar="FILE.json",
+                   help="colour the graph by your numbers: a JSON object of keys (@N instruction, %%N value, a module "
+                        "path) to numbers, or with options (docs/overlays.md); repeatable")
+    p.add_argument("--show-overlay", metavar="NAME",
+                   help="the overlay drawn when the report opens (yours, or a built-in: time, copy_bytes, size, lifetime)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     from ..views.prepare import open_program, plan_view, program_summary, sample_path
-    from ..views.report import write_report
+    from ..views.overlay_report import write_overlay_report
 
     source = args.file or sample_path()
     program = load_with_data(str(source), args.data) if args.file else open_program(source)
@@ -61,7 +66,11 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     profile = optional_profile(args, program)
     findings = list(check(program))
     views = {plan.name: plan_view(plan, program) for plan in program.plans}
-    written = write_report(program, args.output, findings=findings, plan=args.plan, views=views, profile=profile)
+    overlays = _overlays(program, views, profile, args)
+    if overlays is None:
+        return 2
+    written = write_overlay_report(program, args.output, findings=findings, plan=args.plan, views=views,
+                                   profile=profile, overlays=overlays, shown=args.show_overlay)
     name = os.path.basename(str(source)) + (" (the bundled sample)" if not args.file else "")
     print(f"wrote {written.resolve()} ({nbytes_text(written.stat().st_size)}; self-contained, works offline)", file=out)
     for plan in program.plans:
@@ -71,6 +80,29 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         line = program_summary(view, [f for f in findings if f.plan == plan.name])
         print(f"{name}: {line}" + (f" [arenas {arenas}]" if arenas else ""), file=out)
     return 0
+
+
+def _overlays(program, views: dict, profile, args: argparse.Namespace):
+    """The report's overlays: the built-ins and each ``--overlay`` file (as ``Explorer.load_overlay`` reads
+    it); None after printing why one cannot be used."""
+    from ..analysis.overlays import OverlayError
+    from ..views.overlay_set import OverlaySet, read_overlay_file
+
+    overlays = OverlaySet(program, views, profile)
+    if args.plan:
+        overlays.default_plan = args.plan  # a file without "plan" goes on the plan shown, as in the widget
+    for path in args.overlay or ():
+        try:
+            spec = read_overlay_file(path)
+            overlays.add(spec.pop("name"), spec.pop("values"), **spec)
+        except OverlayError as exc:
+            print(f"device-explorer: --overlay {path}: {exc}", file=sys.stderr)
+            return None
+    if args.show_overlay and args.show_overlay not in overlays.names():
+        print(f"device-explorer: --show-overlay {args.show_overlay!r}: no such overlay (there are: "
+              f"{', '.join(overlays.names()) or 'none'})", file=sys.stderr)
+        return None
+    return overlays
 
 
 def _data_file_page(data_file: DataFile, args: argparse.Namespace, out: TextIO) -> int:

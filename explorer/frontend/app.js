@@ -14,6 +14,7 @@ import {search} from "./search.js";
 import {profileView} from "./profile.js";
 import {delegateExpander} from "./delegate.js";
 import {CONFIG, fillPlans, followWidth, publisher} from "./frame.js";
+import {overlayView} from "./overlay_view.js";
 
 
 const clone = (/** @type {any} */ o) => JSON.parse(JSON.stringify(o));
@@ -57,6 +58,7 @@ function skeleton(el, data) {
   return $;
 }
 
+/** @param {HTMLElement} el @param {import("./payload").WidgetModel} model @param {import("./payload").AppPayload} data */
 export function createApp(el, model, data) {
   const T = data.trace;
   const $ = skeleton(el, data);
@@ -75,11 +77,14 @@ export function createApp(el, model, data) {
                 drawn: () => { if (DG) DG.rebase(); if (PROF) PROF.sizeOps(); },
                 place: (x, y) => (DG ? DG.place(x, y) : [x, y]),
                 placeLines: (xs, ys) => (DG ? DG.placeLines(xs, ys) : [xs, ys]),
-                rings: (items) => over.graph.set(items), outlines: (items) => over.memory.set(items)};
+                rings: (items) => over.graph.set(items), outlines: (items) => over.memory.set(items),
+                // an overlay picked (overlay_view.js): node colours, hover lines and a details row
+                paint: (traces) => OV.paint(traces), detailRows: (kind, index) => OV.detailRows(kind, index)};
   const over = {graph: null, memory: null};
   const Plotly = globalThis.Plotly;
 
   const publish = publisher(model);
+  const OV = overlayView({controls: $("dx-controls"), model, data, publish, redraw: () => { if (LOD) LOD.redraw(); }});
 
   function planByName(name) { return data.plans.find((p) => p.name === name) || data.plans[0]; }
 
@@ -110,6 +115,7 @@ export function createApp(el, model, data) {
                                () => LOD.axis());  // on a profile's time axis the strip is too
     }
     DG = delegateExpander(P, graphDiv, T, host);
+    OV.plan(P);  // its overlays in the picker, before its graph is drawn
     LOD = lodPlan(P, host);
     if (!P.labels) P.labels = LOD.labels();
     over.minimap.draw();
@@ -266,5 +272,5 @@ export function createApp(el, model, data) {
   showPlan(model.get("plan") || data.plan, true);
   wireClicks();
   return {select, state, showPlan, search: (text) => search(P, text), lod: () => LOD, delegates: () => DG,
-          profile: () => PROF};
+          profile: () => PROF, overlays: () => OV};
 }

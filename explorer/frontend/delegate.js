@@ -119,6 +119,7 @@ export function innerDetails(D, k) {
 // the trace slots, `host` the app (host.moved() after positions change, host.html(markup) for details). The app
 // calls rebase() after every draw of the graph (the groups fold and unfold under it); only a delegate drawn as
 // itself (not folded into a group) opens.
+/** @param {import("./payload").DrawnPlan} P @param {any} gd @param {import("./payload").TraceIndex} T @param {any} host */
 export function delegateExpander(P, gd, T, host) {
   const D = new Map(((P.companions || {}).delegates || []).filter((d) => d.graph).map((d) => [d.instruction, d]));
   const moved = [];  // trace indices whose x/y this module rewrites: the edges, tensors and ops
@@ -151,6 +152,7 @@ export function delegateExpander(P, gd, T, host) {
 
   function draw() {
     let xy = origin.map(([x, y]) => [x.slice(), y.slice()]);
+    /** @type {[import("./payload").DelegateInside, ReturnType<typeof insideLayout>][]} */
     const boxes = [];  // [delegate, layout], each moved on by the expansions opened after it
     const seq = [];  // each layout as it was when it opened: place() replays them in order
     for (const i of open) {

@@ -42,6 +42,7 @@ function skeleton(el, data) {
   return $;
 }
 
+/** @param {HTMLElement} el @param {import("./payload").WidgetModel} model @param {import("./payload").DiffPayload} data */
 export function createDiffApp(el, model, data) {
   const T = data.trace, Plotly = globalThis.Plotly;
   const $ = skeleton(el, data);

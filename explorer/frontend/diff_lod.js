@@ -104,6 +104,7 @@ export function sideContext(P, s) {
 }
 // ctx: {graphs: {a, b}, memories: {a, b}, overlays: {a, b}, memoryOverlays: {a, b}, config, details (element),
 //       select(sel) (a selection made on a side), names: {a, b}}
+/** @param {import("./payload").DiffPlanPayload} P @param {any} ctx */
 export function diffLod(P, ctx) {
   const Plotly = globalThis.Plotly, I = diffIndex(P), S = {};
   const nT = P.statuses.tensor.length, nO = P.statuses.op.length;

@@ -5,6 +5,7 @@ import {lodBase} from "./lod_base.js";
 import {lodGraph} from "./lod_graph.js";
 import {lodPanels} from "./lod_panels.js";
 
+/** @param {import("./payload").DrawnPlan} P @param {any} host */
 export function lodPlan(P, host) {
   const C = lodBase(P, host);
   lodGraph(C);
@@ -14,6 +15,6 @@ export function lodPlan(P, host) {
   return {expand: C.expand, collapse: C.collapse, reveal: C.reveal, highlight: C.highlight, devices: C.devices,
           labels: C.labels, valueDetails: C.valueDetails, instrDetails: C.instrDetails, groupDetails: C.groupDetails,
           clickGraph: C.clickGraph, clickMemory: C.clickMemory, onRelayout: C.onRelayout, folded: C.folded, lane: C.lane,
-          setExpanded: C.setExpanded, laneProfiles: C.laneProfiles, setAxis: C.setAxis, axis: C.axisMap, lanes: () => P.lod.arenas.length,
+          setExpanded: C.setExpanded, redraw: () => C.draw(null), laneProfiles: C.laneProfiles, setAxis: C.setAxis, axis: C.axisMap, lanes: () => P.lod.arenas.length,
           state: () => ({expanded: C.s.expanded.slice(), window: C.s.win, note: C.s.note, status: C.status()})};
 }

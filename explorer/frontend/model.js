@@ -1,5 +1,6 @@
 // The page's stand-in for the widget model: the same get / set / on / save_changes surface over plain state,
 // so the exported report runs the app exactly as the notebook widget does (only nobody listens in Python).
+/** @param {Record<string, unknown>} initial @returns {import("./payload").WidgetModel} */
 export function localModel(initial) {
   const state = Object.assign({}, initial), handlers = new Map();
   return {

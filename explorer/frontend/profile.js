@@ -212,6 +212,7 @@ export function fromTime(C, t) {
 // axis: map.to(x) instruction units -> axis units, map.from the inverse), lanes (how many), rehighlight(),
 // mountTop(el), mountMemoryHead(el)}. The app draws every figure from its tables; after each draw of the graph it
 // calls sizeOps() so the ops drawn are sized by their time.
+/** @param {import("./payload").DrawnPlan} P (with its profile) @param {any} host */
 export function profileView(P, host) {
   const prof = P.profile, Plotly = globalThis.Plotly;
   let maxT = 0;

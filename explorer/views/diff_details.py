@@ -45,7 +45,8 @@ def summary_html(dv: DiffPlanView) -> str:
     """Header: ``A → B``, chips with the review counts (as ``device-explorer diff`` counts them) and the
     ring legend."""
     p = dv.diff
-    moved = [v for v in p.values if v.kind == "value" and v.status == "device"]
+    moved = [v for v in p.values if v.status == "device"]  # computed tensors and copy targets: what is ringed
+    computed = sum(1 for v in moved if v.kind == "value")
     routes: dict[str, int] = {}
     for v in moved:
         key = f"{v.a.device} → {v.b.device}"  # type: ignore[union-attr]
@@ -58,7 +59,9 @@ def summary_html(dv: DiffPlanView) -> str:
     needs = requirement_changes(p.requirements_a, p.requirements_b)
     m = p.matching
     chips = [
-        _chip("moved between devices", str(len(moved)) + (f" ({', '.join(f'{n} {r}' for r, n in routes.items())})"
+        _chip("moved between devices", str(len(moved)) + (f" ({', '.join(f'{n} {r}' for r, n in routes.items())}"
+                                                         + (f"; {computed} computed, {len(moved) - computed} copy targets"
+                                                            if computed != len(moved) else "") + ")"
                                                          if routes else ""), hot=bool(moved)),
         _chip("copies", f"+{len(added)} −{len(removed)}" + (f" ({'+' if delta >= 0 else '−'}{fmt_bytes(abs(delta))}"
                                                             f" per run)" if added or removed else "")
