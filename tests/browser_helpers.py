@@ -179,7 +179,7 @@ TRACE_POINTS_JS = """
   const ids = (gd.data[index] || {}).customdata || [];
   return Array.from(group.querySelectorAll('path.point')).map((p, k) => {
     const r = p.getBoundingClientRect();
-    return {fill: p.style.fill, x: r.x + r.width / 2, y: r.y + r.height / 2, w: r.width, h: r.height, id: ids[k]};
+    return {fill: p.style.fill, x: r.x + r.width / 2, y: r.y + r.height / 2, w: r.width, h: r.height, id: ids[k], trace: index};
   });
 }
 """
@@ -196,3 +196,129 @@ def hex_to_rgb(color: str) -> str:
     color = color.lstrip("#")
     r, g, b = (int(color[i:i + 2], 16) for i in (0, 2, 4))
     return f"rgb({r}, {g}, {b})"
+
+
+# -- waiting for the page ------------------------------------------------------------------------------
+# The browser tests wait for something the page does, never for a stretch of time (docs/testing.md, "How the
+# browser tests wait"): a redraw counted by the label layer, a quiet panel, plotly's hover on the node, plotly's
+# own double-click window. None of them calls page.wait_for_timeout.
+
+SETTLED_JS = """
+async ([sel, after, timeout]) => {
+  // quiet: for two animation frames in a row nothing under the element changed, its box stayed put, plotly
+  // is not in a transition and (with `after`) the label layer (labels.js) has been placed again since then
+  const gd = document.querySelector(sel);
+  if (!gd) throw new Error('settled: nothing matches ' + sel);
+  const count = () => Number(gd.dataset.labels || 0);
+  const frame = () => new Promise((done) => requestAnimationFrame(() => done(undefined)));
+  const box = () => { const r = gd.getBoundingClientRect(); return [r.left, r.top, r.width, r.height].join(); };
+  let changed = false;
+  const watch = new MutationObserver(() => { changed = true; });
+  watch.observe(gd, {subtree: true, childList: true, attributes: true, characterData: true});
+  const start = performance.now();
+  try {
+    let quiet = 0, was = box();
+    while (quiet < 2) {
+      if (performance.now() - start > timeout)
+        throw new Error('settled: ' + sel + ' still changing after ' + timeout + ' ms (labels placed ' + count() +
+                        ' times' + (after === null ? '' : ', waiting for more than ' + after) + ')');
+      changed = false;
+      await frame();
+      const now = box();
+      const busy = changed || now !== was || (after !== null && count() <= after) || gd._transitioning ||
+        (gd._promises && gd._promises.length > 0);
+      quiet = busy ? 0 : quiet + 1;
+      was = now;
+    }
+    return count();
+  } finally { watch.disconnect(); }
+}
+"""
+
+
+def label_draws(page, selector: str) -> int:
+    """How many times the label layer of the graph ``selector`` placed its labels (labels.js counts them in
+    ``data-labels``): read it before an action, pass it to ``settled`` to wait for the redraw it causes."""
+    return page.evaluate("(sel) => { const g = document.querySelector(sel); return Number((g && g.dataset.labels) || 0) }",
+                         selector)
+
+
+def settled(page, selector: str, after: int | None = None, timeout_ms: int = 60_000) -> int:
+    """Wait until the element ``selector`` (a plotly graph, a panel) is done drawing: two animation frames in a
+    row with no change under it, its box not moving (a scroll, a notebook re-laying out its cells), no plotly
+    transition. With ``after`` (``label_draws`` before the action), its label layer must also have been placed
+    again since: a wheel zoom, a click that expands a group or a resize redraws a moment later, and waiting
+    for quiet alone could end before it began. Returns the label layer's count."""
+    return page.evaluate(SETTLED_JS, [selector, after, timeout_ms])
+
+
+HOVERED_JS = """
+([sel, id, trace]) => {
+  const hd = (document.querySelector(sel) || {})._hoverdata || [];
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  return hd.some((d) => same(d.customdata, id) && (trace === null || d.curveNumber === trace));
+}
+"""
+
+
+def hover_point(page, graph: str, point: dict, trace: int | None = None, timeout_ms: int = 10_000) -> None:
+    """Move the mouse onto a drawn ``point`` (TRACE_POINTS_JS; its ``id`` is the node's customdata) and wait
+    until plotly's hover is on that node (``gd._hoverdata``), so a click there selects it. Plotly can drop a
+    single move on a busy page: the mouse goes off and back between tries."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    trace = point.get("trace") if trace is None else trace
+    tries = 4
+    for attempt in range(tries):
+        if attempt:
+            page.mouse.move(point["x"] + 40, point["y"] + 40)
+        page.mouse.move(point["x"], point["y"], steps=2)
+        try:
+            page.wait_for_function(HOVERED_JS, arg=[graph, point["id"], trace], timeout=timeout_ms // tries)
+            return
+        except PlaywrightTimeout:
+            if attempt == tries - 1:
+                hovered = page.evaluate("(sel) => ((document.querySelector(sel) || {})._hoverdata || [])"
+                                        ".map(d => [d.curveNumber, d.customdata])", graph)
+                raise AssertionError(f"the hover never reached node {point['id']!r} (trace {trace}) at "
+                                     f"({point['x']:.0f}, {point['y']:.0f}); plotly hovers {hovered}") from None
+
+
+# Plotly counts a mouse-down within `doubleClickDelay` (config, 300 ms) of the previous one on the same plot as a
+# double click, wherever it lands (components/dragelement: gd._mouseDownTime), and a double click resets the
+# axes. A person does not click two nodes that fast: the next click waits until plotly would see a single one.
+SINGLE_CLICK_JS = """
+(sel) => { const gd = document.querySelector(sel);
+  return !gd || !gd._mouseDownTime || Date.now() - gd._mouseDownTime > ((gd._context || {}).doubleClickDelay || 300); }
+"""
+
+
+def click_point(page, graph: str, point: dict, trace: int | None = None) -> None:
+    """Click a drawn node as a person does: onto it, plotly's hover on it, then a click plotly takes for a single
+    one (not the second half of a double click with the previous click, which would reset the axes)."""
+    hover_point(page, graph, point, trace)
+    page.wait_for_function(SINGLE_CLICK_JS, arg=graph, timeout=10_000)
+    page.mouse.click(point["x"], point["y"])
+
+
+def follows_width(page, selector: str, timeout_ms: int = 60_000) -> None:
+    """After the window or the box changed size: wait until the plotly figure ``selector`` took its box's width
+    (frame.js followWidth relayouts it on the next frame) and is done drawing."""
+    page.wait_for_function("(sel) => { const g = document.querySelector(sel); return g && g._fullLayout &&"
+                           " g.clientWidth > 0 && Math.abs(g._fullLayout.width - g.clientWidth) < 4 }",
+                           arg=selector, timeout=timeout_ms)
+    settled(page, selector, timeout_ms=timeout_ms)
+
+
+# Elements that could still run something: an event-handler attribute (an injected <img onerror> fires when
+# its load fails, some time after it was inserted) or a javascript: URL. None means nothing can run later.
+HANDLERS_JS = """
+() => {
+  const out = [];
+  for (const el of document.querySelectorAll('*'))
+    for (const a of el.attributes)
+      if (/^on/i.test(a.name) || (/^(href|xlink:href|src|srcdoc|action|formaction)$/i.test(a.name) && /javascript:/i.test(a.value)))
+        out.push(el.tagName + ' ' + a.name + '=' + a.value);
+  return out;
+}
+"""

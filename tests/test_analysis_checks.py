@@ -394,13 +394,16 @@ def test_the_dedup_bug_is_explained():
 @pytest.mark.parametrize("values,kwargs", [(20_000, {}), (20_000, {"devices": ("cuda:0", "cuda:1")}),
                                            (5_000, {"plans": 2, "devices": ()})])
 def test_large_synthetic_programs_are_silent_and_checked_fast(values, kwargs):
-    """20k values: an O(n^2) step would take minutes here; a linear one well under a second."""
+    """20k values: an O(n^2) step would take minutes here (a hang to the user); the check takes ~0.03 s.
+    The bound is CPU seconds (a loaded machine's waiting is not a slow check) and ~150x the time it takes:
+    it catches the wrong complexity, not a slower constant. Speed is measured in bench/bench_load.py
+    (load+check against executorch's reader, same bytes)."""
     program = roundtrip(synth.synthetic_program(values, **kwargs))
-    start = time.perf_counter()
+    start = time.process_time()
     found = check(program)
-    elapsed = time.perf_counter() - start
+    cpu = time.process_time() - start
     assert found == []
-    assert elapsed < 5.0, f"check of {sum(len(p.values) for p in program.plans)} values took {elapsed:.2f} s"
+    assert cpu < 5.0, f"check of {sum(len(p.values) for p in program.plans)} values took {cpu:.2f} CPU s"
 
 
 def test_synthetic_back_to_back_offloads_are_round_trips():

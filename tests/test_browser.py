@@ -16,14 +16,18 @@ from pathlib import Path
 import pytest
 from browser_helpers import (
     ARTIFACTS,
+    HANDLERS_JS,
     TRACE_POINTS_JS,
     chromium,
+    click_point,
+    follows_width,
     hex_to_rgb,
     jupyter_lab,
     point_of,
     require_browser,
     run_all,
     screenshot_on_failure,
+    settled,
     wait_kernel_idle,
     write_notebook,
 )
@@ -87,12 +91,6 @@ def check_panels(page, graph: str, memory: str, expected: dict) -> list[dict]:
     return points
 
 
-def click_point(page, point: dict) -> None:
-    page.mouse.move(point["x"], point["y"])
-    page.wait_for_timeout(150)
-    page.mouse.click(point["x"], point["y"])
-
-
 def test_widget_in_jupyterlab(tmp_path, expected):
     notebook = tmp_path / "explorer.ipynb"
     write_notebook(notebook, [f"import explorer\nex = explorer.Explorer({str(FIXTURE)!r})\nex",
@@ -113,7 +111,7 @@ def test_widget_in_jupyterlab(tmp_path, expected):
             "(sel) => { const g = document.querySelector(sel);"
             " return g.clientWidth > 300 && Math.abs(g._fullLayout.width - g.clientWidth) < 4 }", arg=graph, timeout=10_000)
         page.locator(".dx-explorer").first.scroll_into_view_if_needed()
-        page.wait_for_timeout(300)
+        settled(page, graph)  # the notebook may re-lay out its cells after the scroll
         points = check_panels(page, graph, memory, expected)  # page coordinates: measured after scrolling
         page.screenshot(path=str(ARTIFACTS / "lab_widget.png"))
 
@@ -148,8 +146,9 @@ def test_widget_in_jupyterlab(tmp_path, expected):
         page.screenshot(path=str(ARTIFACTS / "lab_memory_map.png"))
         errors = [m for m in messages if m.startswith("pageerror")]
         assert not errors, errors
+    # recorded, not asserted: a loaded machine is slow for reasons of its own; bench/bench_view.py times a
+    # click against a peer, and the waits above fail a click that never fills the details
     (ARTIFACTS / "timings.json").write_text(json.dumps({k: round(v, 2) for k, v in timings.items()}, indent=1))
-    assert timings["click_to_details_s"] < 3
 
 
 def test_exported_report_without_kernel(tmp_path, expected):
@@ -167,7 +166,7 @@ def test_exported_report_without_kernel(tmp_path, expected):
         points = check_panels(page, ".dx-graph", ".dx-memory", expected)
         page.screenshot(path=str(ARTIFACTS / "report.png"), full_page=True)
         check_page_layout(page)
-        click_point(page, point_of(points, expected["click"]["point"]))
+        click_point(page, ".dx-graph", point_of(points, expected["click"]["point"]))
         page.wait_for_function("(label) => document.querySelector('.dx-details').textContent.includes(label)",
                                arg=expected["click"]["label"], timeout=5_000)  # a bound, not a timing: bench/ times it
         details = page.locator(".dx-details").inner_text()
@@ -206,19 +205,19 @@ def check_page_layout(page):
     column capped, the graph taking the rest); the side column stays in view while the page scrolls."""
     assert page.evaluate("() => document.querySelector('.dx-req details').open"), "runtime needs open for cuda:0"
     page.set_viewport_size({"width": 2000, "height": 600})
-    page.wait_for_timeout(300)
+    follows_width(page, ".dx-graph")
     app, side, graph = (page.evaluate(f"() => document.querySelector('{sel}').getBoundingClientRect().width")
                         for sel in (".dx-app", ".dx-side", ".dx-graph-card"))
     assert app > 1900 and side <= 640 and graph > 2 * side, (app, side, graph)
     row_top = page.evaluate("() => document.querySelector('.dx-row').getBoundingClientRect().top + window.scrollY")
     page.evaluate(f"() => window.scrollTo(0, {row_top + 150})")
-    page.wait_for_timeout(100)
+    settled(page, ".dx-side")
     top = page.evaluate("() => document.querySelector('.dx-side').getBoundingClientRect().top")
     assert 0 <= top <= 16, f"the side column scrolled away ({top} px from the top)"
     page.screenshot(path=str(ARTIFACTS / "report_wide_scrolled.png"))
     page.evaluate("() => window.scrollTo(0, 0)")
     page.set_viewport_size({"width": 1280, "height": 1000})
-    page.wait_for_timeout(300)
+    follows_width(page, ".dx-graph")
 
 
 def test_report_finding_click_selects_its_values(tmp_path):
@@ -278,9 +277,11 @@ def test_hostile_names_show_as_text_and_run_nothing(tmp_path):
         page.evaluate("() => window.dxReport.select({instructions: [1]})")
         assert HOSTILE in page.locator(".dx-details").inner_text()
         page.fill(".dx-search", "script")
-        page.wait_for_timeout(200)
-        assert "window.__pwned" in page.locator(".dx-details").inner_text()
-        page.wait_for_timeout(300)
+        page.wait_for_function("() => document.querySelector('.dx-details').textContent.includes('window.__pwned')",
+                               timeout=10_000)
+        settled(page, ".dx-details")
+        # nothing can run later either: no element carries an event handler (what an injected onerror needs)
+        assert page.evaluate(HANDLERS_JS) == []
         assert page.evaluate("() => window.__pwned") is None
         assert page.locator(".dx-details img, .dx-graph img, .dx-memory img").count() == 0
         assert dialogs == []

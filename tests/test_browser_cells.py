@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 from analysis_helpers import PlanBuilder
-from browser_helpers import ARTIFACTS, chromium, require_browser, screenshot_on_failure
+from browser_helpers import ARTIFACTS, chromium, require_browser, screenshot_on_failure, settled
 
 from explorer import load
 from explorer.format.synth import synthetic_program
@@ -57,7 +57,7 @@ def _open(page, report) -> None:
     page.goto(report.as_uri())
     page.wait_for_function("() => document.body.dataset.ready === '1'", timeout=60_000)
     page.locator(".dx-memory").scroll_into_view_if_needed()
-    page.wait_for_timeout(300)
+    settled(page, ".dx-memory")
 
 
 def _tip(page) -> str | None:
@@ -146,8 +146,8 @@ def test_a_named_block_over_the_cells_keeps_its_hover_and_click(reports):
         inside = [edge[0], edge[1] - 5]  # 5 px inside the block, just above the binned slots below it
         below = page.evaluate(TO_PAGE, [0, block["x"], 128])
         page.mouse.move(*below, steps=3)
-        page.wait_for_timeout(200)
-        assert "in use" in (_tip(page) or ""), "the cells below answer"
+        page.wait_for_function("() => { const t = document.querySelector('.dx-memory .dx-celltip');"
+                               " return t && !t.hidden && t.textContent.includes('in use') }", timeout=10_000)  # the cells below answer
         page.mouse.move(*inside, steps=3)
         page.wait_for_function("() => document.querySelectorAll('.dx-memory .hoverlayer .hovertext').length > 0", timeout=5_000)
         assert "kv_cache" in page.locator(".dx-memory .hoverlayer .hovertext").first.text_content()

@@ -16,7 +16,7 @@ import io
 from pathlib import Path
 
 import pytest
-from browser_helpers import ARTIFACTS, chromium, require_browser, screenshot_on_failure
+from browser_helpers import ARTIFACTS, chromium, click_point, label_draws, require_browser, screenshot_on_failure, settled
 
 from diff_helpers import big_pair
 
@@ -57,7 +57,7 @@ IDS_JS = """
   const ids = gd.data[index].customdata || [];
   return Array.from(group.querySelectorAll('path.point')).map((p, k) => {
     const r = p.getBoundingClientRect();
-    return {x: r.x + r.width / 2, y: r.y + r.height / 2, id: ids[k]};
+    return {x: r.x + r.width / 2, y: r.y + r.height / 2, id: ids[k], trace: index};
   });
 }
 """
@@ -153,9 +153,7 @@ def test_diff_report_links_both_sides(tmp_path, expected):
         # a real click on %5 in A selects %11 in B as well
         a_value, b_value = expected["click"]
         target = _at(page.evaluate(IDS_JS, [".dx-graph-a", TRACE["tensors"]]), a_value)
-        page.mouse.move(target["x"], target["y"])
-        page.wait_for_timeout(150)
-        page.mouse.click(target["x"], target["y"])
+        click_point(page, ".dx-graph-a", target)
         page.wait_for_function("() => window.dxDiff.state.values.b.length === 1", timeout=5_000)
         state = page.evaluate("() => ({a: window.dxDiff.state.values.a, b: window.dxDiff.state.values.b})")
         assert state == {"a": [a_value], "b": [b_value]}
@@ -201,14 +199,12 @@ def test_diff_widget_in_jupyterlab(tmp_path, expected):
             " return g.clientWidth > 300 && Math.abs(g._fullLayout.width - g.clientWidth) < 6 }", arg=graph["a"],
             timeout=15_000)
         page.locator(".dx-explorer").first.scroll_into_view_if_needed()
-        page.wait_for_timeout(400)
+        settled(page, graph["a"])  # the notebook may re-lay out its cells after the scroll
         a_value, b_value = expected["click"]
         points = page.evaluate(IDS_JS, [graph["a"], TRACE["tensors"]])
         assert sorted(p["id"] for p in points) == expected["tensors"]["a"]
         target = _at(points, a_value)
-        page.mouse.move(target["x"], target["y"])
-        page.wait_for_timeout(150)
-        page.mouse.click(target["x"], target["y"])
+        click_point(page, graph["a"], target)
         page.wait_for_function(
             "(label) => { const d = document.querySelector('.dx-explorer .dx-details');"
             " return d && d.textContent.includes('moved device') && d.textContent.includes(label) }",
@@ -218,7 +214,7 @@ def test_diff_widget_in_jupyterlab(tmp_path, expected):
             timeout=10_000)
         page.screenshot(path=str(ARTIFACTS / "diff_widget.png"))
         page.locator(".dx-explorer .dx-details").scroll_into_view_if_needed()
-        page.wait_for_timeout(300)
+        settled(page, ".dx-explorer .dx-details")
         page.screenshot(path=str(ARTIFACTS / "diff_widget_details.png"))
         cell = page.locator(".jp-Notebook .jp-Cell").nth(1)
         cell.locator(".jp-InputArea-editor").click()
@@ -260,21 +256,16 @@ def _overviews_drawn(page, prefix: str, T: dict) -> dict:
     return out
 
 
-def _click(page, point) -> None:
-    page.mouse.move(point["x"], point["y"])
-    page.wait_for_timeout(150)
-    page.mouse.click(point["x"], point["y"])
-
-
 def _open_and_pick(page, prefix: str, T: dict, groups: list, moved: set):
     """Expand a group of A by a click on it; a moved tensor of A drawn now (its point)."""
     sel = f"{prefix}.dx-graph-a"
     before = len(page.evaluate(IDS_JS, [sel, T["tensors"]]))
-    _click(page, groups[len(groups) // 2])
+    drawn = label_draws(page, sel)
+    click_point(page, sel, groups[len(groups) // 2])
     page.wait_for_function("([sel, i, n]) => { const gd = document.querySelector(sel);"
                            " return gd.data[i].customdata && gd.data[i].customdata.length > n }",
                            arg=[sel, T["tensors"], before], timeout=15_000)
-    page.wait_for_timeout(400)
+    settled(page, sel, after=drawn)  # the view moves to the opened group: positions are read after it
     tensors = page.evaluate(IDS_JS, [sel, T["tensors"]])
     pick = next(p for p in tensors if p["id"] in moved)
     return pick
@@ -289,21 +280,22 @@ def test_big_diff_report_is_two_overviews_with_the_changes_marked(tmp_path, big)
         page.route("**/*", lambda r: r.abort() if not r.request.url.startswith("file:") else r.continue_())
         page.goto(report.as_uri())
         groups = _overviews_drawn(page, "", T)
-        page.wait_for_timeout(300)
+        settled(page, ".dx-graph-a")
+        settled(page, ".dx-graph-b")
         page.screenshot(path=str(ARTIFACTS / "diff_5k_report.png"), full_page=True)
         pick = _open_and_pick(page, "", T, groups["a"], big["moved"])
         # the group's counterpart on B opened with it
         expanded = page.evaluate("() => ['a', 'b'].map(s => window.dxDiff.lod().side(s).state().expanded)")
         assert expanded[0] and expanded[1], expanded
         assert "changes in" in page.locator(".dx-details").inner_text(), "the group's changes listed under its details"
-        _click(page, pick)
+        click_point(page, ".dx-graph-a", pick)
         want = big["pairs"][pick["id"]]
         page.wait_for_function("(v) => window.dxDiff.state.values.b.length === 1 && window.dxDiff.state.values.b[0] === v",
                                arg=want, timeout=10_000)
         # B opened the group holding the counterpart and rings it there
         page.wait_for_function("(v) => document.querySelector('.dx-graph-b').data[4].customdata.indexOf(v) >= 0",
                                arg=want, timeout=10_000)
-        page.wait_for_timeout(400)
+        settled(page, ".dx-graph-b")
         drawn_b = next(p for p in page.evaluate(IDS_JS, [".dx-graph-b", T["tensors"]]) if p["id"] == want)
         rings_b = page.evaluate(RINGS_JS, ".dx-graph-b")
         assert any(abs(x - drawn_b["x"]) < 3 and abs(y - drawn_b["y"]) < 3 for x, y in rings_b), (rings_b, drawn_b)
@@ -344,7 +336,7 @@ def test_big_diff_memory_lanes_mark_the_changes(tmp_path, big):
         _overviews_drawn(page, "", big["T"])
         # a binned cell holding changed tensors says so under the mouse (cells.js): find one, point at it
         page.locator(".dx-memory-b").scroll_into_view_if_needed()
-        page.wait_for_timeout(200)
+        settled(page, ".dx-memory-b")
         cell = page.evaluate(FLAGGED_CELL)
         assert cell, "no binned cell holds a changed tensor"
         px = cell["px"]
@@ -395,10 +387,10 @@ def test_big_diff_widget_in_jupyterlab(tmp_path, big):
         run_all(page)
         groups = _overviews_drawn(page, ".dx-explorer ", T)
         page.locator(".dx-explorer").first.scroll_into_view_if_needed()
-        page.wait_for_timeout(400)
+        settled(page, ".dx-explorer .dx-graph-a")  # the notebook may re-lay out its cells after the scroll
         groups = _overviews_drawn(page, ".dx-explorer ", T)
         pick = _open_and_pick(page, ".dx-explorer ", T, groups["a"], big["moved"])
-        _click(page, pick)
+        click_point(page, ".dx-explorer .dx-graph-a", pick)
         want = big["pairs"][pick["id"]]
         page.wait_for_function(
             "(label) => { const d = document.querySelector('.dx-explorer .dx-details');"

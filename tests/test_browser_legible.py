@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser_helpers import ARTIFACTS, chromium, require_browser, screenshot_on_failure
+from browser_helpers import ARTIFACTS, chromium, click_point, label_draws, require_browser, screenshot_on_failure, settled
 from lod_helpers import cached_program_path
 
 from explorer import load
@@ -66,16 +66,18 @@ def open_report(page, path: Path) -> None:
     page.goto(path.as_uri())
     page.wait_for_function("(sel) => { const g = document.querySelector(sel); return g && g._fullLayout &&"
                            " g.querySelector('.dx-labels') }", arg=GRAPH, timeout=90_000)
-    page.wait_for_timeout(400)
+    settled(page, GRAPH)
 
 
 def zoom(page, factor: float) -> None:
-    """Zoom the graph about its centre by ``factor`` (< 1 zooms in), as the modebar would."""
+    """Zoom the graph about its centre by ``factor`` (< 1 zooms in), as the modebar would; back once the
+    labels were placed for the new view."""
+    drawn = label_draws(page, GRAPH)
     page.evaluate("""([sel, f]) => { const gd = document.querySelector(sel), xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
       const c = (r) => (r[0] + r[1]) / 2, h = (r) => (r[1] - r[0]) / 2 * f;
       return Plotly.relayout(gd, {'xaxis.range': [c(xa.range) - h(xa.range), c(xa.range) + h(xa.range)],
                                   'yaxis.range': [c(ya.range) - h(ya.range), c(ya.range) + h(ya.range)]}); }""", [GRAPH, factor])
-    page.wait_for_timeout(300)
+    settled(page, GRAPH, after=drawn)
 
 
 def group_centres(page) -> list[dict]:
@@ -87,7 +89,7 @@ def group_centres(page) -> list[dict]:
       for (let k = 0; k < d.x.length; k++) {
         const x = xa.l2p(d.x[k]), y = ya.l2p(d.y[k]);
         if (x < 4 || y < 4 || x > s.w - 4 || y > s.h - 4) continue;
-        out.push({x: r0.left + s.l + x, y: r0.top + s.t + y, id: d.customdata[k]});
+        out.push({x: r0.left + s.l + x, y: r0.top + s.t + y, id: d.customdata[k], trace: d.index});
       }
       return out; }""", GRAPH)
 
@@ -97,10 +99,11 @@ def expanded(page) -> list[int]:
                          " return d ? Array.from(d.customdata || []) : [] }", GRAPH)
 
 
-def click(page, p) -> None:
-    page.mouse.move(p["x"], p["y"])
-    page.wait_for_timeout(80)
-    page.mouse.click(p["x"], p["y"])
+def click(page, p) -> int:
+    """Click the group marker ``p`` (group_centres); returns the label count before it (for ``settled``)."""
+    drawn = label_draws(page, GRAPH)
+    click_point(page, GRAPH, p)
+    return drawn
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -162,14 +165,15 @@ def test_big_plan_labels_and_groups(reports, name, viewport):
         first_view = page.evaluate("() => window.dxReport.lod().state().expanded")
         for k, p in enumerate(centres[:6]):
             if k:  # back to the first view, then the next group
+                drawn = label_draws(page, GRAPH)
                 page.evaluate("(g) => window.dxReport.lod().setExpanded(g)", first_view)
-                page.wait_for_timeout(300)
+                settled(page, GRAPH, after=drawn)
                 p = next(q for q in group_centres(page) if q["id"] == p["id"])
-            click(page, p)
+            drawn = click(page, p)
             page.wait_for_function("([sel, g]) => { const d = document.querySelector(sel)._fullData"
                                    ".find((e) => e.name === 'expanded'); return d && Array.from(d.customdata || []).includes(g) }",
                                    arg=[GRAPH, p["id"]], timeout=60_000)
-            page.wait_for_timeout(300)
+            settled(page, GRAPH, after=drawn)
             drawn = assert_legible(page, f"{name} after expanding group {p['id']}", min_labels=5)
             if k == 0:
                 page.screenshot(path=str(ARTIFACTS / f"legible_{name}_expanded.png"))
@@ -182,18 +186,19 @@ def test_minimap_and_memory_strip_move_the_view(reports):
     that instruction (their blocks then carry names that stay inside them), a double click shows the run."""
     with chromium((1000, 800)) as (page, messages), screenshot_on_failure(page, "legible_nav_failure.png"):
         open_report(page, reports["wide1k"])
-        click(page, group_centres(page)[0])
+        drawn = click(page, group_centres(page)[0])
         page.wait_for_function("() => !document.querySelector('.dx-minimap').hidden", timeout=60_000)
-        page.wait_for_timeout(300)
+        settled(page, GRAPH, after=drawn)
         assert_legible(page, "wide1k expanded at 1000x800", min_labels=5)
         before = page.evaluate("(sel) => document.querySelector(sel)._fullLayout.yaxis.range.slice()", GRAPH)
+        drawn = label_draws(page, GRAPH)
         mini = page.locator(".dx-minimap").bounding_box()
         page.mouse.click(mini["x"] + mini["width"] / 2, mini["y"] + mini["height"] - 6)
         page.wait_for_function("([sel, y]) => document.querySelector(sel)._fullLayout.yaxis.range[1] < y - 5",
                                arg=[GRAPH, before[1]], timeout=30_000)
         after = page.evaluate("(sel) => document.querySelector(sel)._fullLayout.yaxis.range.slice()", GRAPH)
         assert after[1] - after[0] == pytest.approx(before[1] - before[0]), "moved, not zoomed"
-        page.wait_for_timeout(300)
+        settled(page, GRAPH, after=drawn)
         page.screenshot(path=str(ARTIFACTS / "legible_wide1k_minimap.png"))
         assert_legible(page, "wide1k after a minimap click", min_labels=0)  # wherever it went, nothing overlaps
 
@@ -203,11 +208,11 @@ def test_minimap_and_memory_strip_move_the_view(reports):
         page.mouse.click(box["x"] + box["width"] * 0.5, box["y"] + box["height"] / 2)
         page.wait_for_function("() => { const r = document.querySelector('.dx-memory')._fullLayout.xaxis.range;"
                                " return r[1] - r[0] < 200 }", timeout=30_000)
-        page.wait_for_timeout(500)
+        settled(page, ".dx-memory")
         page.screenshot(path=str(ARTIFACTS / "legible_wide1k_memory_strip_zoom.png"))
         page.evaluate("() => { const r = document.querySelector('.dx-memory')._fullLayout.xaxis.range, c = (r[0] + r[1]) / 2;"
                       " return Plotly.relayout(document.querySelector('.dx-memory'), {'xaxis.range': [c - 12, c + 12]}) }")
-        page.wait_for_timeout(500)
+        settled(page, ".dx-memory")
         page.screenshot(path=str(ARTIFACTS / "legible_wide1k_memory_zoom.png"))
         texts = page.evaluate("""() => Array.from(document.querySelectorAll('.dx-memory .barlayer .point')).flatMap((p) => {
             const t = p.querySelector('text'), b = p.querySelector('path');

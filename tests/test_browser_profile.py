@@ -10,7 +10,7 @@ import io
 from pathlib import Path
 
 import pytest
-from browser_helpers import ARTIFACTS, chromium, require_browser, screenshot_on_failure
+from browser_helpers import ARTIFACTS, chromium, label_draws, require_browser, screenshot_on_failure, settled
 
 import explorer
 from explorer.analysis.profile import join_profile
@@ -189,9 +189,11 @@ def test_big_diff_with_two_profiles(tmp_path):
         before = page.evaluate("() => ['a', 'b'].map(s => window.dxDiff.lod().side(s).state().expanded.length)")
         first = page.locator(".dx-prof-change").first
         assert "copy" in first.inner_text() and "+" in first.inner_text()
+        drawn = {s: label_draws(page, f".dx-graph-{s}") for s in "ab"}
         first.click()
         page.wait_for_function("() => window.dxDiff.state.instructions.a.length === 1 && window.dxDiff.state.instructions.b.length === 1")
-        page.wait_for_timeout(300)
+        for s in "ab":  # each side opens the groups holding it and redraws
+            settled(page, f".dx-graph-{s}", after=drawn[s])
         after = page.evaluate("() => ['a', 'b'].map(s => window.dxDiff.lod().side(s).state().expanded.length)")
         assert all(x > y for x, y in zip(after, before)), (before, after)  # both sides opened the groups holding it
         # both sides show the selected instruction as a node, ringed

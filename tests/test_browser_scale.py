@@ -17,10 +17,13 @@ from browser_helpers import (
     ARTIFACTS,
     TRACE_POINTS_JS,
     chromium,
+    click_point,
     jupyter_lab,
+    label_draws,
     require_browser,
     run_all,
     screenshot_on_failure,
+    settled,
     wait_kernel_idle,
     write_notebook,
 )
@@ -58,12 +61,6 @@ def trace_length(page, graph: str, trace: int) -> int:
                          " return t && t.x ? t.x.length : 0 }", [graph, trace])
 
 
-def click_at(page, point: dict) -> None:
-    page.mouse.move(point["x"], point["y"])
-    page.wait_for_timeout(120)
-    page.mouse.click(point["x"], point["y"])
-
-
 def timed_wait(page, script: str, arg, timeout_ms: int) -> float:
     start = time.monotonic()
     page.wait_for_function(script, arg=arg, timeout=timeout_ms)
@@ -73,7 +70,7 @@ def timed_wait(page, script: str, arg, timeout_ms: int) -> float:
 def explore(page, graph: str, memory: str, details: str, prefix: str, timings: dict, shots: str) -> None:
     """Click a group, then a tensor in it, then zoom the memory map; time each, screenshot each."""
     page.locator(graph).scroll_into_view_if_needed()
-    page.wait_for_timeout(300)
+    settled(page, graph)  # a notebook may re-lay out its cells after the scroll
     groups = points(page, graph, T["groups"])
     assert len(groups) > 3, "the overview draws groups"
     assert trace_length(page, graph, T["tensors"]) == 0, "nothing but groups at first"
@@ -87,13 +84,14 @@ def explore(page, graph: str, memory: str, details: str, prefix: str, timings: d
         fresh = [p for p, gid in zip(drawn, ids) if gid not in seen and box["y"] + 60 < p["y"] < box["y"] + box["height"] - 30]
         seen.update(ids)
         headers = trace_length(page, graph, T["headers"])
+        drawn = label_draws(page, graph)
         started = time.monotonic()
-        click_at(page, fresh[len(fresh) // 2] if level == 0 else fresh[0])
+        click_point(page, graph, fresh[len(fresh) // 2] if level == 0 else fresh[0])
         page.wait_for_function("([sel, i, n]) => document.querySelector(sel).data[i].x.length > n",
                                arg=[graph, T["headers"], headers], timeout=60_000)
         timings[f"{prefix}click_group_to_expanded_s" + ("" if level == 0 else f"_level{level + 1}")] = \
             time.monotonic() - started
-        page.wait_for_timeout(400)  # the focus relayout settles
+        settled(page, graph, after=drawn)  # the view moves to the opened group: positions are read after it
         if trace_length(page, graph, T["tensors"]):
             break
     page.screenshot(path=str(ARTIFACTS / f"{shots}_expanded.png"))
@@ -113,7 +111,7 @@ def explore(page, graph: str, memory: str, details: str, prefix: str, timings: d
     assert inside, "tensors of the expanded group are in view"
     target = inside[len(inside) // 2]
     started = time.monotonic()
-    click_at(page, target)
+    click_point(page, graph, target)
     page.wait_for_function("(sel) => document.querySelectorAll(sel + ' .dx-overlay .dx-ring').length === 1",
                            arg=graph, timeout=30_000)
     timings[f"{prefix}click_tensor_to_highlight_s"] = time.monotonic() - started
@@ -123,7 +121,8 @@ def explore(page, graph: str, memory: str, details: str, prefix: str, timings: d
     page.wait_for_function("(sel) => document.querySelectorAll(sel + ' .dx-overlay .dx-outline').length === 1",
                            arg=memory, timeout=30_000)
     timings[f"{prefix}click_tensor_to_memory_outline_s"] = time.monotonic() - started
-    page.wait_for_timeout(300)
+    settled(page, graph)
+    settled(page, memory)
     page.screenshot(path=str(ARTIFACTS / f"{shots}_clicked.png"))
     # zoom the memory map: its aggregated lane draws the tensors of the window
     page.locator(memory).scroll_into_view_if_needed()
@@ -135,12 +134,12 @@ def explore(page, graph: str, memory: str, details: str, prefix: str, timings: d
              ".some(a => a.textContent.startsWith('showing '))")
     for _ in range(12):  # until tensors are at least 3 px wide: blocks (lod_panels.js), not bins
         zoom.click()
-        page.wait_for_timeout(150)
+        settled(page, memory)  # the lanes redrawn for the new window
         if page.evaluate(shows, memory):
             break
     page.wait_for_function(shows, arg=memory, timeout=60_000)
     timings[f"{prefix}memory_zoom_to_tensors_s"] = time.monotonic() - started
-    page.wait_for_timeout(400)
+    settled(page, memory)
     page.screenshot(path=str(ARTIFACTS / f"{shots}_memory_zoom.png"))
 
 

@@ -18,7 +18,16 @@ from explorer.views.palette import device_style
 from explorer.views.report import app_payload
 from explorer.views.embed import unpack
 
-from browser_helpers import ARTIFACTS, TRACE_POINTS_JS, chromium, point_of, require_browser
+from browser_helpers import (
+    ARTIFACTS,
+    TRACE_POINTS_JS,
+    chromium,
+    click_point,
+    label_draws,
+    point_of,
+    require_browser,
+    settled,
+)
 from companion_helpers import COMPANIONS, build_ptd
 
 
@@ -106,9 +115,8 @@ def test_a_click_opens_a_delegate_in_place(tmp_path):
         ops = page.evaluate(f"([sel, i]) => ({TRACE_POINTS_JS})([document.querySelector(sel), i])",
                             [".dx-graph", TRACE["ops"]])
         first = point_of(ops, 0)  # instruction 0: the conv delegate
-        page.mouse.move(first["x"], first["y"])
-        page.wait_for_timeout(150)
-        page.mouse.click(first["x"], first["y"])
+        drawn = label_draws(page, ".dx-graph")
+        click_point(page, ".dx-graph", first)
         page.wait_for_function("() => window.dxReport.delegates().expanded().length === 1", timeout=5_000)
         data = page.evaluate("() => document.querySelector('.dx-graph').data.slice(%d).map(t => "
                              "({name: t.name, n: (t.x || []).length, color: t.marker && t.marker.color}))" % base)
@@ -117,8 +125,8 @@ def test_a_click_opens_a_delegate_in_place(tmp_path):
         after = page.evaluate(f"() => {{ const y = document.querySelector('.dx-graph').data[{TRACE['tensors']}].y; return Array.from(y._inputArray || y); }}")
         assert sum(1 for a, b in zip(before, after) if b < a) >= 4, "the graph below the delegate moved down"
         assert "XNNConv2d" in page.inner_text(".dx-details")
-        page.mouse.move(5, 5)
-        page.wait_for_timeout(300)  # the label layer redraws after plotly's
+        page.mouse.move(5, 5)  # no hover label in the screenshot
+        settled(page, ".dx-graph", after=drawn)  # the label layer placed the inside's labels
         page.screenshot(path=str(ARTIFACTS / "delegate_open.png"), full_page=True)
         # issue 21: the inside had room, every inner node carries its label (the first one sat under the diamond)
         labels = page.evaluate("() => Array.from(document.querySelectorAll('.dx-graph .dx-labels text')).map(t => t.textContent)")
@@ -135,18 +143,15 @@ def test_a_click_opens_a_delegate_in_place(tmp_path):
         inner = page.evaluate(f"([sel, i]) => ({TRACE_POINTS_JS})([document.querySelector(sel), i])",
                               [".dx-graph", base + 2])
         conv = inner[2]
-        page.mouse.move(conv["x"], conv["y"])
-        page.wait_for_timeout(150)
-        page.mouse.click(conv["x"], conv["y"])
+        click_point(page, ".dx-graph", conv)
         page.wait_for_function("() => document.querySelector('.dx-details').textContent.includes('node 2 inside #0')",
                                timeout=5_000)
         assert "qint8[4,3,3,3] (constant)" in page.inner_text(".dx-details")
+        settled(page, ".dx-graph")  # the selection is drawn: the ops are where they will be clicked
         ops = page.evaluate(f"([sel, i]) => ({TRACE_POINTS_JS})([document.querySelector(sel), i])",
                             [".dx-graph", TRACE["ops"]])
         first = point_of(ops, 0)
-        page.mouse.move(first["x"], first["y"])
-        page.wait_for_timeout(150)
-        page.mouse.click(first["x"], first["y"])  # a second click closes it
+        click_point(page, ".dx-graph", first)  # a second click closes it
         page.wait_for_function("() => window.dxReport.delegates().expanded().length === 0", timeout=5_000)
         assert page.evaluate("() => document.querySelector('.dx-graph').data.length") == base
         restored = page.evaluate(f"() => {{ const y = document.querySelector('.dx-graph').data[{TRACE['tensors']}].y; return Array.from(y._inputArray || y); }}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 from browser_helpers import (ARTIFACTS, chromium, jupyter_lab, require_browser, run_all, screenshot_on_failure,
-                             wait_kernel_idle, write_notebook)
+                             settled, wait_kernel_idle, write_notebook)
 
 pytestmark = [pytest.mark.browser, pytest.mark.interop]
 
@@ -47,7 +47,7 @@ def test_a_manager_is_drawn_and_clicked_without_a_file(tmp_path):
         page.wait_for_function(DRAWN, arg=".dx-explorer .js-plotly-plot", timeout=180_000)
         graph = page.locator(".dx-explorer .dx-graph")
         graph.scroll_into_view_if_needed()
-        page.wait_for_timeout(300)
+        settled(page, ".dx-explorer .dx-graph")  # the notebook may re-lay out its cells after the scroll
         point = graph.locator(".scatterlayer .trace path.point").first
         box = point.bounding_box()
         assert box is not None

@@ -12,7 +12,15 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from browser_helpers import ARTIFACTS, TRACE_POINTS_JS, chromium, require_browser, screenshot_on_failure
+from browser_helpers import (
+    ARTIFACTS,
+    HANDLERS_JS,
+    TRACE_POINTS_JS,
+    chromium,
+    require_browser,
+    screenshot_on_failure,
+    settled,
+)
 
 import explorer
 from explorer.views.overview import OVERVIEW_TRACE as T
@@ -152,8 +160,9 @@ def test_markup_in_an_etrecord_is_shown_as_text(tmp_path):
         assert EVIL_PATH in rows(page)["made in"]
         page.fill(".dx-search", EVIL_PATH)
         page.wait_for_function("() => window.dxReport.state.instructions.length === 2")
-        page.wait_for_timeout(300)
+        settled(page, DETAILS)
         assert page.evaluate("() => document.querySelectorAll('img').length") == 0
+        assert page.evaluate(HANDLERS_JS) == []  # nothing that could run later (an injected onerror)
         assert page.evaluate("() => window.__pwned") is None
         assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
 

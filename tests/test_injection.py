@@ -427,7 +427,7 @@ def hover_text(page, graph: str, expect: str, point: dict | None = None) -> str:
 
 @pytest.mark.browser
 def test_hostile_report_in_chromium(program, tmp_path, browser_ready):
-    from browser_helpers import TRACE_POINTS_JS, chromium, point_of
+    from browser_helpers import HOVERED_JS, SINGLE_CLICK_JS, TRACE_POINTS_JS, chromium, point_of
 
     plan = program.plans[0]
     bidi_tensor = next(t.index for t in plan.tensors if BIDI in (t.name or ""))
@@ -464,14 +464,17 @@ def test_hostile_report_in_chromium(program, tmp_path, browser_ready):
         assert len(trace.strip().split("\n")) == 4, trace  # two frames, two context lines: nothing forged
         assert_clean(page)
         page.mouse.move(5, 5)  # the pointer leaves the clicked op, as a person's does, before the next hover
-        page.wait_for_timeout(200)
+        page.wait_for_function("() => !document.querySelector('.dx-graph .hoverlayer .hovertext')", timeout=10_000)
 
         tensor_points = page.evaluate(f"() => ({TRACE_POINTS_JS})([document.querySelector('.dx-graph'), {TRACE['tensors']}])")
         point = point_of(tensor_points, bidi_tensor)
         hover = hover_text(page, ".dx-graph", visible(BIDI), point)
         assert not RAW.search(hover), hover
         name = plan.values[bidi_tensor].name
-        page.wait_for_timeout(150)  # as a person clicks: not within plotly's 50 ms hover throttle of the last move
+        # the click reuses plotly's last hover: it is on this tensor (not only its label, a move before); and it
+        # is not the second half of a double click with the click on the op (plotly would reset the axes)
+        page.wait_for_function(HOVERED_JS, arg=[".dx-graph", point["id"], point["trace"]], timeout=10_000)
+        page.wait_for_function(SINGLE_CLICK_JS, arg=".dx-graph", timeout=10_000)
         page.mouse.click(point["x"], point["y"])
         page.wait_for_function("(n) => document.querySelector('.dx-details h4').textContent.includes(n)",
                                arg=visible(name), timeout=5_000)
@@ -509,6 +512,7 @@ def test_hostile_widget_in_jupyterlab(program, tmp_path, browser_ready):
         jupyter_lab,
         run_all,
         screenshot_on_failure,
+        settled,
         wait_kernel_idle,
         write_notebook,
     )
@@ -529,7 +533,7 @@ def test_hostile_widget_in_jupyterlab(program, tmp_path, browser_ready):
             ".every(g => g._fullLayout && g.querySelectorAll('.point').length > 0) }",
             arg=".dx-explorer .js-plotly-plot", timeout=90_000)
         page.locator(".dx-explorer").first.scroll_into_view_if_needed()
-        page.wait_for_timeout(500)
+        settled(page, graph)  # the notebook may re-lay out its cells after the scroll
         assert_clean(page, ".dx-explorer", scripts=None)
         points = page.evaluate(f"([sel, i]) => ({TRACE_POINTS_JS})([document.querySelector(sel), i])", [graph, TRACE["ops"]])
         target = point_of(points, DELEGATE_CALL)

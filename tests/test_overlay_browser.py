@@ -17,12 +17,14 @@ from browser_helpers import (
     ARTIFACTS,
     TRACE_POINTS_JS,
     chromium,
+    click_point,
     hex_to_rgb,
     jupyter_lab,
     point_of,
     require_browser,
     run_all,
     screenshot_on_failure,
+    settled,
     wait_kernel_idle,
     write_notebook,
 )
@@ -58,10 +60,9 @@ def points(page, trace: int) -> list[dict]:
 
 
 def click(page, point: dict) -> None:
-    """A click where a person clicks: plotly's click reports the point under its last hover, so hover first."""
-    page.mouse.move(point["x"], point["y"])
-    page.wait_for_timeout(150)
-    page.mouse.click(point["x"], point["y"])
+    """A click where a person clicks (browser_helpers.click_point): plotly's hover on the node first, and not
+    within plotly's double-click window of the last click (a double click resets the view)."""
+    click_point(page, ".dx-graph", point)
 
 
 def hover_text(page, point: dict) -> str:
@@ -97,7 +98,7 @@ def test_report_overlay_picked_colours_nodes_and_survives_collapse_and_expand(tm
         assert options == ["", "copy_bytes", "size", "lifetime", "lat"]
         before = {p["id"]: p["fill"] for p in points(page, T["tensors"])}
         picker.select_option("lat")
-        page.wait_for_timeout(300)
+        settled(page, ".dx-graph")
         ops = [p for p in points(page, T["ops"]) if p["w"] > 0]
         assert len(ops) == len(ov.instr)  # every op drawn as itself
         assert all(p["fill"] == hex_to_rgb(band(ov.instr[p["id"]])) for p in ops), "ops filled by their number"
@@ -123,23 +124,21 @@ def test_report_overlay_picked_colours_nodes_and_survives_collapse_and_expand(tm
         first_row = page.locator(".dx-details .dx-kv tr").first.inner_text()
         assert first_row.split() == ["lat", "12", "us"], first_row
         # collapse layers.0 (its header), then it is one group in the colour of its sum; expand it again
-        page.wait_for_timeout(400)  # two clicks within plotly's 300 ms are a double click (it resets the view)
         header = point_of(points(page, T["headers"]), layer.id)
         click(page, header)
         page.wait_for_function(f"() => Array.from(document.querySelector('.dx-graph').data[{T['groups']}].customdata || []).includes({layer.id})",
                                timeout=5_000)
-        page.wait_for_timeout(300)
+        settled(page, ".dx-graph")
         group = point_of(points(page, T["groups"]), layer.id)
         assert group["fill"] == hex_to_rgb(band(want[layer.id][0]))
         hover = hover_text(page, group)
         assert f"lat: {want[layer.id][0]:g} us (sum of {want[layer.id][1]} entries)" in hover, hover
         assert "sum" in page.locator(".dx-details").inner_text()  # the group's details: its row and the rule
         page.screenshot(path=str(ARTIFACTS / "overlay_report_collapsed.png"))
-        page.wait_for_timeout(400)
         click(page, group)
         page.wait_for_function(f"() => !Array.from(document.querySelector('.dx-graph').data[{T['groups']}].customdata || []).includes({layer.id})",
                                timeout=5_000)
-        page.wait_for_timeout(300)
+        settled(page, ".dx-graph")
         ops = [p for p in points(page, T["ops"]) if p["w"] > 0]
         assert len(ops) == len(ov.instr) and all(p["fill"] == hex_to_rgb(band(ov.instr[p["id"]])) for p in ops)
         # layers.12 carries the module's own number on each of its instructions
@@ -148,7 +147,7 @@ def test_report_overlay_picked_colours_nodes_and_survives_collapse_and_expand(tm
         assert inside and all(p["fill"] == hex_to_rgb("#CF222E") for p in inside)
         # back to the device colours
         picker.select_option("")
-        page.wait_for_timeout(300)
+        settled(page, ".dx-graph")
         assert {p["id"]: p["fill"] for p in points(page, T["tensors"])} == before
         assert page.locator(".dx-ov-legend").is_hidden()
         assert not page.locator(".dx-details .dx-kv tr").first.is_visible() or "lat" not in page.locator(".dx-details").inner_text()
@@ -172,8 +171,8 @@ def test_widget_overlay_from_python_and_the_pick_back(tmp_path):
         run_all(page)
         page.wait_for_function("() => { const s = document.querySelector('.dx-explorer select.dx-ov-pick');"
                                " return s && s.value === 'lat'; }", timeout=90_000)
-        page.wait_for_timeout(500)
         page.locator(".dx-explorer").first.scroll_into_view_if_needed()
+        settled(page, ".dx-explorer .dx-graph")  # drawn in the overlay; the notebook may re-lay out after the scroll
         ops = [p for p in points(page, T["ops"]) if p["w"] > 0]
         assert len(ops) == 20 and all(p["fill"] == hex_to_rgb(band(ov.instr[p["id"]])) for p in ops)
         assert "lat" in page.locator(".dx-explorer .dx-ov-legend").inner_text()
@@ -181,7 +180,7 @@ def test_widget_overlay_from_python_and_the_pick_back(tmp_path):
         page.screenshot(path=str(ARTIFACTS / "overlay_lab_widget.png"))
         # the page's pick reaches Python
         page.locator(".dx-explorer select.dx-ov-pick").select_option("size")
-        page.wait_for_timeout(300)
+        settled(page, ".dx-explorer .dx-graph")
         cell = page.locator(".jp-Notebook .jp-Cell").nth(2)
         cell.locator(".jp-InputArea-editor").click()
         page.keyboard.press("Shift+Enter")
@@ -198,7 +197,7 @@ def test_widget_overlay_from_python_and_the_pick_back(tmp_path):
         run_in_cell("ex.show_overlay('lifetime')")
         page.wait_for_function("() => document.querySelector('.dx-explorer select.dx-ov-pick').value === 'lifetime'",
                                timeout=15_000)
-        page.wait_for_timeout(300)
+        settled(page, ".dx-explorer .dx-graph")
         assert "lifetime" in page.locator(".dx-explorer .dx-ov-legend").inner_text()
         fills = {p["fill"] for p in points(page, T["tensors"]) if p["w"] > 0}
         assert len(fills) >= 3, fills  # a scale of colours (two devices, or lat's grey, would be at most two)
@@ -206,7 +205,7 @@ def test_widget_overlay_from_python_and_the_pick_back(tmp_path):
         run_in_cell("ex.show_overlay(None)")
         page.wait_for_function("() => document.querySelector('.dx-explorer select.dx-ov-pick').value === ''", timeout=15_000)
         assert page.locator(".dx-explorer .dx-ov-legend").is_hidden()
-        page.wait_for_timeout(300)
+        settled(page, ".dx-explorer .dx-graph")
         assert {p["fill"] for p in points(page, T["ops"]) if p["w"] > 0} == {hex_to_rgb("#F6F8FA")}  # the ops' own fill
         assert not [m for m in messages if m.startswith("pageerror")], messages
 
@@ -224,11 +223,11 @@ def test_report_overlay_follows_plan_switches(tmp_path):
     with chromium((1400, 1000)) as (page, messages), screenshot_on_failure(page, "overlay_plans_failure.png"):
         page.goto(report.as_uri())
         page.wait_for_function("() => document.body.dataset.ready === '1'", timeout=30_000)
-        page.wait_for_timeout(300)
+        settled(page, ".dx-graph")
         for plan in ("forward", "encode", "forward"):
             if page.locator(".dx-plan").input_value() != plan:
                 page.locator(".dx-plan").select_option(plan)
-                page.wait_for_timeout(300)
+                settled(page, ".dx-graph")
             assert page.locator(".dx-ov-pick").input_value() == "w"
             ops = [p for p in points(page, T["ops"]) if p["w"] > 0]
             assert ops and all(p["fill"] == hex_to_rgb(band(want[plan][p["id"]])) for p in ops), plan
@@ -237,7 +236,7 @@ def test_report_overlay_follows_plan_switches(tmp_path):
         page.locator(".dx-plan").select_option("encode")
         page.locator(".dx-ov-pick").select_option("only_encode")
         page.locator(".dx-plan").select_option("forward")
-        page.wait_for_timeout(300)
+        settled(page, ".dx-graph")
         assert page.locator(".dx-ov-pick").input_value() == ""  # forward has no such overlay: device colours
         assert page.locator(".dx-ov-legend").is_hidden()
         assert {p["fill"] for p in points(page, T["ops"]) if p["w"] > 0} == {hex_to_rgb("#F6F8FA")}
