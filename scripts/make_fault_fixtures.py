@@ -22,6 +22,8 @@ from typing import Callable
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "tests" / "fixtures" / "faults"
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # scripts/fixture_io.py
+from fixture_io import differing, write_all  # noqa: E402
 
 
 def _export(skip_h2d=False, skip_d2h=False, planning=True, alloc_input=True, alloc_output=True,
@@ -197,14 +199,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     files = build_all()
     if args.check:
-        bad = [n for n, data in files.items() if not (OUT / n).exists() or (OUT / n).read_bytes() != data]
-        for n in bad:
-            print(f"differs: {OUT / n}")
-        return 1 if bad else 0
-    OUT.mkdir(parents=True, exist_ok=True)
-    for n, data in files.items():
-        (OUT / n).write_bytes(data)
-        print(f"wrote {OUT / n} ({len(data)} bytes)")
+        return 1 if differing(OUT, files) else 0
+    write_all(OUT, files)
     return 0
 
 

@@ -31,6 +31,8 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "tests" / "fixtures" / "payloads"
 ZOO = ROOT / "tests" / "fixtures" / "zoo"
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # scripts/fixture_io.py
+from fixture_io import differing, write_all  # noqa: E402
 
 import explorer  # noqa: E402
 from explorer.format.writer import layout_segments, write  # noqa: E402
@@ -220,16 +222,13 @@ def main(argv: list[str] | None = None) -> int:
     files = build_all()
     real = {} if args.no_real else {n: make() for n, make in REAL.items()}
     if args.check:
-        bad = [n for n, data in files.items() if not (OUT / n).exists() or (OUT / n).read_bytes() != data]
-        bad += [n for n, data in real.items() if not (OUT / n).exists() or not same_real(n, data, (OUT / n).read_bytes())]
-        for n in bad:
-            print(f"differs: {OUT / n}")
+        bad = differing(OUT, files)
+        for n, data in real.items():  # real exports: compared by what a rebuild may change (same_real)
+            if not (OUT / n).exists() or not same_real(n, data, (OUT / n).read_bytes()):
+                print(f"differs: {OUT / n}")
+                bad.append(n)
         return 1 if bad else 0
-    OUT.mkdir(parents=True, exist_ok=True)
-    files.update(real)
-    for n, data in files.items():
-        (OUT / n).write_bytes(data)
-        print(f"wrote {OUT / n} ({len(data)} bytes)")
+    write_all(OUT, {**files, **real})
     return 0
 
 

@@ -50,6 +50,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "tests" / "fixtures" / "whatif"
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # scripts/fixture_io.py
+from fixture_io import differing, write_all  # noqa: E402
 
 CHAIN_REGIONS = 52  # adds in the chain model's loop, each separated from the next by a CPU op (+1 final add)
 
@@ -336,18 +338,15 @@ def main(argv: list[str] | None = None) -> int:
     files, _ = build_all(twice=not args.check)
     if args.check:
         on_disk = {p.name for p in OUT.glob("*")} if OUT.exists() else set()
-        bad = [n for n, data in files.items() if not (OUT / n).exists() or (OUT / n).read_bytes() != data]
-        bad += sorted(on_disk - set(files))  # stale files a regeneration would not write
-        for n in bad:
+        bad = differing(OUT, files)
+        for n in sorted(on_disk - set(files)):  # stale files a regeneration would not write
             print(f"differs: {OUT / n}")
+            bad.append(n)
         print("all what-if fixtures reproduce byte for byte" if not bad else f"{len(bad)} differ")
         return 1 if bad else 0
-    OUT.mkdir(parents=True, exist_ok=True)
-    for stale in set(p.name for p in OUT.glob("*")) - set(files):
+    for stale in set(p.name for p in OUT.glob("*")) - set(files) if OUT.exists() else ():
         (OUT / stale).unlink()
-    for n, data in files.items():
-        (OUT / n).write_bytes(data)
-        print(f"wrote {OUT / n} ({len(data)} bytes)")
+    write_all(OUT, files)
     return 0
 
 

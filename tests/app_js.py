@@ -16,11 +16,14 @@ from explorer.views.report import _plan_payload
 NODE = shutil.which("node")
 FRONTEND = Path(frontend.__file__).parent
 
-# A Plotly that keeps data and layout as plain objects (dotted keys, per-trace arrays, undefined = keep).
-HARNESS = r"""
-import fs from "node:fs";
-import {lodPlan} from "LOD_MODULE";
-function setPath(o, dotted, v) {
+def with_plotly(script: str) -> str:
+    """A node script with the stand-in Plotly in place of its ``STAND_IN_PLOTLY`` line."""
+    return script.replace("STAND_IN_PLOTLY\n", STAND_IN_PLOTLY)
+
+
+# A Plotly that keeps data and layout as plain objects (dotted keys, per-trace arrays, undefined = keep): what the
+# page would draw, as JSON. Shared by every harness that runs the app's modules under node (with_plotly).
+STAND_IN_PLOTLY = r"""function setPath(o, dotted, v) {
   const ks = dotted.split(".");
   for (let q = 0; q < ks.length - 1; q++) { if (typeof o[ks[q]] !== "object" || o[ks[q]] === null) o[ks[q]] = {}; o = o[ks[q]]; }
   o[ks[ks.length - 1]] = v;
@@ -35,6 +38,13 @@ function restyle(gd, upd, idx) {
 function relayout(gd, upd) { for (const key of Object.keys(upd || {})) setPath(gd.layout, key, upd[key]); }
 global.Plotly = {react: (gd, d, l) => { gd.data = d; gd.layout = l; }, restyle: restyle, relayout: relayout,
                  update: (gd, t, l, idx) => { restyle(gd, t, idx); relayout(gd, l); }};
+"""
+
+# A Plotly that keeps data and layout as plain objects (dotted keys, per-trace arrays, undefined = keep).
+HARNESS = r"""
+import fs from "node:fs";
+import {lodPlan} from "LOD_MODULE";
+STAND_IN_PLOTLY
 const P = JSON.parse(fs.readFileSync(process.argv[3], "utf8"));
 const commands = JSON.parse(fs.readFileSync(process.argv[4], "utf8"));
 const clone = (o) => JSON.parse(JSON.stringify(o));
@@ -97,7 +107,7 @@ def run_payload_js(tmp_path, plan_payload: dict, commands) -> list[dict]:
     ``plan_payload["testOverlay"]`` (one overlay of :mod:`explorer.views.overlay_payload`) the graph is coloured by it
     as the app colours it (overlay_view.js ``paintTraces``, ``detailRow``); ``domain`` is then the scale's span."""
     assert NODE, "node is needed for the app's tests (CI installs it)"
-    harness = HARNESS.replace("LOD_MODULE", (FRONTEND / "lod.js").as_uri()).replace(
+    harness = with_plotly(HARNESS).replace("LOD_MODULE", (FRONTEND / "lod.js").as_uri()).replace(
         "OVERLAY_MODULE", (FRONTEND / "overlay_view.js").as_uri())
     tmp_path.mkdir(parents=True, exist_ok=True)
     (tmp_path / "harness.mjs").write_text(harness, encoding="utf-8")
@@ -126,21 +136,7 @@ def drawn(tmp_path, view) -> tuple[dict, dict]:
 DIFF_HARNESS = r"""
 import fs from "node:fs";
 import {diffLod} from "DIFF_MODULE";
-function setPath(o, dotted, v) {
-  const ks = dotted.split(".");
-  for (let q = 0; q < ks.length - 1; q++) { if (typeof o[ks[q]] !== "object" || o[ks[q]] === null) o[ks[q]] = {}; o = o[ks[q]]; }
-  o[ks[ks.length - 1]] = v;
-}
-function restyle(gd, upd, idx) {
-  idx = idx === undefined ? gd.data.map((_, q) => q) : [].concat(idx);
-  for (const key of Object.keys(upd)) idx.forEach((q, j) => {
-    const v = Array.isArray(upd[key]) ? upd[key][j % upd[key].length] : upd[key];
-    if (v !== undefined) setPath(gd.data[q], key, v);
-  });
-}
-function relayout(gd, upd) { for (const key of Object.keys(upd || {})) setPath(gd.layout, key, upd[key]); }
-global.Plotly = {react: (gd, d, l) => { gd.data = d; gd.layout = l; }, restyle: restyle, relayout: relayout,
-                 update: (gd, t, l, idx) => { restyle(gd, t, idx); relayout(gd, l); }};
+STAND_IN_PLOTLY
 const P = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
 const commands = JSON.parse(fs.readFileSync(process.argv[3], "utf8"));
 const fig = () => ({data: [], layout: {}});
@@ -170,7 +166,7 @@ def run_diff_js(tmp_path, plan_payload: dict, commands) -> list:
     "side", "kind": "v"|"i", "x"}``, ``{"op": "drawn"}`` (each side's nodes, the marks over them, its lanes)."""
     assert NODE, "node is needed for the app's tests (CI installs it)"
     tmp_path.mkdir(parents=True, exist_ok=True)
-    (tmp_path / "diff.mjs").write_text(DIFF_HARNESS.replace("DIFF_MODULE", (FRONTEND / "diff_lod.js").as_uri()),
+    (tmp_path / "diff.mjs").write_text(with_plotly(DIFF_HARNESS).replace("DIFF_MODULE", (FRONTEND / "diff_lod.js").as_uri()),
                                        encoding="utf-8")
     (tmp_path / "pair.json").write_text(to_json(plan_payload), encoding="utf-8")
     (tmp_path / "commands.json").write_text(json.dumps(commands))

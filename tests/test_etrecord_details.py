@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from app_js import with_plotly
+
 import explorer
 from explorer import frontend
 from explorer.analysis.context import source_frame
@@ -38,21 +40,7 @@ import fs from "node:fs";
 import {lodPlan} from "LOD";
 import {search} from "SEARCH";
 import {diffLod} from "DIFF";
-function setPath(o, dotted, v) {
-  const ks = dotted.split(".");
-  for (let q = 0; q < ks.length - 1; q++) { if (typeof o[ks[q]] !== "object" || o[ks[q]] === null) o[ks[q]] = {}; o = o[ks[q]]; }
-  o[ks[ks.length - 1]] = v;
-}
-function restyle(gd, upd, idx) {
-  idx = idx === undefined ? gd.data.map((_, q) => q) : [].concat(idx);
-  for (const key of Object.keys(upd)) idx.forEach((q, j) => {
-    const v = Array.isArray(upd[key]) ? upd[key][j % upd[key].length] : upd[key];
-    if (v !== undefined) setPath(gd.data[q], key, v);
-  });
-}
-function relayout(gd, upd) { for (const key of Object.keys(upd || {})) setPath(gd.layout, key, upd[key]); }
-global.Plotly = {react: (gd, d, l) => { gd.data = d; gd.layout = l; }, restyle, relayout,
-                 update: (gd, t, l, idx) => { restyle(gd, t, idx); relayout(gd, l); }};
+STAND_IN_PLOTLY
 const input = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
 const clone = (o) => JSON.parse(JSON.stringify(o));
 if (input.diff) {  // the diff's own path: diffLod runs a lodPlan per side
@@ -88,7 +76,7 @@ process.stdout.write(JSON.stringify({
 
 def run(tmp_path: Path, plan: dict, *, values=(), queries=(), diff=False) -> dict:
     assert NODE, "node is needed for the app's tests (CI installs it)"
-    code = HARNESS
+    code = with_plotly(HARNESS)
     for key, name in (("LOD", "lod.js"), ("SEARCH", "search.js"), ("DIFF", "diff_lod.js")):
         code = code.replace(f'"{key}"', json.dumps((FRONTEND / name).as_uri()))
     (tmp_path / "h.mjs").write_text(code, encoding="utf-8")
