@@ -8,7 +8,7 @@ Python can read and set is in five traits, synced both ways:
 * ``selected`` — a :class:`~explorer.views.selection.Selection` (a click in the page sets it; setting
   it from code, e.g. with :meth:`Explorer.select`, highlights it in every panel);
 * ``devices`` — the devices whose tensors are drawn at full strength (the device filter);
-* ``expanded`` — the groups of a big plan's overview that are open (:meth:`expand`, :meth:`collapse`).
+* ``expanded`` — the open groups of the plan's graph (:meth:`expand`, :meth:`collapse`; a small plan starts with all).
 * ``shown_overlay`` — the overlay colouring the graph (:meth:`overlay`, :meth:`show_overlay`;
   :mod:`explorer.widget_overlays`, docs/overlays.md).
 

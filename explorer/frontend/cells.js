@@ -93,7 +93,7 @@ export function cellImage(grid, rgb, xref, yref, opacity) {
 
 // One per figure div, kept on it: the owner (the lodPlan drawing the figure now) gives `hit(px, py)` -> null or
 // {lines (cellLines), zoom(): zoom in around the cell}, px/py relative to the figure. Only while the figure
-// shows cell images: a plan drawn in full into the same div afterwards has none, so nothing answers.
+// shows cell images: a lane drawn as blocks into the same div afterwards has none, so nothing answers.
 export function cellPointer(gd) {
   if (gd.dxCells) return gd.dxCells;
   let hit = null, tip = null, down = null;

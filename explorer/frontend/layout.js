@@ -12,8 +12,8 @@
 //   5. x: Brandes-Koepf (as dagre): four median alignments balanced, long edges and chains straight; weights
 //      and outputs then move beside the node they connect to.
 //
-// explorer/analysis/layered.py is the same algorithm line for line (tests/test_analysis_layout.py checks both
-// give the same ranks, orders and x); the measurements against dot are in docs/layout.md.
+// The only copy: every graph the app draws is laid out here (tests/test_analysis_layout.py checks its properties
+// under node on real exports and built graphs); the measurements against dot are in docs/layout.md.
 
 const SEARCH = 30;         // negative cut values looked at before choosing the most negative (dot's Search_size)
 const ORDER_SWEEPS = 24;   // median sweeps at most (dot's MaxIter)

@@ -39,7 +39,7 @@ __all__ = ["CompanionView", "companion_view", "add_to_plan_payload", "subgraph_l
 
 _KEYS_SHOWN = 8
 _INSIDES = 500  # delegate calls whose inside the payload carries (each a small graph)
-_ROWS = 5000  # details rows sent with a big plan, per kind
+_ROWS = 5000  # details rows sent with a plan, per kind (the app writes the rest of the details itself)
 
 
 @dataclass(frozen=True)

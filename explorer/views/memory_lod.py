@@ -1,11 +1,10 @@
-"""Memory map of a big plan: the lanes' figure skeleton the app fills in.
+"""Memory map of every plan: the lanes' figure skeleton the app fills in.
 
 The browser app (``explorer/frontend/lod_panels.js``) draws a lane's tensors as blocks when each is at
 least 3 px wide and tall at the zoom shown and there are at most ``BLOCK_LIMIT``; otherwise the largest
 (on screen) stay blocks and the rest become occupancy cells, until a zoom makes them legible.
-Same lanes, axes and titles as :func:`.memory.build_memory_figure` (:func:`.memory.lanes_layout`). Per
-lane the trace order is the small map's — ``2k`` blocks drawn, ``2k + 1`` selection outline — then the
-legend. An aggregated lane's cells are not traces: they are drawn as one layout image per lane (one pixel
+Lanes, axes and titles come from :func:`.lanes.lanes_layout`. Per lane the trace order is ``2k`` blocks
+drawn, ``2k + 1`` selection outline, then the legend. An aggregated lane's cells are not traces: they are drawn as one layout image per lane (one pixel
 per cell; thousands of SVG bars cost ~1 s of a 1k-op program's first view, and the app's plotly.js bundle
 has no heatmap), and the app answers the pointer over them by a hit test (``explorer/frontend/cells.js``).
 

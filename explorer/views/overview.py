@@ -1,14 +1,14 @@
-"""Graph panel of a big plan: which groups of the overview are open, and the figure the app fills in.
+"""Graph panel of every plan: which groups (:mod:`explorer.analysis.groups`) are open, and the figure the app fills.
 
-Above ``LOD_NODES`` graph nodes the widget and the report draw an overview of the groups of
-:mod:`explorer.analysis.groups` instead of :func:`.graph.build_graph_figure`. The browser app folds the
-groups, lays them out and draws them (``explorer/frontend/lod_*.js``): each collapsed group one marker
+A plan of up to ``LOD_NODES`` graph nodes opens with every group open; a bigger one as an overview, opened a
+whole level at a time while at most ``FIRST_VIEW`` nodes are drawn (:meth:`Overview.initial`). The browser app
+folds the groups, lays them out and draws them (``explorer/frontend/lod_*.js``): each collapsed group one marker
 (coloured by the device most of its ops run on, sized by its op count, outlined red when it holds a value
 an error finding names), expanded groups as their members inside a tinted box with a "▾" header that
 collapses them. Python keeps only what the notebook API needs without a browser — the expansion state
 (:meth:`Overview.expand`, :meth:`Overview.collapse`, :meth:`Overview.reveal`), kept by the same rules as
 the app's — and the figure's *skeleton* (:meth:`Overview.figure`): the traces with their styles and no
-data, in the order the app fills them. Trace order extends the full graph's (``TRACE``): 0–3 edges by
+data, in the order the app fills them. Trace order (``TRACE``, then ``OVERVIEW_TRACE``): 0–3 edges by
 kind, 4 tensors, 5 ops, 6–7 selection, then 8 groups, 9 headers, 10 crossings (a dot on each edge that
 touches a group, whose hover says how many tensors and bytes cross), then legend entries. At most
 ``VISIBLE_LIMIT`` nodes are drawn: expanding more collapses the oldest other expansions first, and
@@ -21,12 +21,11 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..analysis.groups import OP_KINDS, Groups
-from ..columns import value_columns
 from ..model import Plan
 from .escape import plotly_text
 from .palette import EDGE_STYLES, FONT, INK, MUTED, OP_STYLES, SELECT, device_style
 
-__all__ = ["Overview", "OVERVIEW_TRACE", "TRACE", "EDGE_KINDS", "LOD_NODES", "VISIBLE_LIMIT", "needs_overview", "visible_nodes"]
+__all__ = ["Overview", "OVERVIEW_TRACE", "TRACE", "EDGE_KINDS", "LOD_NODES", "VISIBLE_LIMIT", "FIRST_VIEW", "visible_nodes"]
 
 EDGE_KINDS = ("same", "h2d", "d2h", "d2d")
 # trace positions of the graph figure: 0-3 edges by kind, tensors, ops, selection (drawn over it), then ours
@@ -58,11 +57,6 @@ def visible_nodes(groups: Groups, expanded) -> int:
             else:
                 total += 1
     return total
-
-
-def needs_overview(plan: Plan) -> bool:
-    """Whether ``plan`` has more graph nodes than the full graph draws readably."""
-    return int(value_columns(plan).is_tensor.sum()) + len(plan.instructions) > LOD_NODES
 
 
 class Overview:

@@ -1,6 +1,6 @@
-"""The report's data for a big plan: the overview and binned memory map as first drawn, plus compact
-tables from which the app (``explorer/frontend/lod*.js``) expands groups, re-bins on zoom and
-writes details — instead of a prebuilt HTML fragment per tensor and instruction.
+"""A plan's data for the app, at every size: compact column tables from which the app
+(``explorer/frontend/lod*.js``) folds, lays out and draws the graph, bins the memory lanes and writes every
+detail and hover text — no prebuilt figure, no HTML fragment per tensor or instruction.
 
 Tables are columns, one per field: the per-tensor, per-instruction and per-edge integer columns as numpy
 arrays (sent as binary arrays by :func:`.embed.pack`, read back as plain arrays), the few per-group ones and
