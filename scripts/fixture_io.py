@@ -1,9 +1,29 @@
-"""What every fixture script does with the bytes it exported: compare them with the committed files (``--check``)
-or write them. Shared by scripts/make_*_fixtures.py, each of which exports its own programs."""
+"""What the fixture scripts share: running a program with executorch's runtime for its ETDump, and comparing the
+exported bytes with the committed files (``--check``) or writing them. Each scripts/make_*_fixtures.py exports its
+own programs. (Scripts that define models keep their own code above the models: an export records the models'
+source lines, so moving lines there changes the committed fixtures.)"""
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
+
+
+def run_etdump(pte: bytes, calls, runs: int) -> bytes:
+    """Run the program ``pte`` with executorch's runtime ``runs`` times per ``(method, input shapes)`` of
+    ``calls``, inputs from ``torch.manual_seed(0)``; the ETDump it writes. Needs the interop extra."""
+    import torch
+    from executorch.extension.pybindings import portable_lib as pl
+
+    torch.manual_seed(0)
+    module = pl._load_for_executorch_from_buffer(pte, enable_etdump=True, debug_buffer_size=0)
+    for _ in range(runs):
+        for method, shapes in calls:
+            module.run_method(method, [torch.randn(*s) for s in shapes])
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "run.etdp"
+        module.write_etdump_result_to_file(str(path), str(Path(tmp) / "debug.bin"))
+        return path.read_bytes()
 
 
 def differing(out: Path, files: dict[str, bytes]) -> list[str]:

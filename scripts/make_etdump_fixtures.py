@@ -29,6 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PROGRAMS = ROOT / "tests" / "fixtures"
 OUT = PROGRAMS / "etdump"
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # scripts/fixture_io.py
+from fixture_io import run_etdump  # noqa: E402
 
 from explorer.format.etdump import load_etdump  # noqa: E402
 from explorer.format.etdump_writer import SynthRun, write_etdump  # noqa: E402
@@ -69,21 +71,7 @@ SYNTHETIC = {
 
 def run_real(program: str, calls, runs: int = RUNS) -> bytes:
     """Run ``program`` with executorch's runtime ``runs`` times per method; the ETDump it writes."""
-    import tempfile
-
-    import torch
-    from executorch.extension.pybindings import portable_lib as pl
-
-    torch.manual_seed(0)
-    data = (PROGRAMS / program).read_bytes()
-    module = pl._load_for_executorch_from_buffer(data, enable_etdump=True, debug_buffer_size=0)
-    for _ in range(runs):
-        for method, shapes in calls:
-            module.run_method(method, [torch.randn(*s) for s in shapes])
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "run.etdp"
-        module.write_etdump_result_to_file(str(path), str(Path(tmp) / "debug.bin"))
-        return path.read_bytes()
+    return run_etdump((PROGRAMS / program).read_bytes(), calls, runs)
 
 
 def signature(data: bytes) -> list:
