@@ -40,9 +40,15 @@ OBSERVE = """(() => { window.__dxLong = [];
 
 STEP = """(want) => new Promise(resolve => { const lod = window.dxReport.lod();
   window.__dxLong = [];
+  const before = lod.layout();
   setTimeout(() => { const t0 = performance.now(); lod.setExpanded(want); const call = performance.now() - t0;
-    // two frames: the plot's own paint work after the call is part of the step
-    requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => resolve({call}), 200))); }, 0); })"""
+    // the step ends when its layout (in the worker or not) is drawn, then two frames: the plot's own paint work
+    // after the draw, and the labels placed in their own task, are part of it
+    const wait = () => { const s = lod.layout();
+      if (s.running || s.draws === before.draws) { setTimeout(wait, 5); return; }
+      const drawn = performance.now() - t0;
+      requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => resolve({call, drawn, s, before}), 200))); };
+    wait(); }, 0); })"""
 
 STATE = """() => { const lod = window.dxReport.lod(), f = lod.folded(), s = lod.state();
   return {drawn: f.nodes.length, folded: f.nodes.filter(nd => nd[0] === 'g').map(nd => nd[1]),
@@ -81,8 +87,11 @@ def measure(report: Path, steps: int, profile: bool = False) -> dict:
                 top = _self_times(prof) if profile else None
                 tasks = page.evaluate("() => window.__dxLong")
                 after = page.evaluate(STATE)
+                lay, lay0 = res["s"], res["before"]
                 row = {"step": k + 1, "asked_groups": len(want), "expanded": len(after["expanded"]),
-                       "drawn_nodes": after["drawn"], "call_ms": round(res["call"], 1),
+                       "fold_nodes": after["drawn"], "drawn_nodes": lay["drawnNodes"], "call_ms": round(res["call"], 1),
+                       "to_drawn_ms": round(res["drawn"], 1),
+                       "laid_out_in": "worker" if lay["worker"] > lay0["worker"] else "main thread",
                        "long_tasks": len(tasks), "max_task_ms": round(max((t["ms"] for t in tasks), default=0), 1),
                        "wall_s": round(time.monotonic() - t0, 2), "note": after["note"]}
                 if profile:

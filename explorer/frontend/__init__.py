@@ -5,10 +5,15 @@ reports (:mod:`explorer.views.report`) inline the same bundle with a page entry.
 the modules in dependency order into one module, each in its own function scope: an ``import {a, b}
 from "./m.js"`` becomes a read of module ``m``'s exports. There is no build step and no npm at run
 time; node and the browser's devtools load the same files unbundled.
+
+A module can also ship another module as text, for a Web Worker made from a Blob URL (``layout_worker.js``):
+``/* bundler: layout.js */ null`` becomes ``{source, scope}``, that module and its imports wrapped as above
+and the name of its scope, so the worker runs the same code as the page, not a copy kept beside it.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from functools import lru_cache
 from importlib import resources
@@ -21,6 +26,7 @@ ENTRIES = {"widget": ("index.js", "export default {{render: {m}.render}};"),
 _IMPORT = re.compile(r'^import \{([^}]*)\} from "\./([a-z_]+)\.js";$', re.M)
 _EXPORT = re.compile(r"^export (?:async function|function|const|class) (\w+)", re.M)
 _EXPORT_DEFAULT = re.compile(r"^export default .*$", re.M)
+_SHIP = re.compile(r"/\* bundler: ([a-z_]+\.js) \*/ null")
 _COMMENT_LINE = re.compile(r"^[ \t]*//[^\n]*\n", re.M)  # a line holding only a comment (no module has one inside a string)
 
 
@@ -65,8 +71,17 @@ def _wrap(name: str) -> str:
     text = _IMPORT.sub(lambda m: f"const {{{m.group(1)}}} = {_scope(m.group(2))};", text)
     text = _EXPORT_DEFAULT.sub("", text)
     text = re.sub(r"^export (?=async function|function|const|class)", "", text, flags=re.M)
+    text = _SHIP.sub(lambda m: _ship(m.group(1)), text)
     text = _COMMENT_LINE.sub("", text)  # the files keep their explanations; what ships needs none
     return f"// ---- {name}\nconst {_scope(name)} = (() => {{\n{text}\nreturn {{{', '.join(exports)}}};\n}})();\n"
+
+
+def _ship(name: str) -> str:
+    """``name`` and its imports as a JS object literal ``{source, scope}``: the text a worker runs (each module
+    wrapped as in the bundle) and the scope holding ``name``'s exports. ``</`` is written ``<\\/`` so the text
+    can never end the report's ``<script>`` element."""
+    text = "".join(_wrap(m) for m in modules(name))
+    return json.dumps({"source": text, "scope": _scope(name)}).replace("</", "<\\/")
 
 
 @lru_cache(maxsize=None)

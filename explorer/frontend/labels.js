@@ -251,7 +251,14 @@ export function labelLayer(gd, arrOf, avoid, rings) {
     const dx = (drawnAt.x[0] - x0) * drawnAt.sx, dy = (y0 - drawnAt.y[0]) * drawnAt.sy;
     group.setAttribute("transform", "translate(" + dx.toFixed(1) + "," + dy.toFixed(1) + ")");
   }
-  gd.on("plotly_afterplot", draw);
+  // placed after plotly's draw in a task of their own (a draw and its labels in one task could block the page for
+  // longer than either); several draws in a row place them once
+  let queued = false;
+  gd.on("plotly_afterplot", () => {
+    if (queued) return;
+    queued = true;
+    setTimeout(() => { queued = false; draw(); }, 0);
+  });
   gd.on("plotly_relayouting", dragging);
   return {draw};
 }

@@ -16,5 +16,6 @@ export function lodPlan(P, host) {
           labels: C.labels, valueDetails: C.valueDetails, instrDetails: C.instrDetails, groupDetails: C.groupDetails,
           clickGraph: C.clickGraph, clickMemory: C.clickMemory, onRelayout: C.onRelayout, folded: C.folded, lane: C.lane,
           setExpanded: C.setExpanded, redraw: () => C.draw(null), laneProfiles: C.laneProfiles, setAxis: C.setAxis, axis: C.axisMap, lanes: () => P.lod.arenas.length,
-          state: () => ({expanded: C.s.expanded.slice(), window: C.s.win, note: C.s.note, status: C.status()})};
+          state: () => ({expanded: C.s.expanded.slice(), window: C.s.win, note: C.s.note, status: C.status()}),
+          layout: C.layoutState};
 }

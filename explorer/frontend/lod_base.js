@@ -1,5 +1,5 @@
 import {ptext, esc, short, fmtBytes, num, batch} from "./util.js";
-import {layered} from "./layout.js";
+import {layOut} from "./layout_worker.js";
 
 // A big plan (level of detail), part 1: tables, text, the group tree, folding and layout.
 // Each part adds its functions to a shared context C (see lod.js).
@@ -19,7 +19,9 @@ export function lodBase(P, host) {
   let inputs = new Set(L.inputs), outputs = new Set(L.outputs), errors = new Set(L.errors);
   let errorInstrs = L.errors.map(function (v) { return home[v]; }).filter(function (h) { return h >= 0; })
     .sort(function (a, b) { return a - b; });
-  C.s = {expanded: L.expanded.slice(), note: "", cur: null, win: L.window};
+  // cur: the fold as drawn; laying: units of a layout running in the worker (0: none); region: what draw() drew
+  // (lod_graph.js regionOf); drawn: its node positions by kind; draws: how many draws so far
+  C.s = {expanded: L.expanded.slice(), note: "", cur: null, win: L.window, laying: 0, region: null, drawn: null, draws: 0};
   let OPSYM = L.names.opKinds.map(function (k) { return ST.op[k].symbol; });
 
   // -- text -------------------------------------------------------------------------------------
@@ -74,7 +76,9 @@ export function lodBase(P, host) {
   }
 
   // -- folding: the visible units and the edges between them ------------------------------------
-  function fold() {
+  // fold in two halves around the layout, so that the layout can run in a worker (layout_worker.js):
+  // foldPlan() the units, the merged edges and the layout's job; foldFinish(plan, layout) the drawn positions
+  function foldPlan() {
     let exp = new Set(C.s.expanded.concat([0])), instUnit = new Int32Array(m), stack = [0], i, k, v;
     while (stack.length) {
       let g = stack.pop(), kids = children(g);
@@ -124,9 +128,14 @@ export function lodBase(P, host) {
     // written) sits just above its first reader; the main dataflow weighs more, so it runs short and straight;
     // units keyed by device keep each device's run together where the order allows
     let weight = list.map(function (e) { return isSource(e.src) ? SOURCE_WEIGHT : MAIN_WEIGHT; });
-    let lay = layered(units.length, A, B, {weight: weight, key: units.map(unitDevice)});
+    return {expanded: C.s.expanded.slice(), units: units, list: list, A: A, B: B, pos: pos, instUnit: instUnit, valueCode: valueCode,
+            job: {count: units.length, src: A, dst: B, weight: weight, key: units.map(unitDevice)}};
+  }
+  /** @param {any} pl foldPlan()'s @param {{rank: ArrayLike<number>, x: ArrayLike<number>, paths: any[]}} lay layout.js's */
+  function foldFinish(pl, lay) {
+    let units = pl.units, list = pl.list, A = pl.A, B = pl.B, pos = pl.pos, instUnit = pl.instUnit, valueCode = pl.valueCode, i;
     let layer = Array.from(lay.rank), x = Array.from(lay.x);
-    let tops = headerRows(units, layer);
+    let tops = headerRows(units, layer, pl.expanded);
     let fin = units.map(function (_, j) { return j; });
     fin.sort(function (a, b) { return layer[a] - layer[b] || x[a] - x[b] || a - b; });
     let renum = new Int32Array(units.length);
@@ -155,9 +164,9 @@ export function lodBase(P, host) {
   }
   // each expanded group gets two empty layers above its members for its header; returns the layers where rows
   // were opened, in order (an edge's bends below one move down with it)
-  function headerRows(units, layer) {
+  function headerRows(units, layer, expanded) {
     let anchor = units.map(function (u) { return u < m ? u : u < gbase ? home[u - m] : G.start[u - gbase]; }), tops = [];
-    C.s.expanded.filter(function (g) { return g; }).sort(function (a, b) { return depthOf(a) - depthOf(b) || a - b; })
+    expanded.filter(function (g) { return g; }).sort(function (a, b) { return depthOf(a) - depthOf(b) || a - b; })
       .forEach(function (g) {
         let top = Infinity, ins = anchor.map(function (a) { return a >= G.start[g] && a < G.stop[g]; });
         ins.forEach(function (yes, k2) { if (yes) top = Math.min(top, layer[k2]); });
@@ -196,13 +205,15 @@ export function lodBase(P, host) {
     }
     return styledCache;
   }
+  function fold() { let pl = foldPlan(); return foldFinish(pl, layOut(pl.job)); }  // both halves, here
   function folded() { if (!C.s.cur) C.s.cur = fold(); return C.s.cur; }
 
   function depthOf(g) { let d = 0; while (g > 0) { g = G.parent[g]; d++; } return d; }
   Object.assign(C, {P: P, host: host, L: L, T: T, m: m, n: n, DEV: DEV, ST: ST, G: G, nG: nG, gbase: gbase,
     span: span, TT: TT, F: F, OPS: OPS, rowOf: rowOf, written: written, home: home, fstart: fstart, inputs: inputs,
     outputs: outputs, errors: errors, errorInstrs: errorInstrs, OPSYM: OPSYM, devName: devName, swatch: swatch, kindOf: kindOf, tensorHover: tensorHover,
-    opHover: opHover, children: children, path: path, visibleNodes: visibleNodes, folded: folded, depthOf: depthOf});
+    opHover: opHover, children: children, path: path, visibleNodes: visibleNodes, folded: folded, depthOf: depthOf,
+    foldPlan: foldPlan, foldFinish: foldFinish});
   return C;
 }
 

@@ -1,5 +1,14 @@
 import {ptext, esc, short, fmtBytes, num} from "./util.js";
 import {READABLE, readableView, centredOn} from "./nav.js";
+import {layOut, layoutRunner} from "./layout_worker.js";
+
+// folds of this many units or more are laid out in the worker; smaller ones here, where they take a few ms and
+// the worker's round trip (a fresh worker parses layout.js first) would only delay the view
+export const WORKER_MIN = 1000;
+// folds of more nodes than this draw only the nodes in and near the view (plotly's SVG costs ~0.1 ms a marker,
+// and a redraw of thousands blocks the page for hundreds of ms); pan and zoom draw the rest
+export const WINDOW_MIN = 400;
+const MARGIN = 0.25;  // the region drawn around the view: this share of the view's size on every side
 
 // A big plan (level of detail), part 2: expanding and collapsing groups in place, the overview's traces, boxes,
 // headers, focus ranges and selection rings.
@@ -25,37 +34,65 @@ export function lodGraph(C) {
       drop(victim); closed.push(G.label[victim]);
     }
     if (closed.length) C.s.note = "collapsed " + closed.join(", ") + " to draw at most " + num(L.limits.visible) + " nodes";
-    C.s.cur = null;
   }
-  function expand(g) { open(g); draw(focus(g)); host.html(groupDetails(g)); host.expanded(C.s.expanded); }
+  // Every change of the expanded set ends here: fold it, lay it out, draw it at view() (ranges, or null to keep
+  // the view; reset: the home view), then after(). A fold of WORKER_MIN units or more is laid out in the worker
+  // (layout_worker.js) and drawn when its answer comes, in a task of its own; meanwhile the figure drawn before
+  // stays (clicks on it still work, folded() is still it) and its status line says the layout is running. A
+  // change made meanwhile supersedes the running layout: only the latest state is ever drawn.
+  function refresh(view, reset, after) {
+    let pl = C.foldPlan(), gd = host.graph;
+    const land = function (lay) {
+      C.s.cur = C.foldFinish(pl, lay); C.s.laying = 0;
+      if (gd.dataset) { delete gd.dataset.layout; gd.style.cursor = ""; }
+      draw(view ? view() : null, reset);
+      if (after) after();
+    };
+    if (pl.job.count < WORKER_MIN) { runner.cancel(); C.s.laying = 0; runner.stats.main++; land(layOut(pl.job)); return; }
+    runner.run(pl.job, land);
+    if (!runner.busy()) return;
+    C.s.laying = pl.job.count;
+    if (gd.dataset) { gd.dataset.layout = "running"; gd.style.cursor = "progress"; }  // tests wait for it to go
+    // only the status annotation changes (plotly redraws that annotation, not the figure)
+    if (gd.layout && gd.layout.annotations && gd.layout.annotations.length) {
+      Plotly.relayout(gd, {"annotations[0].text": ptext("laying out " + num(pl.job.count) + " nodes\u2026 (the view below is the one before)")});
+    }
+  }
+  function expand(g) {
+    open(g);
+    host.expanded(C.s.expanded);
+    refresh(function () { return focus(g); }, false, function () { host.html(groupDetails(g)); });
+  }
   function setExpanded(list) {  // the expanded groups set from outside (the widget's `expanded` trait)
     let want = list.filter(function (g) { return g > 0 && g < nG; });
     if (JSON.stringify(want) === JSON.stringify(C.s.expanded)) return;
-    C.s.expanded = []; C.s.note = ""; C.s.cur = null;
+    C.s.expanded = []; C.s.note = "";
     want.forEach(function (g) { open(g); });
-    draw(want.length ? focus(want[want.length - 1]) : null, !want.length);
+    refresh(function () { return want.length ? focus(want[want.length - 1]) : null; }, !want.length);
   }
   function collapse(g) {
-    if (g === undefined || g === null) { C.s.expanded = []; C.s.note = ""; C.s.cur = null; draw(null, true); host.expanded(C.s.expanded); return; }
-    drop(g); C.s.note = ""; C.s.cur = null; draw(focus(g));
-    host.html(groupDetails(g)); host.expanded(C.s.expanded);
+    if (g === undefined || g === null) { C.s.expanded = []; C.s.note = ""; host.expanded(C.s.expanded); refresh(null, true); return; }
+    drop(g); C.s.note = ""; host.expanded(C.s.expanded);
+    refresh(function () { return focus(g); }, false, function () { host.html(groupDetails(g)); });
   }
   function reveal(values, instructions) {
     let anchors = values.filter(function (v) { return v >= 0 && v < n && home[v] >= 0; }).map(function (v) { return home[v]; })
       .concat(instructions.filter(function (i) { return i >= 0 && i < m; }));
     let opened = [];
-    anchors.slice(0, 4).forEach(function (i) {
-      let p = path(i), f = folded();
-      if (p.length && f.nodes[f.instUnit[i]][0] === "g") { open(p[p.length - 1]); opened.push(p[p.length - 1]); }
+    anchors.slice(0, 4).forEach(function (i) {  // i is folded when a group on its path is not expanded
+      let p = path(i);
+      if (p.some(function (q) { return C.s.expanded.indexOf(q) < 0; })) { open(p[p.length - 1]); opened.push(p[p.length - 1]); }
     });
     if (!opened.length) return;
+    host.expanded(C.s.expanded);
     // the opened group at a readable scale, centred on the first item asked for: in a group of hundreds of
     // nodes the item may sit far below the group's top
-    let view = focus(opened[opened.length - 1]), f = folded(), i0 = anchors[0];
-    let q = values.length && values[0] >= 0 && values[0] < n && f.valueUnit[values[0]] >= 0 ? f.valueUnit[values[0]] : f.instUnit[i0];
-    if (q !== undefined && q >= 0 && f.nodes[q][0] !== "g") view = centredOn({x: view["xaxis.range"], y: view["yaxis.range"]}, [f.x[q], -f.y[q]]);
-    draw(view);
-    host.expanded(C.s.expanded);
+    refresh(function () {
+      let view = focus(opened[opened.length - 1]), f = folded(), i0 = anchors[0];
+      let q = values.length && values[0] >= 0 && values[0] < n && f.valueUnit[values[0]] >= 0 ? f.valueUnit[values[0]] : f.instUnit[i0];
+      if (q !== undefined && q >= 0 && f.nodes[q][0] !== "g") view = centredOn({x: view["xaxis.range"], y: view["yaxis.range"]}, [f.x[q], -f.y[q]]);
+      return view;
+    }, false);
   }
 
   // -- drawing ----------------------------------------------------------------------------------
@@ -192,16 +229,33 @@ export function lodGraph(C) {
             "click a group to expand it, \u25be to collapse" + (C.s.note ? " \u00b7 " + C.s.note : "")];
   }
   function status() { return statusLines().join(" \u2014 "); }
-  function traces() {
+  function windowLine() {  // what a windowed draw leaves out, said in the status line
+    if (!C.s.region || !C.s.drawn) return [];
+    return ["showing the " + num(C.s.drawn.count) + " of " + num(folded().nodes.length) + " nodes in and near the view: pan or zoom draws the others"];
+  }
+  // region: [x0, x1, y0, y1] (plot units, y up) — only the nodes inside it are drawn, and the edges passing
+  // through it; null: everything
+  function traces(region) {
     let f = folded(), out = [], kinds = ["same", "h2d", "d2h", "d2d"];
+    let inside = region ? function (p) { let x = f.x[p], y = -f.y[p]; return x >= region[0] && x <= region[1] && y >= region[2] && y <= region[3]; }
+      : function () { return true; };
+    let through = region ? function (q) {  // the edge's polyline's box meets the region
+      let pts = f.paths[q], x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+      for (let k = 0; k < pts.length; k += 2) {
+        x0 = Math.min(x0, pts[k]); x1 = Math.max(x1, pts[k]); y0 = Math.min(y0, -pts[k + 1]); y1 = Math.max(y1, -pts[k + 1]);
+      }
+      return x1 >= region[0] && x0 <= region[1] && y1 >= region[2] && y0 <= region[3];
+    } : function () { return true; };
+    let drawnEdge = f.edges.map(function (_, q) { return through(q); });
     kinds.forEach(function (kd) {
       let sel = [];
-      f.kinds.forEach(function (k2, q) { if (k2 === kd) sel.push(q); });
+      f.kinds.forEach(function (k2, q) { if (k2 === kd && drawnEdge[q]) sel.push(q); });
       let s = segments(f, sel);
       out.push({x: s[0], y: s[1]});
     });
     let tk = [], ok = [], gk = [];
-    f.nodes.forEach(function (nd, p) { (nd[0] === "v" ? tk : nd[0] === "i" ? ok : gk).push(p); });
+    f.nodes.forEach(function (nd, p) { if (inside(p)) (nd[0] === "v" ? tk : nd[0] === "i" ? ok : gk).push(p); });
+    C.s.drawn = {tk: tk, ok: ok, gk: gk, count: tk.length + ok.length + gk.length};
     let shown = host.shown(), O = ST.opacity.tensor;
     let tv = tk.map(function (p) { return f.nodes[p][1]; });
     out.push({x: tk.map(function (p) { return f.x[p]; }), y: tk.map(function (p) { return -f.y[p]; }), customdata: tv,
@@ -239,7 +293,7 @@ export function lodGraph(C) {
     let taken = new Set();  // a crossing's dot never sits on a node: it would take the click meant for a group
     f.nodes.forEach(function (_, p) { taken.add(Math.round(f.x[p] * 2) + ":" + Math.round(f.y[p] * 2)); });
     f.edges.forEach(function (e, q) {
-      if (!isGroup[e[0]] && !isGroup[e[1]]) return;
+      if ((!isGroup[e[0]] && !isGroup[e[1]]) || !drawnEdge[q]) return;
       let spot = [0.5, 0.3, 0.7].map(function (t) { return along(f.paths[q], t); })
         .find(function (s) { return !taken.has(Math.round(s[0] * 2) + ":" + Math.round(s[1] * 2)); });
       if (!spot) return;  // what crosses is in both ends' hover and details
@@ -258,11 +312,13 @@ export function lodGraph(C) {
     return {shapes: boxes().map(function (b) {
       return {type: "rect", xref: "x", yref: "y", x0: b[1], x1: b[2], y0: b[3], y1: b[4], layer: "below",
               line: {color: tint(b[0], 0.55), width: 1, dash: "dot"}, fillcolor: tint(b[0], 0.06), name: "group " + b[0]};
-    }), "annotations[0].text": statusLines().map(ptext).join("<br>")};
+    }), "annotations[0].text": statusLines().concat(windowLine()).map(ptext).join("<br>")};
   }
-  function plotSize() {  // the plot area in px (a default under node, where nothing is drawn)
-    let sz = host.graph._fullLayout && host.graph._fullLayout._size;
-    return sz ? {w: sz.w, h: sz.h} : {w: 900, h: 560};
+  let nextHeight = 0;  // the figure's height the draw under way gives it (0: none under way)
+  function plotSize() {  // the plot area in px (a default under node, where nothing is drawn), at the height drawn next
+    let fl = host.graph._fullLayout, sz = fl && fl._size;
+    if (!sz) return {w: 900, h: 560};
+    return {w: sz.w, h: nextHeight && fl.height ? sz.h + nextHeight - fl.height : sz.h};
   }
   function nodePoints(x0, x1, y0, y1) {
     let f = folded(), out = [];
@@ -300,25 +356,90 @@ export function lodGraph(C) {
     return {"xaxis.range": v.x, "yaxis.range": v.y};
   }
   let baseData = JSON.parse(JSON.stringify(P.graph.data));
+  // this plan's layouts, and its pan / zoom handler; a plan shown before in the same div is let go (its layout in
+  // flight would otherwise draw it over this one)
+  const runner = layoutRunner();
+  (function wire(gd) {
+    if (gd._dxLod) gd._dxLod.close();
+    const onRelayout = function (ev) { onGraphRelayout(ev); };
+    if (gd.on) gd.on("plotly_relayout", onRelayout);
+    gd._dxLod = {close: function () {
+      runner.close();
+      if (timer !== null) clearTimeout(timer);
+      if (gd.removeListener) gd.removeListener("plotly_relayout", onRelayout);
+    }};
+    // the whole graph's points for the minimap (nav.js): the figure holds only the nodes near the view
+    gd.dxPoints = function () {
+      let f = folded();
+      return f.x.map(function (x, p) {
+        let nd = f.nodes[p];
+        return [x, -f.y[p], nd[0] === "v" ? DEV[TT.dev[rowOf[nd[1]]]].color : nd[0] === "g" && G.dev[nd[1]] >= 0 ? DEV[G.dev[nd[1]]].color : null];
+      });
+    };
+  })(host.graph);
   function setPath(obj, dotted, value) {
     let keys = dotted.split("."), o = obj;
     for (let q = 0; q < keys.length - 1; q++) { if (!o[keys[q]] || typeof o[keys[q]] !== "object") o[keys[q]] = {}; o = o[keys[q]]; }
     o[keys[keys.length - 1]] = value;
   }
-  function draw(ranges, reset) {  // one Plotly.react with every trace rebuilt, then the view's ranges
-    let gd = host.graph, data = JSON.parse(JSON.stringify(baseData));
-    traces().forEach(function (t, q) { Object.keys(t).forEach(function (key) { setPath(data[q], key, t[key]); }); });
-    let lay = Object.assign({}, gd.layout), now = layoutNow();
-    lay.shapes = now.shapes;
+  // The region drawn around a view: the view and half its size on every side, so a pan of up to half a view
+  // shows drawn nodes while it drags; a fold of at most WINDOW_MIN nodes is drawn whole (null)
+  function regionOf(xr, yr) {
+    // a stand-in plotly (node's tests) lays out no plot: there every node is drawn, unless the test gives a size
+    if (folded().nodes.length <= WINDOW_MIN || !xr || !yr || !host.graph._fullLayout) return null;
+    let w = Math.abs(xr[1] - xr[0]) * MARGIN, h = Math.abs(yr[1] - yr[0]) * MARGIN;
+    return [Math.min(xr[0], xr[1]) - w, Math.max(xr[0], xr[1]) + w, Math.min(yr[0], yr[1]) - h, Math.max(yr[0], yr[1]) + h];
+  }
+  // One Plotly.react with the view's ranges in it (one redraw, not a react and then a relayout): every trace
+  // rebuilt for the nodes in and near that view (regionOf). view: {"xaxis.range", "yaxis.range"}, a function
+  // giving them once the figure's new height is known, or null (the view stays); reset: the home view.
+  function draw(view, reset) {
+    let gd = host.graph, data = JSON.parse(JSON.stringify(baseData)), f = folded();
     let depth = 0;
-    folded().y.forEach(function (y) { depth = Math.max(depth, y + 1); });
-    lay.height = Math.round(Math.min(720, Math.max(380, 22 * Math.min(depth, L.limits.focus) + 110)));  // graph._layout
+    f.y.forEach(function (y) { depth = Math.max(depth, y + 1); });
+    let height = Math.round(Math.min(720, Math.max(380, 22 * Math.min(depth, L.limits.focus) + 110)));  // graph._layout
+    nextHeight = height;
+    let ranges = reset ? homeView() : typeof view === "function" ? view() : view;
+    nextHeight = 0;
+    let lay = Object.assign({}, gd.layout);
+    if (ranges) {
+      lay.xaxis = Object.assign({}, lay.xaxis, {range: ranges["xaxis.range"].slice(), autorange: false});
+      lay.yaxis = Object.assign({}, lay.yaxis, {range: ranges["yaxis.range"].slice(), autorange: false});
+    }
+    let region = regionOf(lay.xaxis && lay.xaxis.range, lay.yaxis && lay.yaxis.range);
+    traces(region).forEach(function (t, q) { Object.keys(t).forEach(function (key) { setPath(data[q], key, t[key]); }); });
+    C.s.region = region;
+    let now = layoutNow();
+    lay.shapes = now.shapes;
+    lay.height = height;
     lay.annotations = (gd.layout.annotations || []).map(function (a, q) { return q ? a : Object.assign({}, a, {text: now["annotations[0].text"]}); });
     Plotly.react(gd, data, lay, host.config);
-    if (reset) Plotly.relayout(gd, homeView());
-    else if (ranges) Plotly.relayout(gd, ranges);
+    C.s.draws++;
     if (host.drawn) host.drawn();  // what the app draws over a fresh figure: open delegates, a profile's op sizes
     highlight(host.state.values, host.state.instructions);
+  }
+  // a pan or zoom of the graph (plotly_relayout): past the region drawn, or zoomed well into a big one, the traces
+  // are rebuilt for the new view; a double click (autorange) shows the whole graph — plotly's own autorange would
+  // only fit what is drawn. In a task of its own: plotly is still in its relayout when it tells us.
+  function onGraphRelayout(ev) {
+    if (!C.s.region || C.s.laying || !ev) return;
+    let gd = host.graph, xr = gd.layout.xaxis && gd.layout.xaxis.range, yr = gd.layout.yaxis && gd.layout.yaxis.range;
+    if (ev["xaxis.autorange"] || ev["yaxis.autorange"]) {
+      let f = folded(), lo = Infinity, hi = -Infinity, depth = 0;
+      f.x.forEach(function (x) { lo = Math.min(lo, x); hi = Math.max(hi, x); });
+      f.y.forEach(function (y) { depth = Math.max(depth, y + 1); });
+      return later({"xaxis.range": [lo - 0.6, hi + 0.6], "yaxis.range": [-(depth - 1) - 0.6, 0.6]});
+    }
+    if (!xr || !yr) return;
+    let R = C.s.region, x0 = Math.min(xr[0], xr[1]), x1 = Math.max(xr[0], xr[1]), y0 = Math.min(yr[0], yr[1]), y1 = Math.max(yr[0], yr[1]);
+    let outside = x0 < R[0] || x1 > R[1] || y0 < R[2] || y1 > R[3];
+    let zoomedIn = (x1 - x0) * (y1 - y0) * 16 < (R[1] - R[0]) * (R[3] - R[2]) && C.s.drawn.count > WINDOW_MIN;
+    if (outside || zoomedIn) later(null);
+  }
+  let timer = null;
+  function later(view) {
+    if (timer !== null) clearTimeout(timer);
+    timer = setTimeout(function () { timer = null; draw(view); }, 0);
   }
   function unitPositions(values, instructions) {
     let f = folded(), out = [];
@@ -350,8 +471,8 @@ export function lodGraph(C) {
   }
   function devices() {
     let shown = host.shown(), O = ST.opacity.tensor, f = folded();
-    let tv = [], gv = [];
-    f.nodes.forEach(function (nd) { if (nd[0] === "v") tv.push(nd[1]); else if (nd[0] === "g") gv.push(nd[1]); });
+    // the nodes as drawn (traces: those near the view)
+    let tv = C.s.drawn.tk.map(function (p) { return f.nodes[p][1]; }), gv = C.s.drawn.gk.map(function (p) { return f.nodes[p][1]; });
     Plotly.restyle(host.graph, {"marker.opacity": [tv.map(function (v) { return O[shown[DEV[TT.dev[rowOf[v]]].name] === false ? 1 : 0]; }),
                                                    gv.map(function (g) { return O[G.dev[g] >= 0 && shown[DEV[G.dev[g]].name] === false ? 1 : 0]; })]},
                    [T.tensors, T.groups]);
@@ -362,7 +483,11 @@ export function lodGraph(C) {
     TT.index.forEach(function (idx, r) { v[idx] = TT.label[r]; });
     return {v: v, i: OPS.op.map(function (k2) { return OPS.opTable[k2][0]; })};
   }
-  Object.assign(C, {setExpanded: setExpanded, expand: expand, collapse: collapse, reveal: reveal, highlight: highlight, holdsError: holdsError,
+  function layoutState() {  // where layouts ran, whether one is running, how many draws: for tests and the bench
+    return {worker: runner.stats.worker, main: runner.stats.main, superseded: runner.stats.superseded, failed: runner.stats.failed,
+            running: C.s.laying, draws: C.s.draws, drawnNodes: C.s.drawn ? C.s.drawn.count : 0, windowed: !!C.s.region};
+  }
+  Object.assign(C, {layoutState: layoutState, setExpanded: setExpanded, expand: expand, collapse: collapse, reveal: reveal, highlight: highlight, holdsError: holdsError,
     clickGraph: clickGraph, devices: devices, labels: labels, draw: draw, boxes: boxes, status: status,
     groupSummary: summary, copyText: copyText});
 }

@@ -83,7 +83,8 @@ export function minimap(gd, canvas) {
   function draw() {
     const L = gd._fullLayout;
     if (!L || !L.xaxis || !L.yaxis) return;
-    const pts = figurePoints(gd);
+    // a big graph's figure holds only the nodes near the view (lod_graph.js): the graph gives all of them
+    const pts = typeof gd.dxPoints === "function" ? gd.dxPoints() : figurePoints(gd);
     const ext = extent(pts);
     ranges = {x: L.xaxis.range.slice(), y: L.yaxis.range.slice()};
     const inView = ranges.x[0] <= ext.x0 && ranges.x[1] >= ext.x1 && ranges.y[0] <= ext.y0 && ranges.y[1] >= ext.y1;
@@ -130,6 +131,12 @@ export function minimap(gd, canvas) {
     flush();
   }
   pointerDrag(canvas, moveTo);
-  gd.on("plotly_afterplot", draw);
+  // after plotly's draw, in a task of its own: the page gets a chance to paint between the two
+  let queued = false;
+  gd.on("plotly_afterplot", () => {
+    if (queued) return;
+    queued = true;
+    setTimeout(() => { queued = false; draw(); }, 0);
+  });
   return {draw};
 }

@@ -1,0 +1,104 @@
+// The graph layout (layout.js, network simplex) off the page's main thread, as Netron lays out in a Web Worker:
+// laying out an expanded 20k-node view takes tens of ms, and the page must never freeze that long.
+//
+// The worker runs the very same layout.js, not a copy: the bundler (explorer/frontend/__init__.py, `_ship`)
+// writes layout.js as it bundles it (in its own scope) as the string LAYOUT below, and the worker is made
+// from a Blob URL of that text plus `serve` (this file's function, as text). A Blob URL needs no server and no
+// second file, so it works from a report opened as file:// and inside JupyterLab (anywidget loads the bundle
+// as one ES module). Unbundled (node's tests, a devtools session over the files) LAYOUT stays null, and where
+// a worker cannot be made (no Worker, a page policy refusing blob: workers) layout runs on the main thread.
+import {layered} from "./layout.js";
+
+/** @type {{source: string, scope: string} | null} layout.js as the bundle holds it, and its scope's name */
+const LAYOUT = /* bundler: layout.js */ null;
+
+/** What one layout needs: `count` nodes, edges src[q] -> dst[q], and layered()'s options. */
+/** @typedef {{count: number, src: number[], dst: number[], weight: number[], key: number[]}} LayoutJob */
+/** @typedef {{rank: ArrayLike<number>, x: ArrayLike<number>, paths: (number[] | null)[]}} LayoutResult */
+
+/** The job laid out here, on this thread. @param {LayoutJob} job @returns {LayoutResult} */
+export function layOut(job) {
+  return layered(job.count, job.src, job.dst, {weight: job.weight, key: job.key});
+}
+
+// The worker's side: each message is a job with an id; the answer is its ranks, x and the edges' polylines
+// flattened into one array (one transfer instead of thousands of small arrays to clone). Self-contained: it
+// runs as text in the worker, where only `lay` (layout.js's layered) is in scope.
+/** @param {any} scope the worker's global @param {Function} lay layered */
+export function serve(scope, lay) {
+  scope.onmessage = function (/** @type {any} */ ev) {
+    const job = ev.data, out = lay(job.count, job.src, job.dst, {weight: job.weight, key: job.key});
+    const starts = new Int32Array(out.paths.length + 1);
+    let size = 0;
+    for (let q = 0; q < out.paths.length; q++) { starts[q] = size; size += out.paths[q] ? out.paths[q].length : 0; }
+    starts[out.paths.length] = size;
+    const flat = new Float64Array(size);
+    for (let q = 0; q < out.paths.length; q++) if (out.paths[q]) flat.set(out.paths[q], starts[q]);
+    const rank = Int32Array.from(out.rank), x = Float64Array.from(out.x);
+    scope.postMessage({id: job.id, rank: rank, x: x, flat: flat, starts: starts, empty: out.paths.map((p) => !p)},
+                      [rank.buffer, x.buffer, flat.buffer, starts.buffer]);
+  };
+}
+
+/** A worker's answer back as layered() returns it. @param {any} d @returns {LayoutResult} */
+export function unflatten(d) {
+  const paths = [];
+  for (let q = 0; q + 1 < d.starts.length; q++) paths.push(d.empty[q] ? null : Array.from(d.flat.subarray(d.starts[q], d.starts[q + 1])));
+  return {rank: d.rank, x: d.x, paths: paths};
+}
+
+// One plan's layouts: run(job, done) lays out in the worker when there is one (done(result) later, in its own
+// task) and otherwise here (done called before run returns). A new job supersedes the one in flight: the worker
+// computing it is ended (its work is wasted, not waited for) and its `done` is never called, so only the latest
+// layout is ever drawn. stats: how many ran where, how many were superseded.
+export function layoutRunner() {
+  /** @type {Worker | null} */
+  let worker = null;
+  /** @type {{id: number, job: LayoutJob, done: (r: LayoutResult) => void} | null} */
+  let pending = null;
+  let seq = 0, url = "";
+  const stats = {worker: 0, main: 0, superseded: 0, failed: ""};
+
+  function usable() { return !!LAYOUT && !stats.failed && typeof Worker !== "undefined" && typeof Blob !== "undefined"; }
+  function here(/** @type {LayoutJob} */ job, /** @type {(r: LayoutResult) => void} */ done) { stats.main++; done(layOut(job)); }
+  function fail(/** @type {string} */ why) {  // no worker after all: what was waiting is laid out here
+    stats.failed = why || "worker failed";
+    if (worker) worker.terminate();
+    worker = null;
+    const p = pending;
+    pending = null;
+    if (p) here(p.job, p.done);
+  }
+  function make() {
+    if (!LAYOUT) throw new Error("no layout source");
+    if (!url) url = URL.createObjectURL(new Blob([LAYOUT.source + "\n(" + serve.toString() + ")(self, " + LAYOUT.scope + ".layered);\n"],
+                                                 {type: "text/javascript"}));
+    const w = new Worker(url);
+    w.onmessage = (ev) => {
+      if (!pending || ev.data.id !== pending.id) return;  // an answer to a job since superseded
+      const p = pending;
+      pending = null;
+      stats.worker++;
+      p.done(unflatten(ev.data));
+    };
+    w.onerror = (ev) => { ev.preventDefault(); fail("layout worker: " + (ev.message || "error")); };
+    return w;
+  }
+  /** @param {LayoutJob} job @param {(r: LayoutResult) => void} done */
+  function run(job, done) {
+    cancel();
+    if (!usable()) { here(job, done); return; }
+    try { if (!worker) worker = make(); } catch (e) { stats.failed = String(e); here(job, done); return; }
+    pending = {id: ++seq, job: job, done: done};
+    worker.postMessage({id: seq, count: job.count, src: job.src, dst: job.dst, weight: job.weight, key: job.key});
+  }
+  function cancel() {  // the job in flight, if any, is dropped and its worker ended (a fresh one takes the next)
+    if (!pending) return;
+    pending = null;
+    stats.superseded++;
+    if (worker) worker.terminate();
+    worker = null;
+  }
+  return {run, cancel, busy: () => !!pending, usable, stats,
+          close: () => { cancel(); if (worker) worker.terminate(); worker = null; }};
+}
