@@ -20,8 +20,10 @@ export function lodBase(P, host) {
   let errorInstrs = L.errors.map(function (v) { return home[v]; }).filter(function (h) { return h >= 0; })
     .sort(function (a, b) { return a - b; });
   // cur: the fold as drawn; laying: units of a layout running in the worker (0: none); region: what draw() drew
-  // (lod_graph.js regionOf); drawn: its node positions by kind; draws: how many draws so far
-  C.s = {expanded: L.expanded.slice(), note: "", cur: null, win: L.window, laying: 0, region: null, drawn: null, draws: 0};
+  // (lod_graph.js regionOf); drawn: its node positions by kind; draws: how many draws so far; image, coarse: the
+  // dots image of a zoomed-out region and how many nodes it paints; viewArea: the view's area at the last draw
+  C.s = {expanded: L.expanded.slice(), note: "", cur: null, win: L.window, laying: 0, region: null, drawn: null, draws: 0,
+         image: null, coarse: 0, viewArea: 0};
   let OPSYM = L.names.opKinds.map(function (k) { return ST.op[k].symbol; });
 
   // -- text -------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 import {ptext, esc, short, fmtBytes, num} from "./util.js";
-import {READABLE, readableView, centredOn} from "./nav.js";
+import {READABLE, readableView, centredOn, dotImage} from "./nav.js";
 import {layOut, layoutRunner} from "./layout_worker.js";
 
 // folds of this many units or more are laid out in the worker; smaller ones here, where they take a few ms and
@@ -8,7 +8,10 @@ export const WORKER_MIN = 1000;
 // folds of more nodes than this draw only the nodes in and near the view (plotly's SVG costs ~0.1 ms a marker,
 // and a redraw of thousands blocks the page for hundreds of ms); pan and zoom draw the rest
 export const WINDOW_MIN = 400;
-const MARGIN = 0.25;  // the region drawn around the view: this share of the view's size on every side
+const MARGIN = 0.25;
+// a region with more tensors and ops than this, zoomed out below half the readable scale, paints them as dots
+export const DRAW_MAX = 500;
+const SETTLE_MS = 80;  // a zoom or pan redraws once the relayouts pause this long  // the region drawn around the view: this share of the view's size on every side
 
 // A big plan (level of detail), part 2: expanding and collapsing groups in place, the overview's traces, boxes,
 // headers, focus ranges and selection rings.
@@ -40,23 +43,33 @@ export function lodGraph(C) {
   // (layout_worker.js) and drawn when its answer comes, in a task of its own; meanwhile the figure drawn before
   // stays (clicks on it still work, folded() is still it) and its status line says the layout is running. A
   // change made meanwhile supersedes the running layout: only the latest state is ever drawn.
+  let seq = 0;  // the latest refresh: an older one still waiting is never drawn
   function refresh(view, reset, after) {
-    let pl = C.foldPlan(), gd = host.graph;
+    let pl = C.foldPlan(), gd = host.graph, mine = ++seq;
     const land = function (lay) {
+      if (mine !== seq) return;
       C.s.cur = C.foldFinish(pl, lay); C.s.laying = 0;
       if (gd.dataset) { delete gd.dataset.layout; gd.style.cursor = ""; }
       draw(view ? view() : null, reset);
       if (after) after();
     };
-    if (pl.job.count < WORKER_MIN) { runner.cancel(); C.s.laying = 0; runner.stats.main++; land(layOut(pl.job)); return; }
+    runner.cancel();
+    if (pl.job.count < WORKER_MIN) {
+      // no worker (node's tests): here and now; in a browser also here, but in a task of its own after this
+      // one, so that the click's task and the draw's are each short
+      if (!runner.usable()) { runner.stats.main++; land(layOut(pl.job)); return; }
+      C.s.laying = pl.job.count;
+      setTimeout(function () { if (mine === seq) { runner.stats.main++; land(layOut(pl.job)); } }, 0);
+      return;
+    }
     runner.run(pl.job, land);
     if (!runner.busy()) return;
     C.s.laying = pl.job.count;
     if (gd.dataset) { gd.dataset.layout = "running"; gd.style.cursor = "progress"; }  // tests wait for it to go
-    // only the status annotation changes (plotly redraws that annotation, not the figure)
-    if (gd.layout && gd.layout.annotations && gd.layout.annotations.length) {
-      Plotly.relayout(gd, {"annotations[0].text": ptext("laying out " + num(pl.job.count) + " nodes\u2026 (the view below is the one before)")});
-    }
+    // the status line says so until the draw replaces it: its text set in place (a plotly relayout of the
+    // annotation would redraw the figure, ~40 ms)
+    let note = gd.querySelector ? gd.querySelector(".annotation[data-index='0'] .annotation-text") : null;
+    if (note) note.textContent = "laying out " + num(pl.job.count) + " nodes\u2026 (what is drawn is the view before)";
   }
   function expand(g) {
     open(g);
@@ -231,11 +244,14 @@ export function lodGraph(C) {
   function status() { return statusLines().join(" \u2014 "); }
   function windowLine() {  // what a windowed draw leaves out, said in the status line
     if (!C.s.region || !C.s.drawn) return [];
+    if (C.s.coarse) return ["zoomed out: " + num(C.s.coarse) + " tensors and ops near the view painted as dots, without hover, labels or clicks \u2014 zoom in to read them"];
     return ["showing the " + num(C.s.drawn.count) + " of " + num(folded().nodes.length) + " nodes in and near the view: pan or zoom draws the others"];
   }
   // region: [x0, x1, y0, y1] (plot units, y up) — only the nodes inside it are drawn, and the edges passing
   // through it; null: everything
-  function traces(region) {
+  // coarse: the region holds too many tensors and ops to draw as markers: they and the edges are painted into one
+  // image instead (nav.js dotImage, C.s.image), without hover, labels or clicks; groups stay markers
+  function traces(region, coarse) {
     let f = folded(), out = [], kinds = ["same", "h2d", "d2h", "d2d"];
     let inside = region ? function (p) { let x = f.x[p], y = -f.y[p]; return x >= region[0] && x <= region[1] && y >= region[2] && y <= region[3]; }
       : function () { return true; };
@@ -247,14 +263,30 @@ export function lodGraph(C) {
       return x1 >= region[0] && x0 <= region[1] && y1 >= region[2] && y0 <= region[3];
     } : function () { return true; };
     let drawnEdge = f.edges.map(function (_, q) { return through(q); });
+    let tk = [], ok = [], gk = [];
+    f.nodes.forEach(function (nd, p) { if (inside(p)) (nd[0] === "v" ? tk : nd[0] === "i" ? ok : gk).push(p); });
+    C.s.image = null;
+    if (coarse && region) {
+      let sz = plotSize(), vw = (region[1] - region[0]) / (1 + 2 * MARGIN), vh = (region[3] - region[2]) / (1 + 2 * MARGIN);
+      let w = Math.min(2400, sz.w * (1 + 2 * MARGIN)), h = Math.min(2400, sz.h * (1 + 2 * MARGIN));
+      let r = Math.max(1, Math.min(4, 0.2 * Math.min(sz.w / vw, sz.h / vh)));
+      let dots = tk.map(function (p) { return [f.x[p], -f.y[p], DEV[TT.dev[rowOf[f.nodes[p][1]]]].color, r]; })
+        .concat(ok.map(function (p) { let d = OPS.dev[f.nodes[p][1]]; return [f.x[p], -f.y[p], d >= 0 ? DEV[d].color : "#1F2328", r]; }));
+      let lines = [];
+      f.edges.forEach(function (_, q) {
+        if (drawnEdge[q]) lines.push([f.paths[q].map(function (c, k) { return k % 2 ? -c : c; }), ST.edge[f.kinds[q]].color]);
+      });
+      C.s.image = dotImage(region, w, h, dots, lines);
+      C.s.coarse = tk.length + ok.length;
+      tk = []; ok = [];
+      drawnEdge = drawnEdge.map(function () { return false; });
+    } else C.s.coarse = 0;
     kinds.forEach(function (kd) {
       let sel = [];
       f.kinds.forEach(function (k2, q) { if (k2 === kd && drawnEdge[q]) sel.push(q); });
       let s = segments(f, sel);
       out.push({x: s[0], y: s[1]});
     });
-    let tk = [], ok = [], gk = [];
-    f.nodes.forEach(function (nd, p) { if (inside(p)) (nd[0] === "v" ? tk : nd[0] === "i" ? ok : gk).push(p); });
     C.s.drawn = {tk: tk, ok: ok, gk: gk, count: tk.length + ok.length + gk.length};
     let shown = host.shown(), O = ST.opacity.tensor;
     let tv = tk.map(function (p) { return f.nodes[p][1]; });
@@ -384,6 +416,18 @@ export function lodGraph(C) {
   }
   // The region drawn around a view: the view and half its size on every side, so a pan of up to half a view
   // shows drawn nodes while it drags; a fold of at most WINDOW_MIN nodes is drawn whole (null)
+  function small(region) {  // the tensors and ops inside a region
+    let f = folded(), k = 0;
+    for (let p = 0; p < f.nodes.length; p++) {
+      let x = f.x[p], y = -f.y[p];
+      if (f.nodes[p][0] !== "g" && x >= region[0] && x <= region[1] && y >= region[2] && y <= region[3]) k++;
+    }
+    return k;
+  }
+  function zoomedOut(xr, yr) {  // below half the readable scale (nav.js READABLE): markers too small to read anyway
+    let sz = plotSize();
+    return sz.w / Math.abs(xr[1] - xr[0]) < READABLE.x / 2 || sz.h / Math.abs(yr[1] - yr[0]) < READABLE.y / 2;
+  }
   function regionOf(xr, yr) {
     // a stand-in plotly (node's tests) lays out no plot: there every node is drawn, unless the test gives a size
     if (folded().nodes.length <= WINDOW_MIN || !xr || !yr || !host.graph._fullLayout) return null;
@@ -407,10 +451,12 @@ export function lodGraph(C) {
       lay.yaxis = Object.assign({}, lay.yaxis, {range: ranges["yaxis.range"].slice(), autorange: false});
     }
     let region = regionOf(lay.xaxis && lay.xaxis.range, lay.yaxis && lay.yaxis.range);
-    traces(region).forEach(function (t, q) { Object.keys(t).forEach(function (key) { setPath(data[q], key, t[key]); }); });
+    traces(region, !!region && zoomedOut(lay.xaxis.range, lay.yaxis.range) && small(region) > DRAW_MAX).forEach(function (t, q) { Object.keys(t).forEach(function (key) { setPath(data[q], key, t[key]); }); });
     C.s.region = region;
+    C.s.viewArea = region ? Math.abs((lay.xaxis.range[1] - lay.xaxis.range[0]) * (lay.yaxis.range[1] - lay.yaxis.range[0])) : 0;
     let now = layoutNow();
     lay.shapes = now.shapes;
+    lay.images = ((gd.layout || {}).images || []).filter(function (im) { return im.name !== "dots"; }).concat(C.s.image ? [C.s.image] : []);
     lay.height = height;
     lay.annotations = (gd.layout.annotations || []).map(function (a, q) { return q ? a : Object.assign({}, a, {text: now["annotations[0].text"]}); });
     Plotly.react(gd, data, lay, host.config);
@@ -428,18 +474,19 @@ export function lodGraph(C) {
       let f = folded(), lo = Infinity, hi = -Infinity, depth = 0;
       f.x.forEach(function (x) { lo = Math.min(lo, x); hi = Math.max(hi, x); });
       f.y.forEach(function (y) { depth = Math.max(depth, y + 1); });
-      return later({"xaxis.range": [lo - 0.6, hi + 0.6], "yaxis.range": [-(depth - 1) - 0.6, 0.6]});
+      return later({"xaxis.range": [lo - 0.6, hi + 0.6], "yaxis.range": [-(depth - 1) - 0.6, 0.6]}, 0);
     }
     if (!xr || !yr) return;
     let R = C.s.region, x0 = Math.min(xr[0], xr[1]), x1 = Math.max(xr[0], xr[1]), y0 = Math.min(yr[0], yr[1]), y1 = Math.max(yr[0], yr[1]);
     let outside = x0 < R[0] || x1 > R[1] || y0 < R[2] || y1 > R[3];
-    let zoomedIn = (x1 - x0) * (y1 - y0) * 16 < (R[1] - R[0]) * (R[3] - R[2]) && C.s.drawn.count > WINDOW_MIN;
-    if (outside || zoomedIn) later(null);
+    // zoomed in to half the area or less: fewer nodes to draw, or few enough to draw as markers again
+    let zoomedIn = (x1 - x0) * (y1 - y0) * 2 <= C.s.viewArea && (C.s.coarse > 0 || C.s.drawn.count > WINDOW_MIN);
+    if (outside || zoomedIn) later(null, SETTLE_MS);
   }
   let timer = null;
-  function later(view) {
+  function later(view, ms) {  // a wheel zoom sends many relayouts: the traces are rebuilt once it pauses
     if (timer !== null) clearTimeout(timer);
-    timer = setTimeout(function () { timer = null; draw(view); }, 0);
+    timer = setTimeout(function () { timer = null; draw(view); }, ms);
   }
   function unitPositions(values, instructions) {
     let f = folded(), out = [];
@@ -485,7 +532,8 @@ export function lodGraph(C) {
   }
   function layoutState() {  // where layouts ran, whether one is running, how many draws: for tests and the bench
     return {worker: runner.stats.worker, main: runner.stats.main, superseded: runner.stats.superseded, failed: runner.stats.failed,
-            running: C.s.laying, draws: C.s.draws, drawnNodes: C.s.drawn ? C.s.drawn.count : 0, windowed: !!C.s.region};
+            running: C.s.laying, draws: C.s.draws, drawnNodes: C.s.drawn ? C.s.drawn.count : 0, windowed: !!C.s.region,
+            dots: C.s.coarse || 0};
   }
   Object.assign(C, {layoutState: layoutState, setExpanded: setExpanded, expand: expand, collapse: collapse, reveal: reveal, highlight: highlight, holdsError: holdsError,
     clickGraph: clickGraph, devices: devices, labels: labels, draw: draw, boxes: boxes, status: status,

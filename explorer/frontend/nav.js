@@ -140,3 +140,32 @@ export function minimap(gd, canvas) {
   });
   return {draw};
 }
+
+// A zoomed-out graph's many small nodes and their edges as one plotly layout image over `region` ([x0, x1, y0,
+// y1] in data units, y up), `w` x `h` px: a few thousand SVG markers cost plotly hundreds of ms a redraw, one
+// image a few ms, and plotly pans and zooms it with the axes. dots: [[x, y, colour, radius px]]; lines:
+// [[polyline [x0, y0, x1, y1, ...] (y up), colour]]. null where there is no canvas (node).
+export function dotImage(region, w, h, dots, lines) {
+  if (typeof document === "undefined") return null;
+  const canvas = document.createElement("canvas");
+  canvas.width = Math.max(1, Math.round(w)); canvas.height = Math.max(1, Math.round(h));
+  const ctx = canvas.getContext("2d");
+  if (!ctx) return null;
+  const sx = canvas.width / (region[1] - region[0]), sy = canvas.height / (region[3] - region[2]);
+  const X = (x) => (x - region[0]) * sx, Y = (y) => (region[3] - y) * sy;
+  ctx.lineWidth = 1;
+  for (const [pts, color] of lines) {
+    ctx.strokeStyle = color;
+    ctx.beginPath();
+    ctx.moveTo(X(pts[0]), Y(pts[1]));
+    for (let k = 2; k < pts.length; k += 2) ctx.lineTo(X(pts[k]), Y(pts[k + 1]));
+    ctx.stroke();
+  }
+  for (const [x, y, color, r] of dots) {
+    ctx.fillStyle = color;
+    ctx.fillRect(X(x) - r, Y(y) - r, 2 * r, 2 * r);
+  }
+  return {source: canvas.toDataURL("image/png"), xref: "x", yref: "y", x: region[0], y: region[3],
+          sizex: region[1] - region[0], sizey: region[3] - region[2], sizing: "stretch", xanchor: "left", yanchor: "top",
+          layer: "below", name: "dots"};
+}
