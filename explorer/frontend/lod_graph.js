@@ -39,19 +39,18 @@ export function lodGraph(C) {
     if (closed.length) C.s.note = "collapsed " + closed.join(", ") + " to draw at most " + num(L.limits.visible) + " nodes";
   }
   // Every change of the expanded set ends here: fold it, lay it out, draw it at view() (ranges, or null to keep
-  // the view; reset: the home view), then after(). A fold of WORKER_MIN units or more is laid out in the worker
+  // the view; reset: the home view). A fold of WORKER_MIN units or more is laid out in the worker
   // (layout_worker.js) and drawn when its answer comes, in a task of its own; meanwhile the figure drawn before
   // stays (clicks on it still work, folded() is still it) and its status line says the layout is running. A
   // change made meanwhile supersedes the running layout: only the latest state is ever drawn.
   let seq = 0;  // the latest refresh: an older one still waiting is never drawn
-  function refresh(view, reset, after) {
+  function refresh(view, reset) {
     let pl = C.foldPlan(), gd = host.graph, mine = ++seq;
     const land = function (lay) {
       if (mine !== seq) return;
       C.s.cur = C.foldFinish(pl, lay); C.s.laying = 0;
       if (gd.dataset) { delete gd.dataset.layout; gd.style.cursor = ""; }
       draw(view ? view() : null, reset);
-      if (after) after();
     };
     runner.cancel();
     if (pl.job.count < WORKER_MIN) {
@@ -71,10 +70,12 @@ export function lodGraph(C) {
     let note = gd.querySelector ? gd.querySelector(".annotation[data-index='0'] .annotation-text") : null;
     if (note) note.textContent = "laying out " + num(pl.job.count) + " nodes\u2026 (what is drawn is the view before)";
   }
+  // the group's details at once, not when its layout lands: what the caller adds under them (the diff's changes
+  // in the group) stays; until then they read the fold as drawn (a group being opened still shows what crosses it)
   function expand(g) {
     open(g);
-    host.expanded(C.s.expanded);
-    refresh(function () { return focus(g); }, false, function () { host.html(groupDetails(g)); });
+    refresh(function () { return focus(g); }, false);
+    host.html(groupDetails(g)); host.expanded(C.s.expanded);
   }
   function setExpanded(list) {  // the expanded groups set from outside (the widget's `expanded` trait)
     let want = list.filter(function (g) { return g > 0 && g < nG; });
@@ -84,9 +85,10 @@ export function lodGraph(C) {
     refresh(function () { return want.length ? focus(want[want.length - 1]) : null; }, !want.length);
   }
   function collapse(g) {
-    if (g === undefined || g === null) { C.s.expanded = []; C.s.note = ""; host.expanded(C.s.expanded); refresh(null, true); return; }
-    drop(g); C.s.note = ""; host.expanded(C.s.expanded);
-    refresh(function () { return focus(g); }, false, function () { host.html(groupDetails(g)); });
+    if (g === undefined || g === null) { C.s.expanded = []; C.s.note = ""; refresh(null, true); host.expanded(C.s.expanded); return; }
+    drop(g); C.s.note = "";
+    refresh(function () { return focus(g); }, false);
+    host.html(groupDetails(g)); host.expanded(C.s.expanded);
   }
   function reveal(values, instructions) {
     let anchors = values.filter(function (v) { return v >= 0 && v < n && home[v] >= 0; }).map(function (v) { return home[v]; })
