@@ -3,15 +3,17 @@
 out in the worker, frontend/layout_worker.js): the layout runs in a Web Worker made from a Blob URL even from
 ``file://``, the page says it is laying out meanwhile, a second expand made before the first is laid out
 supersedes it (only the latest state is ever drawn), and a big fold draws only the nodes near the view, with the
-whole graph a double click away. The long-task ceiling here is CPU-generous (two shared cores): the timing
+whole graph a double click away; and in JupyterLab (the widget's bundle loaded by anywidget) the same worker
+runs. The long-task ceiling here is CPU-generous (two shared cores): the timing
 itself is ``bench/bench_longtask.py``'s."""
 
 from __future__ import annotations
 
 import pytest
-from browser_helpers import chromium, require_browser
+from browser_helpers import chromium, jupyter_lab, require_browser, run_all, screenshot_on_failure, wait_kernel_idle, write_notebook
 
 from explorer.format.synth import synthetic_program
+from explorer.format.writer import write
 from explorer.views.overview import OVERVIEW_TRACE as T
 from explorer.views.report import write_report
 
@@ -129,4 +131,33 @@ def test_a_double_click_shows_the_whole_big_fold_as_dots_and_zooming_in_draws_ma
         near = page.evaluate("(t) => { const gd = document.querySelector('.dx-graph'); return {lay: window.dxReport.lod().layout(),"
                              " tensors: gd.data[t].x.length, images: (gd.layout.images || []).map(im => im.name)}; }", T["tensors"])
         assert near["lay"]["dots"] == 0 and "dots" not in near["images"] and near["tensors"] > 0, near
+        assert not [m for m in messages if m.startswith("pageerror")], messages
+
+
+def test_the_widget_lays_out_in_a_worker_inside_jupyterlab(tmp_path):
+    require_browser()
+    pte = tmp_path / "moderate.pte"
+    pte.write_bytes(write(synthetic_program(values=2_500)))
+    notebook = tmp_path / "worker.ipynb"
+    # three top groups opened from Python: the widget's `expanded` trait -> the app's setExpanded, a fold of
+    # over a thousand units
+    write_notebook(notebook, [f"import explorer\nex = explorer.Explorer({str(pte)!r})\nex",
+                              "top = ex.overview.groups.children(0)[:3]\nex.expanded = tuple(top)\nprint('asked', list(top))"])
+    with jupyter_lab(tmp_path) as (base, token), chromium((1280, 1000)) as (page, messages), \
+            screenshot_on_failure(page, "lab_worker_failure.png", tmp_path / "jupyter.log"):
+        workers: list[str] = []
+        page.on("worker", lambda w: workers.append(w.url))
+        page.goto(f"{base}/lab/tree/{notebook.name}?token={token}")
+        wait_kernel_idle(page)
+        run_all(page)
+        page.wait_for_function("() => Array.from(document.querySelectorAll('.jp-OutputArea-output'))"
+                               ".some(o => /asked \\[/.test(o.textContent))", timeout=90_000)
+        asked = page.evaluate("() => JSON.parse(Array.from(document.querySelectorAll('.jp-OutputArea-output'))"
+                              ".map(o => o.textContent).find(t => /asked \\[/.test(t)).match(/asked (\\[.*\\])/)[1])")
+        assert len(asked) == 3
+        # drawn: the three groups are boxes of the graph
+        page.wait_for_function("(want) => { const gd = document.querySelector('.dx-explorer .dx-graph');"
+                               " const names = ((gd && gd.layout && gd.layout.shapes) || []).map(s => s.name);"
+                               " return want.every(g => names.indexOf('group ' + g) >= 0); }", arg=asked, timeout=90_000)
+        assert any(u.startswith("blob:") for u in workers), workers
         assert not [m for m in messages if m.startswith("pageerror")], messages
