@@ -7,7 +7,7 @@ import {layOut, layoutRunner} from "./layout_worker.js";
 export const WORKER_MIN = 1000;
 // folds of more nodes than this draw only the nodes in and near the view (plotly's SVG costs ~0.1 ms a marker,
 // and a redraw of thousands blocks the page for hundreds of ms); pan and zoom draw the rest
-export const WINDOW_MIN = 400;
+export const WINDOW_MIN = 1000;
 const MARGIN = 0.25;
 // a region with more tensors and ops than this, zoomed out below half the readable scale, paints them as dots
 export const DRAW_MAX = 500;
@@ -471,6 +471,9 @@ export function lodGraph(C) {
   // only fit what is drawn. In a task of its own: plotly is still in its relayout when it tells us.
   function onGraphRelayout(ev) {
     if (!C.s.region || C.s.laying || !ev) return;
+    // an open delegate's own relayout (delegate.js: boxes, captions, the view grown below) is not a pan: the
+    // traces are already those of the view it grew from
+    if (ev.shapes || ev.annotations || ev.height) return;
     let gd = host.graph, xr = gd.layout.xaxis && gd.layout.xaxis.range, yr = gd.layout.yaxis && gd.layout.yaxis.range;
     if (ev["xaxis.autorange"] || ev["yaxis.autorange"]) {
       let f = folded(), lo = Infinity, hi = -Infinity, depth = 0;
