@@ -2,16 +2,18 @@ import {ptext, esc, short, fmtBytes, num} from "./util.js";
 import {READABLE, readableView, centredOn, dotImage} from "./nav.js";
 import {layOut, layoutRunner} from "./layout_worker.js";
 
-// folds of this many units or more are laid out in the worker; smaller ones here, where they take a few ms and
-// the worker's round trip (a fresh worker parses layout.js first) would only delay the view
-export const WORKER_MIN = 1000;
-// folds of more nodes than this draw only the nodes in and near the view (plotly's SVG costs ~0.1 ms a marker,
-// and a redraw of thousands blocks the page for hundreds of ms); pan and zoom draw the rest
-export const WINDOW_MIN = 1000;
-const MARGIN = 0.25;
+// folds of this many units or more are laid out in the worker; smaller ones here (in a task of their own), where
+// they take a few ms, less than the worker's round trip (transformer3k: 357 units, ~30 ms of layout)
+export const WORKER_MIN = 200;
+// folds of more nodes than this draw only the nodes in and near the view (plotly's SVG costs ~0.1-0.3 ms a marker
+// with its hover, symbol and colour, and a redraw of thousands blocks the page for hundreds of ms); pan and zoom
+// draw the rest. A plan that opens whole (every group open: small enough to draw in one go) is drawn whole up to
+// WINDOW_MIN nodes, one that opens as an overview of its groups past OVERVIEW_WINDOW_MIN
+export const WINDOW_MIN = 1000, OVERVIEW_WINDOW_MIN = 300;
+const MARGIN = 0.25;  // the region drawn around the view: this share of the view's size on every side
 // a region with more tensors and ops than this, zoomed out below half the readable scale, paints them as dots
 export const DRAW_MAX = 500;
-const SETTLE_MS = 80;  // a zoom or pan redraws once the relayouts pause this long  // the region drawn around the view: this share of the view's size on every side
+const SETTLE_MS = 80;  // a zoom or pan redraws once the relayouts pause this long
 
 // A big plan (level of detail), part 2: expanding and collapsing groups in place, the overview's traces, boxes,
 // headers, focus ranges and selection rings.
@@ -417,7 +419,7 @@ export function lodGraph(C) {
     o[keys[keys.length - 1]] = value;
   }
   // The region drawn around a view: the view and half its size on every side, so a pan of up to half a view
-  // shows drawn nodes while it drags; a fold of at most WINDOW_MIN nodes is drawn whole (null)
+  // shows drawn nodes while it drags; a fold of at most windowMin() nodes is drawn whole (null)
   function small(region) {  // the tensors and ops inside a region
     let f = folded(), k = 0;
     for (let p = 0; p < f.nodes.length; p++) {
@@ -430,9 +432,14 @@ export function lodGraph(C) {
     let sz = plotSize();
     return sz.w / Math.abs(xr[1] - xr[0]) < READABLE.x / 2 || sz.h / Math.abs(yr[1] - yr[0]) < READABLE.y / 2;
   }
+  let opensWhole = null;  // the plan's first fold has no folded group (views/overview.py Overview.initial)
+  function windowMin() {
+    if (opensWhole === null) opensWhole = !folded().nodes.some(function (nd) { return nd[0] === "g"; });
+    return opensWhole ? WINDOW_MIN : OVERVIEW_WINDOW_MIN;
+  }
   function regionOf(xr, yr) {
     // a stand-in plotly (node's tests) lays out no plot: there every node is drawn, unless the test gives a size
-    if (folded().nodes.length <= WINDOW_MIN || !xr || !yr || !host.graph._fullLayout) return null;
+    if (folded().nodes.length <= windowMin() || !xr || !yr || !host.graph._fullLayout) return null;
     let w = Math.abs(xr[1] - xr[0]) * MARGIN, h = Math.abs(yr[1] - yr[0]) * MARGIN;
     return [Math.min(xr[0], xr[1]) - w, Math.max(xr[0], xr[1]) + w, Math.min(yr[0], yr[1]) - h, Math.max(yr[0], yr[1]) + h];
   }
@@ -485,7 +492,7 @@ export function lodGraph(C) {
     let R = C.s.region, x0 = Math.min(xr[0], xr[1]), x1 = Math.max(xr[0], xr[1]), y0 = Math.min(yr[0], yr[1]), y1 = Math.max(yr[0], yr[1]);
     let outside = x0 < R[0] || x1 > R[1] || y0 < R[2] || y1 > R[3];
     // zoomed in to half the area or less: fewer nodes to draw, or few enough to draw as markers again
-    let zoomedIn = (x1 - x0) * (y1 - y0) * 2 <= C.s.viewArea && (C.s.coarse > 0 || C.s.drawn.count > WINDOW_MIN);
+    let zoomedIn = (x1 - x0) * (y1 - y0) * 2 <= C.s.viewArea && (C.s.coarse > 0 || C.s.drawn.count > windowMin());
     if (outside || zoomedIn) later(null, SETTLE_MS);
   }
   let timer = null;
