@@ -344,13 +344,13 @@ def test_memory_lanes_mark_the_arena_end_the_bytes_past_it_and_name_blocks(tmp_p
     assert fig["layout"]["yaxis"]["range"][1] > 80, "the band is in view"
 
 
-def test_a_lane_within_its_arena_still_shows_where_it_ends():
-    fig = view_of("device_mlp.pte").memory.figure()
-    ends = [s for s in fig.layout.shapes if s.name == "arena end"]
-    assert len(ends) == 2 and not [s for s in fig.layout.shapes if s.name == "past the end"]
+def test_a_lane_within_its_arena_still_shows_where_it_ends(tmp_path):
+    _, fig = drawn(tmp_path, view_of("device_mlp.pte"))
+    ends = [s for s in fig["layout"]["shapes"] if s["name"] == "arena end"]
+    assert len(ends) == 2 and not [s for s in fig["layout"]["shapes"] if s["name"] == "past the end"]
 
 
-def test_high_water_tick_only_when_it_clears_the_arena_end():
+def test_high_water_tick_only_when_it_clears_the_arena_end(tmp_path):
     """Ticks at the arena's end and at a high-water mark a few bytes past it would print over each other; the
     band's note still says how far past the end the plan reaches."""
     def ticks(past_end_offset: int) -> list:
@@ -358,7 +358,8 @@ def test_high_water_tick_only_when_it_clears_the_arena_end():
         x = b.tensor((2, 8), arena=1, offset=0, name="x")
         y = b.tensor((2, 8), arena=1, offset=past_end_offset, name="spill")  # 64 bytes, past the end
         b.kernel("aten::relu.out", x, y, y)
-        return list(view_of_builder(b).memory.figure().layout.yaxis.tickvals)
+        _, fig = drawn(tmp_path / str(past_end_offset), view_of_builder(b))
+        return fig["layout"]["yaxis"]["tickvals"]
 
     assert ticks(1280 - 32) == [0, 640, 1280]  # high water 1,312: 2.4% past the end, one tick
     assert ticks(2048) == [0, 640, 1280, 2112]
