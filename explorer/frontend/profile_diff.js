@@ -61,7 +61,7 @@ export function profileDiffView(P, host) {
   card.innerHTML = diffCardHtml(P) +
     legendHtml(A, maxT).replace("op size = median time per run", "op size = median time per run, one scale for A and B");
   const changed = P.profileDiff.instructions.filter((r) => r.delta);
-  card.querySelectorAll(".dx-prof-change").forEach((b) => b.addEventListener("click", () => {
+  /** @type {NodeListOf<HTMLButtonElement>} */ (card.querySelectorAll(".dx-prof-change")).forEach((b) => b.addEventListener("click", () => {
     const r = changed[Number(b.dataset.k)];
     host.select(r.a !== null ? {side: "a", values: [], instructions: [r.a]} : {side: "b", values: [], instructions: [r.b]});
   }));
