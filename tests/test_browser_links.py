@@ -70,3 +70,27 @@ def test_the_diff_reports_hash_selects_a_side_or_searches_both(tmp_path):
         page.evaluate("() => window.dxDiff.select({side: 'a', values: [4]})")  # as a click does
         assert page.evaluate(STATE_D)["hash"] == "#a:%4"
         assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
+
+
+def test_a_report_of_another_payload_version_says_so(tmp_path):
+    """A page whose payload was packed for another contract (embed.PAYLOAD_VERSION) shows why it cannot draw it
+    and what to do, instead of a blank page or a wrong drawing."""
+    import base64
+    import gzip
+    import re
+
+    from explorer.views.embed import DATA_TYPE, MAGIC, PAYLOAD_VERSION
+
+    require_browser()
+    html = write_report(load("explorer/data/sample.pte"), tmp_path / "r.html").read_text(encoding="utf-8")
+    text = b'{"mode":"data","title":"t","html":"","$v":%d}' % (PAYLOAD_VERSION + 1)
+    other = base64.b64encode(gzip.compress(MAGIC + len(text).to_bytes(4, "little") + text)).decode("ascii")
+    page_html = re.sub(rf'(<script type="{re.escape(DATA_TYPE)}" id="dx-data">)[A-Za-z0-9+/=]*', rf"\g<1>{other}", html)
+    assert other in page_html
+    (tmp_path / "old.html").write_text(page_html, encoding="utf-8")
+    with chromium() as (page, messages):
+        page.goto((tmp_path / "old.html").as_uri())
+        page.wait_for_function("() => document.body.dataset.ready === 'error'")
+        shown = page.inner_text("#dx-app")
+        assert f"payload version {PAYLOAD_VERSION + 1}, this app reads version {PAYLOAD_VERSION}" in shown
+        assert "make it again" in shown

@@ -43,6 +43,10 @@ export async function decodePayload(packed) {
   return unpackPayload(await new Response(stream).arrayBuffer());
 }
 
+// The payload contract this app reads (explorer.views.embed.PAYLOAD_VERSION, written as "$v"): a payload of another
+// version would be misread, so it is refused with a message saying so
+export const PAYLOAD_VERSION = 1;
+
 /** @type {Record<string, Int32ArrayConstructor | Float64ArrayConstructor>} */
 const ARRAYS = {i4: Int32Array, f8: Float64Array};
 
@@ -61,6 +65,11 @@ export function unpackPayload(buf) {
   const u8 = new Uint8Array(buf), view = new DataView(buf);
   if (u8.length < 8 || String.fromCharCode(u8[0], u8[1], u8[2], u8[3]) !== "DXB1") throw new Error("not a device-explorer payload");
   const n = view.getUint32(4, true), obj = JSON.parse(new TextDecoder().decode(u8.subarray(8, 8 + n)));
+  if (obj.$v !== PAYLOAD_VERSION) {
+    throw new Error(`this view was made by another version of device-explorer (payload version ${obj.$v}, this app reads ` +
+                    `version ${PAYLOAD_VERSION}): make it again with the installed version`);
+  }
+  delete obj.$v;
   const base = 8 + n + ((8 - (8 + n) % 8) % 8);
   for (const [path, dtype, offset, count] of obj.$bin || []) {
     let target = obj;

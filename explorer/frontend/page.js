@@ -7,11 +7,18 @@ import {diffLinkOf, linkOf, parseLink, sideNode} from "./links.js";
 
 export async function startPage() {
   performance.mark("dx:start");  // performance marks: bench/bench_view.py reads where the time goes
-  const packed = document.getElementById("dx-data").textContent.trim();
-  const data = await decodePayload(packed);
+  const packed = document.getElementById("dx-data").textContent.trim(), el = document.getElementById("dx-app");
+  let data;
+  try {
+    data = await decodePayload(packed);
+  } catch (e) {  // a payload this app cannot read (another version): say so on the page, not only in the console
+    el.textContent = String(e instanceof Error ? e.message : e);
+    el.className = "dx-root dx-failed";
+    document.body.dataset.ready = "error";
+    throw e;
+  }
   performance.mark("dx:data");
   const model = localModel({plan: data.plan, selected: data.selected, devices: [], expanded: null});
-  const el = document.getElementById("dx-app");
   const app = data.mode === "diff" ? createDiffApp(el, model, data)
     : data.mode === "data" ? createDataFileApp(el, model, data) : createApp(el, model, data);
   if (data.mode === "diff") {
