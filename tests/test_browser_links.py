@@ -94,3 +94,45 @@ def test_a_report_of_another_payload_version_says_so(tmp_path):
         shown = page.inner_text("#dx-app")
         assert f"payload version {PAYLOAD_VERSION + 1}, this app reads version {PAYLOAD_VERSION}" in shown
         assert "make it again" in shown
+
+
+def test_keys_search_clear_and_step_plans_in_a_report_and_a_diff(tmp_path):
+    """The frame's keyboard (keys.js), the same in the one-program report and the diff report: "/" focuses the search
+    box, Escape empties it and clears the selection (also a clicked one), "]" / "[" step through the plans."""
+    from explorer.views.diff_report import write_diff_report
+
+    require_browser()
+    two = write_report(load("tests/fixtures/two_methods.pte"), tmp_path / "two.html")
+    diff = write_diff_report("tests/fixtures/diff/cpu_only.pte", "tests/fixtures/diff/device_cuda0.pte", tmp_path / "d.html")
+    with chromium() as (page, messages):
+        page.goto(two.as_uri())
+        page.wait_for_function(READY)
+        names = page.evaluate("() => Array.from(document.querySelectorAll('.dx-plan option')).map(o => o.value)")
+        assert len(names) == 2
+        assert "[ ] previous / next plan" in page.inner_text(".dx-keys")
+        shown = page.evaluate("() => window.dxReport.state.plan")  # "forward" opens first, wherever it is listed
+        step, other = ("[", "]") if names.index(shown) == 1 else ("]", "[")
+        page.keyboard.press(other)  # past the end of the list: stays
+        assert page.evaluate("() => window.dxReport.state.plan") == shown
+        page.keyboard.press(step)
+        page.wait_for_function(f"() => window.dxReport.state.plan === {[n for n in names if n != shown][0]!r}")
+        page.keyboard.press(other)
+        page.wait_for_function(f"() => window.dxReport.state.plan === {shown!r}")
+        page.keyboard.press("/")
+        assert page.evaluate("() => document.activeElement.classList.contains('dx-search')")
+        page.keyboard.type("%1")  # typed into the box: "%1" selects value 1; "[" typed there would be text
+        page.wait_for_function("() => window.dxReport.state.values[0] === 1")
+        page.keyboard.press("Escape")
+        page.wait_for_function("() => window.dxReport.state.values.length === 0")
+        assert page.evaluate("() => document.querySelector('.dx-search').value") == ""
+        page.evaluate("() => window.dxReport.select({values: [2], instructions: []})")  # as a click does
+        page.keyboard.press("Escape")
+        page.wait_for_function("() => window.dxReport.state.values.length === 0")
+
+        page.goto(diff.as_uri())
+        page.wait_for_function(READY)
+        page.keyboard.press("/")
+        page.keyboard.type("%3")
+        page.wait_for_function("() => (window.dxDiff.state.values.a || []).length + (window.dxDiff.state.values.b || []).length > 0")
+        page.keyboard.press("Escape")
+        page.wait_for_function("() => (window.dxDiff.state.values.a || []).length + (window.dxDiff.state.values.b || []).length === 0")

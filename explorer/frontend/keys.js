@@ -40,32 +40,39 @@ export function stepPlan(names, current, step) {
 }
 
 /**
- * Listens for the frame's keys. In a report the whole page is the app, so the document listens; in a notebook the
- * app listens on its own root (made focusable: a click inside focuses it), so a key meant for the notebook stays
- * the notebook's, and a key the app handles goes no further.
- * @param {HTMLElement} root the app's root element
- * @param {{search: HTMLInputElement, clear(): void, plan?(step: number): void}} to what the keys drive
+ * Listens for the frame's keys over an app (one program or a diff) drawn in `root`. The keys drive the app through
+ * its own controls, so both apps answer alike with no code of their own: "/" focuses the search box (`.dx-search`),
+ * Escape empties it (an empty search clears the selection in both apps), "[" / "]" change the plan selector
+ * (`.dx-plan`) as a user's pick does. In a report the whole page is the app, so the document listens; in a
+ * notebook the app listens on its own root (made focusable: a press inside focuses it), so a key meant for the
+ * notebook stays the notebook's, and a key the app handles goes no further.
+ * @param {HTMLElement} root the element the app is drawn in
  * @param {{page?: boolean}} [where] page: listen on the document (a report)
  * @returns {() => void} removes the listener
  */
-export function bindKeys(root, to, where = {}) {
+export function bindKeys(root, where = {}) {
   /** @param {KeyboardEvent} ev */
   function onKey(ev) {
     const target = /** @type {HTMLElement | null} */ (ev.target);
+    const search = /** @type {HTMLInputElement | null} */ (root.querySelector(".dx-search"));
+    const plans = /** @type {HTMLSelectElement | null} */ (root.querySelector(".dx-plan"));
     const typing = !!target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" || target.tagName === "SELECT" ||
                                 target.isContentEditable);
     const action = keyAction(ev, typing);
-    if (!action) return;
-    if (typing && target !== to.search) return;  // another field (a host's, the plan selector): its own keys
-    if (action === "search") { to.search.focus(); to.search.select(); }
-    else if (action === "clear-search") {
-      to.search.value = "";
-      to.search.dispatchEvent(new Event("input"));
-      to.search.blur();
-      root.focus();
-    } else if (action === "clear") to.clear();
-    else if (to.plan) to.plan(action === "next" ? 1 : -1);
-    else return;
+    if (!action || !search) return;
+    if (typing && target !== search) return;  // another field (a host's, the plan selector): its own keys
+    if (action === "search") { search.focus(); search.select(); }
+    else if (action === "clear-search" || action === "clear") {
+      search.value = "";
+      search.dispatchEvent(new Event("input"));  // also when nothing was typed: it clears a clicked selection
+      if (action === "clear-search") { search.blur(); if (!where.page) root.focus({preventScroll: true}); }
+    } else {
+      const names = plans ? Array.from(plans.options).map((o) => o.value) : [];
+      const next = plans ? stepPlan(names, plans.value, action === "next" ? 1 : -1) : null;
+      if (!plans || next === null) return;
+      plans.value = next;
+      plans.dispatchEvent(new Event("change"));
+    }
     ev.preventDefault();
     ev.stopPropagation();
   }

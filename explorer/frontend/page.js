@@ -4,6 +4,7 @@ import {createDiffApp} from "./diff.js";
 import {createDataFileApp} from "./datafile.js";
 import {decodePayload, localModel} from "./model.js";
 import {diffLinkOf, linkOf, parseLink, sideNode} from "./links.js";
+import {bindKeys, keysHint} from "./keys.js";
 
 export async function startPage() {
   performance.mark("dx:start");  // performance marks: bench/bench_view.py reads where the time goes
@@ -27,6 +28,13 @@ export async function startPage() {
   } else {
     window.dxReport = app;
     if (data.mode !== "data") followLinks(app, model, data);
+  }
+  if (data.mode !== "data") {
+    bindKeys(el, {page: true});
+    const hint = document.createElement("p");
+    hint.className = "dx-root dx-muted dx-keys";
+    hint.textContent = keysHint(data.plans.length);
+    el.appendChild(hint);
   }
   performance.mark("dx:drawn");
   document.body.dataset.ready = "1";
