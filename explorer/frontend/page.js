@@ -19,7 +19,11 @@ export async function startPage() {
     throw e;
   }
   performance.mark("dx:data");
-  const model = localModel({plan: data.plan, selected: data.selected, devices: [], expanded: null});
+  // "?overlay=NAME" picks the overlay the nodes are coloured by ("?overlay=" the device colours); the page writes
+  // it back when the user picks one, so a link carries the colouring with the selection
+  const query = new URLSearchParams(window.location.search), overlay = query.get("overlay");
+  const model = localModel({plan: data.plan, selected: data.selected, devices: [], expanded: null,
+                            ...(overlay === null ? {} : {shown_overlay: overlay})});
   const app = data.mode === "diff" ? createDiffApp(el, model, data)
     : data.mode === "data" ? createDataFileApp(el, model, data) : createApp(el, model, data);
   if (data.mode === "diff") {
@@ -27,7 +31,10 @@ export async function startPage() {
     followDiffLinks(app, model, data);
   } else {
     window.dxReport = app;
-    if (data.mode !== "data") followLinks(app, model, data);
+    if (data.mode !== "data") {
+      followLinks(app, model, data);
+      if (data.overlays) followOverlay(model, data.overlays.shown || "");
+    }
   }
   if (data.mode !== "data") {
     bindKeys(el, {page: true});
@@ -78,5 +85,15 @@ function followDiffLinks(app, model, data) {
     if (hash !== window.location.hash.replace(/^#/, "")) {
       window.history.replaceState(null, "", hash ? "#" + hash : window.location.pathname + window.location.search);
     }
+  });
+}
+
+// the overlay picked -> "?overlay=NAME" in the address (none when it is the one the report opens with)
+function followOverlay(model, opening) {
+  model.on("change:shown_overlay", () => {
+    const name = model.get("shown_overlay") || "", url = new URL(window.location.href);
+    if (name === opening) url.searchParams.delete("overlay");
+    else url.searchParams.set("overlay", name);
+    if (url.href !== window.location.href) window.history.replaceState(null, "", url.href);
   });
 }
