@@ -14,6 +14,7 @@ import {ptext} from "./util.js";
 /** @typedef {import("./payload").LodPayload} Lod */
 /** @typedef {{data: Record<string, any>[], layout: Record<string, any>}} Figure */
 
+/** @type {("same" | "h2d" | "d2h" | "d2d")[]} */
 export const EDGE_KINDS = ["same", "h2d", "d2h", "d2d"];
 
 // The defaults the figures were drawn on when Python built them: plotly.py's "plotly" template, here only the
@@ -55,7 +56,7 @@ function scatter(/** @type {Record<string, any>} */ props) {  // clipped: after 
 /** the graph's traces, styled and empty, always the same ones in the same order (see the head of this file)
  * @param {Lod} L @returns {Record<string, any>[]} */
 export function graphTraces(L) {
-  const ST = L.style, out = [];
+  const ST = L.style, /** @type {Record<string, any>[]} */ out = [];
   for (const kind of EDGE_KINDS) {
     const st = ST.edge[kind];
     out.push(scatter(Object.assign({x: [], y: [], mode: "lines", hoverinfo: "skip", name: st.label,
@@ -86,7 +87,7 @@ export function graphTraces(L) {
 /** legend-only entries: one per device of the plan's tensors (colour + marker), one per op kind present
  * @param {Lod} L @returns {Record<string, any>[]} */
 export function graphLegend(L) {
-  const ST = L.style, out = [], groups = new Set();
+  const ST = L.style, /** @type {Record<string, any>[]} */ out = [], groups = new Set();
   const entry = (/** @type {string} */ group, /** @type {string} */ title, /** @type {string} */ name, /** @type {any} */ marker) => {
     out.push(Object.assign({type: "scatter", x: [null], y: [null], mode: "markers", name, legendgroup: group, marker},
                            groups.has(group) ? {} : {legendgrouptitle: {text: title}}));
@@ -97,7 +98,7 @@ export function graphLegend(L) {
     entry("devices", "tensors", ptext(D.name), {color: D.color, symbol: D.symbol, size: 12});
   }
   const kinds = new Set(Array.from(L.ops.kind, (k) => L.names.opKinds[k]));
-  for (const kind of ["kernel", "delegate", "copy", "other"]) {
+  for (const kind of /** @type {("kernel" | "delegate" | "copy" | "other")[]} */ (["kernel", "delegate", "copy", "other"])) {
     if (!kinds.has(kind)) continue;
     const st = ST.op[kind];
     entry("ops", "ops", st.label, {symbol: st.symbol, size: 11, color: "#F6F8FA", line: {width: 2, color: ST.ink}});
@@ -173,6 +174,7 @@ export function emptyMemoryFigure(L) {
 
 /** per lane its blocks and its selection outline, styled and empty @param {Lod} L @returns {Record<string, any>[]} */
 export function memoryTraces(L) {
+  /** @type {Record<string, any>[]} */
   const out = [];
   L.arenas.forEach((a, k) => {
     const [x, y] = laneAxes(k);
@@ -211,6 +213,7 @@ export function memoryLayout(L) {
   /** @type {Record<string, any>} */
   const layout = {template: TEMPLATE, plot_bgcolor: "white", paper_bgcolor: "white", font: {family: ST.font, size: 12, color: INK},
                   annotations: [], shapes: [], uniformtext: {mode: "hide", minsize: 9}};
+  /** @type {Record<string, any>[]} */
   const marks = [];  // after the lanes' titles, which come first (one per lane, in lane order)
   L.arenas.forEach((a, k) => {
     const [x, y] = laneAxes(k), top = 1 - k * (lane + gap), last = k === rows - 1;

@@ -247,7 +247,7 @@ export function profileView(P, host) {
   for (const t of prof.median) if (t !== null && t > maxT) maxT = t;
   const C = cumulative(prof.median);
   const lanes = host.lanes || 0;
-  const saved = lanes ? fresh(planFigures(P.lod).memory.layout) : null;  // the lanes' axes as first drawn
+  const saved = lanes ? /** @type {any} */ (fresh(planFigures(P.lod).memory.layout)) : null;  // the lanes' axes as first drawn
   let axis = "index";
 
   // vertical lines at instruction positions (peak, selected instruction) follow the axis
