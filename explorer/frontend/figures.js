@@ -97,7 +97,9 @@ export function graphLegend(L) {
     const D = L.devices[d];
     entry("devices", "tensors", ptext(D.name), {color: D.color, symbol: D.symbol, size: 12});
   }
-  const kinds = new Set(Array.from(L.ops.kind, (k) => L.names.opKinds[k]));
+  const present = new Set(), K = L.ops.kind;
+  for (let i = 0; i < K.length; i++) present.add(K[i]);
+  const kinds = new Set(Array.from(present, (k) => L.names.opKinds[k]));
   for (const kind of /** @type {("kernel" | "delegate" | "copy" | "other")[]} */ (["kernel", "delegate", "copy", "other"])) {
     if (!kinds.has(kind)) continue;
     const st = ST.op[kind];
@@ -194,9 +196,9 @@ export function memoryTraces(L) {
 
 /** legend-only entries: one per device of the tensors in the lanes @param {Lod} L @returns {Record<string, any>[]} */
 export function memoryLegend(L) {
-  const row = new Map(), devs = [];
-  L.tensors.index.forEach((v, r) => row.set(v, r));
-  for (const a of L.arenas) for (const v of a.rows) { const r = row.get(v); if (r !== undefined) devs.push(L.tensors.dev[r]); }
+  const TT = L.tensors, devOf = new Int32Array(L.n).fill(-1), devs = [];  // a value's device (table index)
+  for (let r = 0; r < TT.index.length; r++) devOf[TT.index[r]] = TT.dev[r];
+  for (const a of L.arenas) for (let k = 0; k < a.rows.length; k++) devs.push(devOf[a.rows[k]]);
   return presentDevices(devs).map((d) => {
     const D = L.devices[d];
     return {type: "bar", x: [null], y: [null], name: ptext(D.name), showlegend: true,
