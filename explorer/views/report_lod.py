@@ -1,6 +1,8 @@
-"""A plan's data for the app, at every size: compact column tables from which the app
-(``explorer/frontend/lod*.js``) folds, lays out and draws the graph, bins the memory lanes and writes every
-detail and hover text — no prebuilt figure, no HTML fragment per tensor or instruction.
+"""A plan's data for the app, at every size: compact column tables from which the app builds both figures
+(``explorer/frontend/figures.js``: the graph's traces and legend, the memory lanes' axes, titles and arena ends,
+from ``devices``, ``style`` and ``arenas``), folds, lays out and draws the graph (``explorer/frontend/lod*.js``),
+bins the memory lanes and writes every detail and hover text — no figure, no HTML fragment per tensor or
+instruction.
 
 Tables are columns, one per field: the per-tensor, per-instruction and per-edge integer columns as numpy
 arrays (sent as binary arrays by :func:`.embed.pack`, read back as plain arrays), the few per-group ones and
