@@ -363,3 +363,29 @@ def test_high_water_tick_only_when_it_clears_the_arena_end(tmp_path):
 
     assert ticks(1280 - 32) == [0, 640, 1280]  # high water 1,312: 2.4% past the end, one tick
     assert ticks(2048) == [0, 640, 1280, 2112]
+
+
+def test_reports_and_widgets_are_made_without_the_plotly_package(tmp_path):
+    """Python sends tables and the browser builds every figure (frontend/figures.js): making a report, a diff report
+    and both widgets' payloads never imports the Python plotly package."""
+    import subprocess
+    import sys
+
+    script = f"""
+import sys
+from explorer import Diff, Explorer
+from explorer.views.report import write_report
+from explorer.views.diff_report import write_diff_report
+from explorer import load
+write_report(load({str(FIXTURES / "device_mlp.pte")!r}), {str(tmp_path / "r.html")!r})
+write_diff_report({str(FIXTURES / "diff" / "cpu_only.pte")!r}, {str(FIXTURES / "diff" / "device_cuda0.pte")!r},
+                  {str(tmp_path / "d.html")!r})
+Explorer({str(FIXTURES / "device_mlp.pte")!r}).select(0)
+Diff({str(FIXTURES / "diff" / "cpu_only.pte")!r}, {str(FIXTURES / "diff" / "device_cuda0.pte")!r})
+print(sorted(m for m in sys.modules if m == "plotly" or m.startswith("plotly.")))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                          cwd=Path(__file__).parent.parent)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[]"
+    assert (tmp_path / "r.html").stat().st_size and (tmp_path / "d.html").stat().st_size
