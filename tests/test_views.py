@@ -389,3 +389,15 @@ print(sorted(m for m in sys.modules if m == "plotly" or m.startswith("plotly."))
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "[]"
     assert (tmp_path / "r.html").stat().st_size and (tmp_path / "d.html").stat().st_size
+
+
+def test_the_graph_built_in_the_browser_has_its_traces_where_the_payload_says(tmp_path):
+    """figures.js builds the graph's traces in the order views/overview.py OVERVIEW_TRACE (sent as lod.trace) names;
+    every module reads them by those indices."""
+    graph, _ = drawn(tmp_path, view_of("device_mlp.pte"))
+    names = {"edges": "same device", "tensors": "tensors", "ops": "ops", "hl_edges": "selected edges",
+             "hl_nodes": "selected", "groups": "groups", "headers": "expanded", "crossings": "crossings"}
+    assert {key: graph["data"][k]["name"] for key, k in OVERVIEW_TRACE.items()} == names
+    legend = graph["data"][max(OVERVIEW_TRACE.values()) + 1:]
+    assert [e["name"] for e in legend] == ["cpu", "cuda:0", "kernel", "delegate", "copy"]
+    assert all(e["x"] == [None] for e in legend), "legend-only entries after the traces the app fills"
