@@ -80,7 +80,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             print(f"device-explorer whatif: {exc}", file=sys.stderr)
             return 2
     if args.output:
-        from ..views.diff_report import write_diff_report  # plotly: only when asked for
+        from ..views.diff_report import write_diff_report  # the page writer: only when asked for
         write_diff_report(program, predicted, args.output, result=rev.diff, programs=(program, predicted),
                           plan=args.method)
     name = os.path.basename(args.file)

@@ -1,6 +1,7 @@
 import {ptext, esc, short, fmtBytes, num} from "./util.js";
 import {READABLE, readableView, centredOn, dotImage} from "./nav.js";
 import {layOut, layoutRunner} from "./layout_worker.js";
+import {fresh, planFigures} from "./figures.js";
 
 // folds of this many units or more are laid out in the worker; smaller ones here (in a task of their own), where
 // they take a few ms, less than the worker's round trip (transformer3k: 357 units, ~30 ms of layout)
@@ -391,7 +392,7 @@ export function lodGraph(C) {
                           minY: rowPx(), nodes: f.x.map(function (x, p) { return [x, -f.y[p]]; })});
     return {"xaxis.range": v.x, "yaxis.range": v.y};
   }
-  let baseData = JSON.parse(JSON.stringify(P.graph.data));
+  let baseData = fresh(planFigures(L).graph.data);  // the skeleton figures.js builds from the tables
   // this plan's layouts, and its pan / zoom handler; a plan shown before in the same div is let go (its layout in
   // flight would otherwise draw it over this one)
   const runner = layoutRunner();
