@@ -56,15 +56,20 @@ STEP = """(want) => new Promise(resolve => { const lod = window.dxReport.lod();
     wait(); }, 0); })"""
 
 # a pan or zoom of the expanded view, as plotly's own pan/zoom/double click send it (Plotly.relayout): what=
-# "whole" (double click: autorange), "pan" (one view height down the graph), "zoom" (in to the readable scale around the
+# "whole" (double click: autorange), "pan" (one view height down the graph, centred on a node there), "zoom" (in to the readable scale around the
 # fold's middle node); the step ends when the app has redrawn (or 400 ms passed: nothing to redraw)
 VIEW = """(what) => new Promise(resolve => { const gd = document.querySelector('.dx-graph'), lod = window.dxReport.lod();
   window.__dxLong = [];
   const d0 = lod.layout().draws, xr = gd.layout.xaxis.range.slice(), yr = gd.layout.yaxis.range.slice();
   const w = xr[1] - xr[0], h = yr[1] - yr[0], cx = (xr[0] + xr[1]) / 2, cy = (yr[0] + yr[1]) / 2;
   const upd = what === 'whole' ? {'xaxis.autorange': true, 'yaxis.autorange': true}
-    : what === 'pan' ? {'xaxis.range': xr, 'yaxis.range': [yr[0] - h, yr[1] - h]}
+    : what === 'pan' ? down()
     : readable();
+  function down() {  // one view height down the graph, centred on the node there nearest the view's centre line
+    const f = lod.folded();
+    let best = -1, score = Infinity;
+    f.x.forEach((x, p) => { const d = Math.abs(-f.y[p] - (cy - h)) * 1000 + Math.abs(x - cx); if (d < score) { score = d; best = p; } });
+    return {'xaxis.range': [f.x[best] - w / 2, f.x[best] + w / 2], 'yaxis.range': [-f.y[best] - h / 2, -f.y[best] + h / 2]}; }
   function readable() {  // the middle node of the fold at the scale a group opens at (nav.js READABLE: 44 x 20 px)
     const f = lod.folded(), p = Math.floor(f.nodes.length / 2), sz = gd._fullLayout._size;
     const hw = sz.w / 44 / 2, hh = sz.h / 20 / 2;
