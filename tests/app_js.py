@@ -61,6 +61,9 @@ host.expanded = () => {};
 let rings = {rings: []}, outlines = {rects: []};
 host.rings = (items) => { rings = items; };
 host.outlines = (items) => { outlines = items; };
+// P.testPlot [w, h]: a plot area of that size, as plotly lays one out (lod_graph.js draws a big fold near the view
+// only where there is a plot); without it every node is drawn
+if (P.testPlot) graph._fullLayout = {_size: {w: P.testPlot[0], h: P.testPlot[1]}, height: P.testPlot[1] + 96};
 let painted = null;  // an overlay (P.testOverlay): the graph coloured by it (overlay_view.js), as the app does
 if (P.testOverlay) {
   const OV = await import("OVERLAY_MODULE");

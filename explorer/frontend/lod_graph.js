@@ -268,36 +268,24 @@ export function lodGraph(C) {
       return x1 >= region[0] && x0 <= region[1] && y1 >= region[2] && y0 <= region[3];
     } : function () { return true; };
     let drawnEdge = f.edges.map(function (_, q) { return through(q); });
-    let tk = [], ok = [], gk = [];
-    f.nodes.forEach(function (nd, p) { if (inside(p)) (nd[0] === "v" ? tk : nd[0] === "i" ? ok : gk).push(p); });
-    C.s.image = null;
-    if (coarse && region) {
-      let sz = plotSize(), vw = (region[1] - region[0]) / (1 + 2 * MARGIN), vh = (region[3] - region[2]) / (1 + 2 * MARGIN);
-      let w = Math.min(2400, sz.w * (1 + 2 * MARGIN)), h = Math.min(2400, sz.h * (1 + 2 * MARGIN));
-      let r = Math.max(1, Math.min(4, 0.2 * Math.min(sz.w / vw, sz.h / vh)));
-      let dots = tk.map(function (p) { return [f.x[p], -f.y[p], DEV[TT.dev[rowOf[f.nodes[p][1]]]].color, r]; })
-        .concat(ok.map(function (p) { let d = OPS.dev[f.nodes[p][1]]; return [f.x[p], -f.y[p], d >= 0 ? DEV[d].color : "#1F2328", r]; }));
-      let lines = [];
-      f.edges.forEach(function (_, q) {
-        if (drawnEdge[q]) lines.push([f.paths[q].map(function (c, k) { return k % 2 ? -c : c; }), ST.edge[f.kinds[q]].color]);
-      });
-      C.s.image = dotImage(region, w, h, dots, lines);
-      C.s.coarse = tk.length + ok.length;
-      tk = []; ok = [];
-      drawnEdge = drawnEdge.map(function () { return false; });
-    } else C.s.coarse = 0;
+    // every node's marker is built (cheap columns), its hover text and label only when it is drawn; the app's
+    // paint (an overlay) sees them all, so its colour scale spans the fold, not the view; then the traces keep
+    // the drawn ones (a zoomed-out region: none of the tensors and ops, painted as dots instead)
+    let tk = [], ok = [], gk = [], drawnNode = f.nodes.map(function (_, p) { return inside(p); });
+    f.nodes.forEach(function (nd, p) { (nd[0] === "v" ? tk : nd[0] === "i" ? ok : gk).push(p); });
+    C.s.coarse = coarse && region ? tk.filter(function (p) { return drawnNode[p]; }).length + ok.filter(function (p) { return drawnNode[p]; }).length : 0;
+    let label = function (p) { return drawnNode[p] && !C.s.coarse; };
     kinds.forEach(function (kd) {
       let sel = [];
-      f.kinds.forEach(function (k2, q) { if (k2 === kd && drawnEdge[q]) sel.push(q); });
+      f.kinds.forEach(function (k2, q) { if (k2 === kd && drawnEdge[q] && !C.s.coarse) sel.push(q); });
       let s = segments(f, sel);
       out.push({x: s[0], y: s[1]});
     });
-    C.s.drawn = {tk: tk, ok: ok, gk: gk, count: tk.length + ok.length + gk.length};
     let shown = host.shown(), O = ST.opacity.tensor;
     let tv = tk.map(function (p) { return f.nodes[p][1]; });
     out.push({x: tk.map(function (p) { return f.x[p]; }), y: tk.map(function (p) { return -f.y[p]; }), customdata: tv,
-      hovertext: tv.map(tensorHover), mode: "markers",  // labels: labels.js places those that fit
-      text: tv.map(function (v) { return ptext(short(TT.label[rowOf[v]], 22)); }),
+      hovertext: tv.map(function (v, k) { return label(tk[k]) ? tensorHover(v) : ""; }), mode: "markers",  // labels: labels.js places those that fit
+      text: tv.map(function (v, k) { return label(tk[k]) ? ptext(short(TT.label[rowOf[v]], 22)) : ""; }),
       "marker.color": tv.map(function (v) { return DEV[TT.dev[rowOf[v]]].color; }),
       "marker.symbol": tv.map(function (v) { return DEV[TT.dev[rowOf[v]]].symbol; }),
       "marker.opacity": tv.map(function (v) { return O[shown[DEV[TT.dev[rowOf[v]]].name] === false ? 1 : 0]; }),
@@ -305,16 +293,16 @@ export function lodGraph(C) {
       "marker.line.width": tv.map(function (v) { return errors.has(v) ? 3 : 1; })});
     let ops = ok.map(function (p) { return f.nodes[p][1]; });
     out.push({x: ok.map(function (p) { return f.x[p]; }), y: ok.map(function (p) { return -f.y[p]; }), customdata: ops,
-      hovertext: ops.map(opHover), mode: "markers",
-      text: ops.map(function (i) { return ptext(short(OPS.opTable[OPS.op[i]][1], 24)); }),
+      hovertext: ops.map(function (i, k) { return label(ok[k]) ? opHover(i) : ""; }), mode: "markers",
+      text: ops.map(function (i, k) { return label(ok[k]) ? ptext(short(OPS.opTable[OPS.op[i]][1], 24)) : ""; }),
       "marker.symbol": ops.map(function (i) { return OPSYM[OPS.kind[i]]; }),
       "marker.size": ops.map(function (i) { return ST.op[L.names.opKinds[OPS.kind[i]]].size; }),
       "marker.line.color": ops.map(function (i) { return OPS.dev[i] >= 0 ? DEV[OPS.dev[i]].color : "#1F2328"; })});
     out.push({x: [], y: []}, {x: [], y: [], "marker.symbol": []});  // selection: drawn by highlight()
     let gids = gk.map(function (p) { return f.nodes[p][1]; });
     out.push({x: gk.map(function (p) { return f.x[p]; }), y: gk.map(function (p) { return -f.y[p]; }), customdata: gids,
-      hovertext: gids.map(groupHover), mode: "markers",
-      text: gids.map(function (g) { return ptext(short(G.label[g], 40)) + mix(g); }),
+      hovertext: gids.map(function (g, k) { return drawnNode[gk[k]] ? groupHover(g) : ""; }), mode: "markers",
+      text: gids.map(function (g, k) { return drawnNode[gk[k]] ? ptext(short(G.label[g], 40)) + mix(g) : ""; }),
       "marker.symbol": gids.map(function (g) { return ST.group[G.kind[g]]; }),
       "marker.size": gids.map(groupSize),
       "marker.color": gids.map(function (g) { return G.dev[g] >= 0 ? DEV[G.dev[g]].color : "#D0D7DE"; }),
@@ -343,6 +331,33 @@ export function lodGraph(C) {
     });
     out.push({x: cx, y: cy, hovertext: ch});
     if (host.paint) host.paint(out);  // the app recolours the nodes (overlay_view.js: an overlay picked)
+    C.s.image = null;
+    if (C.s.coarse) {  // the region's tensors and ops as dots, in the colours their markers would have
+      let sz = plotSize(), vw = (region[1] - region[0]) / (1 + 2 * MARGIN), vh = (region[3] - region[2]) / (1 + 2 * MARGIN);
+      let w = Math.min(2400, sz.w * (1 + 2 * MARGIN)), h = Math.min(2400, sz.h * (1 + 2 * MARGIN));
+      let r = Math.max(1, Math.min(4, 0.2 * Math.min(sz.w / vw, sz.h / vh)));
+      let tc = out[T.tensors]["marker.color"], oc = out[T.ops]["marker.color"], ol = out[T.ops]["marker.line.color"];
+      let dots = [];
+      tk.forEach(function (p, k) { if (drawnNode[p]) dots.push([f.x[p], -f.y[p], tc[k], r]); });
+      ok.forEach(function (p, k) { if (drawnNode[p]) dots.push([f.x[p], -f.y[p], Array.isArray(oc) ? oc[k] : ol[k], r]); });
+      let lines = [];
+      f.edges.forEach(function (_, q) {
+        if (drawnEdge[q]) lines.push([f.paths[q].map(function (c, k) { return k % 2 ? -c : c; }), ST.edge[f.kinds[q]].color]);
+      });
+      C.s.image = dotImage(region, w, h, dots, lines);
+    }
+    if (region) {  // the traces keep the markers drawn
+      let keep = function (t, pos, yes) {
+        let idx = [], n0 = pos.length;
+        pos.forEach(function (p, k) { if (yes(p)) idx.push(k); });
+        Object.keys(t).forEach(function (key) { if (Array.isArray(t[key]) && t[key].length === n0) t[key] = idx.map(function (k) { return t[key][k]; }); });
+        return idx.map(function (k) { return pos[k]; });
+      };
+      let asMarker = function (p) { return drawnNode[p] && !C.s.coarse; };
+      tk = keep(out[T.tensors], tk, asMarker); ok = keep(out[T.ops], ok, asMarker);
+      gk = keep(out[T.groups], gk, function (p) { return drawnNode[p]; });
+    }
+    C.s.drawn = {tk: tk, ok: ok, gk: gk, count: tk.length + ok.length + gk.length};
     return out;
   }
   function layoutNow() {
