@@ -1,0 +1,149 @@
+"""What-if with the mouse, in headless Chromium: the offline report and the widget in JupyterLab.
+
+Report (``device-explorer show FILE -o``): a real click on a delegate call, "Move to ▸" cuda:0 in its details, and
+the pending list shows the CLI line that predicts it — which is then run, as written, and writes the what-if report,
+which opens in the diff view with its move listed (and the moved delegate's outputs on cuda:0 in B). Widget: the
+same click in JupyterLab sets ``ex.moves`` in the kernel, the output re-renders as the diff of original vs predicted,
+a refused placement shows executorch's reason and keeps the moves, and undo goes back to the program as it is.
+Screenshots go to ``artifacts/`` (docs/testing.md).
+"""
+
+from __future__ import annotations
+
+import io
+import shlex
+from pathlib import Path
+
+import pytest
+from browser_helpers import ARTIFACTS, chromium, click_point, require_browser, screenshot_on_failure, settled
+
+import explorer
+from explorer.cli import main
+from explorer.views.overview import TRACE
+
+pytestmark = pytest.mark.browser
+
+FIXTURE = Path(__file__).parent / "fixtures" / "whatif" / "residual_cpu_only.pte"
+REFUSED = Path(__file__).parent / "fixtures" / "zoo" / "tied_weights.pte"  # @0=cuda:0: a delegate reads a weight
+
+IDS_JS = """
+([sel, index]) => {
+  const gd = document.querySelector(sel);
+  const group = Array.from(gd.querySelectorAll('.scatterlayer .trace')).find(g => {
+    const d = g.__data__; const t = d && (d[0] ? d[0].trace : d.trace); return t && t.index === index; });
+  if (!group) return [];
+  const ids = gd.data[index].customdata || [];
+  return Array.from(group.querySelectorAll('path.point')).map((p, k) => {
+    const r = p.getBoundingClientRect();
+    return {x: r.x + r.width / 2, y: r.y + r.height / 2, w: r.width, id: ids[k], trace: index};
+  });
+}
+"""
+
+# boxes of the what-if bar's parts that overlap each other or stick out of the bar (crowding, clipped text)
+BAR_LAYOUT_JS = """
+(sel) => {
+  const bar = document.querySelector(sel), out = [];
+  if (!bar) return ['no bar'];
+  const b = bar.getBoundingClientRect();
+  const parts = Array.from(bar.querySelectorAll('.dx-move-chip, button, code, .dx-whatif-note, h3'));
+  for (const p of parts) {
+    const r = p.getBoundingClientRect();
+    if (r.right > b.right + 1 || r.left < b.left - 1) out.push('outside: ' + p.textContent.slice(0, 40));
+    if (p.scrollWidth > p.clientWidth + 1 && p.tagName !== 'CODE') out.push('clipped: ' + p.textContent.slice(0, 40));
+  }
+  for (let i = 0; i < parts.length; i++) for (let j = i + 1; j < parts.length; j++) {
+    if (parts[i].contains(parts[j]) || parts[j].contains(parts[i])) continue;
+    const r = parts[i].getBoundingClientRect(), s = parts[j].getBoundingClientRect();
+    if (r.left < s.right - 1 && s.left < r.right - 1 && r.top < s.bottom - 1 && s.top < r.bottom - 1)
+      out.push('overlap: ' + parts[i].textContent.slice(0, 30) + ' / ' + parts[j].textContent.slice(0, 30));
+  }
+  return out;
+}
+"""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _browser_available():
+    require_browser()
+
+
+def _delegate_call(path: Path) -> tuple[int, int]:
+    """(instruction, delegate index) of the first delegate call of the forward plan."""
+    plan = explorer.load(path).plan("forward")
+    ins = next(i for i in plan.instructions if i.kind == "DelegateCall")
+    return ins.index, ins.delegate_index
+
+
+def _click_op(page, graph: str, instruction: int) -> None:
+    ops = page.evaluate(IDS_JS, [graph, TRACE["ops"]])
+    target = next(p for p in ops if p["id"] == instruction and p["w"] > 0)
+    click_point(page, graph, target)
+
+
+def test_report_move_to_gives_the_command_and_its_report_opens_in_the_diff_view(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    report = tmp_path / "report.html"
+    assert main(["show", str(FIXTURE), "-o", str(report)], stdout=io.StringIO()) == 0
+    instruction, delegate = _delegate_call(FIXTURE)
+    with chromium((1400, 1000)) as (page, messages), screenshot_on_failure(page, "whatif_report_failure.png"):
+        page.route("**/*", lambda r: r.abort() if not r.request.url.startswith("file:") else r.continue_())
+        page.goto(report.as_uri())
+        page.wait_for_function("() => document.body.dataset.ready === '1'", timeout=30_000)
+        assert page.locator(".dx-whatif").is_hidden(), "no bar before any move"
+        _click_op(page, ".dx-graph", instruction)
+        move = page.locator(".dx-details .dx-move-to", has_text="cuda:0")
+        move.wait_for(timeout=10_000)
+        details = page.locator(".dx-details").inner_text()
+        assert "Move to" in details and f"delegate:{delegate}" in details, details
+        assert page.locator(".dx-details .dx-move-to", has_text="cpu").is_disabled(), "it runs on the cpu already"
+        page.locator(".dx-details").screenshot(path=str(ARTIFACTS / "whatif_report_move_to.png"))
+        move.click()
+        cli = page.locator(".dx-whatif .dx-whatif-cli")
+        cli.wait_for(timeout=5_000)
+        line = cli.inner_text()
+        assert line == f"device-explorer whatif {FIXTURE} --move delegate:{delegate}=cuda:0 -o whatif.html", line
+        python = page.locator(".dx-whatif .dx-whatif-py").inner_text()
+        assert python == f'explorer.what_if(explorer.load("{FIXTURE}"), ["delegate:{delegate}=cuda:0"])', python
+        bar = page.locator(".dx-whatif").inner_text()
+        assert "cannot predict offline" in bar, bar
+        assert page.evaluate(BAR_LAYOUT_JS, ".dx-whatif") == []
+        page.locator(".dx-whatif").screenshot(path=str(ARTIFACTS / "whatif_report_pending.png"))
+        page.screenshot(path=str(ARTIFACTS / "whatif_report_pending_page.png"))
+        # the undo of the one move empties the list and hides the bar
+        page.locator(".dx-whatif .dx-undo-one").click()
+        page.wait_for_function("() => document.querySelector('.dx-whatif').hidden", timeout=5_000)
+        assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
+
+    # the command, as the page wrote it, predicts and writes the what-if report
+    words = shlex.split(line)
+    assert words[0] == "device-explorer"
+    assert main(words[1:], stdout=io.StringIO()) == 0
+    written = tmp_path / "whatif.html"
+    with chromium((1400, 1000)) as (page, messages), screenshot_on_failure(page, "whatif_diff_report_failure.png"):
+        page.route("**/*", lambda r: r.abort() if not r.request.url.startswith("file:") else r.continue_())
+        page.goto(written.as_uri())
+        page.wait_for_function("() => document.body.dataset.ready === '1'", timeout=30_000)
+        assert page.locator(".dx-diff").count() >= 1, "the diff view"
+        chips = page.locator(".dx-whatif .dx-move-chip").all_inner_texts()
+        assert [c.replace("\u2715", "").strip() for c in chips] == [f"delegate:{delegate}=cuda:0"]
+        assert "This report shows original (A) vs what executorch 1.5.1 would export (B)" in \
+            page.locator(".dx-whatif").inner_text()
+        assert "cuda:0" in page.locator(".dx-header").inner_text()
+        assert page.evaluate(BAR_LAYOUT_JS, ".dx-whatif") == []
+        page.screenshot(path=str(ARTIFACTS / "whatif_diff_report.png"))
+        # the same delegate on B ("Move to ▸" of the prediction maps back to the original's selector)
+        pred = explorer.what_if(explorer.load(FIXTURE), [f"delegate:{delegate}=cuda:0"]).plan("forward")
+        b_call = next(i.index for i in pred.instructions if i.kind == "DelegateCall" and i.delegate_index == delegate)
+        _click_op(page, ".dx-graph-b", b_call)
+        page.locator(".dx-details .dx-move-to", has_text="cpu").wait_for(timeout=10_000)
+        assert f"delegate:{delegate}" in page.locator(".dx-details .dx-move-sel").inner_text()
+        assert page.locator(".dx-details .dx-move-to", has_text="cuda:0").first.is_disabled(), "on cuda:0 already in B"
+        page.locator(".dx-details .dx-move-to", has_text="cpu").click()
+        page.wait_for_function("() => document.querySelector('.dx-whatif .dx-whatif-cli').textContent.includes('=cpu')",
+                               timeout=5_000)
+        assert page.locator(".dx-whatif .dx-whatif-cli").inner_text() == \
+            f"device-explorer whatif {FIXTURE} --move delegate:{delegate}=cpu -o whatif.html"
+        assert "cannot predict offline" in page.locator(".dx-whatif").inner_text()
+        page.locator(".dx-whatif").screenshot(path=str(ARTIFACTS / "whatif_diff_report_pending.png"))
+        assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
