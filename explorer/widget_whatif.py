@@ -123,7 +123,8 @@ class WhatIfWidget(traitlets.HasTraits):
             predicted, packed = self._prediction(moves) if moves else (None, self._original_payload)
         except (MoveError, Refusal, KeyError) as exc:
             from_page = "moves" in getattr(self, "_property_lock", {})  # ipywidgets: set by the front end
-            self.whatif_error = reason(exc)
+            added = [m for m in change["new"] if m not in change["old"]]
+            self.whatif_error = (", ".join(added) + ": " if added else "") + reason(exc)
             self._reverting = True
             try:
                 self.moves = list(change["old"])  # the page is told: its list goes back too

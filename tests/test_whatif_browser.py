@@ -147,3 +147,78 @@ def test_report_move_to_gives_the_command_and_its_report_opens_in_the_diff_view(
         assert "cannot predict offline" in page.locator(".dx-whatif").inner_text()
         page.locator(".dx-whatif").screenshot(path=str(ARTIFACTS / "whatif_diff_report_pending.png"))
         assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
+
+
+def _outputs_include(page, text: str, timeout_ms: int = 20_000) -> None:
+    page.wait_for_function(
+        "(text) => Array.from(document.querySelectorAll('.jp-OutputArea-output')).some(o => o.textContent.includes(text))",
+        arg=text, timeout=timeout_ms)
+
+
+def _run_cell(page, k: int) -> None:
+    cell = page.locator(".jp-Notebook .jp-Cell").nth(k)
+    cell.locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Shift+Enter")
+
+
+def test_widget_move_with_the_mouse_in_jupyterlab(tmp_path):
+    from browser_helpers import jupyter_lab, run_all, wait_kernel_idle, write_notebook
+
+    instruction, delegate = _delegate_call(FIXTURE)
+    notebook = tmp_path / "whatif.ipynb"
+    write_notebook(notebook, [f"import explorer\nex = explorer.Explorer({str(FIXTURE)!r})\nex",
+                              "print('moves:', ex.moves, ex.predicted is not None)",
+                              f"ex2 = explorer.Explorer({str(REFUSED)!r})\nex2",
+                              "print('refused:', ex2.moves, ex2.whatif_error.startswith('@0=cuda:0: executorch 1.5.1 would refuse'))"])
+    with jupyter_lab(tmp_path) as (base, token), chromium((1400, 1000)) as (page, messages), \
+            screenshot_on_failure(page, "whatif_lab_failure.png", tmp_path / "jupyter.log"):
+        page.goto(f"{base}/lab/tree/{notebook.name}?token={token}")
+        wait_kernel_idle(page)
+        run_all(page)
+        page.wait_for_function("() => document.querySelectorAll('.dx-explorer .dx-graph .point').length > 0 &&"
+                               " document.querySelectorAll('.dx-explorer').length === 2", timeout=90_000)
+        page.evaluate("() => document.querySelectorAll('.dx-explorer').forEach((e, k) => { e.id = 'w' + (k + 1); })")
+        page.locator("#w1").scroll_into_view_if_needed()
+        settled(page, "#w1 .dx-graph")
+        _click_op(page, "#w1 .dx-graph", instruction)
+        move = page.locator("#w1 .dx-details .dx-move-to", has_text="cuda:0")
+        move.wait_for(timeout=10_000)
+        move.click()
+        # the kernel predicts; the same output re-renders as original vs predicted
+        page.wait_for_function("() => document.querySelectorAll('#w1 .dx-graph-b .point').length > 0", timeout=60_000)
+        chips = page.locator("#w1 .dx-whatif .dx-move-chip").all_inner_texts()
+        assert [c.replace("\u2715", "").strip() for c in chips] == [f"delegate:{delegate}=cuda:0"]
+        assert page.locator("#w1 .dx-graph").count() == 0, "the one-program view is gone (purged, not stacked)"
+        assert page.locator("#w1 .dx-whatif .dx-whatif-cli").inner_text() == \
+            f"device-explorer whatif {FIXTURE} --move delegate:{delegate}=cuda:0 -o whatif.html"
+        assert "cuda:0" in page.locator("#w1 .dx-header").inner_text()
+        assert page.evaluate(BAR_LAYOUT_JS, "#w1 .dx-whatif") == []
+        page.locator("#w1").scroll_into_view_if_needed()
+        settled(page, "#w1 .dx-graph-b")
+        page.screenshot(path=str(ARTIFACTS / "whatif_lab_diff.png"))
+        _run_cell(page, 1)
+        _outputs_include(page, f"moves: ['delegate:{delegate}=cuda:0'] True")
+        # undo: back to the program as it is, in the same output
+        page.locator("#w1 .dx-whatif .dx-undo-one").click()
+        page.wait_for_function("() => document.querySelectorAll('#w1 .dx-graph .point').length > 0 &&"
+                               " !document.querySelector('#w1 .dx-graph-b')", timeout=60_000)
+        assert page.locator("#w1 .dx-whatif").is_hidden()
+        _run_cell(page, 1)
+        _outputs_include(page, "moves: [] False")
+
+        # a placement executorch refuses: its reason in the view, the moves as they were
+        page.locator("#w2").scroll_into_view_if_needed()
+        settled(page, "#w2 .dx-graph")
+        _click_op(page, "#w2 .dx-graph", 0)
+        page.locator("#w2 .dx-details .dx-move-to", has_text="cuda:0").click()
+        error = page.locator("#w2 .dx-whatif .dx-whatif-error")
+        error.wait_for(timeout=60_000)
+        assert "executorch 1.5.1 would refuse to export this placement" in error.inner_text()
+        assert "Traceback" not in page.locator("#w2").inner_text()
+        assert page.locator("#w2 .dx-whatif .dx-move-chip").count() == 0, "the refused move is not kept"
+        assert page.locator("#w2 .dx-graph-b").count() == 0
+        assert page.evaluate(BAR_LAYOUT_JS, "#w2 .dx-whatif") == []
+        page.locator("#w2 .dx-whatif").screenshot(path=str(ARTIFACTS / "whatif_lab_refused.png"))
+        _run_cell(page, 3)
+        _outputs_include(page, "refused: [] True")
+        assert not [m for m in messages if m.startswith("pageerror")], messages
