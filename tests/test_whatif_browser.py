@@ -10,8 +10,12 @@ Screenshots go to ``artifacts/`` (docs/testing.md).
 
 from __future__ import annotations
 
+import ast
 import io
+import os
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -83,8 +87,11 @@ def _click_op(page, graph: str, instruction: int) -> None:
 
 def test_report_move_to_gives_the_command_and_its_report_opens_in_the_diff_view(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
+    # a file name that is markup and shell at once: shown as text, quoted in the command, which still runs
+    hostile = tmp_path / "it's <b>bold<b> $(touch pwned).pte"
+    hostile.write_bytes(FIXTURE.read_bytes())
     report = tmp_path / "report.html"
-    assert main(["show", str(FIXTURE), "-o", str(report)], stdout=io.StringIO()) == 0
+    assert main(["show", str(hostile), "-o", str(report)], stdout=io.StringIO()) == 0
     instruction, delegate = _delegate_call(FIXTURE)
     with chromium((1400, 1000)) as (page, messages), screenshot_on_failure(page, "whatif_report_failure.png"):
         page.route("**/*", lambda r: r.abort() if not r.request.url.startswith("file:") else r.continue_())
@@ -102,9 +109,19 @@ def test_report_move_to_gives_the_command_and_its_report_opens_in_the_diff_view(
         cli = page.locator(".dx-whatif .dx-whatif-cli")
         cli.wait_for(timeout=5_000)
         line = cli.inner_text()
-        assert line == f"device-explorer whatif {FIXTURE} --move delegate:{delegate}=cuda:0 -o whatif.html", line
+        assert shlex.split(line) == ["device-explorer", "whatif", str(hostile), "--move", f"delegate:{delegate}=cuda:0",
+                                     "-o", "whatif.html"], line
         python = page.locator(".dx-whatif .dx-whatif-py").inner_text()
-        assert python == f'explorer.what_if(explorer.load("{FIXTURE}"), ["delegate:{delegate}=cuda:0"])', python
+        call = ast.parse(python, mode="eval").body
+        assert ast.unparse(call.func) == "explorer.what_if" and ast.literal_eval(call.args[1]) == [f"delegate:{delegate}=cuda:0"]
+        assert ast.unparse(call.args[0].func) == "explorer.load" and ast.literal_eval(call.args[0].args[0]) == str(hostile)
+        assert page.locator(".dx-whatif b, .dx-details b:has-text('bold')").count() == 0, "the name is text, not markup"
+        # the copy buttons hand the clipboard the very text shown
+        page.evaluate("() => Object.defineProperty(navigator, 'clipboard', {configurable: true, value: {writeText:"
+                      " (t) => { window.__copied = t; return Promise.resolve(); }}})")
+        page.locator(".dx-whatif .dx-whatif-cmd", has=page.locator(".dx-whatif-cli")).locator("button.dx-copy").click()
+        page.wait_for_function("() => document.querySelector('.dx-whatif .dx-copy').textContent === 'copied'", timeout=5_000)
+        assert page.evaluate("() => window.__copied") == line
         bar = page.locator(".dx-whatif").inner_text()
         assert "cannot predict offline" in bar, bar
         assert page.evaluate(BAR_LAYOUT_JS, ".dx-whatif") == []
@@ -115,10 +132,14 @@ def test_report_move_to_gives_the_command_and_its_report_opens_in_the_diff_view(
         page.wait_for_function("() => document.querySelector('.dx-whatif').hidden", timeout=5_000)
         assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
 
-    # the command, as the page wrote it, predicts and writes the what-if report
+    # the command, as the page wrote it, predicts and writes the what-if report (run by a shell: nothing else runs)
     words = shlex.split(line)
     assert words[0] == "device-explorer"
-    assert main(words[1:], stdout=io.StringIO()) == 0
+    script = f'device-explorer() {{ {shlex.quote(sys.executable)} -m explorer.cli "$@"; }}\n{line}\n'
+    done = subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+    assert done.returncode == 0, done.stderr
+    assert not (tmp_path / "pwned").exists()
     written = tmp_path / "whatif.html"
     with chromium((1400, 1000)) as (page, messages), screenshot_on_failure(page, "whatif_diff_report_failure.png"):
         page.route("**/*", lambda r: r.abort() if not r.request.url.startswith("file:") else r.continue_())
@@ -142,8 +163,8 @@ def test_report_move_to_gives_the_command_and_its_report_opens_in_the_diff_view(
         page.locator(".dx-details .dx-move-to", has_text="cpu").click()
         page.wait_for_function("() => document.querySelector('.dx-whatif .dx-whatif-cli').textContent.includes('=cpu')",
                                timeout=5_000)
-        assert page.locator(".dx-whatif .dx-whatif-cli").inner_text() == \
-            f"device-explorer whatif {FIXTURE} --move delegate:{delegate}=cpu -o whatif.html"
+        assert shlex.split(page.locator(".dx-whatif .dx-whatif-cli").inner_text())[2:] == \
+            [str(hostile), "--move", f"delegate:{delegate}=cpu", "-o", "whatif.html"]
         assert "cannot predict offline" in page.locator(".dx-whatif").inner_text()
         page.locator(".dx-whatif").screenshot(path=str(ARTIFACTS / "whatif_diff_report_pending.png"))
         assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
