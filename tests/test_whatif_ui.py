@@ -160,10 +160,11 @@ for (const P of data.plans) {
     continue;
   }
   const L = P.lod;
-  for (let i = 0; i < L.m; i++) out.push({plan: P.name, kind: "instr", index: i, ...selectorOf(L, "instr", i)});
-  for (const v of L.tensors.index) out.push({plan: P.name, kind: "value", index: v, ...selectorOf(L, "value", v)});
+  const X = P.context || null;
+  for (let i = 0; i < L.m; i++) out.push({plan: P.name, kind: "instr", index: i, ...selectorOf(L, "instr", i, X)});
+  for (const v of L.tensors.index) out.push({plan: P.name, kind: "value", index: v, ...selectorOf(L, "value", v, X)});
   for (let g = 0; g < L.groups.label.length; g++) out.push({plan: P.name, kind: "group", index: g, start: L.groups.start[g],
-    stop: L.groups.stop[g], ...selectorOf(L, "group", g)});
+    stop: L.groups.stop[g], ...selectorOf(L, "group", g, X)});
 }
 process.stdout.write(JSON.stringify(out));
 """
@@ -191,9 +192,13 @@ PROGRAMS = [RESIDUAL, FIX / "device_mlp.pte", FIX / "mutable_state.pte", FIX / "
             FIX / "two_methods.pte", FIX / "named" / "transformer3k.pte", FIX / "whatif" / "chain_cuda0.pte"]
 
 
+ETRECORDS = {"net.pte": FIX / "etrecord" / "net.etrecord", "split_xnnpack.pte": FIX / "etrecord" / "split_xnnpack.etrecord"}
+PROGRAMS += [FIX / "etrecord" / name for name in ETRECORDS]  # groups by the model's modules
+
+
 @pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: p.name)
 def test_the_selector_offered_for_a_selection_names_exactly_it(tmp_path, path):
-    program = explorer.load(path)
+    program = explorer.load(path, etrecord=ETRECORDS.get(path.name))
     offers = _offers(tmp_path, app_payload(program, findings=[]))
     kinds = {"instr": 0, "value": 0, "group": 0}
     writers = {}  # per plan: value -> the first instruction writing it (the analysis' own edges)
@@ -268,3 +273,46 @@ def test_a_selection_on_the_predicted_side_maps_back_to_the_original(tmp_path):
             regions += len(stands_for) > 1
         if len(moves) == 3:
             assert regions == 1, "the predicted region of three kernels offers the three"
+
+
+@pytest.mark.interop
+def test_module_groups_with_an_etrecord_offer_module_paths_only(tmp_path):
+    """With an ETRecord, the overview groups by the model's modules and ``group:PATH`` reads module paths: a group
+    labelled by a module path is offered and names exactly its instructions; the model's own ops (labelled by its
+    class) and bundles of modules ("layers.0 … layers.29") are not offered. Exported here: 120 blocks, 600+ ops."""
+    import torch
+    from executorch.exir import to_edge
+
+    class Block(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin, self.norm = torch.nn.Linear(8, 8), torch.nn.LayerNorm(8)
+
+        def forward(self, x):
+            return torch.relu(self.norm(self.lin(x))) + x
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers, self.head = torch.nn.ModuleList([Block() for _ in range(120)]), torch.nn.Linear(8, 4)
+
+        def forward(self, x):
+            for layer in self.layers:
+                x = layer(x)
+            return torch.sigmoid(self.head(x))
+
+    manager = to_edge(torch.export.export(Net().eval(), (torch.randn(2, 8),)), generate_etrecord=True).to_executorch()
+    program = explorer.load(manager, etrecord=manager)
+    plan = program.plan("forward")
+    offered = refused = 0
+    for o in _offers(tmp_path, app_payload(program, findings=[])):
+        if o["kind"] != "group":
+            continue
+        if not o["selectors"]:
+            refused += 1
+            continue
+        got = select(plan, o["selectors"][0], program)
+        inside = [plan.instructions[k] for k in range(o["start"], o["stop"])]
+        assert list(got.kernels) == [i.index for i in inside if _movable(i)], o
+        offered += 1
+    assert offered >= 100 and refused >= 5, (offered, refused)

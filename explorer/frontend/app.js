@@ -82,7 +82,7 @@ export function createApp(el, model, data) {
                 // an overlay picked (overlay_view.js): node colours, hover lines and a details row
                 paint: (traces) => OV.paint(traces),
                 // first in a node's details: an overlay's number, "Move to ▸" (moves.js)
-                detailRows: (kind, index) => OV.detailRows(kind, index).concat(MV.detailRows(P.lod, kind, index))};
+                detailRows: (kind, index) => OV.detailRows(kind, index).concat(MV.detailRows(P, kind, index))};
   const over = {graph: null, memory: null};
   const Plotly = globalThis.Plotly;
 

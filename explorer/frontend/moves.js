@@ -103,8 +103,11 @@ export function writerOf(L, v) {
   return -1;
 }
 
-/** @param {any} L @param {"value"|"instr"|"group"} kind @param {number} index @returns {Offer} */
-export function selectorOf(L, kind, index) {
+/** X: the plan's ETRecord context (plans[].context) or null: with one, select reads group:PATH as a module path of the
+ * model, so only a group labelled by a module's path is offered as one (not the model's own ops, labelled by its
+ * class, nor a bundle of modules)
+ * @param {any} L @param {"value"|"instr"|"group"} kind @param {number} index @param {any} [X] @returns {Offer} */
+export function selectorOf(L, kind, index, X) {
   if (kind === "instr") return instrOffer(L, index);
   if (kind === "value") {
     const w = writerOf(L, index);
@@ -116,6 +119,9 @@ export function selectorOf(L, kind, index) {
   if (!(index > 0 && index < G.label.length)) return {selectors: [], why: "the whole plan: use delegate:* or op:NAME"};
   if (G.label.some((/** @type {string} */ x, /** @type {number} */ g) => g !== index && x === label)) {
     return {selectors: [], why: "another group has the same label: move its ops or delegates one by one"};
+  }
+  if (X && X.modules && X.modules.path.indexOf(label) < 0) {
+    return {selectors: [], why: "not one module of the model: open it and move what is inside"};
   }
   const d = G.dev[index];
   return {selectors: ["group:" + label], what: "group " + label, current: d >= 0 && L.devices[d] ? L.devices[d].name : ""};
@@ -299,17 +305,18 @@ export function movesView(ctx) {
 
   draw();
   return {
-    /** a details row [label, cell] for lod_panels.js (host.detailRows) @param {any} L @param {string} kind @param {number} index */
-    detailRows(L, kind, index) {
+    /** a details row [label, cell] for lod_panels.js (host.detailRows) @param {any} P the plan's payload
+     * @param {string} kind @param {number} index */
+    detailRows(P, kind, index) {
       if (kind !== "value" && kind !== "instr" && kind !== "group") return [];
-      return [["Move to \u25b8", cell(selectorOf(L, kind, index))]];
+      return [["Move to \u25b8", cell(selectorOf(P.lod, kind, index, P.context))]];
     },
     /** the same as a block under a diff's details: side "a" is the original, "b" the prediction
      * @param {any} P a diff plan payload @param {string} side @param {"value"|"instr"|"group"} kind @param {number} index */
     diffBlock(P, side, kind, index) {
       if (!ctx.data.whatif) return "";
       const got = side === "b" ? predictedSelectorOf(P.sides.a.lod, P.sides.b.lod, (W.origins || {})[P.name], kind, index)
-        : selectorOf(P.sides.a.lod, kind, index);
+        : selectorOf(P.sides.a.lod, kind, index, P.contexts ? P.contexts.a : null);
       return "<div class='dx-root dx-move-block'><table class='dx-kv'><tr><td>Move to \u25b8</td><td>" + cell(got) +
         "</td></tr></table></div>";
     },

@@ -78,6 +78,11 @@ def whatif_payload(original: Program, predicted: Program, *, plan: str | None = 
     views = diff_views(result, original, predicted)
     payload = diff_payload(result, views, plan=plan)
     payload["whatif"] = whatif_block(original, predicted)
+    if original.etrecord is not None:  # the original's modules and source lines on A (the prediction has none of its own)
+        from .context_payload import context_columns
+
+        for p in payload["plans"]:
+            p["contexts"] = {"a": context_columns(original, original.plan(p["name"])), "b": None}
     return payload
 
 

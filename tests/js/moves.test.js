@@ -86,6 +86,9 @@ test("selectorOf: a group is group:LABEL when its label is its own; the root and
   assert.deepEqual(selectorOf(L, "group", 3).selectors, []);
   assert.match(selectorOf(L, "group", 4).why, /same label/);
   assert.deepEqual(selectorOf(L, "group", 0).selectors, []);
+  // with an ETRecord, group:PATH reads module paths: only a group labelled by one is offered
+  assert.deepEqual(selectorOf(L, "group", 2, {modules: {path: ["", "layers.1"]}}).selectors, ["group:layers.1"]);
+  assert.match(selectorOf(L, "group", 1, {modules: {path: ["", "layers.1"]}}).why, /not one module/);
 });
 
 test("predictedSelectorOf maps the prediction's instructions to the original's selectors through the origins", () => {
