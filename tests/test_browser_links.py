@@ -70,3 +70,69 @@ def test_the_diff_reports_hash_selects_a_side_or_searches_both(tmp_path):
         page.evaluate("() => window.dxDiff.select({side: 'a', values: [4]})")  # as a click does
         assert page.evaluate(STATE_D)["hash"] == "#a:%4"
         assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
+
+
+def test_a_report_of_another_payload_version_says_so(tmp_path):
+    """A page whose payload was packed for another contract (embed.PAYLOAD_VERSION) shows why it cannot draw it
+    and what to do, instead of a blank page or a wrong drawing."""
+    import base64
+    import gzip
+    import re
+
+    from explorer.views.embed import DATA_TYPE, MAGIC, PAYLOAD_VERSION
+
+    require_browser()
+    html = write_report(load("explorer/data/sample.pte"), tmp_path / "r.html").read_text(encoding="utf-8")
+    text = b'{"mode":"data","title":"t","html":"","$v":%d}' % (PAYLOAD_VERSION + 1)
+    other = base64.b64encode(gzip.compress(MAGIC + len(text).to_bytes(4, "little") + text)).decode("ascii")
+    page_html = re.sub(rf'(<script type="{re.escape(DATA_TYPE)}" id="dx-data">)[A-Za-z0-9+/=]*', rf"\g<1>{other}", html)
+    assert other in page_html
+    (tmp_path / "old.html").write_text(page_html, encoding="utf-8")
+    with chromium() as (page, messages):
+        page.goto((tmp_path / "old.html").as_uri())
+        page.wait_for_function("() => document.body.dataset.ready === 'error'")
+        shown = page.inner_text("#dx-app")
+        assert f"payload version {PAYLOAD_VERSION + 1}, this app reads version {PAYLOAD_VERSION}" in shown
+        assert "make it again" in shown
+
+
+def test_keys_search_clear_and_step_plans_in_a_report_and_a_diff(tmp_path):
+    """The frame's keyboard (keys.js), the same in the one-program report and the diff report: "/" focuses the search
+    box, Escape empties it and clears the selection (also a clicked one), "]" / "[" step through the plans."""
+    from explorer.views.diff_report import write_diff_report
+
+    require_browser()
+    two = write_report(load("tests/fixtures/two_methods.pte"), tmp_path / "two.html")
+    diff = write_diff_report("tests/fixtures/diff/cpu_only.pte", "tests/fixtures/diff/device_cuda0.pte", tmp_path / "d.html")
+    with chromium() as (page, messages):
+        page.goto(two.as_uri())
+        page.wait_for_function(READY)
+        names = page.evaluate("() => Array.from(document.querySelectorAll('.dx-plan option')).map(o => o.value)")
+        assert len(names) == 2
+        assert "[ ] previous / next plan" in page.inner_text(".dx-keys")
+        shown = page.evaluate("() => window.dxReport.state.plan")  # "forward" opens first, wherever it is listed
+        step, other = ("[", "]") if names.index(shown) == 1 else ("]", "[")
+        page.keyboard.press(other)  # past the end of the list: stays
+        assert page.evaluate("() => window.dxReport.state.plan") == shown
+        page.keyboard.press(step)
+        page.wait_for_function(f"() => window.dxReport.state.plan === {[n for n in names if n != shown][0]!r}")
+        page.keyboard.press(other)
+        page.wait_for_function(f"() => window.dxReport.state.plan === {shown!r}")
+        page.keyboard.press("/")
+        assert page.evaluate("() => document.activeElement.classList.contains('dx-search')")
+        page.keyboard.type("%1")  # typed into the box: "%1" selects value 1; "[" typed there would be text
+        page.wait_for_function("() => window.dxReport.state.values[0] === 1")
+        page.keyboard.press("Escape")
+        page.wait_for_function("() => window.dxReport.state.values.length === 0")
+        assert page.evaluate("() => document.querySelector('.dx-search').value") == ""
+        page.evaluate("() => window.dxReport.select({values: [2], instructions: []})")  # as a click does
+        page.keyboard.press("Escape")
+        page.wait_for_function("() => window.dxReport.state.values.length === 0")
+
+        page.goto(diff.as_uri())
+        page.wait_for_function(READY)
+        page.keyboard.press("/")
+        page.keyboard.type("%3")
+        page.wait_for_function("() => (window.dxDiff.state.values.a || []).length + (window.dxDiff.state.values.b || []).length > 0")
+        page.keyboard.press("Escape")
+        page.wait_for_function("() => (window.dxDiff.state.values.a || []).length + (window.dxDiff.state.values.b || []).length === 0")

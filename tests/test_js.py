@@ -65,6 +65,25 @@ process.stdout.write(JSON.stringify(out));""", encoding="utf-8")
     assert got["plans"][0]["lod"]["tensors"]["named"] == [1] * BINARY_MIN and got["short"] == [0, 1, 2]
 
 
+def test_payload_version_is_one_number_on_both_ends():
+    """The packed payload carries its contract's version ("$v"); Python's reader and model.js agree on the number,
+    and a payload of another version is refused by both (never misread)."""
+    import gzip
+    import re
+
+    import pytest
+
+    from explorer.views.embed import MAGIC, PAYLOAD_VERSION, PayloadVersionError, pack, unpack
+
+    js = (Path(frontend.__file__).parent / "model.js").read_text(encoding="utf-8")
+    assert re.search(r"export const PAYLOAD_VERSION = (\d+);", js).group(1) == str(PAYLOAD_VERSION)
+    assert unpack(pack({"a": 1})) == {"a": 1}
+    text = b'{"a":1,"$v":%d}' % (PAYLOAD_VERSION + 1)
+    other = gzip.compress(MAGIC + len(text).to_bytes(4, "little") + text)
+    with pytest.raises(PayloadVersionError, match=f"this reader reads version {PAYLOAD_VERSION}"):
+        unpack(other)
+
+
 def test_modules_declare_with_const_and_let():
     """Issue 21: modern modules — block-scoped declarations only, no `var` (hoisting hid loop-variable reuse)."""
     import re

@@ -241,3 +241,25 @@ def test_report_overlay_follows_plan_switches(tmp_path):
         assert page.locator(".dx-ov-legend").is_hidden()
         assert {p["fill"] for p in points(page, T["ops"]) if p["w"] > 0} == {hex_to_rgb("#F6F8FA")}
         assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
+
+
+def test_report_link_carries_the_overlay(tmp_path):
+    """``report.html?overlay=NAME#@1`` opens coloured by that overlay with instruction 1 selected, and a pick writes
+    the overlay back into the address beside the selection's hash (none when it is the one the report opens with)."""
+    ex = Explorer(Path(__file__).parent / "fixtures" / "two_methods.pte")
+    ex.overlay("w", {"@0": 1.0, "@1": 50.0}, plan="forward", thresholds=BANDS, show=False)
+    report = ex.save_html(tmp_path / "r.html")
+    with chromium((1400, 1000)) as (page, messages), screenshot_on_failure(page, "overlay_link_failure.png"):
+        page.goto(report.as_uri() + "?overlay=w#forward/@1")
+        page.wait_for_function("() => document.body.dataset.ready === '1'", timeout=30_000)
+        assert page.locator(".dx-ov-pick").input_value() == "w"
+        assert page.evaluate("() => window.dxReport.state.instructions") == [1]
+        page.locator(".dx-ov-pick").select_option("")  # the report's own opening colours: no parameter
+        page.wait_for_function("() => !location.search.includes('overlay')")
+        page.locator(".dx-ov-pick").select_option("w")
+        page.wait_for_function("() => location.search === '?overlay=w'")
+        assert page.evaluate("() => location.hash") in ("#@1", "#forward/@1")
+        page.goto("about:blank")
+        page.goto(report.as_uri())  # no parameter: as the report was saved
+        page.wait_for_function("() => document.body.dataset.ready === '1'", timeout=30_000)
+        assert page.locator(".dx-ov-pick").input_value() == ""

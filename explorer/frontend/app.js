@@ -52,7 +52,7 @@ function skeleton(el, data) {
 <div class="dx-section dx-card"><h3>Memory map <span class="dx-muted">— one lane per arena; each tensor spans its lifetime (x) and bytes (y)</span></h3>
  <canvas class="dx-memstrip" hidden></canvas><div class="dx-memory"></div></div>`;
   el.appendChild(root);
-  const $ = (cls) => root.querySelector("." + cls);
+  const $ = (/** @type {string} */ cls) => /** @type {any} */ (root.querySelector("." + cls));
   $("dx-title").textContent = data.title;
   $("dx-findings-count").textContent = `(${data.findings.length}, from explorer.check — click one to select it)`;
   fillPlans($("dx-plan"), data.plans);

@@ -14,6 +14,12 @@ import {num, fmtBytes} from "./util.js";
 // area, how many tensors touch it, and the largest of those (bytes × lifetime, for the hover).
 // `rect(v)` gives a tensor's [x0, x1, y0, y1] (instructions, bytes); `w` the window [lo, hi]; `flag(v)`
 // (optional; a diff's changed tensors): `flagged` counts, per cell, the touching tensors it is truthy for.
+/** @typedef {{nx: number, ny: number, w: number[], height: number, step: number, rise: number, share: Float64Array,
+ *  count: Int32Array, top: Int32Array, flagged: Int32Array | null}} Grid */
+/**
+ * @param {number[]} vals @param {(v: number) => number[]} rect @param {number[]} w @param {number} height
+ * @param {number} nx @param {number} ny @param {(v: number) => unknown} [flag] @returns {Grid}
+ */
 export function occupancy(vals, rect, w, height, nx, ny, flag) {
   let share = new Float64Array(ny * nx), count = new Int32Array(ny * nx), top = new Int32Array(ny * nx).fill(-1);
   let flagged = flag ? new Int32Array(ny * nx) : null;
@@ -23,7 +29,7 @@ export function occupancy(vals, rect, w, height, nx, ny, flag) {
     let ua = Math.min(Math.max((b[0] - w[0]) * sx, 0), nx), ub = Math.min(Math.max((b[1] - w[0]) * sx, 0), nx);
     let va = Math.min(Math.max(b[2] * sy, 0), ny), vb = Math.min(Math.max(b[3] * sy, 0), ny);
     if (!(ub > ua && vb > va)) return;
-    let hit = flagged && flag(v) ? 1 : 0;
+    let hit = flagged && flag && flag(v) ? 1 : 0;
     let i0 = Math.min(Math.floor(ua), nx - 1), i1 = Math.max(Math.ceil(ub) - 1, i0);
     let j0 = Math.min(Math.floor(va), ny - 1), j1 = Math.max(Math.ceil(vb) - 1, j0);
     for (let j = j0; j <= j1; j++) {
@@ -31,7 +37,7 @@ export function occupancy(vals, rect, w, height, nx, ny, flag) {
       for (let i = i0; i <= i1; i++) {
         let c = j * nx + i;
         share[c] += (Math.min(ub, i + 1) - Math.max(ua, i)) * fy; count[c] += 1;
-        if (hit) flagged[c] += 1;
+        if (hit && flagged) flagged[c] += 1;
         if (top[c] < 0 || size > topSize[c]) { top[c] = v; topSize[c] = size; }
       }
     }
@@ -42,6 +48,7 @@ export function occupancy(vals, rect, w, height, nx, ny, flag) {
 }
 
 // The non-empty cell at (x instructions, y bytes), or -1.
+/** @param {Grid} grid @param {number} x @param {number} y @returns {number} */
 export function cellAt(grid, x, y) {
   let i = Math.floor((x - grid.w[0]) / grid.step), j = Math.floor(y / grid.rise);
   if (!(i >= 0 && i < grid.nx && j >= 0 && j < grid.ny)) return -1;
@@ -53,8 +60,13 @@ export function cellAt(grid, x, y) {
 // how many tensors touch it (and how many of them are flagged: `noun`, e.g. "changed"), the largest of them.
 // `m`: the plan's instructions; `label(v)` and `bytes(v)`: a tensor's name and size.
 // toIndex: the lane's x axis -> instruction units, when the axis is another (measured time); else identity
+/**
+ * @param {Grid} grid @param {number} c @param {number} m @param {(v: number) => string} label @param {(v: number) => number} bytes
+ * @param {string} [noun] @param {(x: number) => number} [toIndex]
+ * @returns {{head: string, largest: [string, string] | null, centre: number}}
+ */
 export function cellLines(grid, c, m, label, bytes, noun, toIndex) {
-  let i = c % grid.nx, n = grid.count[c], top = grid.top[c], w = grid.w, back = toIndex || function (x) { return x; };
+  let i = c % grid.nx, n = grid.count[c], top = grid.top[c], w = grid.w, back = toIndex || function (/** @type {number} */ x) { return x; };
   let x0 = Math.max(0, Math.ceil(back(w[0] + i * grid.step))), x1 = Math.min(m - 1, Math.floor(back(w[0] + (i + 1) * grid.step)));
   let head = "#" + num(x0) + " \u2013 #" + num(Math.max(x0, x1)) + " \u00b7 " + Math.round(100 * grid.share[c]) + "% in use \u00b7 " +
     num(n) + " tensor" + (n === 1 ? "" : "s") + (grid.flagged && grid.flagged[c] ? " (" + num(grid.flagged[c]) + " " + (noun || "flagged") + ")" : "");
@@ -63,6 +75,7 @@ export function cellLines(grid, c, m, label, bytes, noun, toIndex) {
 
 // The cells as RGBA pixels, one per cell, top row first (the highest bytes): the lane's colour `rgb`
 // ([r, g, b]) at an opacity from 0.12 (a cell barely touched) to 1 (full); empty cells transparent.
+/** @param {Grid} grid @param {number[]} rgb @returns {Uint8ClampedArray<ArrayBuffer>} */
 export function cellPixels(grid, rgb) {
   let px = new Uint8ClampedArray(grid.nx * grid.ny * 4);
   for (let j = 0; j < grid.ny; j++) {
@@ -79,11 +92,13 @@ export function cellPixels(grid, rgb) {
 
 // The plotly layout image of a lane's cells, placed over the window and the arena's bytes on axes
 // (xref, yref); null where there is no canvas (node's test runner checks the pixels themselves).
+/** @param {Grid} grid @param {number[]} rgb @param {string} xref @param {string} yref @param {number} opacity
+ *  @returns {Record<string, unknown> | null} */
 export function cellImage(grid, rgb, xref, yref, opacity) {
   if (typeof document === "undefined") return null;
   let canvas = document.createElement("canvas");
   canvas.width = grid.nx; canvas.height = grid.ny;
-  canvas.getContext("2d").putImageData(new ImageData(cellPixels(grid, rgb), grid.nx, grid.ny), 0, 0);
+  /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d")).putImageData(new ImageData(cellPixels(grid, rgb), grid.nx, grid.ny), 0, 0);
   return {source: canvas.toDataURL("image/png"), xref: xref, yref: yref, x: grid.w[0], y: grid.height,
           sizex: grid.w[1] - grid.w[0], sizey: grid.height, sizing: "stretch", xanchor: "left", yanchor: "top",
           layer: "below", opacity: opacity, name: "cells"};
@@ -94,17 +109,27 @@ export function cellImage(grid, rgb, xref, yref, opacity) {
 // One per figure div, kept on it: the owner (the lodPlan drawing the figure now) gives `hit(px, py)` -> null or
 // {lines (cellLines), zoom(): zoom in around the cell}, px/py relative to the figure. Only while the figure
 // shows cell images: a lane drawn as blocks into the same div afterwards has none, so nothing answers.
+/** @typedef {{lines: {head: string, largest: [string, string] | null}, zoom(): void}} CellHit */
+/**
+ * @param {PlotDiv} gd
+ * @returns {{use(fn: (px: number, py: number) => CellHit | null): void, hide(): void, tip(): HTMLDivElement | null}}
+ */
 export function cellPointer(gd) {
   if (gd.dxCells) return gd.dxCells;
-  let hit = null, tip = null, down = null;
-  function showsCells() { return ((gd.layout || {}).images || []).some(function (im) { return im.name === "cells"; }); }
-  function at(ev) {
+  /** @type {((px: number, py: number) => CellHit | null) | null} */
+  let hit = null;
+  /** @type {HTMLDivElement | null} */
+  let tip = null;
+  /** @type {number[] | null} */
+  let down = null;
+  function showsCells() { return ((gd.layout || {}).images || []).some(function (/** @type {{name?: string}} */ im) { return im.name === "cells"; }); }
+  function at(/** @type {MouseEvent} */ ev) {
     if (!hit || !showsCells()) return null;
     let r = gd.getBoundingClientRect();
     return hit(ev.clientX - r.left, ev.clientY - r.top);
   }
   function hide() { if (tip) tip.hidden = true; }
-  function show(ev, h) {
+  function show(/** @type {MouseEvent} */ ev, /** @type {CellHit} */ h) {
     let host = gd.querySelector(".svg-container");
     if (!host) return;
     if (!tip || tip.parentNode !== host) {
@@ -112,8 +137,10 @@ export function cellPointer(gd) {
       tip.className = "dx-celltip";
       host.appendChild(tip);
     }
-    tip.textContent = "";
-    let line = function (text, cls) { let d = document.createElement("div"); if (cls) d.className = cls; d.textContent = text; tip.appendChild(d); return d; };
+    const box = tip;
+    box.textContent = "";
+    /** @param {string} text @param {string} [cls] */
+    let line = function (text, cls) { let d = document.createElement("div"); if (cls) d.className = cls; d.textContent = text; box.appendChild(d); return d; };
     line(h.lines.head);
     if (h.lines.largest) {
       let d = line("largest: ");
@@ -123,12 +150,12 @@ export function cellPointer(gd) {
       d.appendChild(document.createTextNode(" " + h.lines.largest[1]));
     }
     line("click to zoom in", "dx-muted");
-    tip.hidden = false;
+    box.hidden = false;
     let r = gd.getBoundingClientRect(), x = ev.clientX - r.left, y = ev.clientY - r.top;
-    let left = x + 14, w = tip.offsetWidth;
+    let left = x + 14, w = box.offsetWidth;
     if (left + w > r.width - 4) left = Math.max(4, x - 14 - w);
-    tip.style.left = left + "px";
-    tip.style.top = Math.max(4, y - tip.offsetHeight - 10) + "px";
+    box.style.left = left + "px";
+    box.style.top = Math.max(4, y - box.offsetHeight - 10) + "px";
   }
   gd.addEventListener("mousemove", function (ev) {
     if (ev.buttons) { hide(); return; }  // a pan in progress
@@ -145,6 +172,6 @@ export function cellPointer(gd) {
     if (h) { hide(); h.zoom(); }
   });
   // hide(): the owner redraws the lanes (a zoom, a pan, a device filter): what the label said may be gone
-  gd.dxCells = {use: function (fn) { hit = fn; hide(); }, hide: hide, tip: function () { return tip; }};
+  gd.dxCells = {use: function (/** @type {(px: number, py: number) => CellHit | null} */ fn) { hit = fn; hide(); }, hide: hide, tip: function () { return tip; }};
   return gd.dxCells;
 }

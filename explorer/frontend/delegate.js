@@ -12,8 +12,13 @@ const EPS = 1e-6;
 const CAPTION = 0.35;  // room for the box's caption under its last layer
 
 // the box an expansion opens under the diamond at (x0, y0) and where each inner node goes
+/** @typedef {import("./payload").DelegateInside} Inside */
+/** @typedef {{x0: number, y0: number, W: number, H: number, x: number[], y: number[], bottom: number}} Lay */
+/** @typedef {number | null | undefined} Coord */
+/** @param {Inside} D @param {number} x0 @param {number} y0 @returns {Lay} */
 export function insideLayout(D, x0, y0) {
   const g = D.graph, layers = Math.max(0, ...g.depth) + 1;
+  /** @type {Map<number, number>} */
   const perLayer = new Map();
   g.depth.forEach((d) => perLayer.set(d, (perLayer.get(d) || 0) + 1));
   const W = Math.max(1, g.width) * STEP + PAD, H = layers * STEP + PAD + CAPTION;
@@ -24,6 +29,7 @@ export function insideLayout(D, x0, y0) {
 
 // a point of the outer graph after opening expansion `ex`: below the diamond's layer, down by H; the diamond's
 // layer-mates, aside by W/2; the diamond itself stays (it heads the box)
+/** @param {Coord} x @param {Coord} y @param {Lay} ex @returns {[Coord, Coord]} */
 export function movePoint(x, y, ex) {
   if (x === null || y === null || x === undefined || y === undefined) return [x, y];
   if (y < ex.y0 - EPS) return [x, y - ex.H];
@@ -36,26 +42,39 @@ export function movePoint(x, y, ex) {
 
 // edge polylines [a, ..., b, null, ...] (a = source, b = target) after `ex`: every point moves as movePoint says,
 // and an edge leaving the diamond now leaves from the bottom of its box, so its outputs' edges don't cross the inside
+/** @param {Coord[]} xs @param {Coord[]} ys @param {Lay} ex @returns {[Coord[], Coord[]]} */
 export function moveSegments(xs, ys, ex) {
   const ox = xs.slice(), oy = ys.slice();
   let start = true;
   for (let k = 0; k < xs.length; k++) {
-    if (xs[k] === null || xs[k] === undefined) { start = true; continue; }
-    [ox[k], oy[k]] = movePoint(xs[k], ys[k], ex);
-    if (start && Math.abs(xs[k] - ex.x0) <= EPS && Math.abs(ys[k] - ex.y0) <= EPS) oy[k] = ex.bottom;
+    const x = xs[k], y = ys[k];
+    if (x === null || x === undefined) { start = true; continue; }
+    [ox[k], oy[k]] = movePoint(x, y, ex);
+    if (start && Math.abs(x - ex.x0) <= EPS && Math.abs(Number(y) - ex.y0) <= EPS) oy[k] = ex.bottom;
     start = false;
   }
   return [ox, oy];
 }
 
+/** @param {import("./payload").DelegateGraph} g @param {number} id @returns {string} */
 function valueLabel(g, id) {
   const k = g.values.id.indexOf(id);
   return k < 0 ? "value " + id : g.values.label[k] + " (" + g.values.kind[k] + ")";
 }
 
 // the traces of one open delegate, its inner node positions given; outer positions: "v3" -> [x, y]
+/** @param {Inside} D @param {Lay} lay @param {Map<string, Coord[]>} outer @returns {Record<string, unknown>[]} */
 export function insideTraces(D, lay, outer) {
-  const g = D.graph, ex = [], ey = [], jx = [], jy = [];
+  const g = D.graph;
+  /** @type {(number | null)[]} */
+  const ex = [];
+  /** @type {(number | null)[]} */
+  const ey = [];
+  /** @type {Coord[]} */
+  const jx = [];
+  /** @type {Coord[]} */
+  const jy = [];
+  /** @type {Map<number, number>} */
   const producer = new Map();
   g.out.forEach((outs, k) => outs.forEach((v) => producer.set(v, k)));
   g.in.forEach((ins, k) => ins.forEach((v) => {
@@ -90,6 +109,7 @@ export function insideTraces(D, lay, outer) {
 }
 
 // the frame of an open delegate, as a layout shape
+/** @param {Inside} D @param {Lay} lay */
 export function boxShape(D, lay) {
   return {type: "rect", layer: "below", xref: "x", yref: "y", x0: lay.x0 - lay.W / 2 + 0.1, x1: lay.x0 + lay.W / 2 - 0.1,
           y0: lay.bottom + 0.1, y1: lay.y0 - 0.15, line: {color: D.color, width: 1.5, dash: "dash"},
@@ -97,6 +117,7 @@ export function boxShape(D, lay) {
 }
 
 // the caption of an open delegate's box
+/** @param {Inside} D @param {Lay} lay */
 export function boxCaption(D, lay) {
   return {xref: "x", yref: "y", x: lay.x0 - lay.W / 2 + 0.15, y: lay.bottom + 0.15, xanchor: "left", yanchor: "bottom",
           showarrow: false, align: "left", font: {size: 10, color: D.color},
@@ -105,9 +126,10 @@ export function boxCaption(D, lay) {
 }
 
 // inner node k of delegate D, for the details panel
+/** @param {Inside} D @param {number} k @returns {string} */
 export function innerDetails(D, k) {
   const g = D.graph;
-  const list = (ids) => "<ul class='dx-list'>" + ids.map((v) => "<li><span class='dx-code'>" + esc(valueLabel(g, v)) +
+  const list = (/** @type {number[]} */ ids) => "<ul class='dx-list'>" + ids.map((v) => "<li><span class='dx-code'>" + esc(valueLabel(g, v)) +
     "</span> <span class='dx-muted'>value " + v + "</span></li>").join("") + "</ul>";
   return "<div class='dx-root'><h4><span class='dx-code'>" + esc(g.op[k]) + "</span> <span class='dx-muted'>node " + k +
     " inside #" + D.instruction + " " + esc(D.backend) + "</span></h4><table class='dx-kv'>" +
@@ -121,11 +143,28 @@ export function innerDetails(D, k) {
 // itself (not folded into a group) opens.
 /** @param {import("./payload").DrawnPlan} P @param {any} gd @param {import("./payload").TraceIndex} T @param {any} host */
 export function delegateExpander(P, gd, T, host) {
-  const D = new Map(((P.companions || {}).delegates || []).filter((d) => d.graph).map((d) => [d.instruction, d]));
+  /** @type {Map<number, Inside>} */
+  const D = new Map((P.companions ? P.companions.delegates : []).filter((d) => d.graph).map((d) => [d.instruction, d]));
+  /** @type {number[]} */
   const moved = [];  // trace indices whose x/y this module rewrites: the edges, tensors and ops
   for (let t = T.edges; t <= T.ops; t++) moved.push(t);
-  let base = 0, origin = [], shapes0 = [], notes0 = [], height0, xr0, yr0, perUnit = 0;
-  let open = [], lays = [];  // the open calls, and their boxes as last drawn (in opening order)
+  let base = 0, perUnit = 0;
+  /** @type {Coord[][][]} */
+  let origin = [];
+  /** @type {any[]} */
+  let shapes0 = [];
+  /** @type {any[]} */
+  let notes0 = [];
+  /** @type {number | undefined} */
+  let height0;
+  /** @type {number[] | undefined} */
+  let xr0;
+  /** @type {number[] | undefined} */
+  let yr0;
+  /** @type {number[]} */
+  let open = [];
+  /** @type {Lay[]} */
+  let lays = [];  // the open calls, and their boxes as last drawn (in opening order)
 
   function rebase() {  // the figure as the app just drew it, before any of ours
     base = gd.data.length;
@@ -141,11 +180,15 @@ export function delegateExpander(P, gd, T, host) {
     if (open.length) draw();
   }
 
+  /** @param {Coord[][][]} xy @returns {Map<string, Coord[]>} */
   function outerPositions(xy) {
+    /** @type {Map<string, Coord[]>} */
     const pos = new Map();
-    for (const [kind, t] of [["v", T.tensors], ["i", T.ops]]) {
+    /** @type {[string, number][]} */
+    const kinds = [["v", T.tensors], ["i", T.ops]];
+    for (const [kind, t] of kinds) {
       const k = moved.indexOf(t), ids = arr(gd.data[t].customdata);
-      ids.forEach((id, j) => pos.set(kind + id, [xy[k][0][j], xy[k][1][j]]));
+      ids.forEach((/** @type {number} */ id, /** @type {number} */ j) => pos.set(kind + id, [xy[k][0][j], xy[k][1][j]]));
     }
     return pos;
   }
@@ -154,26 +197,31 @@ export function delegateExpander(P, gd, T, host) {
     let xy = origin.map(([x, y]) => [x.slice(), y.slice()]);
     /** @type {[import("./payload").DelegateInside, ReturnType<typeof insideLayout>][]} */
     const boxes = [];  // [delegate, layout], each moved on by the expansions opened after it
+    /** @type {Lay[]} */
     const seq = [];  // each layout as it was when it opened: place() replays them in order
     for (const i of open) {
       const at = outerPositions(xy).get("i" + i);
       if (!at) continue;
-      const lay = insideLayout(D.get(i), at[0], at[1]);
+      const d = D.get(i);
+      if (!d) continue;
+      const lay = insideLayout(d, Number(at[0]), Number(at[1]));
       seq.push(Object.assign({}, lay));
       xy = xy.map(([x, y], k) => (moved[k] < T.tensors ? moveSegments(x, y, lay)
-        : [0, 1].map((c) => x.map((_, j) => movePoint(x[j], y[j], lay)[c]))));
+        : [0, 1].map((c) => x.map((_, j) => movePoint(x[j], y[j], lay)[c]))));  // points: one [x, y] per node
       for (const [, l] of boxes) {
-        for (let j = 0; j < l.x.length; j++) [l.x[j], l.y[j]] = movePoint(l.x[j], l.y[j], lay);
-        [l.x0, l.y0] = movePoint(l.x0, l.y0, lay);
-        l.bottom = movePoint(l.x0, l.bottom, lay)[1];
+        for (let j = 0; j < l.x.length; j++) [l.x[j], l.y[j]] = /** @type {number[]} */ (movePoint(l.x[j], l.y[j], lay));
+        [l.x0, l.y0] = /** @type {number[]} */ (movePoint(l.x0, l.y0, lay));
+        l.bottom = Number(movePoint(l.x0, l.bottom, lay)[1]);
       }
-      boxes.push([D.get(i), lay]);
+      boxes.push([d, lay]);
     }
     lays = seq;
     const Plotly = globalThis.Plotly;
     if (gd.data.length > base) Plotly.deleteTraces(gd, Array.from({length: gd.data.length - base}, (_, k) => base + k));
     Plotly.restyle(gd, {x: xy.map((p) => p[0]), y: xy.map((p) => p[1])}, moved);
-    const outer = outerPositions(xy), traces = [], shapes = shapes0.slice(), annotations = notes0.slice();
+    const outer = outerPositions(xy), shapes = shapes0.slice(), annotations = notes0.slice();
+    /** @type {Record<string, unknown>[]} */
+    const traces = [];
     let grow = 0, left = Infinity, right = -Infinity;
     for (const [d, lay] of boxes) {
       traces.push(...insideTraces(d, lay, outer));
@@ -185,6 +233,7 @@ export function delegateExpander(P, gd, T, host) {
     if (traces.length) Plotly.addTraces(gd, traces);
     // the figure grows by the room the boxes take, at the scale it was drawn at (so the inside reads like the
     // rest), its top where it was; sideways it widens to show the boxes whole
+    /** @type {Record<string, unknown>} */
     const update = {shapes, annotations};
     if (yr0) update["yaxis.range"] = [yr0[0] - grow, yr0[1]];
     if (xr0 && boxes.length) update["xaxis.range"] = [Math.min(xr0[0], left - 0.3), Math.max(xr0[1], right + 0.3)];
@@ -194,35 +243,37 @@ export function delegateExpander(P, gd, T, host) {
   }
 
   return {
-    expandable: (i) => D.has(i),
+    expandable: (/** @type {number} */ i) => D.has(i),
     expanded: () => open.slice(),
     rebase,
     // a point of the graph as the app drew it -> where it is with the open delegates (selection rings, edges)
-    place(x, y) {
+    place(/** @type {number} */ x, /** @type {number} */ y) {
+      /** @type {Coord[]} */
       let p = [x, y];
       for (const lay of lays) p = movePoint(p[0], p[1], lay);
       return p;
     },
     // edge polylines of the graph as the app drew it -> as they run with the open delegates (an edge leaving an
     // open diamond leaves from the bottom of its box, as the drawn edges do)
-    placeLines(xs, ys) {
+    placeLines(/** @type {Coord[]} */ xs, /** @type {Coord[]} */ ys) {
+      /** @type {Coord[][]} */
       let p = [xs, ys];
       for (const lay of lays) p = moveSegments(p[0], p[1], lay);
       return p;
     },
     // open or close the inside of delegate call i; true when something changed
-    toggle(i) {
+    toggle(/** @type {number} */ i) {
       if (!D.has(i)) return false;
       open = open.indexOf(i) >= 0 ? open.filter((j) => j !== i) : open.concat([i]);
       draw();
       return true;
     },
-    setOpen(list) { open = list.filter((i) => D.has(i)); draw(); },
+    setOpen(/** @type {number[]} */ list) { open = list.filter((i) => D.has(i)); draw(); },
     // a click on one of our traces: details of the inner node; true when it was ours
-    click(pt) {
+    click(/** @type {any} */ pt) {
       const id = pt && typeof pt.customdata === "string" ? /^d(\d+):(\d+)$/.exec(pt.customdata) : null;
       if (!id || !D.has(Number(id[1]))) return false;
-      host.html(innerDetails(D.get(Number(id[1])), Number(id[2])));
+      host.html(innerDetails(/** @type {Inside} */ (D.get(Number(id[1]))), Number(id[2])));
       return true;
     },
   };

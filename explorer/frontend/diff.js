@@ -35,7 +35,7 @@ function skeleton(el, data) {
  <div class="dx-card" style="flex:1 1 100%"><h3><span class="dx-side-b">B</span>memory map <span class="dx-muted dx-sum-b"></span></h3><div class="dx-memory-b"></div></div>
 </div>`;
   el.appendChild(root);
-  const $ = (cls) => root.querySelector("." + cls);
+  const $ = (/** @type {string} */ cls) => /** @type {any} */ (root.querySelector("." + cls));
   $("dx-name-a").textContent = data.nameA;
   $("dx-name-b").textContent = data.nameB;
   $("dx-only").textContent = data.only;

@@ -10,3 +10,18 @@ interface Window {
   /** The app of an exported diff report (page.js). */
   dxDiff?: unknown;
 }
+
+/** An axis of a drawn plotly figure (`gd._fullLayout.xaxis`): what the overlays read to place things in px. */
+interface PlotAxis { _offset: number; _length: number; range: [number, number]; l2p(v: number): number; p2l(px: number): number; }
+
+/** A div plotly has drawn into: its internals that the app reads, and the handles the app keeps on it. */
+interface PlotDiv extends HTMLElement {
+  _fullLayout?: any;
+  layout?: any;
+  data?: any[];
+  on?(event: string, cb: (ev: any) => void): void;
+  /** overlay.js: the SVG layer of selection rings, edges and marks over the figure */
+  dxOverlay?: any;
+  /** cells.js: the pointer over a memory figure's binned cells */
+  dxCells?: any;
+}

@@ -24,8 +24,10 @@ export function localModel(initial) {
 // its big integer columns as little-endian int32 / float64 arrays (read in the machine's order: little-endian on
 // every platform browsers run on), put back at the paths "$bin" names
 // (explorer.views.embed.pack: a 100k-value plan's tables are ~9 MB as JSON text, ~1 MB of arrays).
+/** @param {string | DataView | ArrayBuffer | Uint8Array} packed @returns {Promise<any>} */
 export async function decodePayload(packed) {
-  let bytes = packed;
+  /** @type {Uint8Array} */
+  let bytes;
   if (typeof packed === "string") {
     const bin = atob(packed);
     bytes = new Uint8Array(bin.length);
@@ -34,15 +36,23 @@ export async function decodePayload(packed) {
     bytes = new Uint8Array(packed.buffer, packed.byteOffset, packed.byteLength);
   } else if (packed instanceof ArrayBuffer) {
     bytes = new Uint8Array(packed);
+  } else {
+    bytes = packed;
   }
-  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  const stream = new Blob([/** @type {BlobPart} */ (bytes)]).stream().pipeThrough(new DecompressionStream("gzip"));
   return unpackPayload(await new Response(stream).arrayBuffer());
 }
 
+// The payload contract this app reads (explorer.views.embed.PAYLOAD_VERSION, written as "$v"): a payload of another
+// version would be misread, so it is refused with a message saying so
+export const PAYLOAD_VERSION = 1;
+
+/** @type {Record<string, Int32ArrayConstructor | Float64ArrayConstructor>} */
 const ARRAYS = {i4: Int32Array, f8: Float64Array};
 
 // a typed array as a plain one (the app maps columns to strings and arrays); a loop, as Array.from's
 // iterator protocol is ~10x slower on 100k items
+/** @param {ArrayLike<number>} typed @returns {number[]} */
 function plain(typed) {
   const out = [];
   for (let k = 0; k < typed.length; k++) out.push(typed[k]);
@@ -50,10 +60,16 @@ function plain(typed) {
 }
 
 // the decompressed bytes -> the payload, its binary arrays back in place as plain arrays
+/** @param {ArrayBuffer} buf @returns {any} */
 export function unpackPayload(buf) {
   const u8 = new Uint8Array(buf), view = new DataView(buf);
   if (u8.length < 8 || String.fromCharCode(u8[0], u8[1], u8[2], u8[3]) !== "DXB1") throw new Error("not a device-explorer payload");
   const n = view.getUint32(4, true), obj = JSON.parse(new TextDecoder().decode(u8.subarray(8, 8 + n)));
+  if (obj.$v !== PAYLOAD_VERSION) {
+    throw new Error(`this view was made by another version of device-explorer (payload version ${obj.$v}, this app reads ` +
+                    `version ${PAYLOAD_VERSION}): make it again with the installed version`);
+  }
+  delete obj.$v;
   const base = 8 + n + ((8 - (8 + n) % 8) % 8);
   for (const [path, dtype, offset, count] of obj.$bin || []) {
     let target = obj;

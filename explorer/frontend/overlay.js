@@ -5,6 +5,7 @@
 const NS = "http://www.w3.org/2000/svg";
 
 // ring outline per marker symbol (plotly names), as an SVG path around (0, 0) of radius r
+/** @param {string | null | undefined} symbol @param {number} r @returns {string} */
 export function ringPath(symbol, r) {
   const s = String(symbol || "circle").replace(/-open$/, "");
   if (s.startsWith("square")) return `M${-r},${-r}H${r}V${r}H${-r}Z`;
@@ -16,20 +17,29 @@ export function ringPath(symbol, r) {
 
 // polylines "x0 x1 ... null x0 x1 ... null" -> an SVG path in pixels: each run of points between nulls is one
 // line through all of them (a bent edge keeps its bends; points off the axes' range are still drawn, clipped)
+/** @param {(number | null)[]} xs @param {(number | null)[]} ys @param {(v: number) => number} X @param {(v: number) => number} Y
+ *  @returns {string} */
 export function segmentsPath(xs, ys, X, Y) {
   let d = "", open = false;
   for (let k = 0; k < xs.length; k++) {
     if (xs[k] === null || ys[k] === null || xs[k] === undefined) { open = false; continue; }
-    d += `${open ? "L" : "M"}${X(xs[k]).toFixed(1)},${Y(ys[k]).toFixed(1)}`;
+    d += `${open ? "L" : "M"}${X(/** @type {number} */ (xs[k])).toFixed(1)},${Y(/** @type {number} */ (ys[k])).toFixed(1)}`;
     open = true;
   }
   return d;
 }
 
+/** @param {PlotDiv} gd @param {string} id @returns {PlotAxis} */
 function axis(gd, id) { return gd._fullLayout[id.replace(/^x/, "xaxis").replace(/^y/, "yaxis")]; }
 
 // the change rings (marks) of an overlay as circles in px over gd: their centre and outer radius (labels.js keeps
 // node labels outside them)
+/** @typedef {{x: number, y: number, xaxis?: string, yaxis?: string}} At */
+/** @typedef {At & {symbol?: string, r?: number, color?: string, width?: number}} Mark */
+/** @typedef {{edges: (({xs: (number | null)[], ys: (number | null)[]}) & {xaxis?: string, yaxis?: string})[], rings: (At & {symbol?: string})[],
+ *  rects: {x0: number, x1: number, y0: number, y1: number, xaxis: string, yaxis: string}[], lines: {x: number, xaxis?: string}[],
+ *  marks: Mark[], texts: (At & {text: string, color?: string, r?: number})[]}} Items */
+/** @param {PlotDiv} gd @param {Mark[]} marks @returns {{x: number, y: number, r: number}[]} */
 export function markCircles(gd, marks) {
   if (!gd._fullLayout) return [];
   return marks.map((r) => {
@@ -38,9 +48,13 @@ export function markCircles(gd, marks) {
   });
 }
 
+/** @param {PlotDiv} gd @returns {{set(next: Partial<Items>): void, items(): Items}} */
 export function overlay(gd) {
+  /** @type {Items} */
   const EMPTY = {edges: [], rings: [], rects: [], lines: [], marks: [], texts: []};
-  let layer = null, items = EMPTY;
+  /** @type {SVGSVGElement | null} */
+  let layer = null;
+  let items = EMPTY;
   function ensure() {
     const host = gd.querySelector(".svg-container");
     if (!host) return null;
@@ -57,12 +71,12 @@ export function overlay(gd) {
   function draw() {
     const svg = ensure(), L = gd._fullLayout;
     if (!svg || !L) return;
-    svg.setAttribute("width", L.width);
-    svg.setAttribute("height", L.height);
+    svg.setAttribute("width", String(L.width));
+    svg.setAttribute("height", String(L.height));
     svg.textContent = "";
-    const add = (tag, attrs) => {
+    const add = (/** @type {string} */ tag, /** @type {Record<string, string | number>} */ attrs) => {
       const e = document.createElementNS(NS, tag);
-      for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+      for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
       svg.appendChild(e);
       return e;
     };
@@ -75,13 +89,13 @@ export function overlay(gd) {
       const xa = axis(gd, r.xaxis || "x"), ya = axis(gd, r.yaxis || "y");
       const px = xa._offset + xa.l2p(r.x), py = ya._offset + ya.l2p(r.y);
       add("path", {d: ringPath(r.symbol, r.r || 10), transform: `translate(${px.toFixed(1)},${py.toFixed(1)})`, class: "dx-mark",
-                   fill: "none", stroke: r.color, "stroke-width": r.width || 2.5});
+                   fill: "none", stroke: r.color || "#000", "stroke-width": r.width || 2.5});
     }
     for (const t of items.texts) {  // {x, y, text, color, r}: a short badge left of a node of radius r (plain text, never markup)
       const xa = axis(gd, t.xaxis || "x"), ya = axis(gd, t.yaxis || "y");
       const px = xa._offset + xa.l2p(t.x), py = ya._offset + ya.l2p(t.y);
       add("text", {x: (px - (t.r || 10) - 4).toFixed(1), y: (py + 4).toFixed(1), class: "dx-mark-text", "text-anchor": "end",
-                   "font-size": 11, "font-weight": 700, fill: t.color, stroke: "#fff", "stroke-width": 3,
+                   "font-size": 11, "font-weight": 700, fill: t.color || "#000", stroke: "#fff", "stroke-width": 3,
                    "paint-order": "stroke"}).textContent = t.text;
     }
     for (const r of items.rings) {  // {x, y, symbol, xaxis, yaxis}
@@ -112,7 +126,7 @@ export function overlay(gd) {
   }
   listen();
   const api = {
-    set(next) { items = Object.assign({}, EMPTY, next); listen(); draw(); },
+    set(/** @type {Partial<Items>} */ next) { items = Object.assign({}, EMPTY, next); listen(); draw(); },
     items: () => items,
   };
   gd.dxOverlay = api;

@@ -28,7 +28,9 @@ import {fmtBytes, num} from "./util.js";
 export const VIRIDIS = ["#440154", "#472D7B", "#3B528B", "#2C728E", "#21918C", "#28AE80", "#5EC962", "#ADDC30", "#FDE725"]
   .map(function (c, k, all) { return /** @type {[number, string]} */ ([k / (all.length - 1), c]); });
 export const NO_DATA = "#D0D7DE";
+/** @type {Record<string, [string, string]>} */
 const NOUNS = {op: ["op", "ops"], tensor: ["tensor", "tensors"], entry: ["entry", "entries"]};
+/** @type {Record<string, string>} */
 const RULES = {sum: "sum", max: "max", mean: "mean"};
 
 /** The overlays of one plan (an empty list when it has none). @param {?OverlayData} data @param {string} plan @returns {Overlay[]} */
@@ -79,7 +81,7 @@ export function nodeValue(O, kind, index) {
  */
 export function overlayDomain(O, nodes) {
   let lo = Infinity, hi = -Infinity, k, v;
-  function see(x) { if (x < lo) lo = x; if (x > hi) hi = x; }
+  function see(/** @type {number} */ x) { if (x < lo) lo = x; if (x > hi) hi = x; }
   if (nodes) {
     for (k = 0; k < nodes.length; k++) {
       let r = nodeRef(O, nodes[k]);
@@ -99,7 +101,9 @@ export function overlayDomain(O, nodes) {
   return [lo, hi];
 }
 
+/** @param {number} x */
 function hex2(x) { return Math.round(Math.max(0, Math.min(255, x))).toString(16).padStart(2, "0").toUpperCase(); }
+/** @param {string} c @returns {[number, number, number]} */
 function rgb(c) { return [parseInt(c.slice(1, 3), 16), parseInt(c.slice(3, 5), 16), parseInt(c.slice(5, 7), 16)]; }
 
 /** The colour at ``t`` (0..1, clamped) between a scale's stops, as "#RRGGBB". @param {Array<[number, string]>} stops @param {number} t @returns {string} */
@@ -138,7 +142,7 @@ export function colorOf(O, v, dom) {
   let s = O.scale;
   if (s.kind === "thresholds") {
     let pick = -1;
-    for (let k = 0; k < s.bounds.length; k++) if (s.bounds[k] === null || s.bounds[k] === undefined || v >= s.bounds[k]) pick = k;
+    for (let k = 0; k < s.bounds.length; k++) { const b = s.bounds[k]; if (b === null || b === undefined || Number(v) >= b) pick = k; }
     return pick >= 0 ? s.colors[pick] : (O.none || NO_DATA);
   }
   return scaleColor(s.stops, scalePosition(s, Number(v), dom));
@@ -157,6 +161,7 @@ export function nodeColors(O, nodes, dom) {
   });
 }
 
+/** @param {number} ns */
 function timeText(ns) {
   let a = Math.abs(ns);
   /** @type {[string, number][]} */

@@ -4,14 +4,26 @@ import {createDiffApp} from "./diff.js";
 import {createDataFileApp} from "./datafile.js";
 import {decodePayload, localModel} from "./model.js";
 import {diffLinkOf, linkOf, parseLink, sideNode} from "./links.js";
+import {bindKeys, keysHint} from "./keys.js";
 
 export async function startPage() {
   performance.mark("dx:start");  // performance marks: bench/bench_view.py reads where the time goes
-  const packed = document.getElementById("dx-data").textContent.trim();
-  const data = await decodePayload(packed);
+  const packed = document.getElementById("dx-data").textContent.trim(), el = document.getElementById("dx-app");
+  let data;
+  try {
+    data = await decodePayload(packed);
+  } catch (e) {  // a payload this app cannot read (another version): say so on the page, not only in the console
+    el.textContent = String(e instanceof Error ? e.message : e);
+    el.className = "dx-root dx-failed";
+    document.body.dataset.ready = "error";
+    throw e;
+  }
   performance.mark("dx:data");
-  const model = localModel({plan: data.plan, selected: data.selected, devices: [], expanded: null});
-  const el = document.getElementById("dx-app");
+  // "?overlay=NAME" picks the overlay the nodes are coloured by ("?overlay=" the device colours); the page writes
+  // it back when the user picks one, so a link carries the colouring with the selection
+  const query = new URLSearchParams(window.location.search), overlay = query.get("overlay");
+  const model = localModel({plan: data.plan, selected: data.selected, devices: [], expanded: null,
+                            ...(overlay === null ? {} : {shown_overlay: overlay})});
   const app = data.mode === "diff" ? createDiffApp(el, model, data)
     : data.mode === "data" ? createDataFileApp(el, model, data) : createApp(el, model, data);
   if (data.mode === "diff") {
@@ -19,7 +31,17 @@ export async function startPage() {
     followDiffLinks(app, model, data);
   } else {
     window.dxReport = app;
-    if (data.mode !== "data") followLinks(app, model, data);
+    if (data.mode !== "data") {
+      followLinks(app, model, data);
+      if (data.overlays) followOverlay(model, data.overlays.shown || "");
+    }
+  }
+  if (data.mode !== "data") {
+    bindKeys(el, {page: true});
+    const hint = document.createElement("p");
+    hint.className = "dx-root dx-muted dx-keys";
+    hint.textContent = keysHint(data.plans.length);
+    el.appendChild(hint);
   }
   performance.mark("dx:drawn");
   document.body.dataset.ready = "1";
@@ -63,5 +85,15 @@ function followDiffLinks(app, model, data) {
     if (hash !== window.location.hash.replace(/^#/, "")) {
       window.history.replaceState(null, "", hash ? "#" + hash : window.location.pathname + window.location.search);
     }
+  });
+}
+
+// the overlay picked -> "?overlay=NAME" in the address (none when it is the one the report opens with)
+function followOverlay(model, opening) {
+  model.on("change:shown_overlay", () => {
+    const name = model.get("shown_overlay") || "", url = new URL(window.location.href);
+    if (name === opening) url.searchParams.delete("overlay");
+    else url.searchParams.set("overlay", name);
+    if (url.href !== window.location.href) window.history.replaceState(null, "", url.href);
   });
 }

@@ -162,7 +162,7 @@ export interface PlanCore {
 export interface PlanPayload extends PlanCore {
   companions: CompanionsPayload;
   /** not sent: the app fills it in at the first draw (app.js), the values' and instructions' labels */
-  labels?: { v: string[]; i: string[] };
+  labels?: { v: Record<string, string>; i: string[] };
   context?: ContextPayload;
   profile?: ProfilePayload;
 }

@@ -2,14 +2,19 @@
 // Text from a .pte file reaches plotly only through ptext (plotly renders a subset of HTML) and the page only
 // through esc or textContent.
 
+/** @param {unknown} s @returns {string} */
 export function ptext(s) { return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;"); }
+/** @param {unknown} s @returns {string} */
 export function esc(s) { return ptext(s).replace(/"/g, "&quot;").replace(/'/g, "&#x27;"); }
-export function short(s, k) { s = String(s); return s.length <= k ? s : s.slice(0, k - 1) + "\u2026"; }
+/** @param {unknown} text @param {number} k @returns {string} */
+export function short(text, k) { const s = String(text); return s.length <= k ? s : s.slice(0, k - 1) + "\u2026"; }
 // one formatter for every number: Number.prototype.toLocaleString builds a new one per call (0.7 s of a
 // 1k-op report's first view went there, formatting hover texts)
 const NUMBERS = new Intl.NumberFormat("en-US");
+/** @param {unknown} x @returns {string} */
 export function num(x) { return NUMBERS.format(Number(x)); }
 
+/** @param {number | null | undefined} b @returns {string} */
 export function fmtBytes(b) {
   if (b === null || b === undefined || b < 0) return "?";
   /** @type {[string, number][]} */
@@ -19,8 +24,10 @@ export function fmtBytes(b) {
 }
 
 // plotly's Python side ships numpy arrays as {dtype, bdata} (base64); figures keep them so in .data
+/** @type {Record<string, Float64ArrayConstructor | Float32ArrayConstructor | Int8ArrayConstructor | Uint8ArrayConstructor | Int16ArrayConstructor | Uint16ArrayConstructor | Int32ArrayConstructor | Uint32ArrayConstructor>} */
 const TYPED = {f8: Float64Array, f4: Float32Array, i1: Int8Array, u1: Uint8Array, i2: Int16Array,
                u2: Uint16Array, i4: Int32Array, u4: Uint32Array};
+/** @param {any} a @returns {any[]} */
 export function arr(a) {
   if (!a) return [];
   if (!a.bdata) return a;
@@ -30,21 +37,29 @@ export function arr(a) {
 }
 
 // trace updates collected per trace index, sent as one Plotly.update
+/** @returns {{set: (index: number, props: Record<string, unknown>) => void, send: (gd: HTMLElement, layout?: Record<string, unknown>) => void}} */
 export function batch() {
+  /** @type {Map<number, Record<string, unknown>>} */
   const per = new Map();
   return {
     set(index, props) { per.set(index, Object.assign(per.get(index) || {}, props)); },
     send(gd, layout) {
-      const idx = Array.from(per.keys()), keys = new Set(), upd = {};
+      /** @type {Set<string>} */
+      const keys = new Set();
+      /** @type {Record<string, unknown[]>} */
+      const upd = {};
+      const idx = Array.from(per.keys());
       if (!idx.length) { globalThis.Plotly.relayout(gd, layout || {}); return; }
       per.forEach((props) => Object.keys(props).forEach((k) => keys.add(k)));
-      keys.forEach((k) => { upd[k] = idx.map((q) => per.get(q)[k]); });
+      keys.forEach((k) => { upd[k] = idx.map((q) => (per.get(q) || {})[k]); });
       globalThis.Plotly.update(gd, upd, layout || {}, idx);
     },
   };
 }
 
 // an element with a class (and optional text); never parses markup
+/** @template {keyof HTMLElementTagNameMap} K @param {K} tag @param {string} [cls] @param {string} [text]
+ *  @returns {HTMLElementTagNameMap[K]} */
 export function h(tag, cls, text) {
   const e = document.createElement(tag);
   if (cls) e.className = cls;
@@ -54,6 +69,7 @@ export function h(tag, cls, text) {
 
 // Press-and-drag on `el` calls onMove(event) at the press and at every move while pressed (the pointer is
 // captured, so a drag may leave the element): the minimap and the memory strip move their views this way.
+/** @param {HTMLElement} el @param {(ev: PointerEvent) => void} onMove */
 export function pointerDrag(el, onMove) {
   let dragging = false;
   el.addEventListener("pointerdown", (ev) => {

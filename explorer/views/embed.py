@@ -25,11 +25,20 @@ import zlib
 
 import numpy as np
 
-__all__ = ["to_json", "pack", "unpack", "data_element", "page_payload", "DATA_TYPE", "BINARY_MIN"]
+__all__ = ["to_json", "pack", "unpack", "data_element", "page_payload", "DATA_TYPE", "BINARY_MIN", "PAYLOAD_VERSION",
+           "PayloadVersionError"]
 
 DATA_TYPE = "application/x-dx-gzip-base64"  # inert for the browser: never run, read by the page's module
 MAGIC = b"DXB1"
 BINARY_MIN = 64  # shorter arrays stay JSON: a path and an offset would cost more than their text
+# The payload's contract (its tables, their meaning: frontend/payload.d.ts). Raised when a table's meaning changes
+# so that a page or widget front end cannot draw a payload it would misread; written as "$v" beside "$bin" and
+# checked by model.js (PAYLOAD_VERSION there must be the same number: test_embed checks it).
+PAYLOAD_VERSION = 1
+
+
+class PayloadVersionError(ValueError):
+    """A payload written for another contract than this reader's (:data:`PAYLOAD_VERSION`)."""
 
 
 def _plain(obj):
@@ -82,6 +91,7 @@ def pack(payload: dict) -> bytes:
         raw = a.tobytes()
         blobs.append(raw + b"\0" * (-len(raw) % 8))
         at += len(blobs[-1])
+    body["$v"] = PAYLOAD_VERSION
     if table:
         body["$bin"] = table
     text = to_json(body).encode("utf-8")
@@ -96,6 +106,9 @@ def unpack(data: bytes) -> dict:
         raise ValueError("not a device-explorer payload (no DXB1 header)")
     n = int.from_bytes(raw[4:8], "little")
     obj = json.loads(raw[8:8 + n].decode("utf-8"))
+    if obj.get("$v") != PAYLOAD_VERSION:
+        raise PayloadVersionError(f"payload version {obj.get('$v')!r}, this reader reads version {PAYLOAD_VERSION}")
+    del obj["$v"]
     base = 8 + n + (-(8 + n) % 8)
     for path, dtype, offset, count in obj.pop("$bin", []):
         values = np.frombuffer(raw, dtype="<" + dtype, count=count, offset=base + offset)

@@ -2,7 +2,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import {gzipSync} from "node:zlib";
-import {decodePayload, localModel} from "../../explorer/frontend/model.js";
+import {PAYLOAD_VERSION, decodePayload, localModel} from "../../explorer/frontend/model.js";
 
 test("the stand-in model has the widget model's get / set / on surface", () => {
   const m = localModel({plan: "forward", selected: null});
@@ -18,8 +18,8 @@ test("the stand-in model has the widget model's get / set / on surface", () => {
   assert.deepEqual(seen, ["encode"]);
 });
 
-// explorer.views.embed.pack's layout: "DXB1", the JSON's length, the JSON, padding to 8, the arrays
-function packLike(obj, arrays) {
+// explorer.views.embed.pack's layout: "DXB1", the JSON's length, the JSON (with the version "$v"), padding to 8, the arrays
+function packLike(obj, arrays, version = PAYLOAD_VERSION) {
   const blobs = [], table = [];
   let at = 0;
   for (const [path, typed] of arrays) {
@@ -28,7 +28,7 @@ function packLike(obj, arrays) {
     blobs.push(raw, Buffer.alloc(pad));
     at += raw.length + pad;
   }
-  const text = Buffer.from(JSON.stringify(table.length ? Object.assign({}, obj, {$bin: table}) : obj), "utf8");
+  const text = Buffer.from(JSON.stringify(Object.assign({}, obj, {$v: version}, table.length ? {$bin: table} : {})), "utf8");
   const head = Buffer.concat([Buffer.from("DXB1"), Buffer.alloc(4), text]);
   head.writeUInt32LE(text.length, 4);
   return gzipSync(Buffer.concat([head, Buffer.alloc((8 - head.length % 8) % 8), ...blobs]));
@@ -52,6 +52,12 @@ test("big integer columns come back in place as plain arrays (int32 and float64)
   assert.deepEqual(out.big, [2 ** 40, 3, -1]);
   assert.equal(out.$bin, undefined);
   assert.equal(out.title, "é");
+});
+
+test("a payload of another version is refused with a message that says what to do", async () => {
+  await assert.rejects(decodePayload(packLike({title: "t"}, [], PAYLOAD_VERSION + 1)),
+                       /another version of device-explorer \(payload version 2, this app reads version 1\): make it again/);
+  assert.equal((await decodePayload(packLike({title: "t"}, []))).$v, undefined);  // the version is the packing's, not the app's
 });
 
 test("bytes that are not a payload are refused", async () => {

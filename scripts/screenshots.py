@@ -1,0 +1,117 @@
+"""The review set of screenshots: every kind of view a reviewer should look at after a change to the app.
+
+    python scripts/screenshots.py OUT_DIR [--only NAME ...]
+
+Writes reports with the public API (the same code as ``device-explorer show`` / ``diff --html``), opens each
+in headless Chromium (Debian's, as the browser tests use) at 1280 px wide and saves a full-page PNG per view:
+
+* ``small``      the bundled sample (two devices, every group open)
+* ``wide``       a 1,400-value synthetic program spread over several devices
+* ``chain3k``    a 3k-op chain (``bench/fixtures/chain3k.pte``)
+* ``transformer`` the 3k-op transformer export with its data file (folded overview, a level open)
+* ``big100k``    a 100k-value synthetic program (overview of groups)
+* ``diff``       cpu-only vs cuda:0 export of the same model (``tests/fixtures/diff``)
+* ``profile``    the XNNPACK MLP with its ETDump (ops sized by time, the time bar)
+* ``delegate``   the XNNPACK MLP with its first delegate opened in place
+
+The script checks nothing: it is for looking. The browser tests assert what can be asserted; a view that is
+crowded, clipped or empty is found by a person looking at these files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+CHROMIUM = "/usr/bin/chromium"
+FIX = ROOT / "tests" / "fixtures"
+
+
+def _reports(work: Path, only: set[str]) -> dict[str, Path]:
+    import explorer
+    from explorer.format.synth import synthetic_program
+    from explorer.format.writer import write
+    from explorer.views.diff_report import write_diff_report
+    from explorer.views.report import write_report
+
+    def want(name: str) -> bool:
+        return not only or name in only
+
+    out: dict[str, Path] = {}
+    if want("small"):
+        out["small"] = write_report(explorer.load(ROOT / "explorer" / "data" / "sample.pte"), work / "small.html")
+    if want("wide"):
+        wide = work / "wide.pte"
+        wide.write_bytes(write(synthetic_program(values=1_400)))
+        out["wide"] = write_report(explorer.load(wide), work / "wide.html")
+    if want("chain3k"):
+        out["chain3k"] = write_report(explorer.load(ROOT / "bench" / "fixtures" / "chain3k.pte"), work / "chain3k.html")
+    if want("transformer"):
+        named = FIX / "named"
+        out["transformer"] = write_report(explorer.load(named / "transformer3k.pte", data=[named / "transformer3k.ptd"]),
+                                          work / "transformer.html")
+    if want("big100k"):
+        big = work / "big.pte"
+        big.write_bytes(write(synthetic_program(values=100_000)))
+        out["big100k"] = write_report(explorer.load(big), work / "big100k.html")
+    if want("diff"):
+        out["diff"] = write_diff_report(FIX / "diff" / "cpu_only.pte", FIX / "diff" / "device_cuda0.pte", work / "diff.html")
+    if want("profile") or want("delegate"):
+        program = explorer.load(FIX / "xnnpack_mlp.pte")
+        profiled = explorer.Explorer(program, profile=FIX / "etdump" / "xnnpack_mlp.etdp")
+        if want("profile"):
+            out["profile"] = Path(profiled.save_html(work / "profile.html"))
+        if want("delegate"):
+            out["delegate"] = write_report(program, work / "delegate.html")
+    return out
+
+
+# the first delegate call drawn as itself, opened in place as a click on its diamond does
+OPEN_DELEGATE = """() => { const dg = window.dxReport.delegates();
+  for (let i = 0; dg && i < 100000; i++) if (dg.expandable(i) && dg.toggle(i)) return i;
+  return null; }"""
+
+
+def shoot(reports: dict[str, Path], out_dir: Path) -> list[Path]:
+    from playwright.sync_api import sync_playwright
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    shots = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            for name, report in reports.items():
+                page = browser.new_page(viewport={"width": 1280, "height": 1000})
+                page.goto(report.as_uri())
+                page.wait_for_function("() => document.body.dataset.ready === '1'", timeout=300_000)
+                if name == "delegate":
+                    opened = page.evaluate(OPEN_DELEGATE)
+                    print(f"delegate: opened instruction {opened}")
+                page.wait_for_timeout(500)  # the labels' and overlays' last frame: this is a picture, not a test
+                path = out_dir / f"{name}.png"
+                page.screenshot(path=str(path), full_page=True)
+                shots.append(path)
+                print(path)
+                page.close()
+        finally:
+            browser.close()
+    return shots
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("out", type=Path)
+    ap.add_argument("--only", nargs="*", default=[])
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        shoot(_reports(Path(tmp), set(args.only)), args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
