@@ -185,7 +185,9 @@ async function copyText(text) {
 export function movesView(ctx) {
   const W = ctx.data.whatif || {file: "MODEL.pte", moves: [], cli: [], py: [], origins: {}};
   const live = Array.isArray(ctx.model.get("moves"));
+  /** @type {string[]} */
   const applied = live ? ctx.model.get("moves").slice() : W.moves.slice();  // what the view shows
+  /** @type {string[]} */
   let pending = applied.slice();  // what the user asked for (live: sent, waiting for the kernel)
   let busy = false;
   /** @type {Offer | null} */
