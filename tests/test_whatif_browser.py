@@ -204,6 +204,7 @@ def test_widget_move_with_the_mouse_in_jupyterlab(tmp_path):
         _click_op(page, "#w1 .dx-graph", instruction)
         move = page.locator("#w1 .dx-details .dx-move-to", has_text="cuda:0")
         move.wait_for(timeout=10_000)
+        page.locator("#w1 .dx-details").screenshot(path=str(ARTIFACTS / "whatif_lab_move_to.png"))
         move.click()
         # the kernel predicts; the same output re-renders as original vs predicted
         page.wait_for_function("() => document.querySelectorAll('#w1 .dx-graph-b .point').length > 0", timeout=60_000)
@@ -219,6 +220,17 @@ def test_widget_move_with_the_mouse_in_jupyterlab(tmp_path):
         page.screenshot(path=str(ARTIFACTS / "whatif_lab_diff.png"))
         _run_cell(page, 1)
         _outputs_include(page, f"moves: ['delegate:{delegate}=cuda:0'] True")
+        # B's delegate: its details end with "Move to ▸", mapped back to the original's selector
+        pred = explorer.what_if(explorer.load(FIXTURE), [f"delegate:{delegate}=cuda:0"]).plan("forward")
+        b_call = next(i.index for i in pred.instructions if i.kind == "DelegateCall" and i.delegate_index == delegate)
+        page.locator("#w1 .dx-graph-b").scroll_into_view_if_needed()
+        settled(page, "#w1 .dx-graph-b")
+        _click_op(page, "#w1 .dx-graph-b", b_call)
+        page.locator("#w1 .dx-details .dx-move-block").wait_for(timeout=10_000)
+        assert f"delegate:{delegate}" in page.locator("#w1 .dx-details .dx-move-sel").inner_text()
+        page.locator("#w1 .dx-details").scroll_into_view_if_needed()
+        page.locator("#w1 .dx-details").screenshot(path=str(ARTIFACTS / "whatif_lab_diff_details.png"))
+        page.locator("#w1 .dx-whatif").scroll_into_view_if_needed()
         # undo: back to the program as it is, in the same output
         page.locator("#w1 .dx-whatif .dx-undo-one").click()
         page.wait_for_function("() => document.querySelectorAll('#w1 .dx-graph .point').length > 0 &&"
