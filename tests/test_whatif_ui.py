@@ -316,3 +316,13 @@ def test_module_groups_with_an_etrecord_offer_module_paths_only(tmp_path):
         assert list(got.kernels) == [i.index for i in inside if _movable(i)], o
         offered += 1
     assert offered >= 100 and refused >= 5, (offered, refused)
+
+
+def test_whatif_of_an_explorer_with_an_etrecord_keeps_the_originals_modules_on_a():
+    ex = explorer.Explorer(FIX / "etrecord" / "net_xnnpack.pte", etrecord=FIX / "etrecord" / "net_xnnpack.etrecord")
+    ex.move("delegate:*", "cuda:0")
+    plan = unpack(ex._payload)["plans"][0]
+    assert plan["contexts"]["b"] is None, "the prediction has no ETRecord of its own"
+    a = plan["contexts"]["a"]
+    assert len(a["module"]) == len(ex.program.plan("forward").instructions)
+    assert any(m >= 0 for m in a["module"]), "the original's instructions keep their modules"
