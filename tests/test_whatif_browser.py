@@ -170,6 +170,40 @@ def test_report_move_to_gives_the_command_and_its_report_opens_in_the_diff_view(
         assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
 
 
+def test_report_move_to_on_a_group_of_a_big_plan(tmp_path):
+    """A transformer's overview: a click on a group opens it and its details offer group:LABEL, which what_if reads
+    as exactly that group; "Move to ▸ cuda:0" puts it in the pending command."""
+    from explorer.analysis.whatif import select
+    from explorer.views.overview import OVERVIEW_TRACE
+
+    path = Path(__file__).parent / "fixtures" / "named" / "transformer3k.pte"
+    report = tmp_path / "big.html"
+    assert main(["show", str(path), "-o", str(report)], stdout=io.StringIO()) == 0
+    with chromium((1400, 1000)) as (page, messages), screenshot_on_failure(page, "whatif_group_failure.png"):
+        page.route("**/*", lambda r: r.abort() if not r.request.url.startswith("file:") else r.continue_())
+        page.goto(report.as_uri())
+        page.wait_for_function("() => document.body.dataset.ready === '1'", timeout=60_000)
+        settled(page, ".dx-graph")
+        groups = page.evaluate(IDS_JS, [".dx-graph", OVERVIEW_TRACE["groups"]])
+        assert groups, "the plan opens as an overview of groups"
+        click_point(page, ".dx-graph", groups[0])
+        move = page.locator(".dx-details .dx-move-to", has_text="cuda:0")
+        move.wait_for(timeout=15_000)
+        sel = page.locator(".dx-details .dx-move-sel .dx-code").inner_text()
+        assert sel.startswith("group:"), sel
+        page.locator(".dx-details").screenshot(path=str(ARTIFACTS / "whatif_report_group.png"))
+        move.click()
+        line = page.locator(".dx-whatif .dx-whatif-cli").inner_text()
+        assert shlex.split(line) == ["device-explorer", "whatif", str(path), "--move", f"{sel}=cuda:0", "-o", "whatif.html"]
+        assert page.evaluate(BAR_LAYOUT_JS, ".dx-whatif") == []
+        page.screenshot(path=str(ARTIFACTS / "whatif_report_group_page.png"))
+        assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
+    program = explorer.load(path)
+    plan = program.plan("forward")
+    got = select(plan, sel, program)
+    assert got.kernels or got.delegates, sel
+
+
 def _outputs_include(page, text: str, timeout_ms: int = 20_000) -> None:
     page.wait_for_function(
         "(text) => Array.from(document.querySelectorAll('.jp-OutputArea-output')).some(o => o.textContent.includes(text))",

@@ -98,6 +98,7 @@ export async function render({model, el}) {
     const ticket = ++drawing;
     const data = await decoding;
     if (ticket !== drawing) return;  // a newer payload came while this one was decoded
+    el.style.minHeight = el.offsetHeight + "px";  // the notebook keeps its scroll while the new app is built
     purge(el);
     if (scope) scope.dispose();
     el.textContent = "";
@@ -106,7 +107,7 @@ export async function render({model, el}) {
       : data.mode === "data" ? createDataFileApp(el, scope, data) : createApp(el, scope, data);
     el.dxApp = app;
     el.dataset.drawn = String(ticket);  // tests wait for a re-render by it
-    requestAnimationFrame(() => fitHost(el));
+    requestAnimationFrame(() => { el.style.minHeight = ""; fitHost(el); });
   }
   const first = decodePayload(model.get("_payload"));  // decoded while plotly.js arrives
   await ensurePlotly(model);
