@@ -4,7 +4,7 @@
 ``DataFile``; ``load(pte, data=[ptd, ...])`` links external weights), ``check`` runs the placement checks,
 ``diff`` compares the placement of two programs, ``Explorer`` is the notebook widget and ``Diff`` the
 widget of a diff, ``what_if`` predicts the program executorch would export for another placement. The widgets and ``diff`` are imported lazily so the reader and the CLI never pay for
-ipywidgets or plotly.
+ipywidgets. The figures are built in the browser (plotly.js is vendored): the plotly Python package is not needed.
 """
 
 from __future__ import annotations

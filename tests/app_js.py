@@ -44,12 +44,14 @@ global.Plotly = {react: (gd, d, l) => { gd.data = d; gd.layout = l; }, restyle: 
 HARNESS = r"""
 import fs from "node:fs";
 import {lodPlan} from "LOD_MODULE";
+import {planFigures} from "FIGURES_MODULE";
 STAND_IN_PLOTLY
 const P = JSON.parse(fs.readFileSync(process.argv[3], "utf8"));
 const commands = JSON.parse(fs.readFileSync(process.argv[4], "utf8"));
 const clone = (o) => JSON.parse(JSON.stringify(o));
-const graph = {data: clone(P.graph.data), layout: clone(P.graph.layout)};
-const memory = {data: clone(P.memory.data), layout: clone(P.memory.layout)};
+const FIG = planFigures(P.lod);  // the skeletons the app draws first (app.js), built from the tables
+const graph = {data: clone(FIG.graph.data), layout: clone(FIG.graph.layout)};
+const memory = {data: clone(FIG.memory.data), layout: clone(FIG.memory.layout)};
 const state = {values: [], instructions: []}, shown = {};
 let html = "";
 const host = {graph, memory, state, config: {}, shown: () => shown, html: (h) => { html = h; },
@@ -108,7 +110,7 @@ def run_payload_js(tmp_path, plan_payload: dict, commands) -> list[dict]:
     as the app colours it (overlay_view.js ``paintTraces``, ``detailRow``); ``domain`` is then the scale's span."""
     assert NODE, "node is needed for the app's tests (CI installs it)"
     harness = with_plotly(HARNESS).replace("LOD_MODULE", (FRONTEND / "lod.js").as_uri()).replace(
-        "OVERLAY_MODULE", (FRONTEND / "overlay_view.js").as_uri())
+        "OVERLAY_MODULE", (FRONTEND / "overlay_view.js").as_uri()).replace("FIGURES_MODULE", (FRONTEND / "figures.js").as_uri())
     tmp_path.mkdir(parents=True, exist_ok=True)
     (tmp_path / "harness.mjs").write_text(harness, encoding="utf-8")
     (tmp_path / "plan.json").write_text(to_json(plan_payload), encoding="utf-8")

@@ -40,12 +40,12 @@ import fs from "node:fs";
 import {lodPlan} from "LOD";
 import {search} from "SEARCH";
 import {diffLod} from "DIFF";
+import {planFigures} from "FIGURES";
 STAND_IN_PLOTLY
 const input = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
 const clone = (o) => JSON.parse(JSON.stringify(o));
 if (input.diff) {  // the diff's own path: diffLod runs a lodPlan per side
-  const P = input.plan, fig = (s) => ({data: clone(P.sides[s].graph.data), layout: clone(P.sides[s].graph.layout)});
-  const mem = (s) => ({data: clone(P.sides[s].memory.data), layout: clone(P.sides[s].memory.layout)});
+  const P = input.plan, fig = () => ({data: [], layout: {}}), mem = fig;  // diffLod draws each side's skeletons
   const none = {set: () => {}};
   const D = diffLod(P, {graphs: {a: fig("a"), b: fig("b")}, memories: {a: mem("a"), b: mem("b")}, overlays: {a: none, b: none},
                         memoryOverlays: {a: none, b: none}, config: {}, select: () => {}, details: {innerHTML: ""},
@@ -57,8 +57,9 @@ if (input.diff) {  // the diff's own path: diffLod runs a lodPlan per side
   process.exit(0);
 }
 const P = input.plan;
-const graph = {data: clone(P.graph.data), layout: clone(P.graph.layout)};
-const memory = {data: clone(P.memory.data), layout: clone(P.memory.layout)};
+const FIG = planFigures(P.lod);  // the skeletons the app draws first (app.js)
+const graph = {data: clone(FIG.graph.data), layout: clone(FIG.graph.layout)};
+const memory = {data: clone(FIG.memory.data), layout: clone(FIG.memory.layout)};
 const host = {graph, memory, state: {values: [], instructions: []}, config: {}, shown: () => ({}), html: () => {},
               select: () => {}, findings: () => [], expanded: () => {}, rings: () => {}, outlines: () => {}, moved: () => {}};
 const L = lodPlan(P, host);
@@ -77,7 +78,7 @@ process.stdout.write(JSON.stringify({
 def run(tmp_path: Path, plan: dict, *, values=(), queries=(), diff=False) -> dict:
     assert NODE, "node is needed for the app's tests (CI installs it)"
     code = with_plotly(HARNESS)
-    for key, name in (("LOD", "lod.js"), ("SEARCH", "search.js"), ("DIFF", "diff_lod.js")):
+    for key, name in (("LOD", "lod.js"), ("SEARCH", "search.js"), ("DIFF", "diff_lod.js"), ("FIGURES", "figures.js")):
         code = code.replace(f'"{key}"', json.dumps((FRONTEND / name).as_uri()))
     (tmp_path / "h.mjs").write_text(code, encoding="utf-8")
     (tmp_path / "in.json").write_text(to_json({"plan": plan, "diff": diff, "values": list(values), "queries": list(queries)}),

@@ -261,8 +261,7 @@ def check_payload(data: dict, tmp_path) -> None:
                      *L["groups"]["label"], *(line for st in L["ops"]["stacks"] for line in st),
                      *(d[key] for d in L["delegates"] for key in ("id", "location"))]:
             check_plain(text)  # the app escapes them where it shows them (util.js esc / ptext)
-        for text in figure_strings(p["graph"]) + figure_strings(p["memory"]):
-            check_fragment(text, PLOTLY_TAGS)
+        assert "graph" not in p and "memory" not in p, "no figure from Python: the app builds them (figures.js)"
         tensors, m = list(L["tensors"]["index"]), L["m"]
         out = run_payload_js(tmp_path / f"plan{k}", p, [  # every tensor's and every instruction's details
             {"op": "noop", "figures": j == 0, "detail": tensors[j % len(tensors)], "instr": j % m}
@@ -279,6 +278,32 @@ def check_payload(data: dict, tmp_path) -> None:
     for f in data["findings"]:
         check_plain(f["label"])
     assert any(IMG in f["label"] and visible(BIDI) in f["label"] for f in data["findings"])
+
+
+def test_figures_built_in_the_browser_escape_every_name_they_show(program, tmp_path):
+    """The skeletons the app builds from the tables (frontend/figures.js: legends, lane titles, the note past an
+    arena's end) show device names; a device name is text from the payload like any other, so even a hostile one
+    (a payload not made by our reader) is escaped for plotly there, and the lanes' blocks name hostile tensors
+    escaped too."""
+    from explorer.views.report import _plan_payload
+
+    view = plan_view(program.plans[0], program)
+    p = _plan_payload(view, [], [])
+    for d in p["lod"]["devices"]:
+        d["name"] = visible(IMG + BIDI + d["name"])
+    for a in p["lod"]["arenas"]:  # every lane past its end: the overflow note too
+        a["high"], a["past"] = a["size"] + 48, 1
+    out = run_payload_js(tmp_path, p, [{"op": "noop", "figures": True}])[0]["figures"]
+    texts = figure_strings(out["graph"]) + figure_strings(out["memory"])
+    shown = "\n".join(check_fragment(t, PLOTLY_TAGS) for t in texts)
+    assert IMG in shown and visible(BIDI) in shown, "the names are shown literally"
+    titles = [a["text"] for a in out["memory"]["layout"]["annotations"] if not a.get("name")]
+    assert titles and all(plotly_text(IMG) in t for t in titles), "each lane's title names its device, escaped"
+    legend = [t["name"] for t in out["graph"]["data"][11:]]
+    assert plotly_text(visible(IMG + BIDI)) + "cpu" in legend
+    assert [a for a in out["memory"]["layout"]["annotations"] if a.get("name") == "overflow"]
+    blocks = [t for b in out["memory"]["data"][::2] if b.get("type") == "bar" and b.get("text") for t in b["text"]]
+    assert blocks and any("&lt;script&gt;alert(1)" in t for t in blocks) and not any("<script" in t for t in blocks)
 
 
 def test_stack_trace_context_cannot_forge_frames(program, tmp_path):

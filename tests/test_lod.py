@@ -10,14 +10,13 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
-import plotly.graph_objects as go
 import pytest
 from lod_helpers import cached_program_path, llm_builder, llm_program, synthetic
 
 from explorer import Explorer, load
 from explorer.analysis.groups import Groups
 from explorer.analysis.lazy import LazyAnalysis
-from explorer.views.overview import OVERVIEW_TRACE, VISIBLE_LIMIT, visible_nodes
+from explorer.views.overview import VISIBLE_LIMIT, visible_nodes
 from explorer.views.prepare import plan_view
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -246,7 +245,6 @@ def test_small_programs_open_with_every_group_expanded():
     ex = Explorer(FIXTURES / "device_mlp.pte")
     ov = ex.overview
     assert visible_nodes(ov.groups, {0}) == 25 + len(ex.program.plans[0].instructions)  # a leaf root: all drawn
-    assert ov.figure().data[OVERVIEW_TRACE["groups"]].name == "groups"
     mid = Explorer(synthetic(600))  # grouped (more than a leaf holds), yet small: every group open
     groups = mid.overview.groups
     assert len(groups.groups) > 1 and mid.expanded == tuple(range(1, len(groups.groups)))
@@ -317,8 +315,8 @@ def test_report_of_a_big_plan_stores_tables_not_html(tmp_path):
     lod = plan["lod"]
     assert len(lod["tensors"]["index"]) == 9_998 and len(lod["ops"]["kind"]) == 6_997
     assert sum(len(c) for c in [lod["groups"]["start"]]) == len(lod["groups"]["label"])
-    assert plan["graph"]["data"][OVERVIEW_TRACE["groups"]]["name"] == "groups"  # a skeleton the app fills in
-    assert len(plan["graph"]["data"][OVERVIEW_TRACE["groups"]]["x"]) == 0 and len(lod["arenas"][0]["rows"]) == 5_000
+    assert "graph" not in plan and "memory" not in plan, "no figure: the app builds them from the tables (figures.js)"
+    assert len(lod["arenas"][0]["rows"]) == 5_000
     record("python_10k_report", {"build_s": round(took, 3), "html_mb": round(len(html.encode()) / 1e6, 2)})
     assert len(html.encode()) < 12_000_000
 
@@ -337,14 +335,16 @@ def test_stack_traces_scope_groups_when_nothing_is_named():
     assert not any(g.kind == "prefix" for g in (plain.groups[k] for k in plain.children(0)))
 
 
-def test_a_short_plans_lanes_have_no_half_step_ticks():
+def test_a_short_plans_lanes_have_no_half_step_ticks(tmp_path):
     """Ticks print as integers ("d"): on a 5-instruction plan sixteen auto ticks fall on half steps and print
-    as 0 0 1 1 2 2 ... (seen in a screenshot); at most one tick per instruction."""
+    as 0 0 1 1 2 2 ... (seen in a screenshot); at most one tick per instruction (frontend/figures.js)."""
+    from app_js import drawn
+
     from explorer import load
 
     program = load("tests/fixtures/stacktrace.pte")
     view = plan_view(program.plans[0], program)
-    layout = view.memory.layout()
+    layout = drawn(tmp_path, view)[1]["layout"]
     n = len(program.plans[0].instructions)
     axes = [v for k, v in layout.items() if k.startswith("xaxis") and isinstance(v, dict) and "nticks" in v]
     assert axes and all(a["nticks"] <= n and a["tickformat"] == "d" for a in axes)

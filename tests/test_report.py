@@ -55,11 +55,15 @@ def test_self_contained_with_plotly_inlined_once(sample_html):
     assert sample_html.startswith("<!DOCTYPE html>") and '<meta charset="utf-8">' in sample_html
 
 
-def test_report_has_the_same_panels(sample_html):
+def test_report_has_the_same_panels(sample_html, tmp_path):
+    from app_js import run_payload_js
+
     data = payload(sample_html)
     (plan,) = data["plans"]
     assert plan["name"] == "forward" and data["plan"] == "forward"
-    graph, memory = plan["graph"], plan["memory"]
+    assert "graph" not in plan and "memory" not in plan, "no figure in the page: the app builds them (figures.js)"
+    drawn = run_payload_js(tmp_path, plan, [{"op": "noop", "figures": True}])[0]["figures"]
+    graph, memory = drawn["graph"], drawn["memory"]
     assert graph["data"][data["trace"]["tensors"]]["name"] == "tensors"
     lanes = [a["text"] for a in memory["layout"]["annotations"]]
     assert any("arena 1 · cpu" in t for t in lanes) and any("arena 2 · cuda:0" in t for t in lanes)

@@ -344,13 +344,13 @@ def test_memory_lanes_mark_the_arena_end_the_bytes_past_it_and_name_blocks(tmp_p
     assert fig["layout"]["yaxis"]["range"][1] > 80, "the band is in view"
 
 
-def test_a_lane_within_its_arena_still_shows_where_it_ends():
-    fig = view_of("device_mlp.pte").memory.figure()
-    ends = [s for s in fig.layout.shapes if s.name == "arena end"]
-    assert len(ends) == 2 and not [s for s in fig.layout.shapes if s.name == "past the end"]
+def test_a_lane_within_its_arena_still_shows_where_it_ends(tmp_path):
+    _, fig = drawn(tmp_path, view_of("device_mlp.pte"))
+    ends = [s for s in fig["layout"]["shapes"] if s["name"] == "arena end"]
+    assert len(ends) == 2 and not [s for s in fig["layout"]["shapes"] if s["name"] == "past the end"]
 
 
-def test_high_water_tick_only_when_it_clears_the_arena_end():
+def test_high_water_tick_only_when_it_clears_the_arena_end(tmp_path):
     """Ticks at the arena's end and at a high-water mark a few bytes past it would print over each other; the
     band's note still says how far past the end the plan reaches."""
     def ticks(past_end_offset: int) -> list:
@@ -358,7 +358,46 @@ def test_high_water_tick_only_when_it_clears_the_arena_end():
         x = b.tensor((2, 8), arena=1, offset=0, name="x")
         y = b.tensor((2, 8), arena=1, offset=past_end_offset, name="spill")  # 64 bytes, past the end
         b.kernel("aten::relu.out", x, y, y)
-        return list(view_of_builder(b).memory.figure().layout.yaxis.tickvals)
+        _, fig = drawn(tmp_path / str(past_end_offset), view_of_builder(b))
+        return fig["layout"]["yaxis"]["tickvals"]
 
     assert ticks(1280 - 32) == [0, 640, 1280]  # high water 1,312: 2.4% past the end, one tick
     assert ticks(2048) == [0, 640, 1280, 2112]
+
+
+def test_reports_and_widgets_are_made_without_the_plotly_package(tmp_path):
+    """Python sends tables and the browser builds every figure (frontend/figures.js): making a report, a diff report
+    and both widgets' payloads never imports the Python plotly package."""
+    import subprocess
+    import sys
+
+    script = f"""
+import sys
+from explorer import Diff, Explorer
+from explorer.views.report import write_report
+from explorer.views.diff_report import write_diff_report
+from explorer import load
+write_report(load({str(FIXTURES / "device_mlp.pte")!r}), {str(tmp_path / "r.html")!r})
+write_diff_report({str(FIXTURES / "diff" / "cpu_only.pte")!r}, {str(FIXTURES / "diff" / "device_cuda0.pte")!r},
+                  {str(tmp_path / "d.html")!r})
+Explorer({str(FIXTURES / "device_mlp.pte")!r}).select(0)
+Diff({str(FIXTURES / "diff" / "cpu_only.pte")!r}, {str(FIXTURES / "diff" / "device_cuda0.pte")!r})
+print(sorted(m for m in sys.modules if m == "plotly" or m.startswith("plotly.")))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                          cwd=Path(__file__).parent.parent)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[]"
+    assert (tmp_path / "r.html").stat().st_size and (tmp_path / "d.html").stat().st_size
+
+
+def test_the_graph_built_in_the_browser_has_its_traces_where_the_payload_says(tmp_path):
+    """figures.js builds the graph's traces in the order views/overview.py OVERVIEW_TRACE (sent as lod.trace) names;
+    every module reads them by those indices."""
+    graph, _ = drawn(tmp_path, view_of("device_mlp.pte"))
+    names = {"edges": "same device", "tensors": "tensors", "ops": "ops", "hl_edges": "selected edges",
+             "hl_nodes": "selected", "groups": "groups", "headers": "expanded", "crossings": "crossings"}
+    assert {key: graph["data"][k]["name"] for key, k in OVERVIEW_TRACE.items()} == names
+    legend = graph["data"][max(OVERVIEW_TRACE.values()) + 1:]
+    assert [e["name"] for e in legend] == ["cpu", "cuda:0", "kernel", "delegate", "copy"]
+    assert all(e["x"] == [None] for e in legend), "legend-only entries after the traces the app fills"

@@ -58,7 +58,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     if args.html and not result.plans:
         print("device-explorer: the two programs have no plan in common; no HTML written", file=sys.stderr)
     elif args.html:
-        from ..views.diff_report import write_diff_report  # plotly: only when asked for
+        from ..views.diff_report import write_diff_report  # the page writer: only when asked for
         write_diff_report(a, b, args.html, result=result, programs=(a, b), plan=args.plan, profiles=profiles)
     if args.json:
         doc = result.to_json()

@@ -80,7 +80,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         except ValueError as exc:
             print(f"device-explorer whatif: {exc}", file=sys.stderr)
             return 2
-    if args.output:  # the diff view with the moves listed (views/whatif_report.py); plotly: only when asked for
+    if args.output:  # the diff view with the moves listed (views/whatif_report.py); the page writer: only when asked for
         from ..views.whatif_report import write_whatif_report
         write_whatif_report(program, predicted, args.output, result=rev.diff, plan=args.method)
     name = os.path.basename(args.file)

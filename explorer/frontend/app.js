@@ -16,9 +16,8 @@ import {delegateExpander} from "./delegate.js";
 import {CONFIG, fillPlans, followWidth, publisher} from "./frame.js";
 import {overlayView} from "./overlay_view.js";
 import {movesView} from "./moves.js";
+import {fresh, planFigures} from "./figures.js";
 
-
-const clone = (/** @type {any} */ o) => JSON.parse(JSON.stringify(o));
 
 // the ETRecord joined to the plan: its file, and what in it did not line up with the program (a warning,
 // in plain text: names from the file are never markup)
@@ -103,10 +102,11 @@ export function createApp(el, model, data) {
     $("dx-summary").textContent = "· " + P.summary;
     contextNote($("dx-context-note"), P.context);
     $("dx-totals").innerHTML = P.totals;  // escaped when it was built (explorer.views.tables)
-    // copies: plotly keeps the objects it is given as the figure's own and changes them as it draws; the payload's
-    // skeletons must stay as they came, for the next time this plan is shown
-    Plotly.react(graphDiv, clone(P.graph.data), clone(P.graph.layout), CONFIG);
-    Plotly.react(memoryDiv, clone(P.memory.data), clone(P.memory.layout), CONFIG);
+    // the skeletons built from the plan's tables (figures.js); copies: plotly keeps the objects it is given as the
+    // figure's own and changes them as it draws, and the skeletons must stay as they are for the next time
+    const FIG = planFigures(P.lod);
+    Plotly.react(graphDiv, fresh(FIG.graph.data), fresh(FIG.graph.layout), CONFIG);
+    Plotly.react(memoryDiv, fresh(FIG.memory.data), fresh(FIG.memory.layout), CONFIG);
     if (!over.graph) {
       over.graph = overlay(graphDiv); over.memory = overlay(memoryDiv);
       over.minimap = minimap(graphDiv, $("dx-minimap"));  // before the labels: they keep clear of it

@@ -8,6 +8,7 @@
 import {esc, num} from "./util.js";
 import {lodPlan} from "./lod.js";
 import {search} from "./search.js";
+import {fresh, planFigures} from "./figures.js";
 
 const SIDES = ["a", "b"];
 const other = (side) => (side === "a" ? "b" : "a");
@@ -130,10 +131,10 @@ export function diffLod(P, ctx) {
                                         return st && st.color ? st : null; },
                           noun: "changed"}};
     // the first state as the one-program app draws a plan (app.js)
-    // copies: plotly changes the objects it draws, and the payload's skeletons must stay as they came
-    const clone = (/** @type {any} */ o) => JSON.parse(JSON.stringify(o));
-    if (SP.graph) Plotly.react(ctx.graphs[s], clone(SP.graph.data), clone(SP.graph.layout), ctx.config);
-    if (SP.memory) Plotly.react(ctx.memories[s], clone(SP.memory.data), clone(SP.memory.layout), ctx.config);
+    // the skeletons built from the side's tables (figures.js); copies: plotly changes the objects it draws
+    const FIG = planFigures(L);
+    Plotly.react(ctx.graphs[s], fresh(FIG.graph.data), fresh(FIG.graph.layout), ctx.config);
+    Plotly.react(ctx.memories[s], fresh(FIG.memory.data), fresh(FIG.memory.layout), ctx.config);
     const lod = lodPlan(SP, host);
     S[s] = {SP, L, lod, st, sel: box, labels: lod.labels(),
             gc: groupChanges(L.groups, L.m, L.tensors, P.marks[s], nT, nO)};

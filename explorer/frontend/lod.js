@@ -10,7 +10,7 @@ export function lodPlan(P, host) {
   const C = lodBase(P, host);
   lodGraph(C);
   lodPanels(C);
-  C.draw(null, true);  // the first state: Python sends styled, empty traces; the app folds, lays out and draws
+  C.draw(null, true);  // the first state: figures.js built the styled, empty traces; the app folds, lays out and draws
   if (P.lod.arenas.length) C.drawMemory(true);
   return {expand: C.expand, collapse: C.collapse, reveal: C.reveal, highlight: C.highlight, devices: C.devices,
           labels: C.labels, valueDetails: C.valueDetails, instrDetails: C.instrDetails, groupDetails: C.groupDetails,

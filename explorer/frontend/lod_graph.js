@@ -1,5 +1,6 @@
 import {ptext, esc, short, fmtBytes, num} from "./util.js";
 import {READABLE, readableView, centredOn} from "./nav.js";
+import {fresh, planFigures} from "./figures.js";
 
 // A big plan (level of detail), part 2: expanding and collapsing groups in place, the overview's traces, boxes,
 // headers, focus ranges and selection rings.
@@ -299,7 +300,7 @@ export function lodGraph(C) {
                           minY: rowPx(), nodes: f.x.map(function (x, p) { return [x, -f.y[p]]; })});
     return {"xaxis.range": v.x, "yaxis.range": v.y};
   }
-  let baseData = JSON.parse(JSON.stringify(P.graph.data));
+  let baseData = fresh(planFigures(L).graph.data);  // the skeleton figures.js builds from the tables
   function setPath(obj, dotted, value) {
     let keys = dotted.split("."), o = obj;
     for (let q = 0; q < keys.length - 1; q++) { if (!o[keys[q]] || typeof o[keys[q]] !== "object") o[keys[q]] = {}; o = o[keys[q]]; }

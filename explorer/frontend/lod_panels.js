@@ -2,6 +2,7 @@ import {ptext, esc, short, fmtBytes, num, batch} from "./util.js";
 import {liveProfile} from "./memstrip.js";
 import {occupancy, cellAt, cellLines, cellImage, cellPointer} from "./cells.js";
 import {sourceLocation} from "./lod_base.js";
+import {planFigures} from "./figures.js";
 
 // A big plan (level of detail), part 3: details of a tensor, an op or a group written from the tables,
 // and the memory map's lanes, exact occupancy bins and zoom.
@@ -149,10 +150,11 @@ export function lodPanels(C) {
       rows(out) + "<span class='dx-muted'>" + state + "</span></div>";
   }
 
-  // -- memory (explorer.views.memory_lod.MemoryLod) ---------------------------------------------
+  // -- memory (explorer.views.memory_lod, frontend/figures.js) ------------------------------------------
   let AR = L.arenas, nA = AR.length, lim = L.limits.blocks, BINS = L.limits.bins;
-  let baseShapes = (P.memory.layout.shapes || []).slice();
-  let baseAnnotations = (P.memory.layout.annotations || []).slice(), titles = baseAnnotations.slice(0, nA);  // titles first
+  let lanes = planFigures(L).memory.layout;  // axes, titles, arena ends: figures.js
+  let baseShapes = (lanes.shapes || []).slice();
+  let baseAnnotations = (lanes.annotations || []).slice(), titles = baseAnnotations.slice(0, nA);  // titles first
   let grids = AR.map(function () { return null; });  // per lane its binned cells as drawn (cells.js), or null
   let boxes = AR.map(function () { return []; });  // per lane its blocks as drawn, [x0, x1, y0, y1] (blockBoxes)
   let drawn = AR.map(function (a) { return a.rows.length > lim ? a.rows.filter(function (v) { return errors.has(v); }) : a.rows; });

@@ -6,6 +6,7 @@ import {pointerDrag} from "./util.js";
 // shows the whole run again. It lines up with the lanes' own instruction axis.
 
 // bytes live at each of `m` instructions: intervals [first, last, bytes] (inclusive; first < 0: the whole run)
+/** @param {Iterable<number[]>} intervals @param {number} m @returns {Float64Array} */
 export function liveProfile(intervals, m) {
   const diff = new Float64Array(m + 1);
   for (const [first, last, bytes] of intervals) {
@@ -20,6 +21,7 @@ export function liveProfile(intervals, m) {
 }
 
 // per pixel column: the largest value of the instructions it covers (peaks never vanish between pixels)
+/** @param {ArrayLike<number>} live @param {number} x0 @param {number} x1 @param {number} width @returns {Float64Array} */
 export function columns(live, x0, x1, width) {
   const out = new Float64Array(width), step = (x1 - x0) / width;
   for (let c = 0; c < width; c++) {
@@ -34,6 +36,8 @@ export function columns(live, x0, x1, width) {
 }
 
 // the same on another x axis (a run profile's measured time): instruction i spans [to(i - 0.5), to(i + 0.5)) there
+/** @param {ArrayLike<number>} live @param {(x: number) => number} to @param {number} x0 @param {number} x1 @param {number} width
+ *  @returns {Float64Array} */
 export function columnsOn(live, to, x0, x1, width) {
   const out = new Float64Array(width), scale = width / (x1 - x0);
   for (let i = 0; i < live.length; i++) {
@@ -48,10 +52,22 @@ const ROW = 26, GAP = 3;
 
 // lanes(): [{color, size, live: Float64Array(m)}] of the plan shown; count(): its instructions (m); axis(): the
 // lanes' x axis when it is not instructions ({to(x)}: instruction units -> its units; a profile's time), else null
+/** @typedef {{color: string, size: number, live: ArrayLike<number>}} Lane */
+/**
+ * @param {PlotDiv} gd @param {HTMLCanvasElement} canvas @param {() => Lane[]} lanes @param {() => number} count
+ * @param {(() => {to: (x: number) => number} | null) | null} [axis]
+ * @returns {{draw(): void, reset(): void}}
+ */
 export function memoryStrip(gd, canvas, lanes, count, axis) {
   let m = 0;
   const ratio = (typeof window !== "undefined" && window.devicePixelRatio) || 1;
-  let rows = null, geom = null, busy = false, next = null;
+  /** @type {Lane[] | null} */
+  let rows = null;
+  /** @type {{l: number, w: number, span: number[]} | null} */
+  let geom = null;
+  /** @type {number[] | null} */
+  let next = null;
+  let busy = false;
   canvas.title = "the whole run: click or drag to move the memory map there, double-click to show everything";
   function full() {
     const map = axis ? axis() : null;
@@ -69,7 +85,7 @@ export function memoryStrip(gd, canvas, lanes, count, axis) {
     canvas.style.width = W + "px"; canvas.style.height = H + "px";
     const s = L._size, span = full();
     geom = {l: s.l, w: s.w, span};
-    const ctx = canvas.getContext("2d");
+    const ctx = /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d"));
     ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
     ctx.clearRect(0, 0, W, H);
     const cols = Math.max(1, Math.round(s.w));
@@ -85,7 +101,7 @@ export function memoryStrip(gd, canvas, lanes, count, axis) {
         if (h > 0) ctx.fillRect(s.l + c * s.w / cols, top + ROW - h, Math.max(s.w / cols, 1), h);
       }
     });
-    const r = L.xaxis.range, X = (v) => s.l + (v - span[0]) / (span[1] - span[0]) * s.w;
+    const r = L.xaxis.range, X = (/** @type {number} */ v) => s.l + (v - span[0]) / (span[1] - span[0]) * s.w;
     const a = Math.max(s.l, X(r[0])), b = Math.min(s.l + s.w, X(r[1]));
     const whole = r[0] <= span[0] + 1e-9 && r[1] >= span[1] - 1e-9;
     ctx.fillStyle = "rgba(255,255,255,0.6)";  // outside the window: faded
@@ -99,7 +115,7 @@ export function memoryStrip(gd, canvas, lanes, count, axis) {
     next = null; busy = true;
     Promise.resolve(globalThis.Plotly.relayout(gd, upd)).then(() => { busy = false; flush(); }, () => { busy = false; });
   }
-  function moveTo(ev) {
+  function moveTo(/** @type {PointerEvent} */ ev) {
     const L = gd._fullLayout;
     if (!geom || !L) return;
     const box = canvas.getBoundingClientRect(), span = geom.span;
@@ -116,8 +132,8 @@ export function memoryStrip(gd, canvas, lanes, count, axis) {
   function soon() {
     if (queued) return;
     queued = true;
-    (globalThis.requestAnimationFrame || ((f) => setTimeout(f, 16)))(() => { queued = false; draw(); });
+    (globalThis.requestAnimationFrame || ((/** @type {() => void} */ f) => setTimeout(f, 16)))(() => { queued = false; draw(); });
   }
-  gd.on("plotly_afterplot", soon);
+  if (gd.on) gd.on("plotly_afterplot", soon);
   return {draw, reset() { rows = null; }};
 }

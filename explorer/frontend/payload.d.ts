@@ -27,9 +27,6 @@ export interface Selection {
   plan: string; values: number[]; instructions: number[]; finding: string | null; query: string;
 }
 
-/** A plotly figure as `Figure.to_plotly_json()` writes it: traces without data, the layout. */
-export interface FigureSkeleton { data: Record<string, any>[]; layout: Record<string, any>; }
-
 // ---- the column tables of one plan (views/report_lod.py) ----
 
 export interface LodDevice {
@@ -63,13 +60,18 @@ export interface LodTensors {
 
 export interface LodDelegate { id: Text; location: Text; dataIndex: number; size: number; specs: [Text, Text][]; }
 
-export interface LodArena { id: number; size: number; high: number; dev: number; rows: Column; }
+/** An arena: its size, high water (max offset + bytes touched), device, peak live bytes and the instruction where
+ * they peak (null: none), how many of its tensors reach past its end, and its tensors (values) as rows. */
+export interface LodArena {
+  id: number; size: number; high: number; dev: number; peak: number; peakAt: number | null; past: number; rows: Column;
+}
 
 export interface OpStyle { label: string; symbol: string; size: number; }
 export interface EdgeStyle { label: string; color: string; width: number; dash: string; }
 
 export interface LodPayload {
   trace: TraceIndex & { groups: number; headers: number; crossings: number };
+  /** in the order legends list them (views/palette.py ordered_devices: cpu, known types by index, unknown last) */
   devices: LodDevice[];
   expanded: number[];
   window: [number, number] | null;
@@ -91,6 +93,8 @@ export interface LodPayload {
     group: { delegate: string; run: string; prefix: string; prefixes: string; chunk: string; root: string };
     edge: { same: EdgeStyle; h2d: EdgeStyle; d2h: EdgeStyle; d2d: EdgeStyle };
     error: string;
+    /** text and outline ink, secondary text, the selection ring, the figures' font (views/palette.py) */
+    ink: string; muted: string; select: string; font: string;
     opacity: Opacity;
   };
   m: number; n: number;
@@ -149,7 +153,6 @@ export interface CompanionsPayload {
 /** One plan of a side of a diff: what views/report.py `_plan_payload` writes. */
 export interface PlanCore {
   name: string; label: Text; summary: Html;
-  graph: FigureSkeleton; memory: FigureSkeleton;
   totals: Html;
   /** [device, colour] for the device filter */
   devices: [Text, string][];

@@ -5,6 +5,7 @@
 // between instruction index and measured time (each instruction as wide as its median time, so a long kernel is a
 // wide column). Pure functions first (node-tested, tests/js/profile.test.js), then the DOM/plotly glue.
 import {arr, esc, h} from "./util.js";
+import {fresh, planFigures} from "./figures.js";
 
 export const SIZE_MIN = 7;  // op marker diameter (px) for no time
 export const SIZE_MAX = 34;  // ... and for the longest op
@@ -246,7 +247,7 @@ export function profileView(P, host) {
   for (const t of prof.median) if (t !== null && t > maxT) maxT = t;
   const C = cumulative(prof.median);
   const lanes = host.lanes || 0;
-  const saved = lanes ? JSON.parse(JSON.stringify(P.memory.layout)) : null;
+  const saved = lanes ? /** @type {any} */ (fresh(planFigures(P.lod).memory.layout)) : null;  // the lanes' axes as first drawn
   let axis = "index";
 
   // vertical lines at instruction positions (peak, selected instruction) follow the axis

@@ -1,34 +1,30 @@
-"""Graph panel of every plan: which groups (:mod:`explorer.analysis.groups`) are open, and the figure the app fills.
+"""Graph panel of every plan: which groups (:mod:`explorer.analysis.groups`) are open.
 
 A plan of up to ``LOD_NODES`` graph nodes opens with every group open; a bigger one as an overview, opened a
-whole level at a time while at most ``FIRST_VIEW`` nodes are drawn (:meth:`Overview.initial`). The browser app
-folds the groups, lays them out and draws them (``explorer/frontend/lod_*.js``): each collapsed group one marker
-(coloured by the device most of its ops run on, sized by its op count, outlined red when it holds a value
-an error finding names), expanded groups as their members inside a tinted box with a "▾" header that
-collapses them. Python keeps only what the notebook API needs without a browser — the expansion state
-(:meth:`Overview.expand`, :meth:`Overview.collapse`, :meth:`Overview.reveal`), kept by the same rules as
-the app's — and the figure's *skeleton* (:meth:`Overview.figure`): the traces with their styles and no
-data, in the order the app fills them. Trace order (``TRACE``, then ``OVERVIEW_TRACE``): 0–3 edges by
-kind, 4 tensors, 5 ops, 6–7 selection, then 8 groups, 9 headers, 10 crossings (a dot on each edge that
-touches a group, whose hover says how many tensors and bytes cross), then legend entries. At most
-``VISIBLE_LIMIT`` nodes are drawn: expanding more collapses the oldest other expansions first, and
-:attr:`Overview.note` says so.
+whole level at a time while at most ``FIRST_VIEW`` nodes are drawn (:meth:`Overview.initial`, sent to the app as
+``lod.expanded``). The browser app builds the figure (``explorer/frontend/figures.js``), folds the groups, lays
+them out and draws them (``explorer/frontend/lod_*.js``): each collapsed group one marker (coloured by the device
+most of its ops run on, sized by its op count, outlined red when it holds a value an error finding names),
+expanded groups as their members inside a tinted box with a "▾" header that collapses them. Python keeps only
+what the notebook API needs without a browser: the expansion state behind the widget's ``expanded`` trait
+(:meth:`Overview.expand`, :meth:`Overview.collapse`, :meth:`Overview.reveal`, ``Explorer.expand`` & co.), kept
+by the same rules as the app's ``lod_graph.js`` (``open``/``drop``/``reveal``; ``tests/test_lod_js.py`` holds the
+two to the same states). ``TRACE`` / ``OVERVIEW_TRACE``: the graph's trace order, which ``figures.js`` builds
+and every module reads by name: 0–3 edges by kind, 4 tensors, 5 ops, 6–7 selection, then 8 groups, 9 headers,
+10 crossings (a dot on each edge that touches a group), then legend entries. At most ``VISIBLE_LIMIT`` nodes are
+drawn: expanding more collapses the oldest other expansions first, and :attr:`Overview.note` says so.
 """
 
 from __future__ import annotations
 
 import numpy as np
-import plotly.graph_objects as go
 
-from ..analysis.groups import OP_KINDS, Groups
+from ..analysis.groups import Groups
 from ..model import Plan
-from .escape import plotly_text
-from .palette import EDGE_STYLES, FONT, INK, MUTED, OP_STYLES, SELECT, device_style
 
-__all__ = ["Overview", "OVERVIEW_TRACE", "TRACE", "EDGE_KINDS", "LOD_NODES", "VISIBLE_LIMIT", "FIRST_VIEW", "visible_nodes"]
+__all__ = ["Overview", "OVERVIEW_TRACE", "TRACE", "LOD_NODES", "VISIBLE_LIMIT", "FIRST_VIEW", "visible_nodes"]
 
-EDGE_KINDS = ("same", "h2d", "d2h", "d2d")
-# trace positions of the graph figure: 0-3 edges by kind, tensors, ops, selection (drawn over it), then ours
+# trace positions of the graph figure (frontend/figures.js builds it): 0-3 edges by kind, tensors, ops, selection
 TRACE = {"edges": 0, "tensors": 4, "ops": 5, "hl_edges": 6, "hl_nodes": 7}
 LOD_NODES = 2_000  # graph nodes (tensors + instructions) above which the graph is an overview
 VISIBLE_LIMIT = 2_500  # nodes drawn at most at once
@@ -60,7 +56,7 @@ def visible_nodes(groups: Groups, expanded) -> int:
 
 
 class Overview:
-    """Expansion state of one plan's overview, and the skeleton of its figure."""
+    """Expansion state of one plan's overview."""
 
     def __init__(self, plan: Plan, analysis, groups: Groups | None = None, modules=None):
         self.plan, self.analysis = plan, analysis
@@ -148,95 +144,3 @@ class Overview:
         self.expanded = [e for e in self.expanded
                          if not (g.start <= self.groups.groups[e].start and self.groups.groups[e].stop <= g.stop
                                  and self.groups.groups[e].depth >= g.depth)]
-
-    # -- the figure's skeleton ---------------------------------------------------------------------------
-
-    def traces(self) -> list[dict]:
-        """The traces with their styles and no data, always the same ones in the same order (module
-        docstring); the app fills them in."""
-        traces = []
-        for kind in EDGE_KINDS:
-            style = EDGE_STYLES[kind]
-            traces.append(_scatter(x=[], y=[], mode="lines", hoverinfo="skip", name=style["label"],
-                                   showlegend=kind != "same", legendgroup="edges",
-                                   legendgrouptitle={"text": "copies"} if kind == "h2d" else None,
-                                   line={"color": style["color"], "width": style["width"], "dash": style["dash"]}))
-        traces.append(_scatter(x=[], y=[], mode="markers", name="tensors", customdata=[], hovertext=[], hoverinfo="text",
-                               showlegend=False, textposition="middle right", textfont={"size": 10, "color": "#57606A"},
-                               marker={"size": 13, "color": [], "symbol": [], "opacity": [], "line": {"color": [], "width": []}}))
-        traces.append(_scatter(x=[], y=[], mode="markers", name="ops", customdata=[], hovertext=[], hoverinfo="text",
-                               showlegend=False, textposition="middle left", textfont={"size": 10, "color": INK},
-                               marker={"symbol": [], "size": [], "color": "#F6F8FA", "line": {"width": 2, "color": []}}))
-        traces.append(_scatter(x=[], y=[], mode="lines", hoverinfo="skip", showlegend=False, name="selected edges",
-                               line={"color": SELECT, "width": 3}))
-        traces.append(_scatter(x=[], y=[], mode="markers", hoverinfo="skip", showlegend=False, name="selected",
-                               marker={"size": 26, "color": SELECT, "line": {"width": 2.5, "color": SELECT}, "symbol": []}))
-        traces.append(_scatter(x=[], y=[], mode="markers", name="groups", customdata=[], hovertext=[], hoverinfo="text",
-                               showlegend=False, textposition="middle right", textfont={"size": 11, "color": INK},
-                               marker={"symbol": [], "size": [], "color": [], "opacity": [],
-                                       "line": {"color": [], "width": []}}))
-        traces.append(_scatter(x=[], y=[], mode="markers+text", name="expanded", customdata=[], showlegend=False,
-                               hoverinfo="text", hovertext=[], text=[], textposition="middle right",
-                               textfont={"size": 11, "color": MUTED},
-                               marker={"symbol": "triangle-down", "size": 11, "color": MUTED}))
-        traces.append(_scatter(x=[], y=[], mode="markers", name="crossings", hoverinfo="text", hovertext=[],
-                               showlegend=False, marker={"size": 7, "color": "#8C959F", "symbol": "circle"}))
-        return traces
-
-    def layout(self, height: int | None = None) -> dict:
-        """Figure layout, with room for group labels and a status note the app writes (the app sets the height
-        and the ranges once it has laid the graph out)."""
-        axis = {"visible": False, "showgrid": False, "zeroline": False}
-        out = dict(
-            height=height or 380, plot_bgcolor="white", paper_bgcolor="white",
-            hovermode="closest", dragmode="pan", clickmode="event",
-            modebar={"orientation": "v", "remove": ["select2d", "lasso2d", "autoScale2d"]},
-            hoverlabel={"bgcolor": "white", "bordercolor": "#D0D7DE", "font": {"size": 12, "color": INK}, "align": "left"},
-            font={"family": FONT, "size": 12, "color": INK},
-            legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1, "yanchor": "top", "yref": "container",
-                    "itemclick": False, "itemdoubleclick": False, "font": {"size": 11}, "tracegroupgap": 14,
-                    "grouptitlefont": {"size": 11, "color": MUTED}},
-            xaxis={**axis, "range": [-0.5, 0.5]}, yaxis={**axis, "range": [-0.6, 0.6]})
-        out["margin"] = {"l": 12, "r": 12, "t": 56, "b": 40}
-        out["shapes"] = []
-        out["annotations"] = [{"text": "", "xref": "paper", "yref": "paper", "x": 0, "y": 0,
-                               "xanchor": "left", "yanchor": "top", "yshift": -4, "showarrow": False,
-                               "font": {"size": 11, "color": MUTED}, "align": "left", "name": "status"}]
-        out["uirevision"] = "overview"
-        return out
-
-    def figure(self, height: int | None = None) -> go.Figure:
-        """The skeleton: styled traces without data, the legend and the layout."""
-        return go.Figure(data=self.traces() + self.legend(), layout=self.layout(height), _validate=False)
-
-    def legend(self) -> list[dict]:
-        """Legend-only entries: one per device of the plan's tensors (colour + marker), one per op kind present."""
-        from .palette import ordered_devices
-
-        f = self.analysis.facts
-        devices = ordered_devices(f.device(int(c)) for c in np.unique(f.dcode[f.is_tensor]))
-        kinds = {OP_KINDS[k] for k in np.unique(self.groups.op_kind).tolist()}
-        entries: list[dict] = []
-
-        def entry(group: str, title: str, name: str, marker: dict) -> None:
-            first = not any(e["legendgroup"] == group for e in entries)
-            entries.append({"type": "scatter", "x": [None], "y": [None], "mode": "markers", "name": name,
-                            "legendgroup": group, "marker": marker,
-                            **({"legendgrouptitle": {"text": title}} if first else {})})
-
-        for device in devices:
-            style = device_style(device)
-            entry("devices", "tensors", plotly_text(style.label), {"color": style.color, "symbol": style.symbol, "size": 12})
-        for kind in ("kernel", "delegate", "copy", "other"):
-            if kind in kinds:
-                style = OP_STYLES[kind]
-                entry("ops", "ops", style["label"],
-                      {"symbol": style["symbol"], "size": 11, "color": "#F6F8FA", "line": {"width": 2, "color": INK}})
-        return entries
-
-
-# PRIVATE
-
-
-def _scatter(**props) -> dict:  # clipped: after a zoom the rest of the graph must not spill into the margins
-    return {"type": "scatter", "cliponaxis": True, **{k: v for k, v in props.items() if v is not None}}

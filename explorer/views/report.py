@@ -32,8 +32,8 @@ _PAGE_CSS = "body{margin:0;background:#F6F8FA}.dx-page{margin:0 auto;padding:14p
 
 
 def _plan_payload(view: PlanView, findings: list[Finding], all_findings: list[Finding]) -> dict:
-    """One plan at any size: the figures' skeletons (styled traces without data) and the column tables the app
-    folds, lays out, draws and describes it from (:mod:`.report_lod`); no HTML per tensor or instruction."""
+    """One plan at any size: the column tables the app builds its figures from (``frontend/figures.js``) and
+    folds, lays out, draws and describes it with (:mod:`.report_lod`); no figure, no HTML per tensor or instruction."""
     from .report_lod import lod_devices, lod_payload
 
     plan = view.plan
@@ -41,8 +41,6 @@ def _plan_payload(view: PlanView, findings: list[Finding], all_findings: list[Fi
         "name": plan.name,
         "label": visible(plan.name),
         "summary": visible(program_summary(view, findings)),
-        "graph": view.overview.figure().to_plotly_json(),
-        "memory": view.memory.figure().to_plotly_json(),
         "totals": device_table(plan, totals_view(view)) + runtime_needs_html(view),
         "devices": lod_devices(view),
         "nInstructions": len(plan.instructions),

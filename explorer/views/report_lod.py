@@ -1,6 +1,8 @@
-"""A plan's data for the app, at every size: compact column tables from which the app
-(``explorer/frontend/lod*.js``) folds, lays out and draws the graph, bins the memory lanes and writes every
-detail and hover text — no prebuilt figure, no HTML fragment per tensor or instruction.
+"""A plan's data for the app, at every size: compact column tables from which the app builds both figures
+(``explorer/frontend/figures.js``: the graph's traces and legend, the memory lanes' axes, titles and arena ends,
+from ``devices``, ``style`` and ``arenas``), folds, lays out and draws the graph (``explorer/frontend/lod*.js``),
+bins the memory lanes and writes every detail and hover text — no figure, no HTML fragment per tensor or
+instruction.
 
 Tables are columns, one per field: the per-tensor, per-instruction and per-edge integer columns as numpy
 arrays (sent as binary arrays by :func:`.embed.pack`, read back as plain arrays), the few per-group ones and
@@ -19,10 +21,10 @@ from ..analysis.groups import OP_KINDS
 from ..columns import instruction_traces, tensor_layout, tensor_text
 from ..model import dtype_name
 from .escape import visible
-from .lanes import block_text_color
 from .memory_lod import BINS, BLOCK_LIMIT
 from .overview import FOCUS_LAYERS, GROUP_SYMBOLS, OVERVIEW_TRACE, VISIBLE_LIMIT, _GROUP_LABELS, _LABELS
-from .palette import BLOCK_OPACITY, EDGE_STYLES, ERROR, OP_STYLES, TENSOR_OPACITY, device_style, ordered_devices
+from .palette import (BLOCK_OPACITY, EDGE_STYLES, ERROR, FONT, INK, MUTED, OP_STYLES, SELECT, TENSOR_OPACITY,
+                      device_style, ordered_devices)
 from .prepare import PlanView
 from .text import fmt_shape
 
@@ -36,10 +38,10 @@ def lod_payload(view: PlanView) -> dict:
     plan, lazy, ov, mem = view.plan, view.analysis, view.overview, view.memory
     f, G = lazy.facts, ov.groups
     G.build_all()
-    codes = sorted({int(c) for c in np.unique(f.dcode[f.is_tensor])} | set(G.device_codes)
-                   | {b.device.code for b in plan.buffers}, key=f.device)
-    dev_index = {c: k for k, c in enumerate(codes)}
-    devices = [f.device(c) for c in codes]
+    # the devices in the order legends list them (palette.ordered_devices): the app's legends keep this order
+    devices = ordered_devices([f.device(int(c)) for c in np.unique(f.dcode[f.is_tensor])]
+                              + [f.device(c) for c in G.device_codes] + [b.device for b in plan.buffers])
+    dev_index = {d.code: k for k, d in enumerate(devices)}
 
     def dev_of(code: int) -> int:
         return dev_index.get(int(code), -1)
@@ -101,14 +103,22 @@ def lod_payload(view: PlanView) -> dict:
         "inputs": list(plan.inputs), "outputs": list(plan.outputs),
         "errors": sorted({v for fd in lazy.findings if fd.severity == "error" for v in fd.values}),
         "arenas": [{"id": a.memory_id, "size": a.size, "high": a.high_water, "dev": dev_of(_code(a.device)),
-                    "rows": np.asarray(rows["value"])} for a, rows in zip(mem.arenas, mem.rows)],
+                    "peak": a.peak_live_bytes, "peakAt": a.peak_at, "past": past,
+                    "rows": np.asarray(rows["value"])} for a, rows, past in zip(mem.arenas, mem.rows, mem.past_end())],
         "names": {"plan": visible(plan.name), "opKinds": list(OP_KINDS)},
         "limits": {"visible": VISIBLE_LIMIT, "focus": FOCUS_LAYERS, "labels": _LABELS, "groupLabels": _GROUP_LABELS,
                    "blocks": BLOCK_LIMIT, "bins": list(BINS)},
         "style": {"op": OP_STYLES, "group": GROUP_SYMBOLS, "edge": EDGE_STYLES, "error": ERROR,
+                  "ink": INK, "muted": MUTED, "select": SELECT, "font": FONT,
                   "opacity": {"tensor": TENSOR_OPACITY, "block": BLOCK_OPACITY}},
         "m": G.m, "n": f.n,
     }
+
+
+def block_text_color(color: str) -> str:
+    """Ink or white, whichever reads on a block of ``color`` (``#RRGGBB``): a block's name inside it."""
+    r, g, b = (int(color[i:i + 2], 16) / 255 for i in (1, 3, 5))
+    return INK if 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.45 else "#FFFFFF"
 
 
 def lod_devices(view: PlanView) -> list[list[str]]:
