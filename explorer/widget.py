@@ -2,7 +2,7 @@
 
 Python reads and analyses the program once, then sends the app its data (the same payload the HTML
 report embeds, gzip-compressed, as a binary trait). Everything interactive runs in the browser; what
-Python can read and set is in five traits, synced both ways:
+Python can read and set is in these traits, synced both ways:
 
 * ``plan`` — the method shown;
 * ``selected`` — a :class:`~explorer.views.selection.Selection` (a click in the page sets it; setting
