@@ -272,6 +272,15 @@ def test_widget_move_with_the_mouse_in_jupyterlab(tmp_path):
         assert page.locator("#w1 .dx-whatif").is_hidden()
         _run_cell(page, 1)
         _outputs_include(page, "moves: [] False")
+        # the frame's keys inside the output (keys.js): a press on the graph gives the widget the keys, "/" its
+        # search box, Escape clears; the notebook's own keys stay the notebook's elsewhere
+        page.locator("#w1 .dx-graph").click(position={"x": 8, "y": 8})
+        page.keyboard.press("/")
+        assert page.evaluate("() => !!document.activeElement && document.activeElement.matches('#w1 .dx-search')")
+        page.keyboard.type("%1")
+        page.wait_for_function("() => document.querySelector('#w1').dxApp.state.values[0] === 1")
+        page.keyboard.press("Escape")
+        page.wait_for_function("() => document.querySelector('#w1').dxApp.state.values.length === 0")
 
         # a placement executorch refuses: its reason in the view, the moves as they were
         page.locator("#w2").scroll_into_view_if_needed()

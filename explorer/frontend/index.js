@@ -5,6 +5,7 @@ import {createApp} from "./app.js";
 import {createDiffApp} from "./diff.js";
 import {createDataFileApp} from "./datafile.js";
 import {decodePayload} from "./model.js";
+import {bindKeys} from "./keys.js";
 
 function ensurePlotly(model) {
   if (globalThis.Plotly) return Promise.resolve(globalThis.Plotly);
@@ -96,7 +97,16 @@ export async function render({model, el}) {
   // the payload -> a fresh app in `el`: the old one's plots purged and its model handlers dropped first
   async function draw(decoding) {
     const ticket = ++drawing;
-    const data = await decoding;
+    let data;
+    try {
+      data = await decoding;
+    } catch (e) {  // a payload this front end cannot read (another version): say so in the output
+      if (ticket !== drawing) return;
+      purge(el);
+      el.textContent = String(e instanceof Error ? e.message : e);
+      el.classList.add("dx-root", "dx-failed");
+      return;
+    }
     if (ticket !== drawing) return;  // a newer payload came while this one was decoded
     el.style.minHeight = el.offsetHeight + "px";  // the notebook keeps its scroll while the new app is built
     purge(el);
@@ -113,11 +123,13 @@ export async function render({model, el}) {
   await ensurePlotly(model);
   clearTimeout(timer);
   await draw(first);
+  const unbindKeys = bindKeys(el);  // the frame's keys (keys.js), while the focus is inside this output
   // a new payload (ex.moves changed: the what-if diff, or the original again) is drawn in the same output
   const onPayload = () => { draw(decodePayload(model.get("_payload"))); };
   model.on("change:_payload", onPayload);
   return () => {
     model.off("change:_payload", onPayload);
+    unbindKeys();
     if (scope) scope.dispose();
     purge(el);
   };
