@@ -2,7 +2,7 @@
 
 Python reads and analyses the program once, then sends the app its data (the same payload the HTML
 report embeds, gzip-compressed, as a binary trait). Everything interactive runs in the browser; what
-Python can read and set is in five traits, synced both ways:
+Python can read and set is in these traits, synced both ways:
 
 * ``plan`` — the method shown;
 * ``selected`` — a :class:`~explorer.views.selection.Selection` (a click in the page sets it; setting
@@ -11,6 +11,8 @@ Python can read and set is in five traits, synced both ways:
 * ``expanded`` — the open groups of the plan's graph (:meth:`expand`, :meth:`collapse`; a small plan starts with all).
 * ``shown_overlay`` — the overlay colouring the graph (:meth:`overlay`, :meth:`show_overlay`;
   :mod:`explorer.widget_overlays`, docs/overlays.md).
+* ``moves`` — what-if moves (``"SELECTOR=DEVICE"``; :meth:`move`, :meth:`undo`); with any, the view is the diff of
+  the original vs the program executorch would export for them (:mod:`explorer.widget_whatif`, docs/whatif.md).
 
 plotly.js reaches the page once per page, not per widget: the first widget's front end asks for it
 with a custom message and gets the vendored file as a binary buffer.
@@ -31,6 +33,7 @@ from .views.embed import pack
 from .views.empty_program import empty_program_payload
 from .widget_base import AppWidget
 from .widget_overlays import OverlayWidget
+from .widget_whatif import WhatIfWidget
 from .views.prepare import PlanView, default_plan, open_program, plan_view
 from .views.report import app_payload, selection_json
 from .views.selection import Selection, resolve
@@ -47,7 +50,7 @@ def _selection_from_json(data, widget: Explorer) -> Selection:
                      widget.findings[int(finding)] if finding not in (None, "") else None, str(data.get("query") or ""))
 
 
-class Explorer(OverlayWidget, AppWidget):
+class Explorer(WhatIfWidget, OverlayWidget, AppWidget):
     """Where every tensor and arena of an ExecuTorch program lives: graph, memory map, details, findings.
 
     ``Explorer()`` opens the bundled sample; ``Explorer("model.pte")``, ``Explorer(data_bytes)`` or
@@ -67,6 +70,11 @@ class Explorer(OverlayWidget, AppWidget):
     ``profile=`` (an ETDump path or bytes; docs/profiles.md) draws run times on it: ops sized by their time,
     a per-device time bar, time per run of the selection, the memory map's x axis switchable to measured
     time. ``self.profile`` is the joined profile.
+
+    ``moves=["delegate:*=cuda:0", ...]`` (or :meth:`move`, or "Move to ▸" in the details of a selected op,
+    delegate, tensor or group) shows what executorch would export for that placement: the diff of the
+    original vs the program :func:`explorer.what_if` predicts, in the same output (:mod:`explorer.widget_whatif`,
+    docs/whatif.md). :meth:`undo` and :meth:`clear_moves` take moves back; :attr:`predicted` is the prediction.
     """
 
     plan = traitlets.Unicode(help="name of the plan (method) shown").tag(sync=True)
@@ -76,7 +84,7 @@ class Explorer(OverlayWidget, AppWidget):
     expanded = traitlets.Tuple(help="ids of the open groups of the plan's graph").tag(sync=True)
 
     def __init__(self, source=None, *, plan: str | None = None, data=None, profile=None,
-                 etrecord=None, **kwargs):
+                 etrecord=None, moves=None, **kwargs):
         from .views.profile_payload import open_profile
 
         if "lod" in kwargs:
@@ -89,6 +97,8 @@ class Explorer(OverlayWidget, AppWidget):
             self.program = attach_etrecord(self.program, etrecord)
         self.profile = None
         self._views: dict[str, PlanView] = {}
+        if moves and (isinstance(self.program, DataFile) or not self.program.plans):
+            raise ValueError("moves= needs a program with plans: there is nothing to move in this one")
         if isinstance(self.program, DataFile):  # a .ptd: the page of its entries, no plans
             self.findings = []
             super().__init__(_payload=pack(data_file_payload(self.program)), selected=Selection(""), **kwargs)
@@ -112,6 +122,7 @@ class Explorer(OverlayWidget, AppWidget):
                          **kwargs)
         self.observe(self._on_plan, names=["plan"])
         self._init_overlays(self.program, self._views, self.profile)  # ex.overlay(...): widget_overlays.py
+        self._init_whatif(moves)  # ex.move(...), ex.moves: widget_whatif.py
 
     def __repr__(self) -> str:
         name = Path(self.program.source).name if self.program.source else "program"
@@ -179,8 +190,14 @@ class Explorer(OverlayWidget, AppWidget):
         self.expanded = tuple(ov.expanded)
 
     def save_html(self, path: str | os.PathLike) -> Path:
-        """Write the same app as one self-contained, offline HTML file; returns its path."""
+        """Write the same app as one self-contained, offline HTML file; returns its path. With ``moves``, the
+        what-if view (original vs predicted, the moves listed), as ``device-explorer show FILE --move ...`` writes."""
         from .views.overlay_report import write_overlay_report
+
+        if self.moves and self.predicted is not None:
+            from .views.whatif_report import write_whatif_report
+
+            return write_whatif_report(self.program, self.predicted, path, plan=self.plan)
 
         return write_overlay_report(self.program, path, findings=self.findings, plan=self.plan, selected=self.selected,
                                     profile=self.profile, views=self._views, overlays=self._overlay_set,

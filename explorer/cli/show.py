@@ -6,6 +6,8 @@ self-contained file — plotly.js inlined, no network — with the widget's pane
 coloured by device, the memory map, per-device totals, details on click and the findings list. One
 drawing at every size: a plan of up to 2,000 graph nodes opens with every group of instructions
 expanded, a bigger one as an overview of groups that expand on click; memory lanes are binned until zoomed.
+With ``--move SELECTOR=DEVICE`` (repeatable) the report is the what-if view: the original vs what executorch would
+export for that placement, the moves listed (the page ``whatif FILE --move ... -o`` writes; docs/whatif.md).
 Exit status 0 when the report was written (findings don't change it: ``check`` is for gating), 2 when
 the file can't be read or the plan doesn't exist.
 """
@@ -45,6 +47,9 @@ def register(sub) -> None:
                         "path) to numbers, or with options (docs/overlays.md); repeatable")
     p.add_argument("--show-overlay", metavar="NAME",
                    help="the overlay drawn when the report opens (yours, or a built-in: time, copy_bytes, size, lifetime)")
+    p.add_argument("--move", action="append", default=None, metavar="SELECTOR=DEVICE",
+                   help="write the what-if view instead: original vs what executorch would export with this move "
+                        "(as `whatif FILE --move ... -o`; docs/whatif.md); repeatable")
     p.set_defaults(func=run)
 
 
@@ -63,6 +68,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
               file=sys.stderr)
         return 2
     program = with_etrecord(program, getattr(args, "etrecord", None))
+    if args.move:
+        return _whatif_page(program, args, out)
     profile = optional_profile(args, program)
     findings = list(check(program))
     views = {plan.name: plan_view(plan, program) for plan in program.plans}
@@ -79,6 +86,32 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         arenas = ", ".join(f"#{a.memory_id} {nbytes_text(a.size)} {a.device}" for a in summaries)
         line = program_summary(view, [f for f in findings if f.plan == plan.name])
         print(f"{name}: {line}" + (f" [arenas {arenas}]" if arenas else ""), file=out)
+    return 0
+
+
+def _whatif_page(program, args: argparse.Namespace, out: TextIO) -> int:
+    """``show --move``: the page ``whatif FILE --move ... -o`` writes (the Python side: ``Explorer(FILE,
+    moves=[...]).save_html(path)``). Exit 1 when executorch would refuse the placement, 2 for a bad move."""
+    from ..analysis.whatif import MoveError, Refusal, what_if
+    from ..views.whatif_report import write_whatif_report
+
+    unused = [opt for opt, given in (("--overlay", args.overlay), ("--show-overlay", args.show_overlay),
+                                     ("--profile", getattr(args, "profile", None))) if given]
+    if unused:
+        print(f"device-explorer: {', '.join(unused)} cannot go with --move: the what-if view compares the original "
+              f"with a prediction, which has no overlays or run profile", file=sys.stderr)
+        return 2
+    try:
+        predicted = what_if(program, args.move)
+    except Refusal as exc:
+        print(f"device-explorer: executorch 1.5.1 would refuse to export this placement: {exc}", file=sys.stderr)
+        return 1
+    except MoveError as exc:
+        print(f"device-explorer: {exc}", file=sys.stderr)
+        return 2
+    written = write_whatif_report(program, predicted, args.output, plan=args.plan)
+    print(f"wrote {written.resolve()} ({nbytes_text(written.stat().st_size)}; self-contained, works offline)", file=out)
+    print(f"{os.path.basename(str(args.file or 'sample'))}: {predicted.prediction.text}", file=out)
     return 0
 
 

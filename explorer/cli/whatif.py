@@ -3,7 +3,8 @@
 Text: a placement review of original -> predicted (what moved, copies added/removed with bytes, arenas
 per device before -> after, runtime needs before -> after, findings on the predicted program).
 ``--json``: the ``inspect --json`` document of the predicted program plus ``"moves"`` and ``"diff"`` (the
-``diff --json`` form, original as A). ``-o report.html``: the diff view of original vs predicted.
+``diff --json`` form, original as A). ``-o report.html``: the diff view of original vs predicted with the moves
+listed (``show FILE --move ... -o`` writes the same page).
 ``--profile run.etdp`` adds a time ESTIMATE (``--speedup``, ``--bandwidth``), labelled as one.
 
 Exit status: 0 for a prediction, 1 when executorch would refuse to export that placement (its reason
@@ -79,10 +80,9 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         except ValueError as exc:
             print(f"device-explorer whatif: {exc}", file=sys.stderr)
             return 2
-    if args.output:
-        from ..views.diff_report import write_diff_report  # the page writer: only when asked for
-        write_diff_report(program, predicted, args.output, result=rev.diff, programs=(program, predicted),
-                          plan=args.method)
+    if args.output:  # the diff view with the moves listed (views/whatif_report.py); the page writer: only when asked for
+        from ..views.whatif_report import write_whatif_report
+        write_whatif_report(program, predicted, args.output, result=rev.diff, plan=args.method)
     name = os.path.basename(args.file)
     if args.json:
         from ..json_form import program_json

@@ -15,6 +15,7 @@ import {profileView} from "./profile.js";
 import {delegateExpander} from "./delegate.js";
 import {CONFIG, fillPlans, followWidth, publisher} from "./frame.js";
 import {overlayView} from "./overlay_view.js";
+import {movesView} from "./moves.js";
 import {fresh, planFigures} from "./figures.js";
 
 
@@ -78,12 +79,16 @@ export function createApp(el, model, data) {
                 placeLines: (xs, ys) => (DG ? DG.placeLines(xs, ys) : [xs, ys]),
                 rings: (items) => over.graph.set(items), outlines: (items) => over.memory.set(items),
                 // an overlay picked (overlay_view.js): node colours, hover lines and a details row
-                paint: (traces) => OV.paint(traces), detailRows: (kind, index) => OV.detailRows(kind, index)};
+                paint: (traces) => OV.paint(traces),
+                // first in a node's details: an overlay's number, "Move to ▸" (moves.js)
+                detailRows: (kind, index) => OV.detailRows(kind, index).concat(MV.detailRows(P, kind, index))};
   const over = {graph: null, memory: null};
   const Plotly = globalThis.Plotly;
 
   const publish = publisher(model);
   const OV = overlayView({controls: $("dx-controls"), model, data, publish, redraw: () => { if (LOD) LOD.redraw(); }});
+  // what-if: "Move to ▸" and the moves (the kernel predicts; a report lists the command that will)
+  const MV = movesView({root: el, model, data, publish, mount: (bar) => $("dx-controls").after(bar)});
 
   function planByName(name) { return data.plans.find((p) => p.name === name) || data.plans[0]; }
 

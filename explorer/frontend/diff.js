@@ -10,6 +10,7 @@ import {profileDiffView} from "./profile_diff.js";
 import {diffLod} from "./diff_lod.js";
 import {labelLayer} from "./labels.js";
 import {CONFIG, fillPlans, followWidth, publisher} from "./frame.js";
+import {movesView} from "./moves.js";
 
 const SIDES = ["a", "b"];
 
@@ -56,6 +57,9 @@ export function createDiffApp(el, model, data) {
   const other = (side) => (side === "a" ? "b" : "a");
 
   const publish = publisher(model);
+  // a what-if (data.whatif: original vs predicted): its moves, undo, the commands, and "Move to ▸" under the details
+  const MV = data.whatif ? movesView({root: el, model, data, publish, mount: (bar) => $("dx-controls").after(bar)}) : null;
+  function moveBlock(s, kind, x) { return MV ? MV.diffBlock(P, s, kind, x) : ""; }
 
   function showPlan(name) {
     if (PROF) { PROF.remove(); PROF = null; }  // puts back what it changed on the previous plan's figures
@@ -104,6 +108,10 @@ export function createDiffApp(el, model, data) {
     for (const s of SIDES) {
       on(G[s], "plotly_click", (ev) => {
         D.clickGraph(s, ev.points[0]);
+        const T = P.sides[s].lod.trace, pt = ev.points[0];  // a group's details: what moving it would name
+        if (MV && (pt.curveNumber === T.groups || pt.curveNumber === T.headers)) {
+          $("dx-details").insertAdjacentHTML("beforeend", moveBlock(s, "group", pt.customdata));
+        }
       });
       // each side's memory lanes (lod_panels.js)
       on(M[s], "plotly_click", (ev) => D.clickMemory(s, ev.points[0]));
@@ -117,7 +125,10 @@ export function createDiffApp(el, model, data) {
     const box = $("dx-details"), s = state.side || "a";
     const vs = state.values[s], is = state.instructions[s];
     const one = D.details(state);
-    if (one) { box.innerHTML = one; return; }
+    if (one) {
+      box.innerHTML = one + moveBlock(s, vs.length ? "value" : "instr", vs.length ? vs[0] : is[0]);
+      return;
+    }
     if (!vs.length && !is.length) { box.innerHTML = data.empty; return; }
     box.innerHTML = "<div class='dx-root dx-diff'><h4>" + (state.query ? "search \u201c" + esc(state.query) + "\u201d" : "selection") + "</h4>" + SIDES.map((x) =>
       "<div><span class='dx-side-" + x + "'>" + x.toUpperCase() + "</span>" +

@@ -5,6 +5,7 @@ import {createApp} from "./app.js";
 import {createDiffApp} from "./diff.js";
 import {createDataFileApp} from "./datafile.js";
 import {decodePayload} from "./model.js";
+import {bindKeys} from "./keys.js";
 
 function ensurePlotly(model) {
   if (globalThis.Plotly) return Promise.resolve(globalThis.Plotly);
@@ -58,6 +59,30 @@ function fitHost(el) {
   }
 }
 
+// The app's view of the widget model: every handler it registers is remembered, so a re-render (a new payload: a
+// what-if's diff, or the original again) drops the old app's handlers with its plots. `rename` maps the app's keys
+// to the widget's: the what-if diff keeps its selection in `_whatif_selected` (the widget's `selected` is a
+// selection of the original program). @param {any} model @param {Record<string, string>} rename
+function scopedModel(model, rename) {
+  const key = (/** @type {string} */ k) => rename[k] || k;
+  const event = (/** @type {string} */ e) => (e.startsWith("change:") ? "change:" + key(e.slice(7)) : e);
+  /** @type {[string, function(...any): void][]} */
+  const handlers = [];
+  return {
+    get: (/** @type {string} */ k) => model.get(key(k)),
+    set: (/** @type {string} */ k, /** @type {unknown} */ v) => model.set(key(k), v),
+    on(/** @type {string} */ e, /** @type {function(...any): void} */ cb) { handlers.push([event(e), cb]); model.on(event(e), cb); },
+    off(/** @type {string} */ e, /** @type {function(...any): void} */ cb) { model.off(event(e), cb); },
+    save_changes: () => model.save_changes(),
+    send: (/** @type {unknown} */ content) => model.send(content),
+    dispose() { for (const [e, cb] of handlers) model.off(e, cb); handlers.length = 0; },
+  };
+}
+
+function purge(el) {
+  for (const gd of el.querySelectorAll(".js-plotly-plot")) globalThis.Plotly.purge(gd);
+}
+
 export async function render({model, el}) {
   el.classList.add("dx-explorer");
   const waiting = document.createElement("div");
@@ -68,15 +93,45 @@ export async function render({model, el}) {
     waiting.classList.add("dx-no-kernel");
     waiting.textContent = NO_KERNEL_TEXT;
   }, NO_KERNEL_MS);
-  const [, data] = await Promise.all([ensurePlotly(model), decodePayload(model.get("_payload"))]);
+  let scope = null, drawing = 0;
+  // the payload -> a fresh app in `el`: the old one's plots purged and its model handlers dropped first
+  async function draw(decoding) {
+    const ticket = ++drawing;
+    let data;
+    try {
+      data = await decoding;
+    } catch (e) {  // a payload this front end cannot read (another version): say so in the output
+      if (ticket !== drawing) return;
+      purge(el);
+      el.textContent = String(e instanceof Error ? e.message : e);
+      el.classList.add("dx-root", "dx-failed");
+      return;
+    }
+    if (ticket !== drawing) return;  // a newer payload came while this one was decoded
+    el.style.minHeight = el.offsetHeight + "px";  // the notebook keeps its scroll while the new app is built
+    purge(el);
+    if (scope) scope.dispose();
+    el.textContent = "";
+    scope = scopedModel(model, data.mode === "diff" && data.whatif ? {selected: "_whatif_selected"} : {});
+    const app = data.mode === "diff" ? createDiffApp(el, scope, data)
+      : data.mode === "data" ? createDataFileApp(el, scope, data) : createApp(el, scope, data);
+    el.dxApp = app;
+    el.dataset.drawn = String(ticket);  // tests wait for a re-render by it
+    requestAnimationFrame(() => { el.style.minHeight = ""; fitHost(el); });
+  }
+  const first = decodePayload(model.get("_payload"));  // decoded while plotly.js arrives
+  await ensurePlotly(model);
   clearTimeout(timer);
-  waiting.remove();
-  const app = data.mode === "diff" ? createDiffApp(el, model, data)
-    : data.mode === "data" ? createDataFileApp(el, model, data) : createApp(el, model, data);
-  el.dxApp = app;
-  requestAnimationFrame(() => fitHost(el));
+  await draw(first);
+  const unbindKeys = bindKeys(el);  // the frame's keys (keys.js), while the focus is inside this output
+  // a new payload (ex.moves changed: the what-if diff, or the original again) is drawn in the same output
+  const onPayload = () => { draw(decodePayload(model.get("_payload"))); };
+  model.on("change:_payload", onPayload);
   return () => {
-    for (const gd of el.querySelectorAll(".js-plotly-plot")) globalThis.Plotly.purge(gd);
+    model.off("change:_payload", onPayload);
+    unbindKeys();
+    if (scope) scope.dispose();
+    purge(el);
   };
 }
 

@@ -178,6 +178,14 @@ export interface AppPayload {
   selected: Selection | null;
   profileFindings?: string[];
   overlays?: OverlaysPayload;
+  whatif?: WhatIfPayload;
+}
+
+/** A what-if (views/whatif_report.py whatif_block): the moves shown ("SELECTOR=DEVICE"), the file and flags the CLI
+ * line and the Python call are written from, and per re-derived plan the original instructions of each predicted one. */
+export interface WhatIfPayload {
+  file: string; moves: string[]; cli: string[]; py: string[];
+  origins: Record<string, { start: Column; orig: Column }>;
 }
 
 // ---- the diff (views/diff_report.py) ----
@@ -222,6 +230,7 @@ export interface DiffPayload {
   trace: TraceIndex; plan: string; empty: Html;
   plans: DiffPlanPayload[];
   selected: DiffSelection | null;
+  whatif?: WhatIfPayload;
 }
 
 // ---- a data file, or a program without plans ----

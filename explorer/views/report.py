@@ -70,11 +70,18 @@ def app_payload(program: Program, *, findings: list[Finding], plan: str | None =
         "findings": [{"label": finding_label(f), "plan": f.plan, "severity": f.severity,
                       "values": list(f.values), "instructions": list(f.instructions)} for f in findings],
         "selected": None if not selected else selection_json(selected, findings),
+        # the file a what-if's CLI line names ("Move to ▸" in the details: explorer/frontend/moves.js)
+        "whatif": _source_block(program),
     }
     if profile is not None:
         from .profile_payload import attach_profile
         attach_profile(out, profile)
     return out
+
+
+def _source_block(program: Program) -> dict:
+    from .whatif_report import source_block  # (that module builds on this one)
+    return source_block(program)
 
 
 def _with_context(plan_payload: dict, context: dict | None) -> dict:

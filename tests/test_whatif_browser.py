@@ -1,0 +1,300 @@
+"""What-if with the mouse, in headless Chromium: the offline report and the widget in JupyterLab.
+
+Report (``device-explorer show FILE -o``): a real click on a delegate call, "Move to ▸" cuda:0 in its details, and
+the pending list shows the CLI line that predicts it — which is then run, as written, and writes the what-if report,
+which opens in the diff view with its move listed (and the moved delegate's outputs on cuda:0 in B). Widget: the
+same click in JupyterLab sets ``ex.moves`` in the kernel, the output re-renders as the diff of original vs predicted,
+a refused placement shows executorch's reason and keeps the moves, and undo goes back to the program as it is.
+Screenshots go to ``artifacts/`` (docs/testing.md).
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from browser_helpers import ARTIFACTS, chromium, click_point, require_browser, screenshot_on_failure, settled
+
+import explorer
+from explorer.cli import main
+from explorer.views.overview import TRACE
+
+pytestmark = pytest.mark.browser
+
+FIXTURE = Path(__file__).parent / "fixtures" / "whatif" / "residual_cpu_only.pte"
+REFUSED = Path(__file__).parent / "fixtures" / "zoo" / "tied_weights.pte"  # @0=cuda:0: a delegate reads a weight
+
+IDS_JS = """
+([sel, index]) => {
+  const gd = document.querySelector(sel);
+  const group = Array.from(gd.querySelectorAll('.scatterlayer .trace')).find(g => {
+    const d = g.__data__; const t = d && (d[0] ? d[0].trace : d.trace); return t && t.index === index; });
+  if (!group) return [];
+  const ids = gd.data[index].customdata || [];
+  return Array.from(group.querySelectorAll('path.point')).map((p, k) => {
+    const r = p.getBoundingClientRect();
+    return {x: r.x + r.width / 2, y: r.y + r.height / 2, w: r.width, id: ids[k], trace: index};
+  });
+}
+"""
+
+# boxes of the what-if bar's parts that overlap each other or stick out of the bar (crowding, clipped text)
+BAR_LAYOUT_JS = """
+(sel) => {
+  const bar = document.querySelector(sel), out = [];
+  if (!bar) return ['no bar'];
+  const b = bar.getBoundingClientRect();
+  const parts = Array.from(bar.querySelectorAll('.dx-move-chip, button, code, .dx-whatif-note, h3'));
+  for (const p of parts) {
+    const r = p.getBoundingClientRect();
+    if (r.right > b.right + 1 || r.left < b.left - 1) out.push('outside: ' + p.textContent.slice(0, 40));
+    if (p.scrollWidth > p.clientWidth + 1 && p.tagName !== 'CODE') out.push('clipped: ' + p.textContent.slice(0, 40));
+  }
+  for (let i = 0; i < parts.length; i++) for (let j = i + 1; j < parts.length; j++) {
+    if (parts[i].contains(parts[j]) || parts[j].contains(parts[i])) continue;
+    const r = parts[i].getBoundingClientRect(), s = parts[j].getBoundingClientRect();
+    if (r.left < s.right - 1 && s.left < r.right - 1 && r.top < s.bottom - 1 && s.top < r.bottom - 1)
+      out.push('overlap: ' + parts[i].textContent.slice(0, 30) + ' / ' + parts[j].textContent.slice(0, 30));
+  }
+  return out;
+}
+"""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _browser_available():
+    require_browser()
+
+
+def _delegate_call(path: Path) -> tuple[int, int]:
+    """(instruction, delegate index) of the first delegate call of the forward plan."""
+    plan = explorer.load(path).plan("forward")
+    ins = next(i for i in plan.instructions if i.kind == "DelegateCall")
+    return ins.index, ins.delegate_index
+
+
+def _click_op(page, graph: str, instruction: int) -> None:
+    ops = page.evaluate(IDS_JS, [graph, TRACE["ops"]])
+    target = next(p for p in ops if p["id"] == instruction and p["w"] > 0)
+    click_point(page, graph, target)
+
+
+def test_report_move_to_gives_the_command_and_its_report_opens_in_the_diff_view(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    # a file name that is markup and shell at once: shown as text, quoted in the command, which still runs
+    hostile = tmp_path / "it's <b>bold<b> $(touch pwned).pte"
+    hostile.write_bytes(FIXTURE.read_bytes())
+    report = tmp_path / "report.html"
+    assert main(["show", str(hostile), "-o", str(report)], stdout=io.StringIO()) == 0
+    instruction, delegate = _delegate_call(FIXTURE)
+    with chromium((1400, 1000)) as (page, messages), screenshot_on_failure(page, "whatif_report_failure.png"):
+        page.route("**/*", lambda r: r.abort() if not r.request.url.startswith("file:") else r.continue_())
+        page.goto(report.as_uri())
+        page.wait_for_function("() => document.body.dataset.ready === '1'", timeout=30_000)
+        assert page.locator(".dx-whatif").is_hidden(), "no bar before any move"
+        _click_op(page, ".dx-graph", instruction)
+        move = page.locator(".dx-details .dx-move-to", has_text="cuda:0")
+        move.wait_for(timeout=10_000)
+        details = page.locator(".dx-details").inner_text()
+        assert "Move to" in details and f"delegate:{delegate}" in details, details
+        assert page.locator(".dx-details .dx-move-to", has_text="cpu").is_disabled(), "it runs on the cpu already"
+        page.locator(".dx-details").screenshot(path=str(ARTIFACTS / "whatif_report_move_to.png"))
+        move.click()
+        cli = page.locator(".dx-whatif .dx-whatif-cli")
+        cli.wait_for(timeout=5_000)
+        line = cli.inner_text()
+        assert shlex.split(line) == ["device-explorer", "whatif", str(hostile), "--move", f"delegate:{delegate}=cuda:0",
+                                     "-o", "whatif.html"], line
+        python = page.locator(".dx-whatif .dx-whatif-py").inner_text()
+        call = ast.parse(python, mode="eval").body
+        assert ast.unparse(call.func) == "explorer.what_if" and ast.literal_eval(call.args[1]) == [f"delegate:{delegate}=cuda:0"]
+        assert ast.unparse(call.args[0].func) == "explorer.load" and ast.literal_eval(call.args[0].args[0]) == str(hostile)
+        assert page.locator(".dx-whatif b, .dx-details b:has-text('bold')").count() == 0, "the name is text, not markup"
+        # the copy buttons hand the clipboard the very text shown
+        page.evaluate("() => Object.defineProperty(navigator, 'clipboard', {configurable: true, value: {writeText:"
+                      " (t) => { window.__copied = t; return Promise.resolve(); }}})")
+        page.locator(".dx-whatif .dx-whatif-cmd", has=page.locator(".dx-whatif-cli")).locator("button.dx-copy").click()
+        page.wait_for_function("() => document.querySelector('.dx-whatif .dx-copy').textContent === 'copied'", timeout=5_000)
+        assert page.evaluate("() => window.__copied") == line
+        bar = page.locator(".dx-whatif").inner_text()
+        assert "cannot predict offline" in bar, bar
+        assert page.evaluate(BAR_LAYOUT_JS, ".dx-whatif") == []
+        page.locator(".dx-whatif").screenshot(path=str(ARTIFACTS / "whatif_report_pending.png"))
+        page.screenshot(path=str(ARTIFACTS / "whatif_report_pending_page.png"))
+        # the undo of the one move empties the list and hides the bar
+        page.locator(".dx-whatif .dx-undo-one").click()
+        page.wait_for_function("() => document.querySelector('.dx-whatif').hidden", timeout=5_000)
+        assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
+
+    # the command, as the page wrote it, predicts and writes the what-if report (run by a shell: nothing else runs)
+    words = shlex.split(line)
+    assert words[0] == "device-explorer"
+    script = f'device-explorer() {{ {shlex.quote(sys.executable)} -m explorer.cli "$@"; }}\n{line}\n'
+    done = subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+    assert done.returncode == 0, done.stderr
+    assert not (tmp_path / "pwned").exists()
+    written = tmp_path / "whatif.html"
+    with chromium((1400, 1000)) as (page, messages), screenshot_on_failure(page, "whatif_diff_report_failure.png"):
+        page.route("**/*", lambda r: r.abort() if not r.request.url.startswith("file:") else r.continue_())
+        page.goto(written.as_uri())
+        page.wait_for_function("() => document.body.dataset.ready === '1'", timeout=30_000)
+        assert page.locator(".dx-diff").count() >= 1, "the diff view"
+        chips = page.locator(".dx-whatif .dx-move-chip").all_inner_texts()
+        assert [c.replace("\u2715", "").strip() for c in chips] == [f"delegate:{delegate}=cuda:0"]
+        assert "This report shows original (A) vs what executorch 1.5.1 would export (B)" in \
+            page.locator(".dx-whatif").inner_text()
+        assert "cuda:0" in page.locator(".dx-header").inner_text()
+        assert page.evaluate(BAR_LAYOUT_JS, ".dx-whatif") == []
+        page.screenshot(path=str(ARTIFACTS / "whatif_diff_report.png"))
+        # the same delegate on B ("Move to ▸" of the prediction maps back to the original's selector)
+        pred = explorer.what_if(explorer.load(FIXTURE), [f"delegate:{delegate}=cuda:0"]).plan("forward")
+        b_call = next(i.index for i in pred.instructions if i.kind == "DelegateCall" and i.delegate_index == delegate)
+        _click_op(page, ".dx-graph-b", b_call)
+        page.locator(".dx-details .dx-move-to", has_text="cpu").wait_for(timeout=10_000)
+        assert f"delegate:{delegate}" in page.locator(".dx-details .dx-move-sel").inner_text()
+        assert page.locator(".dx-details .dx-move-to", has_text="cuda:0").first.is_disabled(), "on cuda:0 already in B"
+        page.locator(".dx-details .dx-move-to", has_text="cpu").click()
+        page.wait_for_function("() => document.querySelector('.dx-whatif .dx-whatif-cli').textContent.includes('=cpu')",
+                               timeout=5_000)
+        assert shlex.split(page.locator(".dx-whatif .dx-whatif-cli").inner_text())[2:] == \
+            [str(hostile), "--move", f"delegate:{delegate}=cpu", "-o", "whatif.html"]
+        assert "cannot predict offline" in page.locator(".dx-whatif").inner_text()
+        page.locator(".dx-whatif").screenshot(path=str(ARTIFACTS / "whatif_diff_report_pending.png"))
+        assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
+
+
+def test_report_move_to_on_a_group_of_a_big_plan(tmp_path):
+    """A transformer's overview: a click on a group opens it and its details offer group:LABEL, which what_if reads
+    as exactly that group; "Move to ▸ cuda:0" puts it in the pending command."""
+    from explorer.analysis.whatif import select
+    from explorer.views.overview import OVERVIEW_TRACE
+
+    path = Path(__file__).parent / "fixtures" / "named" / "transformer3k.pte"
+    report = tmp_path / "big.html"
+    assert main(["show", str(path), "-o", str(report)], stdout=io.StringIO()) == 0
+    with chromium((1400, 1000)) as (page, messages), screenshot_on_failure(page, "whatif_group_failure.png"):
+        page.route("**/*", lambda r: r.abort() if not r.request.url.startswith("file:") else r.continue_())
+        page.goto(report.as_uri())
+        page.wait_for_function("() => document.body.dataset.ready === '1'", timeout=60_000)
+        settled(page, ".dx-graph")
+        groups = page.evaluate(IDS_JS, [".dx-graph", OVERVIEW_TRACE["groups"]])
+        assert groups, "the plan opens as an overview of groups"
+        click_point(page, ".dx-graph", groups[0])
+        move = page.locator(".dx-details .dx-move-to", has_text="cuda:0")
+        move.wait_for(timeout=15_000)
+        sel = page.locator(".dx-details .dx-move-sel .dx-code").inner_text()
+        assert sel.startswith("group:"), sel
+        page.locator(".dx-details").screenshot(path=str(ARTIFACTS / "whatif_report_group.png"))
+        move.click()
+        line = page.locator(".dx-whatif .dx-whatif-cli").inner_text()
+        assert shlex.split(line) == ["device-explorer", "whatif", str(path), "--move", f"{sel}=cuda:0", "-o", "whatif.html"]
+        assert page.evaluate(BAR_LAYOUT_JS, ".dx-whatif") == []
+        page.screenshot(path=str(ARTIFACTS / "whatif_report_group_page.png"))
+        assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
+    program = explorer.load(path)
+    plan = program.plan("forward")
+    got = select(plan, sel, program)
+    assert got.kernels or got.delegates, sel
+
+
+def _outputs_include(page, text: str, timeout_ms: int = 20_000) -> None:
+    page.wait_for_function(
+        "(text) => Array.from(document.querySelectorAll('.jp-OutputArea-output')).some(o => o.textContent.includes(text))",
+        arg=text, timeout=timeout_ms)
+
+
+def _run_cell(page, k: int) -> None:
+    cell = page.locator(".jp-Notebook .jp-Cell").nth(k)
+    cell.locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Shift+Enter")
+
+
+def test_widget_move_with_the_mouse_in_jupyterlab(tmp_path):
+    from browser_helpers import jupyter_lab, run_all, wait_kernel_idle, write_notebook
+
+    instruction, delegate = _delegate_call(FIXTURE)
+    notebook = tmp_path / "whatif.ipynb"
+    write_notebook(notebook, [f"import explorer\nex = explorer.Explorer({str(FIXTURE)!r})\nex",
+                              "print('moves:', ex.moves, ex.predicted is not None)",
+                              f"ex2 = explorer.Explorer({str(REFUSED)!r})\nex2",
+                              "print('refused:', ex2.moves, ex2.whatif_error.startswith('@0=cuda:0: executorch 1.5.1 would refuse'))"])
+    with jupyter_lab(tmp_path) as (base, token), chromium((1400, 1000)) as (page, messages), \
+            screenshot_on_failure(page, "whatif_lab_failure.png", tmp_path / "jupyter.log"):
+        page.goto(f"{base}/lab/tree/{notebook.name}?token={token}")
+        wait_kernel_idle(page)
+        run_all(page)
+        page.wait_for_function("() => document.querySelectorAll('.dx-explorer .dx-graph .point').length > 0 &&"
+                               " document.querySelectorAll('.dx-explorer').length === 2", timeout=90_000)
+        page.evaluate("() => document.querySelectorAll('.dx-explorer').forEach((e, k) => { e.id = 'w' + (k + 1); })")
+        page.locator("#w1").scroll_into_view_if_needed()
+        settled(page, "#w1 .dx-graph")
+        _click_op(page, "#w1 .dx-graph", instruction)
+        move = page.locator("#w1 .dx-details .dx-move-to", has_text="cuda:0")
+        move.wait_for(timeout=10_000)
+        page.locator("#w1 .dx-details").screenshot(path=str(ARTIFACTS / "whatif_lab_move_to.png"))
+        move.click()
+        # the kernel predicts; the same output re-renders as original vs predicted
+        page.wait_for_function("() => document.querySelectorAll('#w1 .dx-graph-b .point').length > 0", timeout=60_000)
+        chips = page.locator("#w1 .dx-whatif .dx-move-chip").all_inner_texts()
+        assert [c.replace("\u2715", "").strip() for c in chips] == [f"delegate:{delegate}=cuda:0"]
+        assert page.locator("#w1 .dx-graph").count() == 0, "the one-program view is gone (purged, not stacked)"
+        assert page.locator("#w1 .dx-whatif .dx-whatif-cli").inner_text() == \
+            f"device-explorer whatif {FIXTURE} --move delegate:{delegate}=cuda:0 -o whatif.html"
+        assert "cuda:0" in page.locator("#w1 .dx-header").inner_text()
+        assert page.evaluate(BAR_LAYOUT_JS, "#w1 .dx-whatif") == []
+        page.locator("#w1").scroll_into_view_if_needed()
+        settled(page, "#w1 .dx-graph-b")
+        page.screenshot(path=str(ARTIFACTS / "whatif_lab_diff.png"))
+        _run_cell(page, 1)
+        _outputs_include(page, f"moves: ['delegate:{delegate}=cuda:0'] True")
+        # B's delegate: its details end with "Move to ▸", mapped back to the original's selector
+        pred = explorer.what_if(explorer.load(FIXTURE), [f"delegate:{delegate}=cuda:0"]).plan("forward")
+        b_call = next(i.index for i in pred.instructions if i.kind == "DelegateCall" and i.delegate_index == delegate)
+        page.locator("#w1 .dx-graph-b").scroll_into_view_if_needed()
+        settled(page, "#w1 .dx-graph-b")
+        _click_op(page, "#w1 .dx-graph-b", b_call)
+        page.locator("#w1 .dx-details .dx-move-block").wait_for(timeout=10_000)
+        assert f"delegate:{delegate}" in page.locator("#w1 .dx-details .dx-move-sel").inner_text()
+        page.locator("#w1 .dx-details").scroll_into_view_if_needed()
+        page.locator("#w1 .dx-details").screenshot(path=str(ARTIFACTS / "whatif_lab_diff_details.png"))
+        page.locator("#w1 .dx-whatif").scroll_into_view_if_needed()
+        # undo: back to the program as it is, in the same output
+        page.locator("#w1 .dx-whatif .dx-undo-one").click()
+        page.wait_for_function("() => document.querySelectorAll('#w1 .dx-graph .point').length > 0 &&"
+                               " !document.querySelector('#w1 .dx-graph-b')", timeout=60_000)
+        assert page.locator("#w1 .dx-whatif").is_hidden()
+        _run_cell(page, 1)
+        _outputs_include(page, "moves: [] False")
+        # the frame's keys inside the output (keys.js): a press on the graph gives the widget the keys, "/" its
+        # search box, Escape clears; the notebook's own keys stay the notebook's elsewhere
+        page.locator("#w1 .dx-graph").click(position={"x": 8, "y": 8})
+        page.keyboard.press("/")
+        assert page.evaluate("() => !!document.activeElement && document.activeElement.matches('#w1 .dx-search')")
+        page.keyboard.type("%1")
+        page.wait_for_function("() => document.querySelector('#w1').dxApp.state.values[0] === 1")
+        page.keyboard.press("Escape")
+        page.wait_for_function("() => document.querySelector('#w1').dxApp.state.values.length === 0")
+
+        # a placement executorch refuses: its reason in the view, the moves as they were
+        page.locator("#w2").scroll_into_view_if_needed()
+        settled(page, "#w2 .dx-graph")
+        _click_op(page, "#w2 .dx-graph", 0)
+        page.locator("#w2 .dx-details .dx-move-to", has_text="cuda:0").click()
+        error = page.locator("#w2 .dx-whatif .dx-whatif-error")
+        error.wait_for(timeout=60_000)
+        assert "executorch 1.5.1 would refuse to export this placement" in error.inner_text()
+        assert "Traceback" not in page.locator("#w2").inner_text()
+        assert page.locator("#w2 .dx-whatif .dx-move-chip").count() == 0, "the refused move is not kept"
+        assert page.locator("#w2 .dx-graph-b").count() == 0
+        assert page.evaluate(BAR_LAYOUT_JS, "#w2 .dx-whatif") == []
+        page.locator("#w2 .dx-whatif").screenshot(path=str(ARTIFACTS / "whatif_lab_refused.png"))
+        _run_cell(page, 3)
+        _outputs_include(page, "refused: [] True")
+        assert not [m for m in messages if m.startswith("pageerror")], messages

@@ -1,0 +1,328 @@
+"""What-if in the widget and the report, without a browser (the mouse: tests/test_whatif_browser.py).
+
+* ``Explorer.moves``: ``move`` / ``undo`` / ``clear_moves``, pairs stored as strings, a bad or refused move raising
+  from Python and leaving ``moves`` as they were, the same sent from the page (``set_state``) kept out with its
+  reason in ``whatif_error``; the payload switching to the diff of original vs predicted and back.
+* Every entry point writes the same what-if page: ``whatif -o``, ``show --move -o``, ``Explorer(moves=).save_html``.
+* The selector the page offers for a selection (``moves.js`` selectorOf, run in node on real payloads) names,
+  by ``explorer.analysis.whatif.select``, exactly what was selected — on real exports with delegates, copies,
+  buffer write-backs and module groups; and a selection on the predicted side maps back through the origins.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import explorer
+from explorer import frontend
+from explorer.analysis.facts import Facts
+from explorer.analysis.graph import edges, is_copy
+from explorer.analysis.whatif import MoveError, Refusal, select
+from explorer.cli import main
+from explorer.views.embed import page_payload, unpack
+from explorer.views.report import app_payload
+from explorer.views.whatif_report import whatif_payload
+
+FIX = Path(__file__).parent / "fixtures"
+RESIDUAL = FIX / "whatif" / "residual_cpu_only.pte"
+REFUSED = FIX / "zoo" / "tied_weights.pte"  # @0=cuda:0: a region reads a weight, executorch's emitter fails
+
+
+def test_moves_trait_move_undo_clear_and_the_payload_it_draws():
+    ex = explorer.Explorer(RESIDUAL)
+    original = ex._payload
+    assert ex.moves == [] and ex.predicted is None and "mode" not in unpack(original)
+    ex.move("delegate:0", "cuda:0")
+    ex.move("@1", explorer.Device.parse("cuda:0"))
+    assert ex.moves == ["delegate:0=cuda:0", "@1=cuda:0"]
+    data = unpack(ex._payload)
+    assert data["mode"] == "diff" and data["whatif"]["moves"] == ex.moves
+    assert data["whatif"]["file"] == str(RESIDUAL)
+    assert ex.predicted.prediction.moves == (("delegate:0", "cuda:0"), ("@1", "cuda:0"))
+    ex.move("delegate:0", "cuda:1")  # the same selector again: the earlier move goes
+    assert ex.moves == ["@1=cuda:0", "delegate:0=cuda:1"]
+    ex.undo(0)
+    assert ex.moves == ["delegate:0=cuda:1"]
+    ex.moves = [("delegate:*", "cuda:0")]  # pairs are stored as the CLI spells them
+    assert ex.moves == ["delegate:*=cuda:0"]
+    ex.undo()
+    assert ex.moves == [] and ex.predicted is None and ex._payload == original
+    with pytest.raises(IndexError):
+        ex.undo()
+    ex.move("op:aten::relu", "cuda:0")
+    ex.clear_moves()
+    assert ex.moves == [] and ex._payload == original
+
+
+def test_a_bad_or_refused_move_from_python_raises_and_changes_nothing():
+    ex = explorer.Explorer(REFUSED)
+    original = ex._payload
+    with pytest.raises(Refusal):
+        ex.move("@0", "cuda:0")
+    assert ex.moves == [] and ex._payload == original
+    with pytest.raises(MoveError, match="names nothing"):
+        ex.moves = ["op:aten::nothing=cuda:0"]
+    assert ex.moves == [] and "op:aten::nothing=cuda:0: selector" in ex.whatif_error
+    with pytest.raises(MoveError, match="expected SELECTOR=DEVICE"):
+        ex.moves = ["@1"]
+    with pytest.raises(Exception, match="SELECTOR=DEVICE"):
+        ex.moves = [3]
+    ex.move("@1", "cuda:0")  # a good one clears the error
+    assert ex.whatif_error == "" and ex.moves == ["@1=cuda:0"]
+
+
+def test_a_refused_move_from_the_page_is_kept_out_with_executorchs_reason():
+    """ipywidgets applies the page's changes with set_state: no exception reaches the kernel's log, the list goes
+    back (and is sent back), the reason is in whatif_error for the page to show."""
+    ex = explorer.Explorer(REFUSED)
+    ex.move("@1", "cuda:0")
+    sent = []
+    ex.comm.kernel = object()  # ipywidgets sends state only when its comm has a kernel
+    ex.send_state = lambda key=None: sent.append((key, getattr(ex, key) if isinstance(key, str) else None))
+    ex.set_state({"moves": ["@1=cuda:0", "@0=cuda:0"]})  # no exception: it came from the page
+    assert ex.moves == ["@1=cuda:0"]
+    assert ex.whatif_error.startswith("@0=cuda:0: executorch 1.5.1 would refuse to export this placement: a device "
+                                      "delegate reads constant")
+    assert ("moves", ["@1=cuda:0"]) in sent, "the page's list is put back"
+    assert ("whatif_error", ex.whatif_error) in sent
+
+
+def test_moves_need_a_program_with_plans():
+    with pytest.raises(ValueError, match="nothing to move"):
+        explorer.Explorer(FIX / "companions" / next(p.name for p in (FIX / "companions").glob("*.ptd")), moves=["@0=cpu"])
+
+
+def test_every_entry_point_writes_the_same_whatif_page(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    moves = ["delegate:*=cuda:0"]
+    assert main(["whatif", str(RESIDUAL), "--move", moves[0], "-o", "a.html"], stdout=io.StringIO()) == 0
+    assert main(["show", str(RESIDUAL), "--move", moves[0], "-o", "b.html"], stdout=io.StringIO()) == 0
+    explorer.Explorer(RESIDUAL, moves=moves).save_html(tmp_path / "c.html")
+    pages = [page_payload((tmp_path / n).read_text(encoding="utf-8")) for n in ("a.html", "b.html", "c.html")]
+    assert pages[0] == pages[1] == pages[2]
+    assert pages[0]["mode"] == "diff" and pages[0]["whatif"]["moves"] == moves
+    assert pages[0]["whatif"]["file"] == str(RESIDUAL)
+    # a report without moves names its file for the page's CLI line
+    assert main(["show", str(RESIDUAL), "-o", "d.html"], stdout=io.StringIO()) == 0
+    plain = page_payload((tmp_path / "d.html").read_text(encoding="utf-8"))
+    assert plain["whatif"]["file"] == str(RESIDUAL) and plain["whatif"]["moves"] == []
+
+
+def test_show_move_exits_as_whatif_does(tmp_path, capsys):
+    out = tmp_path / "r.html"
+    assert main(["show", str(REFUSED), "--move", "@0=cuda:0", "-o", str(out)]) == 1
+    assert "would refuse to export this placement" in capsys.readouterr().err and not out.exists()
+    assert main(["show", str(RESIDUAL), "--move", "op:nothing=cuda:0", "-o", str(out)]) == 2
+    assert "names nothing" in capsys.readouterr().err and not out.exists()
+    overlay = tmp_path / "o.json"
+    overlay.write_text(json.dumps({"@0": 1}))
+    assert main(["show", str(RESIDUAL), "--move", "@0=cuda:0", "--overlay", str(overlay), "-o", str(out)]) == 2
+    assert "cannot go with --move" in capsys.readouterr().err and not out.exists()
+
+
+def test_whatif_block_carries_the_flags_as_cli_words_and_python_arguments():
+    from explorer.views.whatif_report import whatif_block
+
+    program = explorer.load(FIX / "whatif" / "multi_out_cpu_only.pte")
+    predicted = explorer.what_if(program, ["delegate:*=cuda:0"], skip_d2h_outputs=True, alloc_graph_output=False,
+                                 method="forward")
+    block = whatif_block(program, predicted)
+    assert block["cli"] == ["--skip-d2h-outputs", "--no-alloc-graph-output", "--method", "forward"]
+    assert block["py"] == ["skip_d2h_outputs=True", "alloc_graph_output=False", "method='forward'"]
+    # the CLI words, run, give the same prediction
+    args = ["whatif", str(FIX / "whatif" / "multi_out_cpu_only.pte"), "--move", "delegate:*=cuda:0", *block["cli"],
+            "--json"]
+    out = io.StringIO()
+    assert main(args, stdout=out) == 0
+    assert json.loads(out.getvalue())["prediction"]["text"] == predicted.prediction.text
+    # and the Python arguments, evaluated, give the same prediction too
+    kwargs = eval("dict(" + ", ".join(block["py"]) + ")")  # noqa: S307 - literals written by repr
+    assert explorer.what_if(program, block["moves"], **kwargs).prediction == predicted.prediction
+
+
+# -- the selector of a selection (moves.js), checked against what_if's own selectors ------------------------------
+
+OFFERS_JS = """
+import fs from "node:fs";
+import {selectorOf, predictedSelectorOf} from %s;
+const data = JSON.parse(fs.readFileSync(process.argv[2], "utf-8"));
+const out = [];
+for (const P of data.plans) {
+  if (P.sides) {  // a what-if diff: the predicted side (B), through the origins
+    const LA = P.sides.a.lod, LB = P.sides.b.lod, O = data.whatif.origins[P.name];
+    for (let i = 0; i < LB.m; i++) out.push({plan: P.name, side: "b", kind: "instr", index: i, ...predictedSelectorOf(LA, LB, O, "instr", i)});
+    continue;
+  }
+  const L = P.lod;
+  const X = P.context || null;
+  for (let i = 0; i < L.m; i++) out.push({plan: P.name, kind: "instr", index: i, ...selectorOf(L, "instr", i, X)});
+  for (const v of L.tensors.index) out.push({plan: P.name, kind: "value", index: v, ...selectorOf(L, "value", v, X)});
+  for (let g = 0; g < L.groups.label.length; g++) out.push({plan: P.name, kind: "group", index: g, start: L.groups.start[g],
+    stop: L.groups.stop[g], ...selectorOf(L, "group", g, X)});
+}
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def _offers(tmp_path: Path, payload: dict) -> list[dict]:
+    from explorer.views.embed import pack
+
+    node = shutil.which("node")
+    assert node, "node is needed for the app's tests"
+    (tmp_path / "p.json").write_text(json.dumps(unpack(pack(payload))), encoding="utf-8")
+    script = tmp_path / "offers.mjs"
+    script.write_text(OFFERS_JS % json.dumps((Path(frontend.__file__).parent / "moves.js").as_uri()), encoding="utf-8")
+    done = subprocess.run([node, str(script), str(tmp_path / "p.json")], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def _movable(ins) -> bool:
+    base = (ins.op or "").split(".", 1)[0]
+    return ins.kind == "KernelCall" and not is_copy(ins) and not (base.endswith("_") and not base.endswith("__"))
+
+
+PROGRAMS = [RESIDUAL, FIX / "device_mlp.pte", FIX / "mutable_state.pte", FIX / "xnnpack_mlp.pte",
+            FIX / "two_methods.pte", FIX / "named" / "transformer3k.pte", FIX / "whatif" / "chain_cuda0.pte"]
+
+
+ETRECORDS = {"net.pte": FIX / "etrecord" / "net.etrecord", "split_xnnpack.pte": FIX / "etrecord" / "split_xnnpack.etrecord"}
+PROGRAMS += [FIX / "etrecord" / name for name in ETRECORDS]  # groups by the model's modules
+
+
+@pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: p.name)
+def test_the_selector_offered_for_a_selection_names_exactly_it(tmp_path, path):
+    program = explorer.load(path, etrecord=ETRECORDS.get(path.name))
+    offers = _offers(tmp_path, app_payload(program, findings=[]))
+    kinds = {"instr": 0, "value": 0, "group": 0}
+    writers = {}  # per plan: value -> the first instruction writing it (the analysis' own edges)
+    for plan in program.plans:
+        f = Facts(plan)
+        e = edges(plan, f)
+        first: dict[int, int] = {}
+        for i, v, w in zip(e.instr.tolist(), e.value.tolist(), e.write.tolist()):
+            if w and v not in first:
+                first[v] = i
+        writers[plan.name] = first
+    for o in offers:
+        plan = program.plan(o["plan"])
+        if o["kind"] == "instr":
+            ins = plan.instructions[o["index"]]
+            movable = ins.kind == "DelegateCall" or _movable(ins)
+            assert bool(o["selectors"]) == movable, (o, ins.op)
+            if not movable:
+                with pytest.raises(MoveError):  # what_if refuses to move it too
+                    select(plan, f"@{o['index']}", program)
+                continue
+            (sel,) = o["selectors"]
+            got = select(plan, sel, program)
+            want = ((ins.delegate_index,), ()) if ins.kind == "DelegateCall" else ((), (ins.index,))
+            assert (got.delegates, got.kernels) == want, (sel, got)
+        elif o["kind"] == "value":
+            writer = writers[o["plan"]].get(o["index"])
+            assert bool(o["selectors"]) == (writer is not None and (
+                plan.instructions[writer].kind == "DelegateCall" or _movable(plan.instructions[writer]))), o
+            if o["selectors"]:
+                ins = plan.instructions[writer]
+                assert o["selectors"] == ([f"delegate:{ins.delegate_index}"] if ins.kind == "DelegateCall"
+                                          else [f"@{writer}"]), (o, writer)
+        else:
+            if not o["selectors"]:
+                continue
+            (sel,) = o["selectors"]
+            got = select(plan, sel, program)
+            inside = [plan.instructions[k] for k in range(o["start"], o["stop"])]
+            assert set(got.delegates) == {i.delegate_index for i in inside if i.kind == "DelegateCall"}, sel
+            assert list(got.kernels) == [i.index for i in inside if _movable(i)], sel
+        kinds[o["kind"]] += bool(o["selectors"])
+    assert kinds["instr"] > 0 and kinds["value"] > 0
+    if path.name == "transformer3k.pte":
+        assert kinds["group"] >= 50, kinds
+
+
+def test_a_selection_on_the_predicted_side_maps_back_to_the_original(tmp_path):
+    """Each predicted instruction's offer names, in the original, the instructions it stands for (its origins)."""
+    for path, moves in ((FIX / "whatif" / "chain_portable.pte", ["op:aten::add=cuda:0"]),
+                        (FIX / "whatif" / "residual_portable.pte", ["@1=cuda:0", "@2=cuda:0", "@3=cuda:0"]),
+                        (FIX / "whatif" / "residual_cpu_only.pte", ["delegate:*=cuda:0"])):
+        program = explorer.load(path)
+        predicted = explorer.what_if(program, moves)
+        offers = _offers(tmp_path, whatif_payload(program, predicted))
+        origins = predicted.prediction.origins["forward"]
+        plan = program.plan("forward")
+        assert len(offers) == len(predicted.plan("forward").instructions)
+        regions = 0
+        for o in offers:
+            stands_for = [k for k in origins[o["index"]]]
+            if not stands_for:
+                assert not o["selectors"] and "copy" in o["why"]
+                continue
+            named = set()
+            for sel in o["selectors"]:
+                got = select(plan, sel, program)
+                named |= set(got.kernels) | {i.index for i in plan.instructions
+                                             if i.kind == "DelegateCall" and i.delegate_index in got.delegates}
+            assert named == {k for k in stands_for if plan.instructions[k].kind == "DelegateCall"
+                             or _movable(plan.instructions[k])}, (o, stands_for)
+            regions += len(stands_for) > 1
+        if len(moves) == 3:
+            assert regions == 1, "the predicted region of three kernels offers the three"
+
+
+@pytest.mark.interop
+def test_module_groups_with_an_etrecord_offer_module_paths_only(tmp_path):
+    """With an ETRecord, the overview groups by the model's modules and ``group:PATH`` reads module paths: a group
+    labelled by a module path is offered and names exactly its instructions; the model's own ops (labelled by its
+    class) and bundles of modules ("layers.0 … layers.29") are not offered. Exported here: 120 blocks, 600+ ops."""
+    import torch
+    from executorch.exir import to_edge
+
+    class Block(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin, self.norm = torch.nn.Linear(8, 8), torch.nn.LayerNorm(8)
+
+        def forward(self, x):
+            return torch.relu(self.norm(self.lin(x))) + x
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers, self.head = torch.nn.ModuleList([Block() for _ in range(120)]), torch.nn.Linear(8, 4)
+
+        def forward(self, x):
+            for layer in self.layers:
+                x = layer(x)
+            return torch.sigmoid(self.head(x))
+
+    manager = to_edge(torch.export.export(Net().eval(), (torch.randn(2, 8),)), generate_etrecord=True).to_executorch()
+    program = explorer.load(manager, etrecord=manager)
+    plan = program.plan("forward")
+    offered = refused = 0
+    for o in _offers(tmp_path, app_payload(program, findings=[])):
+        if o["kind"] != "group":
+            continue
+        if not o["selectors"]:
+            refused += 1
+            continue
+        got = select(plan, o["selectors"][0], program)
+        inside = [plan.instructions[k] for k in range(o["start"], o["stop"])]
+        assert list(got.kernels) == [i.index for i in inside if _movable(i)], o
+        offered += 1
+    assert offered >= 100 and refused >= 5, (offered, refused)
+
+
+def test_whatif_of_an_explorer_with_an_etrecord_keeps_the_originals_modules_on_a():
+    ex = explorer.Explorer(FIX / "etrecord" / "net_xnnpack.pte", etrecord=FIX / "etrecord" / "net_xnnpack.etrecord")
+    ex.move("delegate:*", "cuda:0")
+    plan = unpack(ex._payload)["plans"][0]
+    assert plan["contexts"]["b"] is None, "the prediction has no ETRecord of its own"
+    a = plan["contexts"]["a"]
+    assert len(a["module"]) == len(ex.program.plan("forward").instructions)
+    assert any(m >= 0 for m in a["module"]), "the original's instructions keep their modules"
