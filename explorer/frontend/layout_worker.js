@@ -99,6 +99,12 @@ export function layoutRunner() {
     if (worker) worker.terminate();
     worker = null;
   }
-  return {run, cancel, busy: () => !!pending, usable, stats,
-          close: () => { cancel(); if (worker) worker.terminate(); worker = null; }};
+  function close() {  // this plan is no longer shown: its worker ended, its script's Blob URL let go
+    cancel();
+    if (worker) worker.terminate();
+    worker = null;
+    if (url) URL.revokeObjectURL(url);
+    url = "";
+  }
+  return {run, cancel, busy: () => !!pending, usable, stats, close};
 }
