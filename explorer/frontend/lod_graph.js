@@ -49,6 +49,7 @@ export function lodGraph(C) {
   let seq = 0;  // the latest refresh: an older one still waiting is never drawn
   function refresh(view, reset) {
     let pl = C.foldPlan(), gd = host.graph, mine = ++seq;
+    if (timer !== null) { clearTimeout(timer); timer = null; }  // a pan's redraw of the fold before: not needed now
     const land = function (lay) {
       if (mine !== seq) return;
       C.s.cur = C.foldFinish(pl, lay); C.s.laying = 0;
