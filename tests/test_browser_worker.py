@@ -10,7 +10,16 @@ itself is ``bench/bench_longtask.py``'s."""
 from __future__ import annotations
 
 import pytest
-from browser_helpers import chromium, jupyter_lab, require_browser, run_all, screenshot_on_failure, wait_kernel_idle, write_notebook
+from browser_helpers import (
+    chromium,
+    jupyter_lab,
+    require_browser,
+    run_all,
+    screenshot_on_failure,
+    settled,
+    wait_kernel_idle,
+    write_notebook,
+)
 
 from explorer.format.synth import synthetic_program
 from explorer.format.writer import write
@@ -88,7 +97,7 @@ def test_a_superseded_expand_is_never_drawn(report):
         page.evaluate("([a, b]) => { const lod = window.dxReport.lod(); lod.setExpanded(a); lod.setExpanded(b); }",
                       [first, second])
         page.wait_for_function(IDLE)
-        page.wait_for_timeout(300)  # a stray answer to the first would land by now
+        settled(page, ".dx-graph")  # quiet: the labels placed, no later draw under way
         after = page.evaluate("() => window.dxReport.lod().layout()")
         assert after["draws"] == before["draws"] + 1, (before, after)  # one draw: the second's
         assert after["superseded"] == before["superseded"] + 1 and after["worker"] == before["worker"] + 1
