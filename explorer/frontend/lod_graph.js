@@ -52,6 +52,7 @@ export function lodGraph(C) {
     if (timer !== null) { clearTimeout(timer); timer = null; }  // a pan's redraw of the fold before: not needed now
     const land = function (lay) {
       if (mine !== seq) return;
+      if (gd.isConnected === false) { runner.close(); return; }  // the output was re-rendered: this view is gone
       C.s.cur = C.foldFinish(pl, lay); C.s.laying = 0;
       if (gd.dataset) { delete gd.dataset.layout; gd.style.cursor = ""; }
       draw(view ? view() : null, reset);
