@@ -1,13 +1,13 @@
 """The layout worker's script as the bundle ships it (explorer/frontend/__init__.py ``_ship``,
-frontend/layout_worker.js): layout.js's text as the bundle wraps it — the same text, not a copy — safe inside
-the report's ``<script>``, and runnable as a classic worker script: under node, in a fresh context with only a
-worker-like ``self``, it answers a job with what layout.js computes. (That the page really runs it in a Web
-Worker is tests/test_browser_worker.py.)"""
+frontend/layout_worker.js): layout.js is bundled once, as a named function whose own text the page hands the
+worker (no copy of it in the bundle), and that text runs as a classic worker script: under node, the bundle's
+layout.js section and layout_worker's ``LAYOUT`` line are run as the page runs them, then the script it gives
+is run in a fresh context with only a worker-like ``self``, where it answers a job with what layout.js computes.
+(That the page really runs it in a Web Worker is tests/test_browser_worker.py.)"""
 
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -17,44 +17,47 @@ import pytest
 from explorer import frontend
 
 FRONTEND = Path(frontend.__file__).parent
-SHIPPED = re.compile(r"^const LAYOUT = (\{.*\});$", re.M)
-
-
-def _shipped(entry: str) -> dict:
-    found = SHIPPED.findall(frontend.bundle(entry))
-    assert len(found) == 1, "the bundle ships layout.js once, in layout_worker.js's LAYOUT"
-    return json.loads(found[0])
 
 
 @pytest.mark.parametrize("entry", ["widget", "page"])
-def test_the_bundle_ships_layout_js_as_it_bundles_it(entry):
-    shipped = _shipped(entry)
-    assert shipped["scope"] == "__dx_layout"
-    assert shipped["source"] == frontend._wrap("layout.js")
-    assert shipped["source"] in frontend.bundle(entry)  # the page's own layout module is this very text
-    assert "</" not in SHIPPED.search(frontend.bundle(entry)).group(1)  # cannot end the report's <script>
+def test_the_bundle_holds_layout_js_once_and_ships_its_function(entry):
+    text = frontend.bundle(entry)
+    assert text.count("function __dx_src_layout() {") == 1
+    assert text.count("function networkSimplex(") == 1, "layout.js's code is in the bundle once"
+    line = next(ln for ln in text.splitlines() if ln.startswith("const LAYOUT = "))
+    assert line == ('const LAYOUT = {source: "const __dx_layout = (" + __dx_src_layout + ")();\\n", '
+                    'scope: "__dx_layout"};')
+    # every other module keeps its plain scope
+    assert "const __dx_util = (() => {" in text and "function __dx_src_util" not in text
 
 
 def test_the_shipped_script_runs_as_a_worker(tmp_path):
     node = shutil.which("node")
     assert node, "node is needed for the app's tests (CI installs it)"
-    (tmp_path / "shipped.json").write_text(json.dumps(_shipped("page")), encoding="utf-8")
+    (tmp_path / "bundle.js").write_text(frontend.bundle("page"), encoding="utf-8")
     script = tmp_path / "run.mjs"
     script.write_text(f"""import fs from "node:fs";
 import vm from "node:vm";
 import {{serve}} from {json.dumps((FRONTEND / "layout_worker.js").as_uri())};
 import {{layered}} from {json.dumps((FRONTEND / "layout.js").as_uri())};
-const S = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
-const posted = [], self = {{postMessage: (d) => posted.push(d)}};
+const bundle = fs.readFileSync(process.argv[2], "utf8");
+// layout.js as the bundle holds it, and layout_worker's LAYOUT line, run as the page runs them
+const start = bundle.indexOf("// ---- layout.js\\n"), end = bundle.indexOf("\\n// ---- ", start + 1);
+const line = bundle.split("\\n").find((l) => l.startsWith("const LAYOUT = "));
+const page = {{}};
+vm.runInNewContext(bundle.slice(start, end) + "\\n" + line + "\\nthis.LAYOUT = LAYOUT;", page);
 // what layoutRunner puts in the worker's Blob, run where only `self` is defined
-vm.runInNewContext(S.source + "\\n(" + serve.toString() + ")(self, " + S.scope + ".layered);\\n", {{self}});
+const posted = [], self = {{postMessage: (d) => posted.push(d)}};
+vm.runInNewContext(page.LAYOUT.source + "\\n(" + serve.toString() + ")(self, " + page.LAYOUT.scope + ".layered);\\n", {{self}});
 const job = {{id: 3, count: 5, src: [0, 1, 2, 0, 3], dst: [1, 2, 3, 3, 4], weight: [4, 4, 4, 1, 4], key: [0, 0, 1, 1, 0]}};
 self.onmessage({{data: job}});
 const want = layered(job.count, job.src, job.dst, {{weight: job.weight, key: job.key}});
 process.stdout.write(JSON.stringify({{n: posted.length, id: posted[0].id, rank: Array.from(posted[0].rank),
-  x: Array.from(posted[0].x), want: [Array.from(want.rank), Array.from(want.x)]}}));""", encoding="utf-8")
-    done = subprocess.run([node, str(script), str(tmp_path / "shipped.json")], capture_output=True, text=True, timeout=60)
+  x: Array.from(posted[0].x), want: [Array.from(want.rank), Array.from(want.x)],
+  source: page.LAYOUT.source.slice(0, 60)}}));""", encoding="utf-8")
+    done = subprocess.run([node, str(script), str(tmp_path / "bundle.js")], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads(done.stdout)
+    assert out["source"].startswith("const __dx_layout = (function __dx_src_layout() {")
     assert out["n"] == 1 and out["id"] == 3
     assert [out["rank"], out["x"]] == out["want"]

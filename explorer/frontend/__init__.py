@@ -6,9 +6,10 @@ the modules in dependency order into one module, each in its own function scope:
 from "./m.js"`` becomes a read of module ``m``'s exports. There is no build step and no npm at run
 time; node and the browser's devtools load the same files unbundled.
 
-A module can also ship another module as text, for a Web Worker made from a Blob URL (``layout_worker.js``):
-``/* bundler: layout.js */ null`` becomes ``{source, scope}``, that module and its imports wrapped as above
-and the name of its scope, so the worker runs the same code as the page, not a copy kept beside it.
+A module can also ship another module to a Web Worker made from a Blob URL (``layout_worker.js``):
+``/* bundler: layout.js */ null`` becomes ``{source, scope}``, the text of that module and its imports as the
+bundle holds them (read from their functions at run time, so the bundle holds the code once) and the name of
+its scope: the worker runs the same code as the page, not a copy kept beside it.
 """
 
 from __future__ import annotations
@@ -64,8 +65,20 @@ def _scope(name: str) -> str:
     return "__dx_" + name.removesuffix(".js")
 
 
-def _wrap(name: str) -> str:
-    """One module as a scope: its imports read from the modules before it, its exports returned."""
+def _shipped(names) -> set[str]:
+    """The modules some module of ``names`` ships to a worker (``/* bundler: m.js */`` markers), with their imports."""
+    out: set[str] = set()
+    for name in names:
+        for target in _SHIP.findall(source(name)):
+            out.update(modules(target))
+    return out
+
+
+def _wrap(name: str, shipped: bool = False) -> str:
+    """One module as a scope: its imports read from the modules before it, its exports returned. A module shipped
+    to a worker is a named function called once (``function __dx_src_m() {...}``), so that the page can hand
+    the worker that function's own text (``Function.prototype.toString`` gives a function's source exactly):
+    the worker runs the bundle's code, and the bundle holds it once."""
     text = source(name)
     exports = _EXPORT.findall(text)
     text = _IMPORT.sub(lambda m: f"const {{{m.group(1)}}} = {_scope(m.group(2))};", text)
@@ -73,15 +86,22 @@ def _wrap(name: str) -> str:
     text = re.sub(r"^export (?=async function|function|const|class)", "", text, flags=re.M)
     text = _SHIP.sub(lambda m: _ship(m.group(1)), text)
     text = _COMMENT_LINE.sub("", text)  # the files keep their explanations; what ships needs none
-    return f"// ---- {name}\nconst {_scope(name)} = (() => {{\n{text}\nreturn {{{', '.join(exports)}}};\n}})();\n"
+    body = f"{{\n{text}\nreturn {{{', '.join(exports)}}};\n}}"
+    if shipped:
+        return f"// ---- {name}\nfunction {_source_fn(name)}() {body}\nconst {_scope(name)} = {_source_fn(name)}();\n"
+    return f"// ---- {name}\nconst {_scope(name)} = (() => {body})();\n"
+
+
+def _source_fn(name: str) -> str:
+    return "__dx_src_" + name.removesuffix(".js")
 
 
 def _ship(name: str) -> str:
-    """``name`` and its imports as a JS object literal ``{source, scope}``: the text a worker runs (each module
-    wrapped as in the bundle) and the scope holding ``name``'s exports. ``</`` is written ``<\\/`` so the text
-    can never end the report's ``<script>`` element."""
-    text = "".join(_wrap(m) for m in modules(name))
-    return json.dumps({"source": text, "scope": _scope(name)}).replace("</", "<\\/")
+    """What ``/* bundler: name */ null`` becomes: a JS expression ``{source, scope}``, the text a worker runs
+    (``name`` and its imports, each ``const __dx_m = (function __dx_src_m() {...})();`` from its function's own
+    text, read when the page runs) and the scope holding ``name``'s exports."""
+    parts = " + ".join(f'"const {_scope(m)} = (" + {_source_fn(m)} + ")();\\n"' for m in modules(name))
+    return f'{{source: {parts}, scope: {json.dumps(_scope(name))}}}'
 
 
 @lru_cache(maxsize=None)
@@ -89,7 +109,8 @@ def bundle(entry: str = "widget") -> str:
     """The app as one ES module: every module in its own scope, then the ``entry`` (``"widget"``: the
     default export anywidget calls ``render`` on; ``"page"``: starts a report page)."""
     name, tail = ENTRIES[entry]
-    return "".join(_wrap(m) for m in modules(name)) + tail.format(m=_scope(name)) + "\n"
+    shipped = _shipped(modules(name))
+    return "".join(_wrap(m, m in shipped) for m in modules(name)) + tail.format(m=_scope(name)) + "\n"
 
 
 @lru_cache(maxsize=None)

@@ -2,7 +2,8 @@
 // laying out an expanded 20k-node view takes tens of ms, and the page must never freeze that long.
 //
 // The worker runs the very same layout.js, not a copy: the bundler (explorer/frontend/__init__.py, `_ship`)
-// writes layout.js as it bundles it (in its own scope) as the string LAYOUT below, and the worker is made
+// bundles layout.js as a named function and puts in LAYOUT below an expression reading that function's own
+// text when the page runs (`Function.prototype.toString`), so the bundle holds the code once; the worker is made
 // from a Blob URL of that text plus `serve` (this file's function, as text). A Blob URL needs no server and no
 // second file, so it works from a report opened as file:// and inside JupyterLab (anywidget loads the bundle
 // as one ES module). Unbundled (node's tests, a devtools session over the files) LAYOUT stays null, and where
