@@ -263,13 +263,13 @@ function appView(ctx, data) {
   });
   model.on("change:expanded", () => LOD.setExpanded(model.get("expanded") || []));
 
+  // api.openLink / hashOf: the report's address (page.js, links.js): a link's text selects what the search box
+  // finds; a selection -> the hash that selects it again
   return {state, plots: [graphDiv, memoryDiv], show, holds: () => true, apply,
           clear: () => select({values: [], instructions: []}, true), selection,
           find: (text) => select(search(P, text)), started: wireClicks,
           api: {select, search: (text) => search(P, text), lod: () => LOD, delegates: () => DG,
                 profile: () => PROF, overlays: () => OV,
-                // the report's address (page.js, links.js): a link's text selects what the search box finds; a
-                // selection -> the hash that selects it again
                 openLink: (text) => model.set("selected", Object.assign({plan: state.plan, finding: null}, search(P, text))),
                 hashOf: (sel, first) => linkOf(sel, first)}};
 }

@@ -189,11 +189,11 @@ function diffView(ctx, data) {
     publish("selected", selection());
   }
 
+  // api.openLink / hashOf: the report's address (page.js, links.js): "a:%12" / "b:@5" a node of one side (and its
+  // counterpart), else a search of both; a selection -> its hash
   return {state, plots: [G.a, G.b, M.a, M.b], show, holds, apply, selection, find, started: wire,
           clear: () => select({side: "", values: [], instructions: []}),
           api: {select, find, profile: () => PROF, lod: () => D,
-                // the report's address (page.js, links.js): "a:%12" / "b:@5" a node of one side (and its
-                // counterpart), else a search of both; a selection -> its hash
                 openLink(text) {
                   const node = sideNode(text);
                   if (node) select(node, SIDES);
