@@ -72,9 +72,10 @@ def test_report_has_the_same_panels(sample_html, tmp_path):
     assert sorted(lod["tensors"]["index"]) == sorted(t.index for t in program.plans[0].tensors)
     assert lod["m"] == len(program.plans[0].instructions) and "details" not in plan
     assert [d for d, _ in plan["devices"]] == ["cpu", "cuda:0"]
-    for anchor in ('"dx-graph"', '"dx-memory"', '"dx-details"', '"dx-findings"', '"dx-plan"',
-                   '"dx-search"', '"dx-devices"', '"dx-totals"'):
-        assert anchor in frontend.source("app.js"), "the app draws every panel"
+    for anchor in ('"dx-graph"', '"dx-memory"', '"dx-details"', '"dx-findings"', '"dx-devices"', '"dx-totals"'):
+        assert anchor in frontend.source("app.js"), "the one-program mode draws every panel"
+    for anchor in ('"dx-plan"', '"dx-search"', '"dx-controls"'):  # the frame's controls: both modes get them
+        assert anchor in frontend.source("shell.js"), "the shell builds the controls row"
     assert 'id="dx-app"' in sample_html
 
 

@@ -13,9 +13,10 @@ import {lodPlan} from "./lod.js";
 import {search} from "./search.js";
 import {profileView} from "./profile.js";
 import {delegateExpander} from "./delegate.js";
-import {CONFIG, fillPlans, followWidth, publisher} from "./frame.js";
+import {CONFIG} from "./frame.js";
+import {createShell} from "./shell.js";
+import {linkOf} from "./links.js";
 import {overlayView} from "./overlay_view.js";
-import {movesView} from "./moves.js";
 import {fresh, planFigures} from "./figures.js";
 
 
@@ -30,16 +31,17 @@ function contextNote(el, context) {
   el.title = warnings.length ? "what in the ETRecord does not line up with this program" : "module paths and source lines from the ETRecord";
 }
 
-function skeleton(el, data) {
-  el.textContent = "";
-  const root = h("div", "dx-app dx-root");
-  root.innerHTML = `
-<div class="dx-head"><h1 class="dx-title"></h1><span class="dx-muted dx-summary"></span><span class="dx-context-note" hidden></span></div>
-<div class="dx-controls">
- <label>plan <select class="dx-plan"></select></label>
- <span><span class="dx-muted">devices </span><span class="dx-devices"></span></span>
- <input class="dx-search" type="search" placeholder="search: name, op, %value, #op" aria-label="search">
-</div>
+// the one-program page around the shell's controls row (shell.js): title and summary above; the graph with its
+// minimap, the details and findings beside it; the per-device table and the memory map below
+const LAYOUT = {
+  rootClass: "dx-app dx-root",
+  head: `
+<div class="dx-head"><h1 class="dx-title"></h1><span class="dx-muted dx-summary"></span><span class="dx-context-note" hidden></span></div>`,
+  planClass: "",
+  before: `<span><span class="dx-muted">devices </span><span class="dx-devices"></span></span>`,
+  placeholder: "search: name, op, %value, #op",
+  after: "",
+  body: `
 <div class="dx-row">
  <div class="dx-card dx-graph-card"><div class="dx-graph"></div><canvas class="dx-minimap" hidden></canvas></div>
  <div class="dx-side">
@@ -49,20 +51,24 @@ function skeleton(el, data) {
 </div>
 <div class="dx-section dx-card"><h3>Per device</h3><div class="dx-totals"></div></div>
 <div class="dx-section dx-card"><h3>Memory map <span class="dx-muted">— one lane per arena; each tensor spans its lifetime (x) and bytes (y)</span></h3>
- <canvas class="dx-memstrip" hidden></canvas><div class="dx-memory"></div></div>`;
-  el.appendChild(root);
-  const $ = (/** @type {string} */ cls) => /** @type {any} */ (root.querySelector("." + cls));
-  $("dx-title").textContent = data.title;
-  $("dx-findings-count").textContent = `(${data.findings.length}, from explorer.check — click one to select it)`;
-  fillPlans($("dx-plan"), data.plans);
-  return $;
+ <canvas class="dx-memstrip" hidden></canvas><div class="dx-memory"></div></div>`,
+};
+
+/** The one-program app: the shell (shell.js) in this mode.
+ * @param {HTMLElement} el @param {import("./payload").WidgetModel} model @param {import("./payload").AppPayload} data */
+export function createApp(el, model, data) {
+  return createShell(el, model, data, {layout: LAYOUT, moves: true, start: (ctx) => appView(ctx, data)});
 }
 
-/** @param {HTMLElement} el @param {import("./payload").WidgetModel} model @param {import("./payload").AppPayload} data */
-export function createApp(el, model, data) {
-  const T = data.trace;
-  const $ = skeleton(el, data);
-  const graphDiv = $("dx-graph"), memoryDiv = $("dx-memory"), detailsBox = $("dx-details");
+/** The mode's panels and verbs (shell.js View): what the shell does not do for it.
+ * @param {import("./shell").ShellContext} ctx @param {import("./payload").AppPayload} data
+ * @returns {import("./shell").View} */
+function appView(ctx, data) {
+  const T = data.trace, {$, model, publish} = ctx;
+  const MV = /** @type {ReturnType<typeof import("./moves").movesView>} */ (ctx.moves);
+  const graphDiv = $("dx-graph"), memoryDiv = $("dx-memory"), detailsBox = ctx.details;
+  $("dx-title").textContent = data.title;
+  $("dx-findings-count").textContent = `(${data.findings.length}, from explorer.check — click one to select it)`;
   const state = {plan: null, values: [], instructions: [], finding: null, query: "", shown: {}};
   let P = null;  // the current plan's payload
   let LOD = null;  // the current plan's graph and memory lanes (lod.js)
@@ -85,20 +91,15 @@ export function createApp(el, model, data) {
   const over = {graph: null, memory: null};
   const Plotly = globalThis.Plotly;
 
-  const publish = publisher(model);
   const OV = overlayView({controls: $("dx-controls"), model, data, publish, redraw: () => { if (LOD) LOD.redraw(); }});
-  // what-if: "Move to ▸" and the moves (the kernel predicts; a report lists the command that will)
-  const MV = movesView({root: el, model, data, publish, mount: (bar) => $("dx-controls").after(bar)});
+  // what-if: "Move to ▸" and the moves (the kernel predicts; a report lists the command that will) are the shell's
+  // bar (ctx.moves); this mode offers them in a node's details
 
-  function planByName(name) { return data.plans.find((p) => p.name === name) || data.plans[0]; }
-
-  // keep: the model's `expanded` is this plan's (the first draw, a plan set from Python); else the plan opens as
-  // it first did and says so to the model
-  function showPlan(name, keep) {
+  // the shell switched to `plan` (shell.js). keep: the model's `expanded` is this plan's (the first draw, a plan set
+  // from Python); else the plan opens as it first did and says so to the model
+  function show(plan, keep) {
     if (PROF) { PROF.remove(); PROF = null; }
-    P = planByName(name);
-    state.plan = P.name;
-    $("dx-plan").value = P.name;
+    P = plan;
     $("dx-summary").textContent = "· " + P.summary;
     contextNote($("dx-context-note"), P.context);
     $("dx-totals").innerHTML = P.totals;  // escaped when it was built (explorer.views.tables)
@@ -130,19 +131,20 @@ export function createApp(el, model, data) {
     if (P.profile) {
       PROF = profileView(P, {graph: graphDiv, memory: memoryDiv, T, lanes: LOD.lanes(), rehighlight: () => highlight(),
         setAxis: (map) => LOD.setAxis(map),
-        mountTop: (card) => $("dx-controls").after(card), mountMemoryHead: (el) => memoryDiv.parentElement.querySelector("h3").appendChild(el)});
+        mountTop: ctx.mountTop, mountMemoryHead: (el) => memoryDiv.parentElement.querySelector("h3").appendChild(el)});
       PROF.sizeOps();
     }
     deviceButtons();
-    publish("plan", P.name);
     const want = model.get("expanded");
     if (keep && Array.isArray(want) && model.get("plan") === P.name) LOD.setExpanded(want);
     else publish("expanded", LOD.state().expanded);
-    const pre = model.get("selected");  // set with the plan (Explorer.select of another plan's finding)
-    if (pre && pre.plan === P.name) {
-      select(pre, false);
-      if (pre.values.length || pre.instructions.length) LOD.reveal(pre.values, pre.instructions);
-    } else select({values: [], instructions: []}, true);
+  }
+
+  // a selection from the model (Python, a link, a finding of another plan opened with its plan): the groups
+  // holding it open
+  function apply(sel) {
+    select(sel, false);
+    if (state.values.length || state.instructions.length) LOD.reveal(state.values, state.instructions);
   }
 
   function deviceButtons() {
@@ -243,7 +245,7 @@ export function createApp(el, model, data) {
     const li = h("li"), b = h("button", "dx-sev-" + f.severity, f.label);
     b.type = "button";
     b.addEventListener("click", () => {
-      if (f.plan !== state.plan) showPlan(f.plan, false);
+      if (f.plan !== state.plan) ctx.showPlan(f.plan, false);
       select({values: f.values, instructions: f.instructions, finding: String(k)});
       LOD.reveal(f.values, f.instructions);  // open the groups holding what it names
     });
@@ -252,18 +254,7 @@ export function createApp(el, model, data) {
   });
   if (!data.findings.length) list.appendChild(h("li", "dx-muted", "no findings"));
 
-  $("dx-plan").addEventListener("change", (e) => showPlan(e.target.value, false));
-  $("dx-search").addEventListener("input", (e) => select(search(P, e.target.value)));
-
-  // state set from Python (the widget) -> the panels
-  model.on("change:plan", () => { if (model.get("plan") !== state.plan) showPlan(model.get("plan"), true); });
-  model.on("change:selected", () => {
-    const sel = model.get("selected") || {};
-    if (JSON.stringify(sel) === JSON.stringify(selection())) return;
-    if (sel.plan && sel.plan !== state.plan) showPlan(sel.plan, true);
-    select(sel, false);
-    LOD.reveal(state.values, state.instructions);
-  });
+  // the device filter and the open groups, set from Python (the widget) -> the panels
   model.on("change:devices", () => {
     const want = model.get("devices") || [];
     if (JSON.stringify(want) === JSON.stringify(shownList())) return;
@@ -272,10 +263,13 @@ export function createApp(el, model, data) {
   });
   model.on("change:expanded", () => LOD.setExpanded(model.get("expanded") || []));
 
-  followWidth([graphDiv, memoryDiv]);  // the plots follow their boxes' widths
-
-  showPlan(model.get("plan") || data.plan, true);
-  wireClicks();
-  return {select, state, showPlan, search: (text) => search(P, text), lod: () => LOD, delegates: () => DG,
-          profile: () => PROF, overlays: () => OV};
+  // api.openLink / hashOf: the report's address (page.js, links.js): a link's text selects what the search box
+  // finds; a selection -> the hash that selects it again
+  return {state, plots: [graphDiv, memoryDiv], show, holds: () => true, apply,
+          clear: () => select({values: [], instructions: []}, true), selection,
+          find: (text) => select(search(P, text)), started: wireClicks,
+          api: {select, search: (text) => search(P, text), lod: () => LOD, delegates: () => DG,
+                profile: () => PROF, overlays: () => OV,
+                openLink: (text) => model.set("selected", Object.assign({plan: state.plan, finding: null}, search(P, text))),
+                hashOf: (sel, first) => linkOf(sel, first)}};
 }

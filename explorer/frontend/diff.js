@@ -9,19 +9,23 @@ import {markCircles, overlay} from "./overlay.js";
 import {profileDiffView} from "./profile_diff.js";
 import {diffLod} from "./diff_lod.js";
 import {labelLayer} from "./labels.js";
-import {CONFIG, fillPlans, followWidth, publisher} from "./frame.js";
-import {movesView} from "./moves.js";
+import {CONFIG} from "./frame.js";
+import {createShell} from "./shell.js";
+import {diffLinkOf, sideNode} from "./links.js";
 
 const SIDES = ["a", "b"];
 
-function skeleton(el, data) {
-  el.textContent = "";
-  const root = h("div", "dx-app dx-root dx-diff");
-  root.innerHTML = `
-<div class="dx-header"></div>
-<div class="dx-controls"><label class="dx-muted">plan <select class="dx-plan"></select></label>
- <input class="dx-search" type="search" placeholder="search both sides: name, op, %value, #op" aria-label="search">
- <span class="dx-muted dx-only"></span></div>
+// the two-program page around the shell's controls row (shell.js): the header above; both graphs side by side,
+// the details and the runtime needs, both memory maps below
+const LAYOUT = {
+  rootClass: "dx-app dx-root dx-diff",
+  head: `
+<div class="dx-header"></div>`,
+  planClass: "dx-muted",
+  before: "",
+  placeholder: "search both sides: name, op, %value, #op",
+  after: `<span class="dx-muted dx-only"></span>`,
+  body: `
 <div class="dx-row">
  <div class="dx-card dx-half"><h3><span class="dx-side-a">A</span><span class="dx-name-a"></span> <span class="dx-muted">(before)</span></h3><div class="dx-graph-a"></div></div>
  <div class="dx-card dx-half"><h3><span class="dx-side-b">B</span><span class="dx-name-b"></span> <span class="dx-muted">(after)</span></h3><div class="dx-graph-b"></div></div>
@@ -33,20 +37,23 @@ function skeleton(el, data) {
 <div class="dx-row dx-lod-memory">
  <div class="dx-card" style="flex:1 1 100%"><h3><span class="dx-side-a">A</span>memory map <span class="dx-muted dx-sum-a"></span></h3><div class="dx-memory-a"></div></div>
  <div class="dx-card" style="flex:1 1 100%"><h3><span class="dx-side-b">B</span>memory map <span class="dx-muted dx-sum-b"></span></h3><div class="dx-memory-b"></div></div>
-</div>`;
-  el.appendChild(root);
-  const $ = (/** @type {string} */ cls) => /** @type {any} */ (root.querySelector("." + cls));
+</div>`,
+};
+
+/** The diff: the shell (shell.js) in this mode; the what-if bar only over a what-if (original vs predicted).
+ * @param {HTMLElement} el @param {import("./payload").WidgetModel} model @param {import("./payload").DiffPayload} data */
+export function createDiffApp(el, model, data) {
+  return createShell(el, model, data, {layout: LAYOUT, moves: false, start: (ctx) => diffView(ctx, data)});
+}
+
+/** The mode's panels and verbs (shell.js View).
+ * @param {import("./shell").ShellContext} ctx @param {import("./payload").DiffPayload} data
+ * @returns {import("./shell").View} */
+function diffView(ctx, data) {
+  const {$, publish} = ctx;
   $("dx-name-a").textContent = data.nameA;
   $("dx-name-b").textContent = data.nameB;
   $("dx-only").textContent = data.only;
-  fillPlans($("dx-plan"), data.plans);
-  return $;
-}
-
-/** @param {HTMLElement} el @param {import("./payload").WidgetModel} model @param {import("./payload").DiffPayload} data */
-export function createDiffApp(el, model, data) {
-  const T = data.trace, Plotly = globalThis.Plotly;
-  const $ = skeleton(el, data);
   const G = {a: $("dx-graph-a"), b: $("dx-graph-b")};
   const M = {a: $("dx-memory-a"), b: $("dx-memory-b")};
   const state = {plan: null, side: "", values: {a: [], b: []}, instructions: {a: [], b: []}, query: ""};
@@ -56,16 +63,13 @@ export function createDiffApp(el, model, data) {
   const over = {};
   const other = (side) => (side === "a" ? "b" : "a");
 
-  const publish = publisher(model);
-  // a what-if (data.whatif: original vs predicted): its moves, undo, the commands, and "Move to ▸" under the details
-  const MV = data.whatif ? movesView({root: el, model, data, publish, mount: (bar) => $("dx-controls").after(bar)}) : null;
+  // a what-if (data.whatif: original vs predicted): the shell's bar, and "Move to ▸" under the details
+  const MV = ctx.moves;
   function moveBlock(s, kind, x) { return MV ? MV.diffBlock(P, s, kind, x) : ""; }
 
-  function showPlan(name) {
+  function show(plan) {  // the shell switched to `plan` (shell.js)
     if (PROF) { PROF.remove(); PROF = null; }  // puts back what it changed on the previous plan's figures
-    P = data.plans.find((p) => p.name === name) || data.plans[0];
-    state.plan = P.name;
-    $("dx-plan").value = P.name;
+    P = plan;
     $("dx-header").innerHTML = P.header;  // escaped when built (explorer.views.diff_details)
     $("dx-req").innerHTML = P.requirements;
     if (!over.a) {
@@ -79,7 +83,7 @@ export function createDiffApp(el, model, data) {
     // two run profiles: the runs compared, what got faster or slower (a click selects it on both sides, opening the
     // groups that hold it on a big pair), and time per run in the details
     if (P.profiles) {
-      PROF = profileDiffView(P, {graphs: G, T, select: (sel) => select(sel, SIDES), mountTop: (card) => $("dx-controls").after(card)});
+      PROF = profileDiffView(P, {graphs: G, T: data.trace, select: (sel) => select(sel, SIDES), mountTop: ctx.mountTop});
       for (const s of SIDES) PROF.sizeOps(s);
     }
     for (const s of SIDES) {  // node labels that fit, as in the one-program app (labels.js); redrawn after every draw
@@ -89,11 +93,10 @@ export function createDiffApp(el, model, data) {
       if (over["labels" + s]) over["labels" + s].draw();
     }
     wire();
-    publish("plan", P.name);
-    const pre = model.get("selected");
-    if (pre && pre.plan === P.name && (pre.side || ["a", "b"].some((x) => ((pre.values || {})[x] || []).length))) apply(pre);
-    else select({side: "", values: [], instructions: []});
   }
+
+  // the model's selection when a plan opens is applied if it names something on either side
+  function holds(pre) { return !!(pre.side || SIDES.some((x) => ((pre.values || {})[x] || []).length)); }
 
   // plotly's event methods exist once a figure is drawn in the div: the divs a plan drew are wired after it
   const wired = new Map();
@@ -186,18 +189,15 @@ export function createDiffApp(el, model, data) {
     publish("selected", selection());
   }
 
-  $("dx-plan").addEventListener("change", (e) => showPlan(e.target.value));
-  $("dx-search").addEventListener("input", (e) => find(e.target.value));
-  model.on("change:plan", () => { if (model.get("plan") !== state.plan) showPlan(model.get("plan")); });
-  model.on("change:selected", () => {
-    const sel = model.get("selected");
-    if (!sel || JSON.stringify(sel) === JSON.stringify(selection())) return;
-    if (sel.plan !== state.plan) showPlan(sel.plan);
-    else apply(sel);
-  });
-  followWidth([G.a, G.b, M.a, M.b]);
-
-  showPlan(model.get("plan") || data.plan);
-  wire();
-  return {select, state, showPlan, find, profile: () => PROF, lod: () => D};
+  // api.openLink / hashOf: the report's address (page.js, links.js): "a:%12" / "b:@5" a node of one side (and its
+  // counterpart), else a search of both; a selection -> its hash
+  return {state, plots: [G.a, G.b, M.a, M.b], show, holds, apply, selection, find, started: wire,
+          clear: () => select({side: "", values: [], instructions: []}),
+          api: {select, find, profile: () => PROF, lod: () => D,
+                openLink(text) {
+                  const node = sideNode(text);
+                  if (node) select(node, SIDES);
+                  else find(text);
+                },
+                hashOf: (sel, first) => diffLinkOf(sel, state.query, first)}};
 }

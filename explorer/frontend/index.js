@@ -1,9 +1,7 @@
 // The notebook widget's front end (anywidget): the app over the widget's model. plotly.js comes from the
 // kernel once per page (a custom message answered with the vendored file as a binary buffer), not once per
 // widget; the payload is a gzip-compressed binary trait.
-import {createApp} from "./app.js";
-import {createDiffApp} from "./diff.js";
-import {createDataFileApp} from "./datafile.js";
+import {mount} from "./mount.js";
 import {decodePayload} from "./model.js";
 import {bindKeys} from "./keys.js";
 
@@ -113,9 +111,7 @@ export async function render({model, el}) {
     if (scope) scope.dispose();
     el.textContent = "";
     scope = scopedModel(model, data.mode === "diff" && data.whatif ? {selected: "_whatif_selected"} : {});
-    const app = data.mode === "diff" ? createDiffApp(el, scope, data)
-      : data.mode === "data" ? createDataFileApp(el, scope, data) : createApp(el, scope, data);
-    el.dxApp = app;
+    el.dxApp = mount(el, scope, data);
     el.dataset.drawn = String(ticket);  // tests wait for a re-render by it
     requestAnimationFrame(() => { el.style.minHeight = ""; fitHost(el); });
   }

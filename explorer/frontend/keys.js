@@ -77,14 +77,18 @@ export function bindKeys(root, where = {}) {
     ev.stopPropagation();
   }
   const target = where.page ? document : root;
+  // plotly's drag handling cancels the press's default, so a click on a graph would not focus the root by itself
+  const onPress = (/** @type {Event} */ ev) => {
+    const t = /** @type {HTMLElement} */ (ev.target);
+    if (!root.contains(document.activeElement) && t.tagName !== "INPUT" && t.tagName !== "SELECT") root.focus({preventScroll: true});
+  };
   if (!where.page) {
     if (!root.hasAttribute("tabindex")) root.setAttribute("tabindex", "-1");
-    // plotly's drag handling cancels the press's default, so a click on a graph would not focus the root by itself
-    root.addEventListener("pointerdown", (ev) => {
-      const t = /** @type {HTMLElement} */ (ev.target);
-      if (!root.contains(document.activeElement) && t.tagName !== "INPUT" && t.tagName !== "SELECT") root.focus({preventScroll: true});
-    }, true);
+    root.addEventListener("pointerdown", onPress, true);
   }
   target.addEventListener("keydown", /** @type {EventListener} */ (onKey));
-  return () => target.removeEventListener("keydown", /** @type {EventListener} */ (onKey));
+  return () => {
+    target.removeEventListener("keydown", /** @type {EventListener} */ (onKey));
+    root.removeEventListener("pointerdown", onPress, true);
+  };
 }

@@ -1,9 +1,7 @@
 // An exported report (one program or a diff): the app over the data embedded in the page (no kernel, no network).
-import {createApp} from "./app.js";
-import {createDiffApp} from "./diff.js";
-import {createDataFileApp} from "./datafile.js";
+import {mount} from "./mount.js";
 import {decodePayload, localModel} from "./model.js";
-import {diffLinkOf, linkOf, parseLink, sideNode} from "./links.js";
+import {parseLink} from "./links.js";
 import {bindKeys, keysHint} from "./keys.js";
 
 export async function startPage() {
@@ -24,19 +22,12 @@ export async function startPage() {
   const query = new URLSearchParams(window.location.search), overlay = query.get("overlay");
   const model = localModel({plan: data.plan, selected: data.selected, devices: [], expanded: null,
                             ...(overlay === null ? {} : {shown_overlay: overlay})});
-  const app = data.mode === "diff" ? createDiffApp(el, model, data)
-    : data.mode === "data" ? createDataFileApp(el, model, data) : createApp(el, model, data);
-  if (data.mode === "diff") {
-    window.dxDiff = app;
-    followDiffLinks(app, model, data);
-  } else {
-    window.dxReport = app;
-    if (data.mode !== "data") {
-      followLinks(app, model, data);
-      if (data.overlays) followOverlay(model, data.overlays.shown || "");
-    }
-  }
-  if (data.mode !== "data") {
+  const app = mount(el, model, data);
+  if (app.mode === "diff") window.dxDiff = app;  // tests and benches read the app's state
+  else window.dxReport = app;
+  if (app.openLink) followLinks(app, model, data);
+  if (data.overlays) followOverlay(model, data.overlays.shown || "");
+  if (data.plans) {  // the frame's keys, over the whole page (a data file has no controls)
     bindKeys(el, {page: true});
     const hint = document.createElement("p");
     hint.className = "dx-root dx-muted dx-keys";
@@ -48,40 +39,20 @@ export async function startPage() {
   return app;
 }
 
-// the address's hash selects (links.js) and every selection writes it back (replaceState: no history entry per click)
+// the address's hash selects (links.js: which plan, and the text the mode opens: app.openLink) and every selection
+// writes it back (app.hashOf; replaceState: no history entry per click)
 function followLinks(app, model, data) {
   const names = data.plans.map((p) => p.name), first = names[0];
   function open() {
     const link = parseLink(window.location.hash, names);
     if (!link.text) return;
     if (link.plan && link.plan !== app.state.plan) app.showPlan(link.plan);
-    model.set("selected", Object.assign({plan: app.state.plan, finding: null}, app.search(link.text)));
+    app.openLink(link.text);
   }
   open();
   window.addEventListener("hashchange", open);
   model.on("change:selected", () => {
-    const sel = model.get("selected") || {}, hash = linkOf(sel, first);
-    if (hash !== window.location.hash.replace(/^#/, "")) {
-      window.history.replaceState(null, "", hash ? "#" + hash : window.location.pathname + window.location.search);
-    }
-  });
-}
-
-// the same in the diff report: "a:%12" / "b:@5" a node of one side (and its counterpart), else a search of both
-function followDiffLinks(app, model, data) {
-  const names = data.plans.map((p) => p.name), first = names[0];
-  function open() {
-    const link = parseLink(window.location.hash, names);
-    if (!link.text) return;
-    if (link.plan && link.plan !== app.state.plan) app.showPlan(link.plan);
-    const node = sideNode(link.text);
-    if (node) app.select(node, ["a", "b"]);
-    else app.find(link.text);
-  }
-  open();
-  window.addEventListener("hashchange", open);
-  model.on("change:selected", () => {
-    const hash = diffLinkOf(model.get("selected") || {}, app.state.query, first);
+    const hash = app.hashOf(model.get("selected") || {}, first);
     if (hash !== window.location.hash.replace(/^#/, "")) {
       window.history.replaceState(null, "", hash ? "#" + hash : window.location.pathname + window.location.search);
     }

@@ -1,0 +1,24 @@
+// The one place a payload becomes an app, for both hosts: the notebook widget (index.js) and the exported report
+// (page.js) call mount with their model; the payload's mode picks the view. A program or a diff runs in the
+// shell (shell.js) as its mode (app.js, diff.js); a data file (.ptd) has no plans and shows its entries table.
+import {createApp} from "./app.js";
+import {createDiffApp} from "./diff.js";
+import {createDataFileApp} from "./datafile.js";
+
+/** mode -> the app that shows it (a payload without a mode is one program) */
+const MODES = {diff: createDiffApp, data: createDataFileApp, app: createApp};
+
+/**
+ * Draws `data` in `el` over `model`. Returns the app: `mode`, `state`, and the mode's names (`select`, `lod()`...)
+ * that tests, benches and the report's links call.
+ * @param {HTMLElement} el @param {import("./payload").WidgetModel} model
+ * @param {import("./payload").AppPayload | import("./payload").DiffPayload | import("./payload").DataPayload} data
+ * @returns {any}
+ */
+export function mount(el, model, data) {
+  const said = /** @type {{mode?: string}} */ (data).mode;  // a one-program payload has none
+  const mode = said === "diff" || said === "data" ? said : "app";
+  const app = MODES[mode](el, model, /** @type {any} */ (data));
+  app.mode = mode;
+  return app;
+}
