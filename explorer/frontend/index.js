@@ -81,6 +81,11 @@ function purge(el) {
   for (const gd of el.querySelectorAll(".js-plotly-plot")) globalThis.Plotly.purge(gd);
 }
 
+/**
+ * anywidget's entry: the app drawn in the widget's output, redrawn on a new payload; returns the clean-up.
+ * @param {{model: import("./payload").WidgetModel, el: HTMLElement & {dxApp?: unknown}}} ctx
+ * @returns {Promise<() => void>}
+ */
 export async function render({model, el}) {
   el.classList.add("dx-explorer");
   const waiting = document.createElement("div");

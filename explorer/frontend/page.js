@@ -4,6 +4,8 @@ import {decodePayload, localModel} from "./model.js";
 import {parseLink} from "./links.js";
 import {bindKeys, keysHint} from "./keys.js";
 
+/** An exported report: the app over the page's embedded payload (`#dx-data`), drawn into `#dx-app`.
+ * @returns {Promise<unknown>} the app (also `window.dxReport` / `window.dxDiff`) */
 export async function startPage() {
   performance.mark("dx:start");  // performance marks: bench/bench_view.py reads where the time goes
   const packed = document.getElementById("dx-data").textContent.trim(), el = document.getElementById("dx-app");
