@@ -12,6 +12,13 @@ export const LARGEST = {x: 120, y: 44};
 // The x/y ranges a graph of extent `ext` ({x0, x1, y0, y1} in data units, y up) opens at in a plot of `plot`
 // ({w, h} px): everything when it fits at READABLE scale or better, else a READABLE window at its top, across
 // the columns around `anchorX` (default: the middle of the nodes in that top window, `xsAtTop`).
+/** @typedef {{x0: number, x1: number, y0: number, y1: number}} Extent */
+/** @typedef {{x: number[], y: number[]}} Ranges */
+/**
+ * @param {Extent} ext @param {{w: number, h: number}} plot
+ * @param {{pad?: number, padRight?: number, minX?: number, minY?: number, anchorX?: number, nodes?: number[][]}} [opts]
+ * @returns {{x: number[], y: number[], all: boolean}}
+ */
 export function readableView(ext, plot, opts = {}) {
   const pad = opts.pad || 0.6, minX = opts.minX || READABLE.x, minY = opts.minY || READABLE.y;
   const padRight = opts.padRight === undefined ? pad : opts.padRight;
@@ -35,6 +42,7 @@ export function readableView(ext, plot, opts = {}) {
 }
 
 // data extent of [x, y] points
+/** @param {Iterable<any[]>} points [x, y, ...] @returns {Extent} */
 export function extent(points) {
   let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
   for (const [x, y] of points) { x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y); }
@@ -44,24 +52,32 @@ export function extent(points) {
 
 // the minimap's data <-> pixel map: the whole extent fitted in w x h px with a margin, with the plot's own
 // aspect (`aspect`: its px per y unit / px per x unit), so the view's rectangle has the plot's shape
+/**
+ * @param {Extent} ext @param {number} w @param {number} h @param {number} [margin] @param {number} [aspect]
+ * @returns {{toPx: (x: number, y: number) => number[], toData: (px: number, py: number) => number[], s: number}}
+ */
 export function mapFor(ext, w, h, margin = 4, aspect = 1) {
   const dx = Math.max(ext.x1 - ext.x0, 1e-9), dy = Math.max((ext.y1 - ext.y0) * aspect, 1e-9);
   const s = Math.min((w - 2 * margin) / dx, (h - 2 * margin) / dy);
   const ox = (w - dx * s) / 2, oy = (h - dy * s) / 2;
-  return {toPx: (x, y) => [ox + (x - ext.x0) * s, oy + (ext.y1 - y) * aspect * s],
-          toData: (px, py) => [ext.x0 + (px - ox) / s, ext.y1 - (py - oy) / (aspect * s)], s};
+  return {toPx: (/** @type {number} */ x, /** @type {number} */ y) => [ox + (x - ext.x0) * s, oy + (ext.y1 - y) * aspect * s],
+          toData: (/** @type {number} */ px, /** @type {number} */ py) => [ext.x0 + (px - ox) / s, ext.y1 - (py - oy) / (aspect * s)], s};
 }
 
 // ranges of the same size as `ranges`, centred on data point c
+/** @param {Ranges} ranges @param {number[]} c @returns {{"xaxis.range": number[], "yaxis.range": number[]}} */
 export function centredOn(ranges, c) {
   const hx = (ranges.x[1] - ranges.x[0]) / 2, hy = (ranges.y[1] - ranges.y[0]) / 2;
   return {"xaxis.range": [c[0] - hx, c[0] + hx], "yaxis.range": [c[1] - hy, c[1] + hy]};
 }
 
+/** @param {unknown} v @returns {v is number} */
 function num(v) { return typeof v === "number" && isFinite(v); }
 
 // the marker points of a figure as drawn (every visible marker trace), in data units
+/** @param {PlotDiv & {_fullData?: any[]}} gd @returns {[number, number, string | null][]} */
 export function figurePoints(gd) {
+  /** @type {[number, number, string | null][]} */
   const out = [];
   for (const t of gd._fullData || []) {
     if (t.visible !== true || t.type !== "scatter" || !/markers/.test(t.mode || "") || t.name === "crossings") continue;
@@ -73,9 +89,13 @@ export function figurePoints(gd) {
 }
 
 // The overview canvas in the graph card's corner: shown while part of the graph is out of view.
+/** @param {PlotDiv & {dxPoints?: () => [number, number, string | null][]}} gd @param {HTMLCanvasElement} canvas @returns {{draw(): void}} */
 export function minimap(gd, canvas) {
   const W = 180, H = 120;
-  let map = null, ranges = null;
+  /** @type {ReturnType<typeof mapFor> | null} */
+  let map = null;
+  /** @type {Ranges | null} */
+  let ranges = null;
   const ratio = (typeof window !== "undefined" && window.devicePixelRatio) || 1;
   canvas.width = W * ratio; canvas.height = H * ratio;
   canvas.style.width = W + "px"; canvas.style.height = H + "px";
@@ -86,45 +106,49 @@ export function minimap(gd, canvas) {
     // a big graph's figure holds only the nodes near the view (lod_graph.js): the graph gives all of them
     const pts = typeof gd.dxPoints === "function" ? gd.dxPoints() : figurePoints(gd);
     const ext = extent(pts);
-    ranges = {x: L.xaxis.range.slice(), y: L.yaxis.range.slice()};
+    const rs = {x: L.xaxis.range.slice(), y: L.yaxis.range.slice()};
+    ranges = rs;
     const inView = ranges.x[0] <= ext.x0 && ranges.x[1] >= ext.x1 && ranges.y[0] <= ext.y0 && ranges.y[1] >= ext.y1;
     canvas.hidden = pts.length < 2 || inView;
     if (canvas.hidden) return;
     const pad = 0.6, sz = L._size;
-    const aspect = (sz.h / (ranges.y[1] - ranges.y[0])) / (sz.w / (ranges.x[1] - ranges.x[0]));
-    map = mapFor({x0: ext.x0 - pad, x1: ext.x1 + pad, y0: ext.y0 - pad, y1: ext.y1 + pad}, W, H, 4, aspect);
-    const ctx = canvas.getContext("2d");
+    const aspect = (sz.h / (rs.y[1] - rs.y[0])) / (sz.w / (rs.x[1] - rs.x[0]));
+    const mp = mapFor({x0: ext.x0 - pad, x1: ext.x1 + pad, y0: ext.y0 - pad, y1: ext.y1 + pad}, W, H, 4, aspect);
+    map = mp;
+    const ctx = /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d"));
     ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
     ctx.clearRect(0, 0, W, H);
     ctx.fillStyle = "rgba(255,255,255,0.92)";
     ctx.fillRect(0, 0, W, H);
     for (const sh of L.shapes || []) {  // expanded groups' boxes
       if (sh.type !== "rect" || sh.xref !== "x" || sh.yref !== "y") continue;
-      const a = map.toPx(sh.x0, sh.y1), b = map.toPx(sh.x1, sh.y0);
+      const a = mp.toPx(sh.x0, sh.y1), b = mp.toPx(sh.x1, sh.y0);
       ctx.fillStyle = "rgba(140,149,159,0.15)";
       ctx.fillRect(a[0], a[1], b[0] - a[0], b[1] - a[1]);
     }
-    const r = Math.max(1, Math.min(2.5, map.s * 0.3));
+    const r = Math.max(1, Math.min(2.5, mp.s * 0.3));
     for (const [x, y, c] of pts) {
-      const p = map.toPx(x, y);
+      const p = mp.toPx(x, y);
       ctx.fillStyle = typeof c === "string" && c[0] === "#" ? c : "#57606A";
       ctx.fillRect(p[0] - r / 2, p[1] - r / 2, r, r);
     }
-    const a = map.toPx(ranges.x[0], ranges.y[1]), b = map.toPx(ranges.x[1], ranges.y[0]);
+    const a = mp.toPx(rs.x[0], rs.y[1]), b = mp.toPx(rs.x[1], rs.y[0]);
     const x0 = Math.max(a[0], 0), y0 = Math.max(a[1], 0), x1 = Math.min(b[0], W), y1 = Math.min(b[1], H);
     ctx.strokeStyle = "#0969DA"; ctx.lineWidth = 1.5;
     ctx.fillStyle = "rgba(9,105,218,0.08)";
     ctx.fillRect(x0, y0, Math.max(x1 - x0, 2), Math.max(y1 - y0, 2));
     ctx.strokeRect(x0 + 0.5, y0 + 0.5, Math.max(x1 - x0 - 1, 2), Math.max(y1 - y0 - 1, 2));
   }
-  let busy = false, next = null;  // one relayout at a time: a drag over a big graph sends only the latest spot
+  let busy = false;  // one relayout at a time: a drag over a big graph sends only the latest spot
+  /** @type {number[] | null} */
+  let next = null;
   function flush() {
-    if (!next || busy) return;
+    if (!next || busy || !ranges) return;
     const upd = centredOn(ranges, next);
     next = null; busy = true;
     Promise.resolve(globalThis.Plotly.relayout(gd, upd)).then(() => { busy = false; flush(); }, () => { busy = false; });
   }
-  function moveTo(ev) {
+  function moveTo(/** @type {PointerEvent} */ ev) {
     if (!map || !ranges) return;
     const box = canvas.getBoundingClientRect();
     next = map.toData(ev.clientX - box.left, ev.clientY - box.top);
@@ -133,7 +157,7 @@ export function minimap(gd, canvas) {
   pointerDrag(canvas, moveTo);
   // after plotly's draw, in a task of its own: the page gets a chance to paint between the two
   let queued = false;
-  gd.on("plotly_afterplot", () => {
+  if (gd.on) gd.on("plotly_afterplot", () => {
     if (queued) return;
     queued = true;
     setTimeout(() => { queued = false; draw(); }, 0);
@@ -145,6 +169,10 @@ export function minimap(gd, canvas) {
 // y1] in data units, y up), `w` x `h` px: a few thousand SVG markers cost plotly hundreds of ms a redraw, one
 // image a few ms, and plotly pans and zooms it with the axes. dots: [[x, y, colour, radius px]]; lines:
 // [[polyline [x0, y0, x1, y1, ...] (y up), colour]]. null where there is no canvas (node).
+/**
+ * @param {number[]} region @param {number} w @param {number} h @param {[number, number, string, number][]} dots
+ * @param {[number[], string][]} lines @returns {Record<string, unknown> | null}
+ */
 export function dotImage(region, w, h, dots, lines) {
   if (typeof document === "undefined") return null;
   const canvas = document.createElement("canvas");
@@ -152,7 +180,7 @@ export function dotImage(region, w, h, dots, lines) {
   const ctx = canvas.getContext("2d");
   if (!ctx) return null;
   const sx = canvas.width / (region[1] - region[0]), sy = canvas.height / (region[3] - region[2]);
-  const X = (x) => (x - region[0]) * sx, Y = (y) => (region[3] - y) * sy;
+  const X = (/** @type {number} */ x) => (x - region[0]) * sx, Y = (/** @type {number} */ y) => (region[3] - y) * sy;
   ctx.lineWidth = 1;
   for (const [pts, color] of lines) {
     ctx.strokeStyle = color;
