@@ -92,8 +92,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
 def _whatif_page(program, args: argparse.Namespace, out: TextIO) -> int:
     """``show --move``: the page ``whatif FILE --move ... -o`` writes (the Python side: ``Explorer(FILE,
     moves=[...]).save_html(path)``). Exit 1 when executorch would refuse the placement, 2 for a bad move."""
-    from ..analysis.whatif import MoveError, Refusal, what_if
     from ..views.whatif_report import write_whatif_report
+    from .whatif import predict
 
     unused = [opt for opt, given in (("--overlay", args.overlay), ("--show-overlay", args.show_overlay),
                                      ("--profile", getattr(args, "profile", None))) if given]
@@ -101,14 +101,9 @@ def _whatif_page(program, args: argparse.Namespace, out: TextIO) -> int:
         print(f"device-explorer: {', '.join(unused)} cannot go with --move: the what-if view compares the original "
               f"with a prediction, which has no overlays or run profile", file=sys.stderr)
         return 2
-    try:
-        predicted = what_if(program, args.move)
-    except Refusal as exc:
-        print(f"device-explorer: executorch 1.5.1 would refuse to export this placement: {exc}", file=sys.stderr)
-        return 1
-    except MoveError as exc:
-        print(f"device-explorer: {exc}", file=sys.stderr)
-        return 2
+    predicted, code = predict(program, args.move, "device-explorer")
+    if predicted is None:
+        return code
     written = write_whatif_report(program, predicted, args.output, plan=args.plan)
     print(f"wrote {written.resolve()} ({nbytes_text(written.stat().st_size)}; self-contained, works offline)", file=out)
     print(f"{os.path.basename(str(args.file or 'sample'))}: {predicted.prediction.text}", file=out)

@@ -57,18 +57,27 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
+def predict(program, moves, command: str, **flags):
+    """``(what_if(program, moves, **flags), 0)``, or ``(None, code)`` after saying on stderr why not, the message
+    prefixed with ``command``: 1 for a placement executorch would refuse, 2 for a move that cannot be honoured.
+    ``whatif`` and ``show --move`` answer alike through it."""
+    try:
+        return what_if(program, moves, **flags), 0
+    except Refusal as exc:
+        print(f"{command}: executorch 1.5.1 would refuse to export this placement: {exc}", file=sys.stderr)
+        return None, 1
+    except MoveError as exc:
+        print(f"{command}: {exc}", file=sys.stderr)
+        return None, 2
+
+
 def run(args: argparse.Namespace, out: TextIO) -> int:
     program = load_program(args.file, args.data)
-    try:
-        predicted = what_if(program, args.move, skip_h2d_inputs=args.skip_h2d_inputs,
-                            skip_d2h_outputs=args.skip_d2h_outputs, method=args.method,
-                            alloc_graph_input=args.alloc_graph_input, alloc_graph_output=args.alloc_graph_output)
-    except Refusal as exc:
-        print(f"device-explorer whatif: executorch 1.5.1 would refuse to export this placement: {exc}", file=sys.stderr)
-        return 1
-    except MoveError as exc:
-        print(f"device-explorer whatif: {exc}", file=sys.stderr)
-        return 2
+    predicted, code = predict(program, args.move, "device-explorer whatif", skip_h2d_inputs=args.skip_h2d_inputs,
+                              skip_d2h_outputs=args.skip_d2h_outputs, method=args.method,
+                              alloc_graph_input=args.alloc_graph_input, alloc_graph_output=args.alloc_graph_output)
+    if predicted is None:
+        return code
     from ..analysis.whatif_review import estimate, review
 
     rev = review(program, predicted)
