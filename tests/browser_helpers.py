@@ -185,6 +185,11 @@ TRACE_POINTS_JS = """
 """
 
 
+def trace_points(page, selector: str, index: int) -> list[dict]:
+    """The drawn points (TRACE_POINTS_JS) of data trace ``index`` of the graph ``selector``; [] when it draws none."""
+    return page.evaluate(f"([sel, i]) => ({TRACE_POINTS_JS})([document.querySelector(sel), i]) || []", [selector, index])
+
+
 def point_of(points: list[dict], ident) -> dict:
     """The drawn point (TRACE_POINTS_JS) of the node ``ident`` (its customdata: a value or an instruction)."""
     found = [p for p in points if p["id"] == ident and p["w"] > 0]  # a point plotly drew with a size

@@ -16,7 +16,16 @@ import io
 from pathlib import Path
 
 import pytest
-from browser_helpers import ARTIFACTS, chromium, click_point, label_draws, require_browser, screenshot_on_failure, settled
+from browser_helpers import (
+    ARTIFACTS,
+    chromium,
+    click_point,
+    label_draws,
+    require_browser,
+    screenshot_on_failure,
+    settled,
+    trace_points,
+)
 
 from diff_helpers import big_pair
 
@@ -42,22 +51,6 @@ POINTS_JS = """
     const r = p.getBoundingClientRect();
     return {x: r.x + r.width / 2, y: r.y + r.height / 2, w: r.width, fill: p.style.fill, stroke: p.style.stroke,
             opacity: p.style.opacity};
-  });
-}
-"""
-
-
-# the same with each point's customdata (the id the app gave it: value, instruction or group)
-IDS_JS = """
-([sel, index]) => {
-  const gd = document.querySelector(sel);
-  const group = Array.from(gd.querySelectorAll('.scatterlayer .trace')).find(g => {
-    const d = g.__data__; const t = d && (d[0] ? d[0].trace : d.trace); return t && t.index === index; });
-  if (!group) return [];
-  const ids = gd.data[index].customdata || [];
-  return Array.from(group.querySelectorAll('path.point')).map((p, k) => {
-    const r = p.getBoundingClientRect();
-    return {x: r.x + r.width / 2, y: r.y + r.height / 2, id: ids[k], trace: index};
   });
 }
 """
@@ -128,7 +121,7 @@ def test_diff_report_links_both_sides(tmp_path, expected):
         rings = {}
         for side in "ab":
             sel = f".dx-graph-{side}"
-            tensors = page.evaluate(IDS_JS, [sel, TRACE["tensors"]])
+            tensors = trace_points(page, sel, TRACE["tensors"])
             assert sorted(t["id"] for t in tensors) == expected["tensors"][side], f"one marker per tensor in {side}"
             rings[side] = page.evaluate(MARKS_JS, sel)
             # every moved tensor has a magenta ring drawn around its marker
@@ -152,12 +145,12 @@ def test_diff_report_links_both_sides(tmp_path, expected):
 
         # a real click on %5 in A selects %11 in B as well
         a_value, b_value = expected["click"]
-        target = _at(page.evaluate(IDS_JS, [".dx-graph-a", TRACE["tensors"]]), a_value)
+        target = _at(trace_points(page, ".dx-graph-a", TRACE["tensors"]), a_value)
         click_point(page, ".dx-graph-a", target)
         page.wait_for_function("() => window.dxDiff.state.values.b.length === 1", timeout=5_000)
         state = page.evaluate("() => ({a: window.dxDiff.state.values.a, b: window.dxDiff.state.values.b})")
         assert state == {"a": [a_value], "b": [b_value]}
-        pair = _at(page.evaluate(IDS_JS, [".dx-graph-b", TRACE["tensors"]]), b_value)
+        pair = _at(trace_points(page, ".dx-graph-b", TRACE["tensors"]), b_value)
         selected_b = page.evaluate(RINGS_JS, ".dx-graph-b")
         assert len(selected_b) == 1 and abs(selected_b[0][0] - pair["x"]) < 3 and abs(selected_b[0][1] - pair["y"]) < 3
         assert len(page.evaluate(RINGS_JS, ".dx-graph-a")) == 1
@@ -201,7 +194,7 @@ def test_diff_widget_in_jupyterlab(tmp_path, expected):
         page.locator(".dx-explorer").first.scroll_into_view_if_needed()
         settled(page, graph["a"])  # the notebook may re-lay out its cells after the scroll
         a_value, b_value = expected["click"]
-        points = page.evaluate(IDS_JS, [graph["a"], TRACE["tensors"]])
+        points = trace_points(page, graph["a"], TRACE["tensors"])
         assert sorted(p["id"] for p in points) == expected["tensors"]["a"]
         target = _at(points, a_value)
         click_point(page, graph["a"], target)
@@ -247,8 +240,8 @@ def _overviews_drawn(page, prefix: str, T: dict) -> dict:
                            arg=sels, timeout=90_000)
     out = {}
     for side, sel in zip("ab", sels):
-        groups = page.evaluate(IDS_JS, [sel, T["groups"]])
-        singles = len(page.evaluate(IDS_JS, [sel, T["tensors"]])) + len(page.evaluate(IDS_JS, [sel, T["ops"]]))
+        groups = trace_points(page, sel, T["groups"])
+        singles = len(trace_points(page, sel, T["tensors"])) + len(trace_points(page, sel, T["ops"]))
         badges = page.evaluate(f"() => Array.from(document.querySelectorAll('{sel} .dx-mark-text')).map(t => t.textContent)")
         assert 5 <= len(groups) <= 60 and singles < 50, (side, len(groups), singles)
         assert badges and all(b.startswith("\u0394") and int(b[1:].replace(",", "")) > 0 for b in badges)
@@ -259,14 +252,14 @@ def _overviews_drawn(page, prefix: str, T: dict) -> dict:
 def _open_and_pick(page, prefix: str, T: dict, groups: list, moved: set):
     """Expand a group of A by a click on it; a moved tensor of A drawn now (its point)."""
     sel = f"{prefix}.dx-graph-a"
-    before = len(page.evaluate(IDS_JS, [sel, T["tensors"]]))
+    before = len(trace_points(page, sel, T["tensors"]))
     drawn = label_draws(page, sel)
     click_point(page, sel, groups[len(groups) // 2])
     page.wait_for_function("([sel, i, n]) => { const gd = document.querySelector(sel);"
                            " return gd.data[i].customdata && gd.data[i].customdata.length > n }",
                            arg=[sel, T["tensors"], before], timeout=15_000)
     settled(page, sel, after=drawn)  # the view moves to the opened group: positions are read after it
-    tensors = page.evaluate(IDS_JS, [sel, T["tensors"]])
+    tensors = trace_points(page, sel, T["tensors"])
     pick = next(p for p in tensors if p["id"] in moved)
     return pick
 
@@ -296,7 +289,7 @@ def test_big_diff_report_is_two_overviews_with_the_changes_marked(tmp_path, big)
         page.wait_for_function("(v) => document.querySelector('.dx-graph-b').data[4].customdata.indexOf(v) >= 0",
                                arg=want, timeout=10_000)
         settled(page, ".dx-graph-b")
-        drawn_b = next(p for p in page.evaluate(IDS_JS, [".dx-graph-b", T["tensors"]]) if p["id"] == want)
+        drawn_b = next(p for p in trace_points(page, ".dx-graph-b", T["tensors"]) if p["id"] == want)
         rings_b = page.evaluate(RINGS_JS, ".dx-graph-b")
         assert any(abs(x - drawn_b["x"]) < 3 and abs(y - drawn_b["y"]) < 3 for x, y in rings_b), (rings_b, drawn_b)
         assert page.evaluate(RINGS_JS, ".dx-graph-a"), "the clicked tensor ringed on A"

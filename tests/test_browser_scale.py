@@ -15,7 +15,6 @@ import time
 import pytest
 from browser_helpers import (
     ARTIFACTS,
-    TRACE_POINTS_JS,
     chromium,
     click_point,
     jupyter_lab,
@@ -24,6 +23,7 @@ from browser_helpers import (
     run_all,
     screenshot_on_failure,
     settled,
+    trace_points,
     wait_kernel_idle,
     write_notebook,
 )
@@ -52,10 +52,6 @@ def record(key: str, values: dict) -> None:
     path.write_text(json.dumps(data, indent=1))
 
 
-def points(page, graph: str, trace: int) -> list[dict]:
-    return page.evaluate(f"([sel, i]) => ({TRACE_POINTS_JS})([document.querySelector(sel), i]) || []", [graph, trace])
-
-
 def trace_length(page, graph: str, trace: int) -> int:
     return page.evaluate("([sel, i]) => { const g = document.querySelector(sel); const t = g && g.data && g.data[i];"
                          " return t && t.x ? t.x.length : 0 }", [graph, trace])
@@ -71,7 +67,7 @@ def explore(page, graph: str, memory: str, details: str, prefix: str, timings: d
     """Click a group, then a tensor in it, then zoom the memory map; time each, screenshot each."""
     page.locator(graph).scroll_into_view_if_needed()
     settled(page, graph)  # a notebook may re-lay out its cells after the scroll
-    groups = points(page, graph, T["groups"])
+    groups = trace_points(page, graph, T["groups"])
     assert len(groups) > 3, "the overview draws groups"
     assert trace_length(page, graph, T["tensors"]) == 0, "nothing but groups at first"
     page.screenshot(path=str(ARTIFACTS / f"{shots}_overview.png"))
@@ -79,7 +75,7 @@ def explore(page, graph: str, memory: str, details: str, prefix: str, timings: d
     for level in range(4):  # click a group (one inside the last expansion after the first) until tensors show
         ids = page.evaluate("([sel, i]) => Array.from(document.querySelector(sel).data[i].customdata || [])",
                             [graph, T["groups"]])
-        drawn = points(page, graph, T["groups"])
+        drawn = trace_points(page, graph, T["groups"])
         box = page.locator(graph).bounding_box()
         fresh = [p for p, gid in zip(drawn, ids) if gid not in seen and box["y"] + 60 < p["y"] < box["y"] + box["height"] - 30]
         seen.update(ids)
@@ -96,7 +92,7 @@ def explore(page, graph: str, memory: str, details: str, prefix: str, timings: d
             break
     page.screenshot(path=str(ARTIFACTS / f"{shots}_expanded.png"))
     hover = page.evaluate("([sel, i]) => Array.from(document.querySelector(sel).data[i].hovertext || [])", [graph, T["tensors"]])
-    tensors = [p for p, text in zip(points(page, graph, T["tensors"]), hover)
+    tensors = [p for p, text in zip(trace_points(page, graph, T["tensors"]), hover)
                if p["y"] > 0 and "arena " in text]  # a planned tensor: it has a block to outline
     # inside the plot area (a graph opens at a readable scale: points past it are drawn but not clickable),
     # and not under the minimap in its corner

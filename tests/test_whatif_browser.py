@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from browser_helpers import ARTIFACTS, chromium, click_point, require_browser, screenshot_on_failure, settled
+from browser_helpers import ARTIFACTS, chromium, click_point, require_browser, screenshot_on_failure, settled, trace_points
 
 import explorer
 from explorer.cli import main
@@ -29,20 +29,6 @@ pytestmark = pytest.mark.browser
 
 FIXTURE = Path(__file__).parent / "fixtures" / "whatif" / "residual_cpu_only.pte"
 REFUSED = Path(__file__).parent / "fixtures" / "zoo" / "tied_weights.pte"  # @0=cuda:0: a delegate reads a weight
-
-IDS_JS = """
-([sel, index]) => {
-  const gd = document.querySelector(sel);
-  const group = Array.from(gd.querySelectorAll('.scatterlayer .trace')).find(g => {
-    const d = g.__data__; const t = d && (d[0] ? d[0].trace : d.trace); return t && t.index === index; });
-  if (!group) return [];
-  const ids = gd.data[index].customdata || [];
-  return Array.from(group.querySelectorAll('path.point')).map((p, k) => {
-    const r = p.getBoundingClientRect();
-    return {x: r.x + r.width / 2, y: r.y + r.height / 2, w: r.width, id: ids[k], trace: index};
-  });
-}
-"""
 
 # boxes of the what-if bar's parts that overlap each other or stick out of the bar (crowding, clipped text)
 BAR_LAYOUT_JS = """
@@ -80,7 +66,7 @@ def _delegate_call(path: Path) -> tuple[int, int]:
 
 
 def _click_op(page, graph: str, instruction: int) -> None:
-    ops = page.evaluate(IDS_JS, [graph, TRACE["ops"]])
+    ops = trace_points(page, graph, TRACE["ops"])
     target = next(p for p in ops if p["id"] == instruction and p["w"] > 0)
     click_point(page, graph, target)
 
@@ -184,7 +170,7 @@ def test_report_move_to_on_a_group_of_a_big_plan(tmp_path):
         page.goto(report.as_uri())
         page.wait_for_function("() => document.body.dataset.ready === '1'", timeout=60_000)
         settled(page, ".dx-graph")
-        groups = page.evaluate(IDS_JS, [".dx-graph", OVERVIEW_TRACE["groups"]])
+        groups = trace_points(page, ".dx-graph", OVERVIEW_TRACE["groups"])
         assert groups, "the plan opens as an overview of groups"
         click_point(page, ".dx-graph", groups[0])
         move = page.locator(".dx-details .dx-move-to", has_text="cuda:0")
