@@ -187,26 +187,26 @@ export function lodGraph(B, S, host, uses) {
    * @returns {Box[]} */
   function boxes() {
     const f = folded(), out = /** @type {Box[]} */ ([]);
-    let anchor = f.nodes.map(function (nd) { return nd[0] === "i" ? nd[1] : nd[0] === "v" ? home[nd[1]] : G.start[nd[1]]; });
+    const anchor = f.nodes.map((nd) => nd[0] === "i" ? nd[1] : nd[0] === "v" ? home[nd[1]] : G.start[nd[1]]);
     /** @type {Map<number, number[]>} */
     const done = new Map();
-    S.expanded.slice().sort(function (a, b) { return depthOf(b) - depthOf(a) || a - b; }).forEach(function (g) {
+    S.expanded.slice().sort((a, b) => depthOf(b) - depthOf(a) || a - b).forEach((g) => {
       let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
-      anchor.forEach(function (a, p) {
+      anchor.forEach((a, p) => {
         if (a >= G.start[g] && a < G.stop[g]) {
           x0 = Math.min(x0, f.x[p]); x1 = Math.max(x1, f.x[p]); y0 = Math.min(y0, -f.y[p]); y1 = Math.max(y1, -f.y[p]);
         }
       });
       if (x0 > x1) return;
       x0 -= 0.45; x1 += 0.45; y0 -= 0.45; y1 += 1.45;
-      done.forEach(function (b, e) {  // an S.expanded group inside: around its box and header
+      done.forEach((b, e) => {  // an S.expanded group inside: around its box and header
         if (e !== g && G.start[g] <= G.start[e] && G.stop[e] <= G.stop[g]) {
           x0 = Math.min(x0, b[0] - 0.15); x1 = Math.max(x1, b[1] + 0.15); y0 = Math.min(y0, b[2] - 0.15); y1 = Math.max(y1, b[3] + 2);
         }
       });
       done.set(g, [x0, x1, y0, y1]);
     });
-    Array.from(done.keys()).sort(function (a, b) { return depthOf(a) - depthOf(b) || a - b; }).forEach(function (g) {
+    Array.from(done.keys()).sort((a, b) => depthOf(a) - depthOf(b) || a - b).forEach((g) => {
       const b = /** @type {number[]} */ (done.get(g));
       out.push([g, b[0], b[1], b[2], b[3]]);
     });
@@ -214,16 +214,16 @@ export function lodGraph(B, S, host, uses) {
   }
   /** @param {number} g @param {number} alpha */
   function tint(g, alpha) {
-    let c = G.dev[g] >= 0 ? DEV[G.dev[g]].color : "#8C959F";
+    const c = G.dev[g] >= 0 ? DEV[G.dev[g]].color : "#8C959F";
     return "rgba(" + parseInt(c.slice(1, 3), 16) + "," + parseInt(c.slice(3, 5), 16) + "," + parseInt(c.slice(5, 7), 16) + "," + alpha + ")";
   }
   /** Overview.status_lines @returns {string[]} */
   function statusLines() {
-    let f = folded(), groups = f.nodes.filter(function (nd) { return nd[0] === "g"; }).length, raw = f.nodes.length - groups;
+    const f = folded(), groups = f.nodes.filter((nd) => nd[0] === "g").length, raw = f.nodes.length - groups;
     let tensors = 0;
     for (let r = 0; r < TT.home.length; r++) if (TT.home[r] >= 0) tensors++;
-    let unused = TT.home.length - tensors;
-    let unusedNote = num(unused) + (unused === 1 ? " tensor that no instruction names is" : " tensors that no instruction names are") +
+    const unused = TT.home.length - tensors;
+    const unusedNote = num(unused) + (unused === 1 ? " tensor that no instruction names is" : " tensors that no instruction names are") +
       " not drawn";
     if (!groups) {  // everything drawn as itself: say only what can be folded, and what is not drawn
       return [nG > 1 ? "every group open (" + num(S.expanded.length) + ") \u00b7 \u25be collapses one" : "",
@@ -253,71 +253,73 @@ export function lodGraph(B, S, host, uses) {
     const inside = region ? (/** @type {number} */ p) => { const x = f.x[p], y = -f.y[p]; return x >= region[0] && x <= region[1] && y >= region[2] && y <= region[3]; }
       : () => true;
     const through = region ? (/** @type {number} */ q) => {  // the edge's polyline's box meets the region
-      let pts = f.paths[q], x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+      const pts = f.paths[q];
+      let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
       for (let k = 0; k < pts.length; k += 2) {
         x0 = Math.min(x0, pts[k]); x1 = Math.max(x1, pts[k]); y0 = Math.min(y0, -pts[k + 1]); y1 = Math.max(y1, -pts[k + 1]);
       }
       return x1 >= region[0] && x0 <= region[1] && y1 >= region[2] && y0 <= region[3];
     } : () => true;
-    let drawnEdge = f.edges.map(function (_, q) { return through(q); });
+    const drawnEdge = f.edges.map((_, q) => through(q));
     // every node's marker is built (cheap columns), its hover text and label only when it is drawn; the app's
     // paint (an overlay) sees them all, so its colour scale spans the fold, not the view; then the traces keep
     // the drawn ones (a zoomed-out region: none of the tensors and ops, painted as dots instead)
-    let tk = /** @type {number[]} */ ([]), ok = /** @type {number[]} */ ([]), gk = /** @type {number[]} */ ([]), drawnNode = f.nodes.map(function (_, p) { return inside(p); });
-    f.nodes.forEach(function (nd, p) { (nd[0] === "v" ? tk : nd[0] === "i" ? ok : gk).push(p); });
-    S.coarse = coarse && region ? tk.filter(function (p) { return drawnNode[p]; }).length + ok.filter(function (p) { return drawnNode[p]; }).length : 0;
+    let tk = /** @type {number[]} */ ([]), ok = /** @type {number[]} */ ([]), gk = /** @type {number[]} */ ([]);
+    const drawnNode = f.nodes.map((_, p) => inside(p));
+    f.nodes.forEach((nd, p) => { (nd[0] === "v" ? tk : nd[0] === "i" ? ok : gk).push(p); });
+    S.coarse = coarse && region ? tk.filter((p) => drawnNode[p]).length + ok.filter((p) => drawnNode[p]).length : 0;
     const label = (/** @type {number} */ p) => drawnNode[p] && !S.coarse;
-    kinds.forEach(function (kd) {
+    kinds.forEach((kd) => {
       const sel = /** @type {number[]} */ ([]);
-      f.kinds.forEach(function (k2, q) { if (k2 === kd && drawnEdge[q] && !S.coarse) sel.push(q); });
-      let s = segments(f, sel);
+      f.kinds.forEach((k2, q) => { if (k2 === kd && drawnEdge[q] && !S.coarse) sel.push(q); });
+      const s = segments(f, sel);
       out.push({x: s[0], y: s[1]});
     });
-    let shown = host.shown(), O = ST.opacity.tensor;
-    let tv = tk.map(function (p) { return f.nodes[p][1]; });
-    out.push({x: tk.map(function (p) { return f.x[p]; }), y: tk.map(function (p) { return -f.y[p]; }), customdata: tv,
-      hovertext: tv.map(function (v, k) { return label(tk[k]) ? tensorHover(v) : ""; }), mode: "markers",  // labels: labels.js places those that fit
-      text: tv.map(function (v, k) { return label(tk[k]) ? ptext(short(TT.label[rowOf[v]], 22)) : ""; }),
-      "marker.color": tv.map(function (v) { return DEV[TT.dev[rowOf[v]]].color; }),
-      "marker.symbol": tv.map(function (v) { return DEV[TT.dev[rowOf[v]]].symbol; }),
-      "marker.opacity": tv.map(function (v) { return O[shown[DEV[TT.dev[rowOf[v]]].name] === false ? 1 : 0]; }),
-      "marker.line.color": tv.map(function (v) { return errors.has(v) ? ST.error : "white"; }),
-      "marker.line.width": tv.map(function (v) { return errors.has(v) ? 3 : 1; })});
-    let ops = ok.map(function (p) { return f.nodes[p][1]; });
-    out.push({x: ok.map(function (p) { return f.x[p]; }), y: ok.map(function (p) { return -f.y[p]; }), customdata: ops,
-      hovertext: ops.map(function (i, k) { return label(ok[k]) ? opHover(i) : ""; }), mode: "markers",
-      text: ops.map(function (i, k) { return label(ok[k]) ? ptext(short(OPS.opTable[OPS.op[i]][1], 24)) : ""; }),
-      "marker.symbol": ops.map(function (i) { return OPSYM[OPS.kind[i]]; }),
-      "marker.size": ops.map(function (i) { return B.opStyle(OPS.kind[i]).size; }),
-      "marker.line.color": ops.map(function (i) { return OPS.dev[i] >= 0 ? DEV[OPS.dev[i]].color : "#1F2328"; })});
+    const shown = host.shown(), O = ST.opacity.tensor;
+    const tv = tk.map((p) => f.nodes[p][1]);
+    out.push({x: tk.map((p) => f.x[p]), y: tk.map((p) => -f.y[p]), customdata: tv,
+      hovertext: tv.map((v, k) => label(tk[k]) ? tensorHover(v) : ""), mode: "markers",  // labels: labels.js places those that fit
+      text: tv.map((v, k) => label(tk[k]) ? ptext(short(TT.label[rowOf[v]], 22)) : ""),
+      "marker.color": tv.map((v) => DEV[TT.dev[rowOf[v]]].color),
+      "marker.symbol": tv.map((v) => DEV[TT.dev[rowOf[v]]].symbol),
+      "marker.opacity": tv.map((v) => O[shown[DEV[TT.dev[rowOf[v]]].name] === false ? 1 : 0]),
+      "marker.line.color": tv.map((v) => errors.has(v) ? ST.error : "white"),
+      "marker.line.width": tv.map((v) => errors.has(v) ? 3 : 1)});
+    const ops = ok.map((p) => f.nodes[p][1]);
+    out.push({x: ok.map((p) => f.x[p]), y: ok.map((p) => -f.y[p]), customdata: ops,
+      hovertext: ops.map((i, k) => label(ok[k]) ? opHover(i) : ""), mode: "markers",
+      text: ops.map((i, k) => label(ok[k]) ? ptext(short(OPS.opTable[OPS.op[i]][1], 24)) : ""),
+      "marker.symbol": ops.map((i) => OPSYM[OPS.kind[i]]),
+      "marker.size": ops.map((i) => B.opStyle(OPS.kind[i]).size),
+      "marker.line.color": ops.map((i) => OPS.dev[i] >= 0 ? DEV[OPS.dev[i]].color : "#1F2328")});
     out.push({x: [], y: []}, {x: [], y: [], "marker.symbol": []});  // selection: drawn by highlight()
-    let gids = gk.map(function (p) { return f.nodes[p][1]; });
-    out.push({x: gk.map(function (p) { return f.x[p]; }), y: gk.map(function (p) { return -f.y[p]; }), customdata: gids,
-      hovertext: gids.map(function (g, k) { return drawnNode[gk[k]] ? groupHover(g) : ""; }), mode: "markers",
-      text: gids.map(function (g, k) { return drawnNode[gk[k]] ? ptext(short(G.label[g], 40)) + mix(g) : ""; }),
+    const gids = gk.map((p) => f.nodes[p][1]);
+    out.push({x: gk.map((p) => f.x[p]), y: gk.map((p) => -f.y[p]), customdata: gids,
+      hovertext: gids.map((g, k) => drawnNode[gk[k]] ? groupHover(g) : ""), mode: "markers",
+      text: gids.map((g, k) => drawnNode[gk[k]] ? ptext(short(G.label[g], 40)) + mix(g) : ""),
       "marker.symbol": gids.map(groupSymbol),
       "marker.size": gids.map(groupSize),
-      "marker.color": gids.map(function (g) { return G.dev[g] >= 0 ? DEV[G.dev[g]].color : "#D0D7DE"; }),
-      "marker.opacity": gids.map(function (g) { return O[G.dev[g] >= 0 && shown[DEV[G.dev[g]].name] === false ? 1 : 0]; }),
-      "marker.line.color": gids.map(function (g) { return holdsError(g) ? ST.error : "#1F2328"; }),
-      "marker.line.width": gids.map(function (g) { return holdsError(g) ? 3 : 1.2; })});
-    let bx = boxes();
-    out.push({x: bx.map(function (b) { return b[1]; }), y: bx.map(function (b) { return b[4] - 0.45; }),
-      customdata: bx.map(function (b) { return b[0]; }),
-      hovertext: bx.map(function (b) { return "<b>" + ptext(G.label[b[0]]) + "</b><br>click to collapse"; }),
-      mode: "markers", text: bx.map(function (b) { return ptext(short(G.label[b[0]], 40)); })});
+      "marker.color": gids.map((g) => G.dev[g] >= 0 ? DEV[G.dev[g]].color : "#D0D7DE"),
+      "marker.opacity": gids.map((g) => O[G.dev[g] >= 0 && shown[DEV[G.dev[g]].name] === false ? 1 : 0]),
+      "marker.line.color": gids.map((g) => holdsError(g) ? ST.error : "#1F2328"),
+      "marker.line.width": gids.map((g) => holdsError(g) ? 3 : 1.2)});
+    const bx = boxes();
+    out.push({x: bx.map((b) => b[1]), y: bx.map((b) => b[4] - 0.45),
+      customdata: bx.map((b) => b[0]),
+      hovertext: bx.map((b) => "<b>" + ptext(G.label[b[0]]) + "</b><br>click to collapse"),
+      mode: "markers", text: bx.map((b) => ptext(short(G.label[b[0]], 40)))});
     const isGroup = f.nodes.map((nd) => nd[0] === "g"), cx = /** @type {number[]} */ ([]), cy = /** @type {number[]} */ ([]);
     const ch = /** @type {string[]} */ ([]);
-    let taken = new Set();  // a crossing's dot never sits on a node: it would take the click meant for a group
-    f.nodes.forEach(function (_, p) { taken.add(Math.round(f.x[p] * 2) + ":" + Math.round(f.y[p] * 2)); });
-    f.edges.forEach(function (e, q) {
+    const taken = new Set();  // a crossing's dot never sits on a node: it would take the click meant for a group
+    f.nodes.forEach((_, p) => { taken.add(Math.round(f.x[p] * 2) + ":" + Math.round(f.y[p] * 2)); });
+    f.edges.forEach((e, q) => {
       if ((!isGroup[e[0]] && !isGroup[e[1]]) || !drawnEdge[q]) return;
-      let spot = [0.5, 0.3, 0.7].map(function (t) { return along(f.paths[q], t); })
-        .find(function (s) { return !taken.has(Math.round(s[0] * 2) + ":" + Math.round(s[1] * 2)); });
+      const spot = [0.5, 0.3, 0.7].map((t) => along(f.paths[q], t))
+        .find((s) => !taken.has(Math.round(s[0] * 2) + ":" + Math.round(s[1] * 2)));
       if (!spot) return;  // what crosses is in both ends' hover and details
       taken.add(Math.round(spot[0] * 2) + ":" + Math.round(spot[1] * 2));
       cx.push(spot[0]); cy.push(-spot[1]);
-      let t = f.tensors[q], d = f.devs[q];
+      const t = f.tensors[q], d = f.devs[q];
       ch.push(num(t) + " tensor" + (t !== 1 ? "s" : "") + " \u00b7 " + ptext(fmtBytes(f.bytes[q])) +
         (d >= 0 ? " on " + ptext(DEV[d].name) : " on several devices") +
         (f.kinds[q] !== "same" ? " \u00b7 " + ST.edge[f.kinds[q]].label : ""));
@@ -326,16 +328,16 @@ export function lodGraph(B, S, host, uses) {
     if (host.paint) host.paint(out);  // the app recolours the nodes (overlay_view.js: an overlay picked)
     S.image = null;
     if (S.coarse && region) {  // the region's tensors and ops as dots, in the colours their markers would have
-      let sz = plotSize(), vw = (region[1] - region[0]) / (1 + 2 * MARGIN), vh = (region[3] - region[2]) / (1 + 2 * MARGIN);
-      let w = Math.min(2400, sz.w * (1 + 2 * MARGIN)), h = Math.min(2400, sz.h * (1 + 2 * MARGIN));
-      let r = Math.max(1, Math.min(4, 0.2 * Math.min(sz.w / vw, sz.h / vh)));
-      let tc = out[T.tensors]["marker.color"], oc = out[T.ops]["marker.color"], ol = out[T.ops]["marker.line.color"];
+      const sz = plotSize(), vw = (region[1] - region[0]) / (1 + 2 * MARGIN), vh = (region[3] - region[2]) / (1 + 2 * MARGIN);
+      const w = Math.min(2400, sz.w * (1 + 2 * MARGIN)), h = Math.min(2400, sz.h * (1 + 2 * MARGIN));
+      const r = Math.max(1, Math.min(4, 0.2 * Math.min(sz.w / vw, sz.h / vh)));
+      const tc = out[T.tensors]["marker.color"], oc = out[T.ops]["marker.color"], ol = out[T.ops]["marker.line.color"];
       const dots = /** @type {[number, number, string, number][]} */ ([]);
-      tk.forEach(function (p, k) { if (drawnNode[p]) dots.push([f.x[p], -f.y[p], tc[k], r]); });
-      ok.forEach(function (p, k) { if (drawnNode[p]) dots.push([f.x[p], -f.y[p], Array.isArray(oc) ? oc[k] : ol[k], r]); });
+      tk.forEach((p, k) => { if (drawnNode[p]) dots.push([f.x[p], -f.y[p], tc[k], r]); });
+      ok.forEach((p, k) => { if (drawnNode[p]) dots.push([f.x[p], -f.y[p], Array.isArray(oc) ? oc[k] : ol[k], r]); });
       const lines = /** @type {[number[], string][]} */ ([]);
-      f.edges.forEach(function (_, q) {
-        if (drawnEdge[q]) lines.push([f.paths[q].map(function (c, k) { return k % 2 ? -c : c; }), ST.edge[f.kinds[q]].color]);
+      f.edges.forEach((_, q) => {
+        if (drawnEdge[q]) lines.push([f.paths[q].map((c, k) => k % 2 ? -c : c), ST.edge[f.kinds[q]].color]);
       });
       S.image = dotImage(region, w, h, dots, lines);
     }
@@ -344,20 +346,20 @@ export function lodGraph(B, S, host, uses) {
        * @param {Record<string, any>} t @param {number[]} pos @param {(p: number) => boolean} yes */
       const keep = (t, pos, yes) => {
         const idx = /** @type {number[]} */ ([]), n0 = pos.length;
-        pos.forEach(function (p, k) { if (yes(p)) idx.push(k); });
-        Object.keys(t).forEach(function (key) { if (Array.isArray(t[key]) && t[key].length === n0) t[key] = idx.map(function (k) { return t[key][k]; }); });
-        return idx.map(function (k) { return pos[k]; });
+        pos.forEach((p, k) => { if (yes(p)) idx.push(k); });
+        Object.keys(t).forEach((key) => { if (Array.isArray(t[key]) && t[key].length === n0) t[key] = idx.map((k) => t[key][k]); });
+        return idx.map((k) => pos[k]);
       };
       const asMarker = (/** @type {number} */ p) => drawnNode[p] && !S.coarse;
       tk = keep(out[T.tensors], tk, asMarker); ok = keep(out[T.ops], ok, asMarker);
-      gk = keep(out[T.groups], gk, function (p) { return drawnNode[p]; });
+      gk = keep(out[T.groups], gk, (p) => drawnNode[p]);
     }
     S.drawn = {tk: tk, ok: ok, gk: gk, count: tk.length + ok.length + gk.length};
     return out;
   }
   /** the layout's parts that change with the fold: the groups' boxes, the status line */
   function layoutNow() {
-    return {shapes: boxes().map(function (b) {
+    return {shapes: boxes().map((b) => {
       return {type: "rect", xref: "x", yref: "y", x0: b[1], x1: b[2], y0: b[3], y1: b[4], layer: "below",
               line: {color: tint(b[0], 0.55), width: 1, dash: "dot"}, fillcolor: tint(b[0], 0.06), name: "group " + b[0]};
     }), "annotations[0].text": statusLines().concat(windowLine()).map(ptext).join("<br>")};
@@ -372,19 +374,19 @@ export function lodGraph(B, S, host, uses) {
   /** the nodes inside a box, [x, y] (y up) @param {number} x0 @param {number} x1 @param {number} y0 @param {number} y1 */
   function nodePoints(x0, x1, y0, y1) {
     const f = folded(), out = /** @type {number[][]} */ ([]);
-    f.x.forEach(function (x, p) { let y = -f.y[p]; if (x >= x0 && x <= x1 && y >= y0 && y <= y1) out.push([x, y]); });
+    f.x.forEach((x, p) => { const y = -f.y[p]; if (x >= x0 && x <= x1 && y >= y0 && y <= y1) out.push([x, y]); });
     return out;
   }
   /** an expanded group's box (its top first) at a readable scale (nav.js); folded: around its node @param {number} g @returns {View} */
   function focus(g) {
-    let bx = boxes().find(function (b) { return b[0] === g; });
+    const bx = boxes().find((b) => b[0] === g);
     if (!bx) {
-      let f = folded(), p = f.index.get("g" + g);
+      const f = folded(), p = f.index.get("g" + g);
       if (p === undefined) return homeView();
-      let v0 = readableView({x0: f.x[p] - 2, x1: f.x[p] + 2, y0: -f.y[p] - 2, y1: -f.y[p] + 2}, plotSize(), {padRight: 3});
+      const v0 = readableView({x0: f.x[p] - 2, x1: f.x[p] + 2, y0: -f.y[p] - 2, y1: -f.y[p] + 2}, plotSize(), {padRight: 3});
       return {"xaxis.range": v0.x, "yaxis.range": v0.y};
     }
-    let v = readableView({x0: bx[1], x1: bx[2], y0: bx[3], y1: bx[4]}, plotSize(),
+    const v = readableView({x0: bx[1], x1: bx[2], y0: bx[3], y1: bx[4]}, plotSize(),
                          {pad: 0.3, padRight: 3, minY: rowPx(), nodes: nodePoints(bx[1], bx[2], bx[3], bx[4])});
     return {"xaxis.range": v.x, "yaxis.range": v.y};
   }
@@ -393,20 +395,21 @@ export function lodGraph(B, S, host, uses) {
   /** px a layer needs: the biggest group marker drawn, and a gap, so neighbours never touch */
   function rowPx() {
     let most = 0;
-    folded().nodes.forEach(function (nd) { if (nd[0] === "g") most = Math.max(most, groupSize(nd[1])); });
+    folded().nodes.forEach((nd) => { if (nd[0] === "g") most = Math.max(most, groupSize(nd[1])); });
     return Math.max(READABLE.y, Math.ceil(most * 1.25) + 4);
   }
   /** the view a big plan opens at: its top, at a readable scale, room for group labels @returns {View} */
   function homeView() {
-    let f = folded(), lo = Infinity, hi = -Infinity, depth = 0;
-    f.x.forEach(function (x) { lo = Math.min(lo, x); hi = Math.max(hi, x); });
-    f.y.forEach(function (y) { depth = Math.max(depth, y + 1); });
+    const f = folded();
+    let lo = Infinity, hi = -Infinity, depth = 0;
+    f.x.forEach((x) => { lo = Math.min(lo, x); hi = Math.max(hi, x); });
+    f.y.forEach((y) => { depth = Math.max(depth, y + 1); });
     if (lo > hi) { lo = 0; hi = 0; }
-    let v = readableView({x0: lo, x1: hi, y0: -(Math.max(depth, 1) - 1), y1: 0}, plotSize(),
+    const v = readableView({x0: lo, x1: hi, y0: -(Math.max(depth, 1) - 1), y1: 0}, plotSize(),
                          // room on the right for a folded group's label (long: name, device split, bytes); a graph of
                          // single nodes needs only its own labels' room, so it opens at a larger, more legible scale
-                         {pad: 0.5, padRight: f.nodes.some(function (nd) { return nd[0] === "g"; }) ? 3.5 : 1,
-                          minY: rowPx(), nodes: f.x.map(function (x, p) { return [x, -f.y[p]]; })});
+                         {pad: 0.5, padRight: f.nodes.some((nd) => nd[0] === "g") ? 3.5 : 1,
+                          minY: rowPx(), nodes: f.x.map((x, p) => [x, -f.y[p]])});
     return {"xaxis.range": v.x, "yaxis.range": v.y};
   }
   const baseData = fresh(planFigures(L).graph.data);  // the skeleton figures.js builds from the tables
@@ -417,7 +420,7 @@ export function lodGraph(B, S, host, uses) {
     if (gd._dxLod) gd._dxLod.close();
     const onRelayout = (/** @type {Record<string, any>} */ ev) => { onGraphRelayout(ev); };
     if (gd.on) gd.on("plotly_relayout", onRelayout);
-    gd._dxLod = {close: function () {
+    gd._dxLod = {close: () => {
       runner.close();
       if (timer !== null) clearTimeout(timer);
       if (gd.removeListener) gd.removeListener("plotly_relayout", onRelayout);
@@ -458,14 +461,14 @@ export function lodGraph(B, S, host, uses) {
   /** @type {boolean | null} */
   let opensWhole = null;  // the plan's first fold has no folded group (views/overview.py Overview.initial)
   function windowMin() {
-    if (opensWhole === null) opensWhole = !folded().nodes.some(function (nd) { return nd[0] === "g"; });
+    if (opensWhole === null) opensWhole = !folded().nodes.some((nd) => nd[0] === "g");
     return opensWhole ? WINDOW_MIN : OVERVIEW_WINDOW_MIN;
   }
   /** @param {number[] | undefined} xr @param {number[] | undefined} yr @returns {Region | null} */
   function regionOf(xr, yr) {
     // a stand-in plotly (node's tests) lays out no plot: there every node is drawn, unless the test gives a size
     if (folded().nodes.length <= windowMin() || !xr || !yr || !host.graph._fullLayout) return null;
-    let w = Math.abs(xr[1] - xr[0]) * MARGIN, h = Math.abs(yr[1] - yr[0]) * MARGIN;
+    const w = Math.abs(xr[1] - xr[0]) * MARGIN, h = Math.abs(yr[1] - yr[0]) * MARGIN;
     return [Math.min(xr[0], xr[1]) - w, Math.max(xr[0], xr[1]) + w, Math.min(yr[0], yr[1]) - h, Math.max(yr[0], yr[1]) + h];
   }
   // One Plotly.react with the view's ranges in it (one redraw, not a react and then a relayout): every trace
@@ -475,25 +478,25 @@ export function lodGraph(B, S, host, uses) {
   function draw(view, reset) {
     const gd = host.graph, data = /** @type {Record<string, any>[]} */ (JSON.parse(JSON.stringify(baseData))), f = folded();
     let depth = 0;
-    f.y.forEach(function (y) { depth = Math.max(depth, y + 1); });
-    let height = Math.round(Math.min(720, Math.max(380, 22 * Math.min(depth, L.limits.focus) + 110)));  // graph._layout
+    f.y.forEach((y) => { depth = Math.max(depth, y + 1); });
+    const height = Math.round(Math.min(720, Math.max(380, 22 * Math.min(depth, L.limits.focus) + 110)));  // graph._layout
     nextHeight = height;
     const ranges = reset ? homeView() : typeof view === "function" ? view() : view;
     nextHeight = 0;
-    let lay = Object.assign({}, gd.layout);
+    const lay = Object.assign({}, gd.layout);
     if (ranges) {
       lay.xaxis = Object.assign({}, lay.xaxis, {range: ranges["xaxis.range"].slice(), autorange: false});
       lay.yaxis = Object.assign({}, lay.yaxis, {range: ranges["yaxis.range"].slice(), autorange: false});
     }
     const region = regionOf(lay.xaxis && lay.xaxis.range, lay.yaxis && lay.yaxis.range);
-    traces(region, !!region && zoomedOut(lay.xaxis.range, lay.yaxis.range) && small(region) > DRAW_MAX).forEach(function (t, q) { Object.keys(t).forEach(function (key) { setPath(data[q], key, t[key]); }); });
+    traces(region, !!region && zoomedOut(lay.xaxis.range, lay.yaxis.range) && small(region) > DRAW_MAX).forEach((t, q) => { Object.keys(t).forEach((key) => { setPath(data[q], key, t[key]); }); });
     S.region = region;
     S.viewArea = region ? Math.abs((lay.xaxis.range[1] - lay.xaxis.range[0]) * (lay.yaxis.range[1] - lay.yaxis.range[0])) : 0;
-    let now = layoutNow();
+    const now = layoutNow();
     lay.shapes = now.shapes;
-    lay.images = ((gd.layout || {}).images || []).filter(function (/** @type {{name?: string}} */ im) { return im.name !== "dots"; }).concat(S.image ? [S.image] : []);
+    lay.images = ((gd.layout || {}).images || []).filter((/** @type {{name?: string}} */ im) => im.name !== "dots").concat(S.image ? [S.image] : []);
     lay.height = height;
-    lay.annotations = (gd.layout.annotations || []).map(function (/** @type {object} */ a, /** @type {number} */ q) { return q ? a : Object.assign({}, a, {text: now["annotations[0].text"]}); });
+    lay.annotations = (gd.layout.annotations || []).map((/** @type {object} */ a, /** @type {number} */ q) => q ? a : Object.assign({}, a, {text: now["annotations[0].text"]}));
     Plotly.react(gd, data, lay, host.config);
     S.draws++;
     if (host.drawn) host.drawn();  // what the app draws over a fresh figure: open delegates, a profile's op sizes
@@ -508,16 +511,17 @@ export function lodGraph(B, S, host, uses) {
     // an open delegate's own relayout (delegate.js: boxes, captions, the view grown below) is not a pan: the
     // traces are already those of the view it grew from
     if (ev.shapes || ev.annotations || ev.height) return;
-    let gd = host.graph, xr = gd.layout.xaxis && gd.layout.xaxis.range, yr = gd.layout.yaxis && gd.layout.yaxis.range;
+    const gd = host.graph, xr = gd.layout.xaxis && gd.layout.xaxis.range, yr = gd.layout.yaxis && gd.layout.yaxis.range;
     if (ev["xaxis.autorange"] || ev["yaxis.autorange"]) {
-      let f = folded(), lo = Infinity, hi = -Infinity, depth = 0;
-      f.x.forEach(function (x) { lo = Math.min(lo, x); hi = Math.max(hi, x); });
-      f.y.forEach(function (y) { depth = Math.max(depth, y + 1); });
+      const f = folded();
+      let lo = Infinity, hi = -Infinity, depth = 0;
+      f.x.forEach((x) => { lo = Math.min(lo, x); hi = Math.max(hi, x); });
+      f.y.forEach((y) => { depth = Math.max(depth, y + 1); });
       return later({"xaxis.range": [lo - 0.6, hi + 0.6], "yaxis.range": [-(depth - 1) - 0.6, 0.6]}, 0);
     }
     if (!xr || !yr) return;
-    let R = S.region, x0 = Math.min(xr[0], xr[1]), x1 = Math.max(xr[0], xr[1]), y0 = Math.min(yr[0], yr[1]), y1 = Math.max(yr[0], yr[1]);
-    let outside = x0 < R[0] || x1 > R[1] || y0 < R[2] || y1 > R[3];
+    const R = S.region, x0 = Math.min(xr[0], xr[1]), x1 = Math.max(xr[0], xr[1]), y0 = Math.min(yr[0], yr[1]), y1 = Math.max(yr[0], yr[1]);
+    const outside = x0 < R[0] || x1 > R[1] || y0 < R[2] || y1 > R[3];
     // zoomed in to half the area or less: fewer nodes to draw, or few enough to draw as markers again
     const zoomedIn = (x1 - x0) * (y1 - y0) * 2 <= S.viewArea && (S.coarse > 0 || (S.drawn ? S.drawn.count : 0) > windowMin());
     if (outside || zoomedIn) later(null, SETTLE_MS);
@@ -527,25 +531,25 @@ export function lodGraph(B, S, host, uses) {
   /** @param {View | null} view @param {number} ms */
   function later(view, ms) {  // a wheel zoom sends many relayouts: the traces are rebuilt once it pauses
     if (timer !== null) clearTimeout(timer);
-    timer = setTimeout(function () { timer = null; draw(view); }, ms);
+    timer = setTimeout(() => { timer = null; draw(view); }, ms);
   }
   /** the fold positions drawing these values and instructions @param {number[]} values @param {number[]} instructions */
   function unitPositions(values, instructions) {
     const f = folded(), out = /** @type {number[]} */ ([]);
-    values.forEach(function (v) { if (v >= 0 && v < n && f.valueUnit[v] >= 0) out.push(f.valueUnit[v]); });
-    instructions.forEach(function (i) { if (i >= 0 && i < m) out.push(f.instUnit[i]); });
+    values.forEach((v) => { if (v >= 0 && v < n && f.valueUnit[v] >= 0) out.push(f.valueUnit[v]); });
+    instructions.forEach((i) => { if (i >= 0 && i < m) out.push(f.instUnit[i]); });
     return Array.from(new Set(out));
   }
   /** the selection's rings and bold edges over the graph, and its outlines in the lanes @param {number[]} values @param {number[]} instructions */
   function highlight(values, instructions) {
     const f = folded(), chosen = unitPositions(values, instructions), set = new Set(chosen), sel = /** @type {number[]} */ ([]);
-    f.edges.forEach(function (e, q) { if (set.has(e[0]) || set.has(e[1])) sel.push(q); });
-    let s = segments(f, sel);  // drawn over the figure (overlay.js), not by restyling it
+    f.edges.forEach((e, q) => { if (set.has(e[0]) || set.has(e[1])) sel.push(q); });
+    const s = segments(f, sel);  // drawn over the figure (overlay.js), not by restyling it
     // host.place: where the app moved a point after drawing (an open delegate pushes the graph below it down)
     const place = host.place || ((/** @type {number} */ x, /** @type {number} */ y) => [x, y]);
     const lines = host.placeLines ? host.placeLines(s[0], s[1]) : s;
     host.rings({edges: [{xs: lines[0], ys: lines[1]}],
-                rings: chosen.map(function (p) { const at = place(f.x[p], -f.y[p]); return {x: at[0], y: at[1], symbol: symbolOf(f.nodes[p])}; })});
+                rings: chosen.map((p) => { const at = place(f.x[p], -f.y[p]); return {x: at[0], y: at[1], symbol: symbolOf(f.nodes[p])}; })});
     uses.memory.memoryHighlight(values, instructions);
   }
 
@@ -554,7 +558,7 @@ export function lodGraph(B, S, host, uses) {
   function clickGraph(pt) {
     if (pt.curveNumber === T.groups) expand(pt.customdata);
     else if (pt.curveNumber === T.crossings) {  // over a group's body after all: that group
-      let f = folded(), g = f.nodes.findIndex(function (nd, p) { return nd[0] === "g" && Math.abs(f.x[p] - pt.x) < 0.3 && Math.abs(-f.y[p] - pt.y) < 0.3; });
+      const f = folded(), g = f.nodes.findIndex((nd, p) => nd[0] === "g" && Math.abs(f.x[p] - pt.x) < 0.3 && Math.abs(-f.y[p] - pt.y) < 0.3);
       if (g >= 0) expand(f.nodes[g][1]);
     }
     else if (pt.curveNumber === T.headers) collapse(pt.customdata);
@@ -563,20 +567,20 @@ export function lodGraph(B, S, host, uses) {
   }
   /** the device filter changed (host.shown()): markers and lanes dimmed to match */
   function devices() {
-    let shown = host.shown(), O = ST.opacity.tensor, f = folded();
+    const shown = host.shown(), O = ST.opacity.tensor, f = folded();
     // the nodes as drawn (traces: those near the view)
     const drawn = S.drawn || {tk: [], gk: []};
     const tv = drawn.tk.map((p) => f.nodes[p][1]), gv = drawn.gk.map((p) => f.nodes[p][1]);
-    Plotly.restyle(host.graph, {"marker.opacity": [tv.map(function (v) { return O[shown[DEV[TT.dev[rowOf[v]]].name] === false ? 1 : 0]; }),
-                                                   gv.map(function (g) { return O[G.dev[g] >= 0 && shown[DEV[G.dev[g]].name] === false ? 1 : 0]; })]},
+    Plotly.restyle(host.graph, {"marker.opacity": [tv.map((v) => O[shown[DEV[TT.dev[rowOf[v]]].name] === false ? 1 : 0]),
+                                                   gv.map((g) => O[G.dev[g] >= 0 && shown[DEV[G.dev[g]].name] === false ? 1 : 0])]},
                    [T.tensors, T.groups]);
     if (L.arenas.length) uses.memory.drawMemory();
   }
   /** every tensor's and op's label, for search and the diff @returns {{v: Record<number, string>, i: string[]}} */
   function labels() {
     const v = /** @type {Record<number, string>} */ ({});
-    TT.index.forEach(function (idx, r) { v[idx] = TT.label[r]; });
-    return {v: v, i: OPS.op.map(function (k2) { return OPS.opTable[k2][0]; })};
+    TT.index.forEach((idx, r) => { v[idx] = TT.label[r]; });
+    return {v: v, i: OPS.op.map((k2) => OPS.opTable[k2][0])};
   }
   /** where layouts ran, whether one is running, how many draws: for tests and the bench */
   function layoutState() {
