@@ -230,8 +230,9 @@ async ([sel, after, timeout]) => {
       changed = false;
       await frame();
       const now = box();
-      const busy = changed || now !== was || (after !== null && count() <= after) || gd._transitioning ||
-        (gd._promises && gd._promises.length > 0);
+      // data-stages: the app still has stages of a draw queued (util.js stages: the memory map after the graph)
+    const busy = changed || now !== was || (after !== null && count() <= after) || gd._transitioning ||
+        (gd._promises && gd._promises.length > 0) || !!document.querySelector('[data-stages]');
       quiet = busy ? 0 : quiet + 1;
       was = now;
     }

@@ -134,6 +134,14 @@ export function memoryStrip(gd, canvas, lanes, count, axis) {
     queued = true;
     (globalThis.requestAnimationFrame || ((/** @type {() => void} */ f) => setTimeout(f, 16)))(() => { queued = false; draw(); });
   }
-  if (gd.on) gd.on("plotly_afterplot", soon);
-  return {draw, reset() { rows = null; }};
+  // plotly adds .on to a div when it first draws in it, and the app may draw the lanes after making the strip (in
+  // a later task of the first view): the strip starts following them at its first draw after that
+  let listening = false;
+  function listen() {
+    if (listening || !gd.on) return;
+    gd.on("plotly_afterplot", soon);
+    listening = true;
+  }
+  listen();
+  return {draw() { listen(); draw(); }, reset() { rows = null; }};
 }

@@ -83,3 +83,63 @@ export function pointerDrag(el, onMove) {
   el.addEventListener("pointerup", stop);
   el.addEventListener("pointercancel", stop);
 }
+
+// A view's drawing split into tasks: `later(fn, name)` runs fn in a task of its own, after the ones queued before it
+// (one setTimeout each: the page paints and answers input in between, so no single task blocks it for the whole
+// first view of a big plan); `drop()` forgets what is still queued (another plan is drawn instead); `idle()`
+// resolves once the queue is empty (the page says "drawn" only then: tests and benches wait for it). A stage
+// that throws stops only itself (reported as an uncaught error is); the queue goes on. Each stage
+// ends with a performance mark "dx:NAME" (bench/bench_firstview.py prints them). While stages are queued, `flag`
+// (the app's element) carries data-stages="drawing": tests' `settled` (tests/browser_helpers.py) waits for it to go.
+/** @typedef {{later: (fn: () => void, name?: string) => void, drop: () => void, idle: () => Promise<void>, pending: () => number}} Stages */
+const FRAME_WAIT_MS = 100;
+/** @param {HTMLElement} [flag] @returns {Stages} */
+export function stages(flag) {
+  /** @type {[() => void, string][]} */
+  let queue = [];
+  /** @type {ReturnType<typeof setTimeout> | null} */
+  let timer = null;
+  /** @type {(() => void)[]} */
+  let waiting = [];
+  function settle() {
+    if (flag && flag.dataset) delete flag.dataset.stages;
+    const done = waiting;
+    waiting = [];
+    done.forEach((resolve) => resolve());
+  }
+  // the next stage after the page has painted what the last one drew (its style and layout done in the frame,
+  // not inside the next stage's first measurement); a page that paints no frames (a background tab) still goes on
+  let ticket = 0;
+  function soon() {
+    const mine = ++ticket, go = () => { if (mine === ticket && timer !== null) { ticket++; pump(); } };
+    timer = setTimeout(go, FRAME_WAIT_MS);
+    if (typeof requestAnimationFrame === "function") requestAnimationFrame(() => { setTimeout(go, 0); });
+    else setTimeout(go, 0);
+  }
+  function pump() {
+    timer = null;
+    const next = queue.shift();
+    try {
+      if (next) {
+        next[0]();
+        if (next[1] && typeof performance !== "undefined" && performance.mark) performance.mark("dx:" + next[1]);
+      }
+    } catch (e) {  // reported as an uncaught error is (the page's error event, the console); the next stage still runs
+      if (typeof reportError === "function") reportError(e);
+      else console.error(e);
+    }
+    if (queue.length) soon();
+    else settle();
+  }
+  return {
+    later(fn, name) {
+      queue.push([fn, name || ""]);
+      if (flag && flag.dataset) flag.dataset.stages = "drawing";
+      if (timer === null) soon();
+    },
+    // the turn already asked for still comes (and finds nothing, or what was queued since): idle() waiters wait for it
+    drop() { queue = []; },
+    idle() { return queue.length || timer !== null ? new Promise((resolve) => { waiting.push(resolve); }) : Promise.resolve(); },
+    pending: () => queue.length,
+  };
+}

@@ -1,7 +1,7 @@
 // Helpers every panel uses: escaping (text from a .pte file), formatting, payload arrays, batched updates.
 import test from "node:test";
 import assert from "node:assert/strict";
-import {arr, batch, esc, fmtBytes, num, ptext, short} from "../../explorer/frontend/util.js";
+import {arr, batch, esc, fmtBytes, num, ptext, short, stages} from "../../explorer/frontend/util.js";
 
 test("escaping leaves no markup", () => {
   const hostile = "<img src=x onerror=alert(1)>&\"'";
@@ -50,4 +50,44 @@ test("batch sends one Plotly.update per figure, keys aligned per trace", () => {
   batch().send("gd", {a: 1});
   assert.equal(calls[1][0], "relayout");
   delete globalThis.Plotly;
+});
+
+test("stages run in order, each in a task of its own, and idle() waits for the last", async () => {
+  const Q = stages(), seen = [];
+  Q.later(() => { seen.push("a"); setTimeout(() => seen.push("between"), 0); }, "");
+  Q.later(() => seen.push("b"));
+  assert.deepEqual(seen, [], "nothing runs in the caller's task");
+  assert.equal(Q.pending(), 2);
+  await Q.idle();
+  // what the page queued while a stage ran (an input event, a paint) comes before the next stage
+  assert.deepEqual(seen, ["a", "between", "b"]);
+  assert.equal(Q.pending(), 0);
+  await Q.idle();  // nothing queued: resolves at once
+});
+
+test("stages flag their element while queued, and drop() forgets what was queued", async () => {
+  const el = {dataset: {}}, Q = stages(/** @type {any} */ (el)), seen = [];
+  Q.later(() => { seen.push(1); Q.drop(); Q.later(() => seen.push(3)); });
+  Q.later(() => seen.push(2));  // dropped by the first stage: another plan was drawn instead
+  assert.equal(el.dataset.stages, "drawing");
+  const done = Q.idle();
+  await done;
+  assert.deepEqual(seen, [1, 3]);
+  assert.equal(el.dataset.stages, undefined);
+});
+
+test("a stage that throws is reported and the next one still runs", async () => {
+  const Q = stages(), seen = [], errors = [], was = console.error;
+  const report = globalThis.reportError;
+  globalThis.reportError = (e) => errors.push(String(e));
+  try {
+    Q.later(() => { throw new Error("boom"); });
+    Q.later(() => seen.push("after"));
+    await Q.idle();
+  } finally {
+    globalThis.reportError = report;
+    console.error = was;
+  }
+  assert.deepEqual(errors, ["Error: boom"]);
+  assert.deepEqual(seen, ["after"]);
 });
