@@ -84,11 +84,6 @@ export function graphTraces(L) {
   return out;
 }
 
-/** how many traces graphTraces makes (the legend-only entries come after them). The app's first paint of a plan draws
- * only these: plotly lays out and measures a legend's text, half of the cost of the first plot in a page (app.js
- * draws the legend with the plan's first state, in a task of its own) */
-export const GRAPH_TRACES = EDGE_KINDS.length + 7;
-
 /** legend-only entries: one per device of the plan's tensors (colour + marker), one per op kind present
  * @param {Lod} L @returns {Record<string, any>[]} */
 export function graphLegend(L) {

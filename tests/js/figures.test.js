@@ -3,7 +3,7 @@
 // tests/test_views.py checks the same skeletons, filled, on real exports; tests/test_injection.py their escaping.
 import test from "node:test";
 import assert from "node:assert/strict";
-import {bytesText, fixed, GRAPH_TRACES, graphFigure, graphTraces, laneAxes, laneTitle, memoryFigure, planFigures, presentDevices, TEMPLATE}
+import {bytesText, fixed, graphFigure, laneAxes, laneTitle, memoryFigure, planFigures, presentDevices, TEMPLATE}
   from "../../explorer/frontend/figures.js";
 
 const STYLE = {
@@ -129,13 +129,4 @@ test("planFigures builds a plan's skeletons once", () => {
   const L = /** @type {any} */ (plan());
   assert.equal(planFigures(L), planFigures(L));
   assert.notEqual(planFigures(L), planFigures(/** @type {any} */ (plan())));
-});
-
-test("GRAPH_TRACES counts the graph's drawn traces: what comes after them is legend-only", () => {
-  const fig = graphFigure(/** @type {any} */ (plan()));
-  assert.equal(graphTraces(/** @type {any} */ (plan())).length, GRAPH_TRACES);
-  assert.ok(fig.data.length > GRAPH_TRACES);
-  // the app's first paint draws data.slice(0, GRAPH_TRACES): no legend-only entry among them, only those after
-  assert.ok(fig.data.slice(GRAPH_TRACES).every((t) => t.x.length === 1 && t.x[0] === null && t.showlegend !== false));
-  assert.ok(fig.data.slice(0, GRAPH_TRACES).every((t) => t.x.length === 0));
 });
