@@ -128,7 +128,7 @@ def explore(page, graph: str, memory: str, details: str, prefix: str, timings: d
     started = time.monotonic()
     shows = ("(sel) => Array.from(document.querySelectorAll(sel + ' .annotation-text'))"
              ".some(a => a.textContent.startsWith('showing '))")
-    for _ in range(12):  # until tensors are at least 3 px wide: blocks (lod_panels.js), not bins
+    for _ in range(12):  # until tensors are at least 3 px wide: blocks (lod_memory.js), not bins
         zoom.click()
         settled(page, memory)  # the lanes redrawn for the new window
         if page.evaluate(shows, memory):

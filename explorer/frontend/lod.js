@@ -1,21 +1,29 @@
 // A plan drawn at its level of detail — every plan, at every size: instruction groups expanded in place (a small
 // plan opens with all of them open), and memory lanes binned into exact occupancy cells until a zoom leaves few
-// enough tensors to draw. The three parts share one context object; lodPlan returns what the app (app.js) calls.
-import {lodBase} from "./lod_base.js";
+// enough tensors to draw. Four parts, wired here with what each needs: the tables (lod_base.js lodBase, never
+// changed), the one view state (lodState), the details (lod_panels.js), the memory map (lod_memory.js) and the
+// graph (lod_graph.js). lodPlan returns what the app (app.js) and the diff (diff_lod.js) call.
+import {lodBase, lodState, currentFold} from "./lod_base.js";
 import {lodGraph} from "./lod_graph.js";
 import {lodPanels} from "./lod_panels.js";
+import {lodMemory} from "./lod_memory.js";
 
-/** @param {import("./payload").DrawnPlan} P @param {any} host */
+/** @typedef {ReturnType<typeof lodPlan>} LodPlan */
+
+/** @param {import("./payload").DrawnPlan} P @param {import("./lod_base.js").LodHost} host */
 export function lodPlan(P, host) {
-  const C = lodBase(P, host);
-  lodGraph(C);
-  lodPanels(C);
-  C.draw(null, true);  // the first state: figures.js built the styled, empty traces; the app folds, lays out and draws
-  if (P.lod.arenas.length) C.drawMemory(true);
-  return {expand: C.expand, collapse: C.collapse, reveal: C.reveal, highlight: C.highlight, devices: C.devices,
-          labels: C.labels, valueDetails: C.valueDetails, instrDetails: C.instrDetails, groupDetails: C.groupDetails,
-          clickGraph: C.clickGraph, clickMemory: C.clickMemory, onRelayout: C.onRelayout, folded: C.folded, lane: C.lane,
-          setExpanded: C.setExpanded, redraw: () => C.draw(null), laneProfiles: C.laneProfiles, setAxis: C.setAxis, axis: C.axisMap, lanes: () => P.lod.arenas.length,
-          state: () => ({expanded: C.s.expanded.slice(), window: C.s.win, note: C.s.note, status: C.status()}),
-          layout: C.layoutState};
+  const B = lodBase(P), S = lodState(P.lod);
+  const panels = lodPanels(B, S, host), memory = lodMemory(B, S, host);
+  const graph = lodGraph(B, S, host, {groupDetails: panels.groupDetails, memory});
+  graph.draw(null, true);  // the first state: figures.js built the styled, empty traces; the app folds, lays out and draws
+  if (P.lod.arenas.length) memory.drawMemory();
+  return {expand: graph.expand, collapse: graph.collapse, reveal: graph.reveal, highlight: graph.highlight,
+          devices: graph.devices, labels: graph.labels, clickGraph: graph.clickGraph, setExpanded: graph.setExpanded,
+          redraw: () => graph.draw(null), layout: graph.layoutState,
+          valueDetails: panels.valueDetails, instrDetails: panels.instrDetails, groupDetails: panels.groupDetails,
+          clickMemory: memory.clickMemory, onRelayout: memory.onRelayout, lane: memory.lane, laneProfiles: memory.laneProfiles,
+          setAxis: memory.setAxis, axis: memory.axisMap, lanes: () => P.lod.arenas.length,
+          /** the fold as drawn */
+          folded: () => currentFold(B, S),
+          state: () => ({expanded: S.expanded.slice(), window: S.win, note: S.note, status: graph.status()})};
 }

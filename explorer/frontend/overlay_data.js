@@ -65,11 +65,11 @@ export function nodeRef(O, node) {
  * @param {Overlay} O @param {NodeKind} kind @param {number} index @returns {NodeNumber}
  */
 export function nodeValue(O, kind, index) {
-  let col = kind === "instr" ? O.instr : kind === "value" ? O.value : O.group;
-  let v = col && index >= 0 && index < col.length ? col[index] : null;
+  const col = kind === "instr" ? O.instr : kind === "value" ? O.value : O.group;
+  const v = col && index >= 0 && index < col.length ? col[index] : null;
   if (isMissing(O, v)) return {value: null, count: 0, from: null, folded: kind === "group"};
-  let fromCol = kind === "instr" ? O.instrFrom : kind === "group" ? O.groupFrom : null;
-  let k = fromCol ? fromCol[index] : -1;
+  const fromCol = kind === "instr" ? O.instrFrom : kind === "group" ? O.groupFrom : null;
+  const k = fromCol ? fromCol[index] : -1;
   return {value: Number(v), count: kind === "group" ? O.groupCount[index] : 1,
           from: k >= 0 && O.modules[k] ? String(O.modules[k][0]) : null, folded: kind === "group"};
 }
@@ -84,7 +84,7 @@ export function overlayDomain(O, nodes) {
   function see(/** @type {number} */ x) { if (x < lo) lo = x; if (x > hi) hi = x; }
   if (nodes) {
     for (k = 0; k < nodes.length; k++) {
-      let r = nodeRef(O, nodes[k]);
+      const r = nodeRef(O, nodes[k]);
       v = nodeValue(O, r.kind, r.index).value;
       if (v !== null) see(v);
     }
@@ -92,7 +92,7 @@ export function overlayDomain(O, nodes) {
     for (k = 0; k < O.instr.length; k++) if (!isMissing(O, O.instr[k])) see(Number(O.instr[k]));
     for (k = 0; k < O.value.length; k++) if (!isMissing(O, O.value[k])) see(Number(O.value[k]));
   }
-  let s = O.scale;
+  const s = O.scale;
   if (s.kind === "continuous") {
     if (s.min !== null && s.min !== undefined) lo = s.min;
     if (s.max !== null && s.max !== undefined) hi = s.max;
@@ -112,8 +112,8 @@ export function scaleColor(stops, t) {
   t = Math.max(0, Math.min(1, Number.isFinite(t) ? t : 0));
   for (let k = 1; k < stops.length; k++) {
     if (t <= stops[k][0]) {
-      let a = stops[k - 1], b = stops[k], u = b[0] > a[0] ? (t - a[0]) / (b[0] - a[0]) : 0;
-      let ca = rgb(a[1]), cb = rgb(b[1]);
+      const a = stops[k - 1], b = stops[k], u = b[0] > a[0] ? (t - a[0]) / (b[0] - a[0]) : 0;
+      const ca = rgb(a[1]), cb = rgb(b[1]);
       return "#" + hex2(ca[0] + u * (cb[0] - ca[0])) + hex2(ca[1] + u * (cb[1] - ca[1])) + hex2(ca[2] + u * (cb[2] - ca[2]));
     }
   }
@@ -139,7 +139,7 @@ export function scalePosition(s, v, dom) {
  */
 export function colorOf(O, v, dom) {
   if (isMissing(O, v)) return O.none || NO_DATA;
-  let s = O.scale;
+  const s = O.scale;
   if (s.kind === "thresholds") {
     let pick = -1;
     for (let k = 0; k < s.bounds.length; k++) { const b = s.bounds[k]; if (b === null || b === undefined || Number(v) >= b) pick = k; }
@@ -154,20 +154,20 @@ export function colorOf(O, v, dom) {
  * @param {Overlay} O @param {number[]} nodes @param {?number[]} [dom] @returns {string[]}
  */
 export function nodeColors(O, nodes, dom) {
-  let d = dom === undefined ? overlayDomain(O, nodes) : dom;
+  const d = dom === undefined ? overlayDomain(O, nodes) : dom;
   return nodes.map(function (id) {
-    let r = nodeRef(O, id);
+    const r = nodeRef(O, id);
     return colorOf(O, nodeValue(O, r.kind, r.index).value, d);
   });
 }
 
 /** @param {number} ns */
 function timeText(ns) {
-  let a = Math.abs(ns);
+  const a = Math.abs(ns);
   /** @type {[string, number][]} */
-  let units = [["s", 1e9], ["ms", 1e6], ["µs", 1e3]];
+  const units = [["s", 1e9], ["ms", 1e6], ["µs", 1e3]];
   for (let k = 0; k < units.length; k++) {
-    if (a >= units[k][1]) { let v = ns / units[k][1]; return (Math.abs(v) < 100 ? Number(v.toPrecision(3)) : Math.round(v)) + " " + units[k][0]; }
+    if (a >= units[k][1]) { const v = ns / units[k][1]; return (Math.abs(v) < 100 ? Number(v.toPrecision(3)) : Math.round(v)) + " " + units[k][0]; }
   }
   return Math.round(ns) + " ns";
 }
@@ -188,11 +188,11 @@ export function formatValue(O, v) {
  * "no data". Plain text. @param {Overlay} O @param {NodeKind} kind @param {number} index @returns {string}
  */
 export function valueText(O, kind, index) {
-  let got = nodeValue(O, kind, index), text = formatValue(O, got.value);
+  const got = nodeValue(O, kind, index), text = formatValue(O, got.value);
   if (got.value === null) return text;
   if (got.from !== null) return text + " (" + got.from + "'s number)";
   if (got.folded) {
-    let noun = NOUNS[O.noun] || NOUNS.entry, rule = RULES[O.aggregate] || O.aggregate;
+    const noun = NOUNS[O.noun] || NOUNS.entry, rule = RULES[O.aggregate] || O.aggregate;
     return text + " (" + rule + " of " + num(got.count) + " " + noun[got.count === 1 ? 0 : 1] + ")";
   }
   return text;
@@ -213,7 +213,7 @@ export function hoverLine(O, kind, index) {
  */
 export function detailsRows(O, kind, index) {
   /** @type {Array<[string, string]>} */
-  let rows = [[O.label, valueText(O, kind, index)]];
+  const rows = [[O.label, valueText(O, kind, index)]];
   if (kind === "group") rows.push(["rule", O.rule]);
   if (O.note) rows.push(["from", O.note]);
   return rows;
@@ -226,16 +226,16 @@ export function detailsRows(O, kind, index) {
  */
 export function legendModel(O, dom, count) {
   let s = O.scale, ticks = [], entries = [], gradient = null;
-  let title = O.label + (O.unit && O.format === "number" ? " (" + O.unit + ")" : "");
+  const title = O.label + (O.unit && O.format === "number" ? " (" + O.unit + ")" : "");
   if (s.kind === "thresholds") {
-    let below = s.bounds.length && s.bounds[0] !== null && s.bounds[0] !== undefined;
+    const below = s.bounds.length && s.bounds[0] !== null && s.bounds[0] !== undefined;
     if (below) entries.push({color: O.none || NO_DATA, label: "< " + formatValue(O, s.bounds[0])});
     for (let k = 0; k < s.bounds.length; k++) entries.push({color: s.colors[k], label: s.labels[k]});
   } else {
-    let d = dom === undefined || dom === null ? overlayDomain(O) : dom;
+    const d = dom === undefined || dom === null ? overlayDomain(O) : dom;
     gradient = "linear-gradient(to right, " + s.stops.map(function (p) { return p[1] + " " + (100 * p[0]).toFixed(1) + "%"; }).join(", ") + ")";
     if (d) {
-      let n = Math.max(2, count || 5);
+      const n = Math.max(2, count || 5);
       for (let j = 0; j < n; j++) {
         let t = j / (n - 1), v;
         if (s.log && d[0] > 0) v = Math.exp(Math.log(d[0]) + t * (Math.log(d[1]) - Math.log(d[0])));

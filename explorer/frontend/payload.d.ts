@@ -270,12 +270,3 @@ export interface WidgetModel {
   save_changes(): void;
   send(content: unknown): void;
 }
-
-/** The context lod_base.js builds and lod_graph.js / lod_panels.js extend (lod.js): the plan and its tables
- * typed, the ~60 shared names and functions not yet (any). */
-export interface LodContext {
-  P: DrawnPlan;
-  L: LodPayload;
-  T: LodPayload["trace"];
-  [name: string]: any;
-}
