@@ -85,7 +85,7 @@ function appView(ctx, data) {
   // show(), which runs before any handler that reads them (createShell starts the view, then shows a plan).
   /** @type {import("./app_types").LabelledPlan} */
   let P;
-  /** @type {import("./app_types").LodView} */
+  /** @type {import("./lod.js").LodPlan} */
   let LOD;
   /** @type {{graph: OverlayLayer, memory: OverlayLayer, minimap: {draw(): void}, labels: {draw(): void},
    *          strip: {draw(): void, reset(): void}}} */
@@ -102,8 +102,9 @@ function appView(ctx, data) {
                 moved: () => highlight(),
                 // after every draw of the graph: the open delegates over it, a profile's op sizes on it
                 drawn: () => { if (DG) DG.rebase(); if (PROF) PROF.sizeOps(); },
-                place: (x, y) => (DG ? DG.place(x, y) : [x, y]),
-                placeLines: (xs, ys) => (DG ? DG.placeLines(xs, ys) : [xs, ys]),
+                // (delegate.js moves numbers to numbers and keeps the nulls between polylines)
+                place: (x, y) => (DG ? /** @type {[number, number]} */ (DG.place(x, y)) : [x, y]),
+                placeLines: (xs, ys) => (DG ? /** @type {[(number | null)[], (number | null)[]]} */ (DG.placeLines(xs, ys)) : [xs, ys]),
                 rings: (items) => over.graph.set(items), outlines: (items) => over.memory.set(items),
                 // an overlay picked (overlay_view.js): node colours, hover lines and a details row
                 paint: (traces) => OV.paint(traces),
@@ -145,8 +146,7 @@ function appView(ctx, data) {
     }
     DG = delegateExpander(P, graphDiv, T, host);
     OV.plan(P);  // its overlays in the picker, before its graph is drawn
-    // lod.js is not typed yet (its host and its verbs are: app_types.d.ts LodHost, LodView)
-    LOD = /** @type {import("./app_types").LodView} */ (lodPlan(P, host));
+    LOD = lodPlan(P, host);
     if (!P.labels) P.labels = LOD.labels();
     over.minimap.draw();
     over.labels.draw();
@@ -154,7 +154,7 @@ function appView(ctx, data) {
     over.strip.draw();
     if (P.profile) {
       PROF = profileView(P, {graph: graphDiv, memory: memoryDiv, T, lanes: LOD.lanes(), rehighlight: () => highlight(),
-        setAxis: (/** @type {import("./app_types").AxisMap | null} */ map) => LOD.setAxis(map),
+        setAxis: (/** @type {Parameters<import("./lod.js").LodPlan["setAxis"]>[0]} */ map) => LOD.setAxis(map),
         mountTop: ctx.mountTop, mountMemoryHead: (/** @type {HTMLElement} */ el) => memoryHead.appendChild(el)});
       PROF.sizeOps();
     }

@@ -14,8 +14,8 @@ import {createShell} from "./shell.js";
 import {diffLinkOf, sideNode} from "./links.js";
 
 /** @typedef {import("./app_types").OverlayLayer} OverlayLayer */
-/** @typedef {import("./app_types").Side} Side */
-/** @typedef {import("./app_types").DiffState} DiffState */
+/** @typedef {import("./diff_lod.js").Side} Side */
+/** @typedef {import("./diff_lod.js").DiffState} DiffState */
 /** @typedef {{side?: Side | "", values?: number[], instructions?: number[]}} SideSel a selection on one side */
 
 /** @type {Side[]} */
@@ -70,7 +70,7 @@ function diffView(ctx, data) {
   // show(), which runs before any handler that reads them (createShell starts the view, then shows a plan).
   /** @type {import("./payload").DiffPlanPayload} */
   let P;
-  /** @type {import("./app_types").DiffLodView} */
+  /** @type {ReturnType<typeof diffLod>} */
   let D;
   /** @type {{a: OverlayLayer, b: OverlayLayer, ma: OverlayLayer, mb: OverlayLayer}} */
   let over;
@@ -93,12 +93,11 @@ function diffView(ctx, data) {
     $("dx-req").innerHTML = P.requirements;
     if (!over) over = {a: overlay(G.a), b: overlay(G.b), ma: overlay(M.a), mb: overlay(M.b)};
     for (const s of SIDES) $("dx-sum-" + s).textContent = "\u00b7 " + P.sides[s].summary;
-    /** @type {import("./app_types").DiffLodHost} */
+    /** @type {import("./diff_lod.js").DiffCtx} */
     const host = {graphs: G, memories: M, overlays: {a: over.a, b: over.b}, memoryOverlays: {a: over.ma, b: over.mb},
                   config: CONFIG, details: $("dx-details"), names: {a: data.nameA, b: data.nameB},
                   select: (sel) => select(sel), drawn: (s) => { if (PROF) PROF.sizeOps(s); }};
-    // diff_lod.js is not typed yet (its host and its verbs are: app_types.d.ts DiffLodHost, DiffLodView)
-    D = /** @type {import("./app_types").DiffLodView} */ (diffLod(P, host));
+    D = diffLod(P, host);
     // two run profiles: the runs compared, what got faster or slower (a click selects it on both sides, opening the
     // groups that hold it on a big pair), and time per run in the details
     if (P.profiles) {

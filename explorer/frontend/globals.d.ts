@@ -33,7 +33,7 @@ interface PlotDiv extends HTMLElement {
 
 /** A point of a plotly click event: its trace, its index in the trace, and the customdata the app put there (a value,
  * instruction or group index; a delegate's inner node "dI:K", delegate.js). */
-interface PlotPoint { curveNumber: number; pointNumber?: number; customdata?: number | string; x?: number; y?: number; }
+interface PlotPoint { curveNumber: number; pointNumber?: number; customdata?: number | string; x: number; y: number; }
 
 /** A plotly click event (`plotly_click`). */
 interface PlotClick { points: PlotPoint[]; }
