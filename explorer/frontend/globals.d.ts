@@ -10,10 +10,10 @@ declare var __dxPlotly: Promise<any> | undefined;
 declare var define: unknown;
 
 interface Window {
-  /** The app of an exported one-program report (page.js), for tests and benchmarks to read its state. */
-  dxReport?: unknown;
+  /** The app of an exported one-program report or data file (page.js), for tests and benchmarks to read its state. */
+  dxReport?: import("./app_types").MountedApp;
   /** The app of an exported diff report (page.js). */
-  dxDiff?: unknown;
+  dxDiff?: import("./app_types").MountedApp;
 }
 
 /** An axis of a drawn plotly figure (`gd._fullLayout.xaxis`): what the overlays read to place things in px. */

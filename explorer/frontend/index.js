@@ -97,7 +97,7 @@ function purge(el) {
 
 /**
  * anywidget's entry: the app drawn in the widget's output, redrawn on a new payload; returns the clean-up.
- * @param {{model: import("./payload").WidgetModel, el: HTMLElement & {dxApp?: unknown}}} ctx
+ * @param {{model: import("./payload").WidgetModel, el: HTMLElement & {dxApp?: import("./app_types").MountedApp}}} ctx
  * @returns {Promise<() => void>}
  */
 export async function render({model, el}) {
