@@ -25,16 +25,16 @@ export function layOut(job) {
 // The worker's side: each message is a job with an id; the answer is its ranks, x and the edges' polylines
 // flattened into one array (one transfer instead of thousands of small arrays to clone). Self-contained: it
 // runs as text in the worker, where only `lay` (layout.js's layered) is in scope.
-/** @param {any} scope the worker's global @param {Function} lay layered */
+/** @param {any} scope the worker's global @param {typeof import("./layout.js").layered} lay layered */
 export function serve(scope, lay) {
   scope.onmessage = function (/** @type {any} */ ev) {
     const job = ev.data, out = lay(job.count, job.src, job.dst, {weight: job.weight, key: job.key});
     const starts = new Int32Array(out.paths.length + 1);
     let size = 0;
-    for (let q = 0; q < out.paths.length; q++) { starts[q] = size; size += out.paths[q] ? out.paths[q].length : 0; }
+    for (let q = 0; q < out.paths.length; q++) { const p = out.paths[q]; starts[q] = size; size += p ? p.length : 0; }
     starts[out.paths.length] = size;
     const flat = new Float64Array(size);
-    for (let q = 0; q < out.paths.length; q++) if (out.paths[q]) flat.set(out.paths[q], starts[q]);
+    for (let q = 0; q < out.paths.length; q++) { const p = out.paths[q]; if (p) flat.set(p, starts[q]); }
     const rank = Int32Array.from(out.rank), x = Float64Array.from(out.x);
     scope.postMessage({id: job.id, rank: rank, x: x, flat: flat, starts: starts, empty: out.paths.map((p) => !p)},
                       [rank.buffer, x.buffer, flat.buffer, starts.buffer]);
