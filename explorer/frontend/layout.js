@@ -35,11 +35,10 @@ const TRANSPOSE_PASSES = 8;
 /** @typedef {ReturnType<typeof addVirtual>} Layered  real and virtual nodes, chains of long edges, CSR layers */
 /** @typedef {ReturnType<typeof makeScratch>} Scratch  placeX's working arrays */
 
-// Lay out `count` nodes and the edges src[q] -> dst[q]. opts (all optional): weight[q], minlen[q] per edge;
-// key[v] (an integer, -1 = none) and width[v] (in slots, default 1) per node; virtualWidth (0.5).
-// Returns {rank, x, order, layers, paths}: rank (layer, 0 at the top) and x per node, order = position in
-// its layer (virtual nodes included), and per edge its polyline from src to dst as [x0, y0, x1, y1, ...]
-// (y = rank; one point per layer passed), or null for an edge from a node to itself.
+// Lay out `count` nodes and the edges src[q] -> dst[q] (options: LayoutOptions). Returns a Layout: rank (layer,
+// 0 at the top) and x per node, order = position in its layer (virtual nodes included), how many layers, per edge
+// its polyline from src to dst as [x0, y0, x1, y1, ...] (y = rank; one point per layer passed) or null for an
+// edge from a node to itself, and how many virtual nodes the long edges took.
 /** @param {number} count @param {Nums} src @param {Nums} dst @param {LayoutOptions} [options] @returns {Layout} */
 export function layered(count, src, dst, options) {
   const opts = options || {};
