@@ -19,9 +19,12 @@ import {linkOf} from "./links.js";
 import {overlayView} from "./overlay_view.js";
 import {fresh, planFigures} from "./figures.js";
 
+/** @typedef {import("./app_types").OverlayLayer} OverlayLayer */
+
 
 // the ETRecord joined to the plan: its file, and what in it did not line up with the program (a warning,
 // in plain text: names from the file are never markup)
+/** @param {HTMLElement} el @param {import("./payload").ContextPayload | undefined} context */
 function contextNote(el, context) {
   const warnings = context ? context.warnings || [] : [];
   el.hidden = !context;
@@ -66,14 +69,32 @@ export function createApp(el, model, data) {
 function appView(ctx, data) {
   const T = data.trace, {$, model, publish} = ctx;
   const MV = /** @type {ReturnType<typeof import("./moves").movesView>} */ (ctx.moves);
-  const graphDiv = $("dx-graph"), memoryDiv = $("dx-memory"), detailsBox = ctx.details;
+  /** @type {PlotDiv} */
+  const graphDiv = $("dx-graph");
+  /** @type {PlotDiv} */
+  const memoryDiv = $("dx-memory");
+  const detailsBox = ctx.details;
+  // the memory map card's heading (LAYOUT): a profile's axis toggle joins it
+  const memoryHead = /** @type {HTMLElement} */ (/** @type {HTMLElement} */ (memoryDiv.parentElement).querySelector("h3"));
   $("dx-title").textContent = data.title;
   $("dx-findings-count").textContent = `(${data.findings.length}, from explorer.check — click one to select it)`;
+  /** @type {{plan: string | null, values: number[], instructions: number[], finding: string | null, query: string,
+   *          shown: Record<string, boolean>}} */
   const state = {plan: null, values: [], instructions: [], finding: null, query: "", shown: {}};
-  let P = null;  // the current plan's payload
-  let LOD = null;  // the current plan's graph and memory lanes (lod.js)
+  // The current plan, its graph and memory lanes (lod.js), and the layers over its figures: set by the shell's first
+  // show(), which runs before any handler that reads them (createShell starts the view, then shows a plan).
+  /** @type {import("./app_types").LabelledPlan} */
+  let P;
+  /** @type {import("./lod.js").LodPlan} */
+  let LOD;
+  /** @type {{graph: OverlayLayer, memory: OverlayLayer, minimap: {draw(): void}, labels: {draw(): void},
+   *          strip: {draw(): void, reset(): void}}} */
+  let over;
+  /** @type {ReturnType<typeof profileView> | null} */
   let PROF = null;  // a run profile drawn on this plan's panels (profile.js)
+  /** @type {ReturnType<typeof delegateExpander> | null} */
   let DG = null;  // the delegate calls opened in place (delegate.js)
+  /** @type {import("./app_types").LodHost} */
   const host = {graph: graphDiv, memory: memoryDiv, state, config: CONFIG,
                 shown: () => state.shown, select: (sel) => select(sel, true),
                 html: (markup) => { detailsBox.innerHTML = markup; }, findings: () => data.findings,
@@ -81,14 +102,15 @@ function appView(ctx, data) {
                 moved: () => highlight(),
                 // after every draw of the graph: the open delegates over it, a profile's op sizes on it
                 drawn: () => { if (DG) DG.rebase(); if (PROF) PROF.sizeOps(); },
-                place: (x, y) => (DG ? DG.place(x, y) : [x, y]),
-                placeLines: (xs, ys) => (DG ? DG.placeLines(xs, ys) : [xs, ys]),
+                // (delegate.js moves numbers to numbers and keeps the nulls between polylines)
+                place: (x, y) => (DG ? /** @type {[number, number]} */ (DG.place(x, y)) : [x, y]),
+                placeLines: (xs, ys) => (DG ? /** @type {[(number | null)[], (number | null)[]]} */ (DG.placeLines(xs, ys)) : [xs, ys]),
                 rings: (items) => over.graph.set(items), outlines: (items) => over.memory.set(items),
                 // an overlay picked (overlay_view.js): node colours, hover lines and a details row
                 paint: (traces) => OV.paint(traces),
                 // first in a node's details: an overlay's number, "Move to ▸" (moves.js)
-                detailRows: (kind, index) => OV.detailRows(kind, index).concat(MV.detailRows(P, kind, index))};
-  const over = {graph: null, memory: null};
+                // (both are [label, cell] pairs; moves.js and overlay_view.js return them as string[][])
+                detailRows: (kind, index) => /** @type {[string, string][]} */ (OV.detailRows(kind, index).concat(MV.detailRows(P, kind, index)))};
   const Plotly = globalThis.Plotly;
 
   const OV = overlayView({controls: $("dx-controls"), model, data, publish, redraw: () => { if (LOD) LOD.redraw(); }});
@@ -97,9 +119,10 @@ function appView(ctx, data) {
 
   // the shell switched to `plan` (shell.js). keep: the model's `expanded` is this plan's (the first draw, a plan set
   // from Python); else the plan opens as it first did and says so to the model
+  /** @param {import("./payload").PlanPayload} plan @param {boolean} keep */
   function show(plan, keep) {
     if (PROF) { PROF.remove(); PROF = null; }
-    P = plan;
+    P = /** @type {import("./app_types").LabelledPlan} */ (plan);  // its labels are filled in below, before any use
     $("dx-summary").textContent = "· " + P.summary;
     contextNote($("dx-context-note"), P.context);
     $("dx-totals").innerHTML = P.totals;  // escaped when it was built (explorer.views.tables)
@@ -108,17 +131,18 @@ function appView(ctx, data) {
     const FIG = planFigures(P.lod);
     Plotly.react(graphDiv, fresh(FIG.graph.data), fresh(FIG.graph.layout), CONFIG);
     Plotly.react(memoryDiv, fresh(FIG.memory.data), fresh(FIG.memory.layout), CONFIG);
-    if (!over.graph) {
-      over.graph = overlay(graphDiv); over.memory = overlay(memoryDiv);
-      over.minimap = minimap(graphDiv, $("dx-minimap"));  // before the labels: they keep clear of it
-      over.labels = labelLayer(graphDiv, arr, () => {
+    if (!over) {
+      const graph = overlay(graphDiv), memory = overlay(memoryDiv);
+      const mini = minimap(graphDiv, $("dx-minimap"));  // before the labels: they keep clear of it
+      const labels = labelLayer(graphDiv, arr, () => {
         const mm = $("dx-minimap");
         if (mm.hidden) return [];
         const a = mm.getBoundingClientRect(), b = graphDiv.getBoundingClientRect();
         return [[a.left - b.left, a.top - b.top, a.right - b.left, a.bottom - b.top]];
       });
-      over.strip = memoryStrip(memoryDiv, $("dx-memstrip"), () => LOD.laneProfiles(), () => P.nInstructions,
-                               () => LOD.axis());  // on a profile's time axis the strip is too
+      const strip = memoryStrip(memoryDiv, $("dx-memstrip"), () => LOD.laneProfiles(), () => P.nInstructions,
+                                () => LOD.axis());  // on a profile's time axis the strip is too
+      over = {graph, memory, minimap: mini, labels, strip};
     }
     DG = delegateExpander(P, graphDiv, T, host);
     OV.plan(P);  // its overlays in the picker, before its graph is drawn
@@ -130,8 +154,8 @@ function appView(ctx, data) {
     over.strip.draw();
     if (P.profile) {
       PROF = profileView(P, {graph: graphDiv, memory: memoryDiv, T, lanes: LOD.lanes(), rehighlight: () => highlight(),
-        setAxis: (map) => LOD.setAxis(map),
-        mountTop: ctx.mountTop, mountMemoryHead: (el) => memoryDiv.parentElement.querySelector("h3").appendChild(el)});
+        setAxis: (/** @type {Parameters<import("./lod.js").LodPlan["setAxis"]>[0]} */ map) => LOD.setAxis(map),
+        mountTop: ctx.mountTop, mountMemoryHead: (/** @type {HTMLElement} */ el) => memoryHead.appendChild(el)});
       PROF.sizeOps();
     }
     deviceButtons();
@@ -142,6 +166,7 @@ function appView(ctx, data) {
 
   // a selection from the model (Python, a link, a finding of another plan opened with its plan): the groups
   // holding it open
+  /** @param {Sel} sel */
   function apply(sel) {
     select(sel, false);
     if (state.values.length || state.instructions.length) LOD.reveal(state.values, state.instructions);
@@ -150,6 +175,7 @@ function appView(ctx, data) {
   function deviceButtons() {
     const wanted = model.get("devices");
     state.shown = {};
+    /** @type {HTMLElement} */
     const box = $("dx-devices");
     box.textContent = "";
     for (const [d, color] of P.devices) {
@@ -175,13 +201,16 @@ function appView(ctx, data) {
   function shownList() { return P.devices.map((p) => p[0]).filter((d) => state.shown[d]); }
 
   function applyDevices() {
-    for (const b of $("dx-devices").querySelectorAll("button")) b.setAttribute("aria-pressed", String(state.shown[b.dataset.device]));
+    for (const b of /** @type {HTMLElement} */ ($("dx-devices")).querySelectorAll("button")) {
+      b.setAttribute("aria-pressed", String(state.shown[b.dataset.device || ""]));
+    }
     LOD.devices();
   }
 
   // the selection is drawn over the figures (overlay.js): restyling them would redraw every trace
   function highlight() { LOD.highlight(state.values, state.instructions); }
 
+  /** @param {string} title @param {string[]} items */
   function listHtml(title, items) {
     return "<tr><td>" + title + "</td><td><ul class='dx-list'>" + items.join("") + "</ul></td></tr>";
   }
@@ -190,9 +219,9 @@ function appView(ctx, data) {
     const box = detailsBox;
     if (state.finding !== null) { box.innerHTML = P.findingDetails[state.finding] || ""; return; }
     if (state.values.length + state.instructions.length === 1) {
-      const extra = (P.companions || {}).rows || {};  // data files, delegate payloads (escaped in Python)
-      box.innerHTML = state.values.length ? LOD.valueDetails(state.values[0]) + ((extra.v || {})[state.values[0]] || "")
-        : LOD.instrDetails(state.instructions[0]) + ((extra.i || {})[state.instructions[0]] || "");
+      const extra = P.companions && P.companions.rows;  // data files, delegate payloads (escaped in Python)
+      box.innerHTML = state.values.length ? LOD.valueDetails(state.values[0]) + (((extra && extra.v) || {})[state.values[0]] || "")
+        : LOD.instrDetails(state.instructions[0]) + (((extra && extra.i) || {})[state.instructions[0]] || "");
       return;
     }
     if (!state.values.length && !state.instructions.length) {
@@ -200,6 +229,7 @@ function appView(ctx, data) {
         "<span class='dx-muted'>Click a tensor, an op, a memory block or a finding to see its details.</span>";
       return;
     }
+    /** @type {string[]} */
     const rows = [];
     if (state.values.length) rows.push(listHtml(state.values.length + " values", state.values.slice(0, 40).map((v) =>
       "<li><b>" + esc(P.labels.v[v] || ("%" + v)) + "</b></li>")));
@@ -210,15 +240,18 @@ function appView(ctx, data) {
   }
 
   function markFinding() {
-    $("dx-findings").querySelectorAll("button").forEach((b, k) => b.setAttribute("aria-current", String(String(k) === String(state.finding))));
+    /** @type {HTMLElement} */ ($("dx-findings")).querySelectorAll("button").forEach((b, k) => b.setAttribute("aria-current", String(String(k) === String(state.finding))));
   }
 
+  /** @returns {{plan: string | null, values: number[], instructions: number[], finding: string | null, query: string}} */
   function selection() {
     return {plan: state.plan, values: state.values.slice(), instructions: state.instructions.slice(),
             finding: state.finding, query: state.query};
   }
 
   // sel: {values, instructions, finding (its index, as a string), query}; fromUser: tell the model
+  /** @typedef {{values?: number[], instructions?: number[], finding?: string | number | null, query?: string}} Sel */
+  /** @param {Sel} sel @param {boolean} [fromUser] */
   function select(sel, fromUser) {
     state.values = (sel.values || []).slice(); state.instructions = (sel.instructions || []).slice();
     state.finding = sel.finding === undefined || sel.finding === null ? null : String(sel.finding);
@@ -229,17 +262,18 @@ function appView(ctx, data) {
   }
 
   function wireClicks() {
-    graphDiv.on("plotly_click", (ev) => {
+    onPlot(graphDiv, "plotly_click", (/** @type {PlotClick} */ ev) => {
       const pt = ev.points[0];
       if (DG && DG.click(pt)) return;  // a node inside an open delegate
       LOD.clickGraph(pt);
-      // a delegate with a decoded inside opens / closes in place
-      if (pt.curveNumber === T.ops && DG && DG.toggle(pt.customdata)) over.labels.draw();
+      // a delegate with a decoded inside opens / closes in place (an op's customdata: its instruction)
+      if (pt.curveNumber === T.ops && DG && typeof pt.customdata === "number" && DG.toggle(pt.customdata)) over.labels.draw();
     });
-    memoryDiv.on("plotly_relayout", (ev) => LOD.onRelayout(ev));
-    memoryDiv.on("plotly_click", (ev) => LOD.clickMemory(ev.points[0]));
+    onPlot(memoryDiv, "plotly_relayout", (/** @type {PlotRelayout} */ ev) => LOD.onRelayout(ev));
+    onPlot(memoryDiv, "plotly_click", (/** @type {PlotClick} */ ev) => LOD.clickMemory(ev.points[0]));
   }
 
+  /** @type {HTMLElement} */
   const list = $("dx-findings");
   data.findings.forEach((f, k) => {
     const li = h("li"), b = h("button", "dx-sev-" + f.severity, f.label);
@@ -268,8 +302,14 @@ function appView(ctx, data) {
   return {state, plots: [graphDiv, memoryDiv], show, holds: () => true, apply,
           clear: () => select({values: [], instructions: []}, true), selection,
           find: (text) => select(search(P, text)), started: wireClicks,
-          api: {select, search: (text) => search(P, text), lod: () => LOD, delegates: () => DG,
+          api: {select, search: (/** @type {string} */ text) => search(P, text), lod: () => LOD, delegates: () => DG,
                 profile: () => PROF, overlays: () => OV,
-                openLink: (text) => model.set("selected", Object.assign({plan: state.plan, finding: null}, search(P, text))),
-                hashOf: (sel, first) => linkOf(sel, first)}};
+                openLink: (/** @type {string} */ text) => model.set("selected", Object.assign({plan: state.plan, finding: null}, search(P, text))),
+                hashOf: (/** @type {Parameters<typeof linkOf>[0]} */ sel, /** @type {string} */ first) => linkOf(sel, first)}};
+}
+
+/** plotly's event methods, on a div plotly has drawn into (wireClicks runs after the first plan is drawn)
+ * @param {PlotDiv} gd @param {string} event @param {(ev: any) => void} fn */
+function onPlot(gd, event, fn) {
+  /** @type {Required<Pick<PlotDiv, "on">>} */ (gd).on(event, fn);
 }

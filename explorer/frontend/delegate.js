@@ -141,7 +141,7 @@ export function innerDetails(D, k) {
 // the trace slots, `host` the app (host.moved() after positions change, host.html(markup) for details). The app
 // calls rebase() after every draw of the graph (the groups fold and unfold under it); only a delegate drawn as
 // itself (not folded into a group) opens.
-/** @param {import("./payload").DrawnPlan} P @param {any} gd @param {import("./payload").TraceIndex} T @param {any} host */
+/** @param {import("./payload").DrawnPlan} P @param {any} gd @param {import("./payload").TraceIndex} T @param {import("./app_types").LodHost} host */
 export function delegateExpander(P, gd, T, host) {
   /** @type {Map<number, Inside>} */
   const D = new Map((P.companions ? P.companions.delegates : []).filter((d) => d.graph).map((d) => [d.instruction, d]));

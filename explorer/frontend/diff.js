@@ -4,7 +4,7 @@
 // instructions: {a, b}}), as explorer.views.diff_prepare.DiffSelection.to_json writes it. Each side is drawn by
 // the one-program modules, one per side, with the diff's marks on top (diff_lod.js), at every size; its memory
 // maps are each side's own lanes.
-import {arr, esc, h} from "./util.js";
+import {arr, esc} from "./util.js";
 import {markCircles, overlay} from "./overlay.js";
 import {profileDiffView} from "./profile_diff.js";
 import {diffLod} from "./diff_lod.js";
@@ -13,6 +13,12 @@ import {CONFIG} from "./frame.js";
 import {createShell} from "./shell.js";
 import {diffLinkOf, sideNode} from "./links.js";
 
+/** @typedef {import("./app_types").OverlayLayer} OverlayLayer */
+/** @typedef {import("./diff_lod.js").Side} Side */
+/** @typedef {import("./diff_lod.js").DiffState} DiffState */
+/** @typedef {{side?: Side | "", values?: number[], instructions?: number[]}} SideSel a selection on one side */
+
+/** @type {Side[]} */
 const SIDES = ["a", "b"];
 
 // the two-program page around the shell's controls row (shell.js): the header above; both graphs side by side,
@@ -54,78 +60,98 @@ function diffView(ctx, data) {
   $("dx-name-a").textContent = data.nameA;
   $("dx-name-b").textContent = data.nameB;
   $("dx-only").textContent = data.only;
+  /** @type {import("./payload").Sides<PlotDiv>} */
   const G = {a: $("dx-graph-a"), b: $("dx-graph-b")};
+  /** @type {import("./payload").Sides<PlotDiv>} */
   const M = {a: $("dx-memory-a"), b: $("dx-memory-b")};
+  /** @type {DiffState & {plan: string | null, query: string}} */
   const state = {plan: null, side: "", values: {a: [], b: []}, instructions: {a: [], b: []}, query: ""};
-  let P = null;
-  let D = null;  // both sides (diff_lod.js)
+  // The current plan, both its sides (diff_lod.js) and the overlays over their figures: set by the shell's first
+  // show(), which runs before any handler that reads them (createShell starts the view, then shows a plan).
+  /** @type {import("./payload").DiffPlanPayload} */
+  let P;
+  /** @type {ReturnType<typeof diffLod>} */
+  let D;
+  /** @type {{a: OverlayLayer, b: OverlayLayer, ma: OverlayLayer, mb: OverlayLayer}} */
+  let over;
+  /** @type {ReturnType<typeof profileDiffView> | null} */
   let PROF = null;  // two run profiles compared on this plan (profile_diff.js)
-  const over = {};
-  const other = (side) => (side === "a" ? "b" : "a");
+  /** @type {Partial<Record<Side, {draw(): void}>>} */
+  const labelLayers = {};  // each side's node labels (labels.js)
+  const other = (/** @type {Side} */ side) => (side === "a" ? "b" : "a");
 
   // a what-if (data.whatif: original vs predicted): the shell's bar, and "Move to ▸" under the details
   const MV = ctx.moves;
+  /** @param {Side} s @param {"value" | "instr" | "group"} kind @param {number} x */
   function moveBlock(s, kind, x) { return MV ? MV.diffBlock(P, s, kind, x) : ""; }
 
+  /** @param {import("./payload").DiffPlanPayload} plan */
   function show(plan) {  // the shell switched to `plan` (shell.js)
     if (PROF) { PROF.remove(); PROF = null; }  // puts back what it changed on the previous plan's figures
     P = plan;
     $("dx-header").innerHTML = P.header;  // escaped when built (explorer.views.diff_details)
     $("dx-req").innerHTML = P.requirements;
-    if (!over.a) {
-      over.a = overlay(G.a); over.b = overlay(G.b);
-      over.ma = overlay(M.a); over.mb = overlay(M.b);
-    }
+    if (!over) over = {a: overlay(G.a), b: overlay(G.b), ma: overlay(M.a), mb: overlay(M.b)};
     for (const s of SIDES) $("dx-sum-" + s).textContent = "\u00b7 " + P.sides[s].summary;
-    D = diffLod(P, {graphs: G, memories: M, overlays: {a: over.a, b: over.b}, memoryOverlays: {a: over.ma, b: over.mb},
-                    config: CONFIG, details: $("dx-details"), names: {a: data.nameA, b: data.nameB},
-                    select: (sel) => select(sel), drawn: (s) => { if (PROF) PROF.sizeOps(s); }});
+    /** @type {import("./diff_lod.js").DiffCtx} */
+    const host = {graphs: G, memories: M, overlays: {a: over.a, b: over.b}, memoryOverlays: {a: over.ma, b: over.mb},
+                  config: CONFIG, details: $("dx-details"), names: {a: data.nameA, b: data.nameB},
+                  select: (sel) => select(sel), drawn: (s) => { if (PROF) PROF.sizeOps(s); }};
+    D = diffLod(P, host);
     // two run profiles: the runs compared, what got faster or slower (a click selects it on both sides, opening the
     // groups that hold it on a big pair), and time per run in the details
     if (P.profiles) {
-      PROF = profileDiffView(P, {graphs: G, T: data.trace, select: (sel) => select(sel, SIDES), mountTop: ctx.mountTop});
+      PROF = profileDiffView(P, {graphs: G, T: data.trace, select: (/** @type {SideSel} */ sel) => select(sel, SIDES), mountTop: ctx.mountTop});
       for (const s of SIDES) PROF.sizeOps(s);
     }
     for (const s of SIDES) {  // node labels that fit, as in the one-program app (labels.js); redrawn after every draw
-      if (!over["labels" + s] && G[s].on) {
-        over["labels" + s] = labelLayer(G[s], arr, undefined, () => markCircles(G[s], over[s].items().marks));
+      if (!labelLayers[s] && G[s].on) {
+        labelLayers[s] = labelLayer(G[s], arr, undefined, () => markCircles(G[s], over[s].items().marks));
       }
-      if (over["labels" + s]) over["labels" + s].draw();
+      const layer = labelLayers[s];
+      if (layer) layer.draw();
     }
     wire();
   }
 
   // the model's selection when a plan opens is applied if it names something on either side
+  /** @param {{side?: string, values?: Partial<Record<Side, number[]>>}} pre */
   function holds(pre) { return !!(pre.side || SIDES.some((x) => ((pre.values || {})[x] || []).length)); }
 
   // plotly's event methods exist once a figure is drawn in the div: the divs a plan drew are wired after it
+  /** @type {Map<PlotDiv, Set<string>>} */
   const wired = new Map();
+  /** @param {PlotDiv} gd @param {string} event @param {(ev: any) => void} fn */
   function on(gd, event, fn) {
     if (!gd.on) return;
-    if (!wired.has(gd)) wired.set(gd, new Set());
-    if (wired.get(gd).has(event)) return;
-    wired.get(gd).add(event);
+    let events = wired.get(gd);
+    if (!events) wired.set(gd, events = new Set());
+    if (events.has(event)) return;
+    events.add(event);
     gd.on(event, fn);
   }
   function wire() {
     for (const s of SIDES) {
-      on(G[s], "plotly_click", (ev) => {
+      on(G[s], "plotly_click", (/** @type {PlotClick} */ ev) => {
         D.clickGraph(s, ev.points[0]);
         const T = P.sides[s].lod.trace, pt = ev.points[0];  // a group's details: what moving it would name
-        if (MV && (pt.curveNumber === T.groups || pt.curveNumber === T.headers)) {
+        if (MV && (pt.curveNumber === T.groups || pt.curveNumber === T.headers) && typeof pt.customdata === "number") {
           $("dx-details").insertAdjacentHTML("beforeend", moveBlock(s, "group", pt.customdata));
         }
       });
       // each side's memory lanes (lod_panels.js)
-      on(M[s], "plotly_click", (ev) => D.clickMemory(s, ev.points[0]));
-      on(M[s], "plotly_relayout", (ev) => D.onRelayout(s, ev));
+      on(M[s], "plotly_click", (/** @type {PlotClick} */ ev) => D.clickMemory(s, ev.points[0]));
+      on(M[s], "plotly_relayout", (/** @type {PlotRelayout} */ ev) => D.onRelayout(s, ev));
     }
   }
 
+  /** @param {Side[]} [reveal] */
   function highlight(reveal) { D.highlight(state, reveal || []); }  // drawn over the figures (overlay.js)
 
   function details() {
-    const box = $("dx-details"), s = state.side || "a";
+    /** @type {HTMLElement} */
+    const box = $("dx-details");
+    const s = state.side || "a";
     const vs = state.values[s], is = state.instructions[s];
     const one = D.details(state);
     if (one) {
@@ -140,6 +166,7 @@ function diffView(ctx, data) {
       "</div>").join("") + "</div>";
   }
 
+  /** @param {Side} s @param {"v" | "i"} kind @param {number} x */
   function label(s, kind, x) {  // a value's name (else %N), an instruction's #N and op, for lists
     const L = D.labels(s);
     const name = L && (kind === "v" ? L.v[x] : L.i[x]);
@@ -151,6 +178,8 @@ function diffView(ctx, data) {
             instructions: {a: state.instructions.a.slice(), b: state.instructions.b.slice()}};
   }
 
+  /** @param {{side?: Side | "", query?: string, values?: Partial<Record<Side, number[]>>,
+   *            instructions?: Partial<Record<Side, number[]>>}} sel */
   function apply(sel) {  // a whole selection (both sides), as Python sends it: both sides open what it names
     state.side = sel.side || "";
     state.query = sel.query || "";
@@ -159,8 +188,10 @@ function diffView(ctx, data) {
     highlight(SIDES); details(); profileDetails();
   }
 
+  /** @param {Side} s @param {"v" | "i"} kind @param {number} x */
   function counterpart(s, kind, x) { return D.counterpart(s, kind, x); }
 
+  /** @param {string} text */
   function find(text) {  // the search box: each side's own matches (explorer/frontend/search.js rules)
     text = text.trim();
     if (!text) { select({side: "", values: [], instructions: []}); return; }
@@ -174,6 +205,7 @@ function diffView(ctx, data) {
 
   // sel: {side: "a"|"b", values, instructions} on that side; the other side follows the pairing. reveal: the sides
   // whose folded groups open to show it (default: the other side; a click on a side shows what it hit already)
+  /** @param {SideSel} sel @param {Side[]} [reveal] */
   function select(sel, reveal) {
     const s = sel.side || "", o = s ? other(s) : "";
     state.side = s;
@@ -182,8 +214,9 @@ function diffView(ctx, data) {
     if (s) {
       state.values[s] = (sel.values || []).slice();
       state.instructions[s] = (sel.instructions || []).slice();
-      state.values[o] = state.values[s].map((v) => counterpart(s, "v", v)).filter((v) => v !== undefined);
-      state.instructions[o] = state.instructions[s].map((i) => counterpart(s, "i", i)).filter((i) => i !== undefined);
+      const found = (/** @type {number | undefined} */ x) => x !== undefined;
+      state.values[other(s)] = /** @type {number[]} */ (state.values[s].map((v) => counterpart(s, "v", v)).filter(found));
+      state.instructions[other(s)] = /** @type {number[]} */ (state.instructions[s].map((i) => counterpart(s, "i", i)).filter(found));
     }
     highlight(reveal || (o ? [o] : [])); details(); profileDetails();
     publish("selected", selection());
@@ -194,10 +227,11 @@ function diffView(ctx, data) {
   return {state, plots: [G.a, G.b, M.a, M.b], show, holds, apply, selection, find, started: wire,
           clear: () => select({side: "", values: [], instructions: []}),
           api: {select, find, profile: () => PROF, lod: () => D,
-                openLink(text) {
+                openLink(/** @type {string} */ text) {
                   const node = sideNode(text);
-                  if (node) select(node, SIDES);
+                  if (node) select(/** @type {SideSel} */ (node), SIDES);  // its side is "a" or "b" (links.js)
                   else find(text);
                 },
-                hashOf: (sel, first) => diffLinkOf(sel, state.query, first)}};
+                hashOf: (/** @type {Parameters<typeof diffLinkOf>[0]} */ sel, /** @type {string} */ first) =>
+                  diffLinkOf(sel, state.query, first)}};
 }

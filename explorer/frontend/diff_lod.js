@@ -179,7 +179,7 @@ export function diffLod(P, ctx) {
                   outlines: (/** @type {object} */ items) => ctx.memoryOverlays[s].set(items),
                   // changed tensors outlined in their status colour in the lanes (binned cells count them)
                   marks: {of: (/** @type {number} */ v) => { const c = I.status[s].get(v), st = c === undefined ? null : P.statuses.tensor[c];
-                                        return st && st.color ? st : null; },
+                                        return st && st.color ? {color: st.color, width: st.width} : null; },
                           noun: "changed"}};
     // the first state as the one-program app draws a plan (app.js)
     // the skeletons built from the side's tables (figures.js); copies: plotly changes the objects it draws

@@ -4,11 +4,16 @@
 /** plotly.js (the vendored basic partial bundle), set on the page by its UMD wrapper before the app starts. */
 declare var Plotly: any;
 
+/** index.js: the promise of plotly.js the kernel sends once per page (shared by every widget on it). */
+declare var __dxPlotly: Promise<any> | undefined;
+/** An AMD loader's `define` (JupyterLab's RequireJS), set aside while plotly's UMD wrapper runs (index.js). */
+declare var define: unknown;
+
 interface Window {
-  /** The app of an exported one-program report (page.js), for tests and benchmarks to read its state. */
-  dxReport?: unknown;
+  /** The app of an exported one-program report or data file (page.js), for tests and benchmarks to read its state. */
+  dxReport?: import("./app_types").MountedApp;
   /** The app of an exported diff report (page.js). */
-  dxDiff?: unknown;
+  dxDiff?: import("./app_types").MountedApp;
 }
 
 /** An axis of a drawn plotly figure (`gd._fullLayout.xaxis`): what the overlays read to place things in px. */
@@ -25,3 +30,13 @@ interface PlotDiv extends HTMLElement {
   /** cells.js: the pointer over a memory figure's binned cells */
   dxCells?: any;
 }
+
+/** A point of a plotly click event: its trace, its index in the trace, and the customdata the app put there (a value,
+ * instruction or group index; a delegate's inner node "dI:K", delegate.js). */
+interface PlotPoint { curveNumber: number; pointNumber?: number; customdata?: number | string; x: number; y: number; }
+
+/** A plotly click event (`plotly_click`). */
+interface PlotClick { points: PlotPoint[]; }
+
+/** A plotly relayout event (`plotly_relayout`): the layout keys that changed ("xaxis.range[0]", "xaxis.autorange"...). */
+type PlotRelayout = Record<string, any>;

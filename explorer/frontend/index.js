@@ -5,11 +5,13 @@ import {mount} from "./mount.js";
 import {decodePayload} from "./model.js";
 import {bindKeys} from "./keys.js";
 
+/** plotly.js, once per page: from the kernel, or the page's own.
+ * @param {import("./payload").WidgetModel} model @returns {Promise<any>} */
 function ensurePlotly(model) {
   if (globalThis.Plotly) return Promise.resolve(globalThis.Plotly);
   if (!globalThis.__dxPlotly) {
     globalThis.__dxPlotly = new Promise((resolve) => {
-      const onMessage = (msg, buffers) => {
+      const onMessage = (/** @type {{type?: string} | null} */ msg, /** @type {DataView[]} */ buffers) => {
         if (!msg || msg.type !== "plotly") return;
         model.off("msg:custom", onMessage);
         const view = buffers[0], bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
@@ -37,18 +39,27 @@ export const NO_KERNEL_TEXT = "This view needs a live Python kernel (it gets plo
 
 // The height the host lets the widget use: the nearest ancestor (across shadow roots) with a max-height in
 // pixels, or none. marimo's editor caps an output at ~610 px; the app is ~1,600 px tall.
+/** @param {HTMLElement} el @returns {number | null} */
 function availableHeight(el) {
-  let node = el.parentElement || (el.getRootNode && el.getRootNode().host);
+  /** @type {Element | null | undefined} */
+  let node = el.parentElement || hostOf(el);
   for (let depth = 0; node && depth < 40; depth++) {
     const max = parseFloat(getComputedStyle(node).maxHeight);
     if (Number.isFinite(max) && max > 0) return max;
-    node = node.parentElement || (node.getRootNode && node.getRootNode().host) || null;
+    node = node.parentElement || hostOf(node) || null;
   }
   return null;
 }
 
+// the element a shadow root hangs from (el is inside one), else undefined
+/** @param {Element} el @returns {Element | undefined} */
+function hostOf(el) {
+  return el.getRootNode && /** @type {ShadowRoot} */ (el.getRootNode()).host;
+}
+
 // Inside a capped output the app scrolls in its own box of the given height (the side column stays in view:
 // it is sticky to that box), instead of being cut by the host.
+/** @param {HTMLElement} el */
 function fitHost(el) {
   const cap = availableHeight(el);
   if (cap !== null && el.scrollHeight > cap) {
@@ -60,7 +71,9 @@ function fitHost(el) {
 // The app's view of the widget model: every handler it registers is remembered, so a re-render (a new payload: a
 // what-if's diff, or the original again) drops the old app's handlers with its plots. `rename` maps the app's keys
 // to the widget's: the what-if diff keeps its selection in `_whatif_selected` (the widget's `selected` is a
-// selection of the original program). @param {any} model @param {Record<string, string>} rename
+// selection of the original program).
+/** @param {import("./payload").WidgetModel} model @param {Record<string, string>} rename
+ * @returns {import("./payload").WidgetModel & {dispose(): void}} */
 function scopedModel(model, rename) {
   const key = (/** @type {string} */ k) => rename[k] || k;
   const event = (/** @type {string} */ e) => (e.startsWith("change:") ? "change:" + key(e.slice(7)) : e);
@@ -77,13 +90,14 @@ function scopedModel(model, rename) {
   };
 }
 
+/** @param {HTMLElement} el */
 function purge(el) {
   for (const gd of el.querySelectorAll(".js-plotly-plot")) globalThis.Plotly.purge(gd);
 }
 
 /**
  * anywidget's entry: the app drawn in the widget's output, redrawn on a new payload; returns the clean-up.
- * @param {{model: import("./payload").WidgetModel, el: HTMLElement & {dxApp?: unknown}}} ctx
+ * @param {{model: import("./payload").WidgetModel, el: HTMLElement & {dxApp?: import("./app_types").MountedApp}}} ctx
  * @returns {Promise<() => void>}
  */
 export async function render({model, el}) {
@@ -96,8 +110,11 @@ export async function render({model, el}) {
     waiting.classList.add("dx-no-kernel");
     waiting.textContent = NO_KERNEL_TEXT;
   }, NO_KERNEL_MS);
-  let scope = null, drawing = 0;
+  /** @type {ReturnType<typeof scopedModel> | null} */
+  let scope = null;
+  let drawing = 0;
   // the payload -> a fresh app in `el`: the old one's plots purged and its model handlers dropped first
+  /** @param {Promise<import("./payload").Payload>} decoding */
   async function draw(decoding) {
     const ticket = ++drawing;
     let data;
@@ -115,7 +132,7 @@ export async function render({model, el}) {
     purge(el);
     if (scope) scope.dispose();
     el.textContent = "";
-    scope = scopedModel(model, data.mode === "diff" && data.whatif ? {selected: "_whatif_selected"} : {});
+    scope = scopedModel(model, "mode" in data && data.mode === "diff" && data.whatif ? {selected: "_whatif_selected"} : {});
     el.dxApp = mount(el, scope, data);
     el.dataset.drawn = String(ticket);  // tests wait for a re-render by it
     requestAnimationFrame(() => { el.style.minHeight = ""; fitHost(el); });

@@ -20,13 +20,28 @@ const ORDER_SWEEPS = 24;   // median sweeps at most (dot's MaxIter)
 const ORDER_PATIENCE = 8;  // ... stopping after this many without fewer crossings (dot's MinQuit)
 const TRANSPOSE_PASSES = 8;
 
-// Lay out `count` nodes and the edges src[q] -> dst[q]. opts (all optional): weight[q], minlen[q] per edge;
-// key[v] (an integer, -1 = none) and width[v] (in slots, default 1) per node; virtualWidth (0.5).
-// Returns {rank, x, order, layers, paths}: rank (layer, 0 at the top) and x per node, order = position in
-// its layer (virtual nodes included), and per edge its polyline from src to dst as [x0, y0, x1, y1, ...]
-// (y = rank; one point per layer passed), or null for an edge from a node to itself.
-export function layered(count, src, dst, opts) {
-  opts = opts || {};
+/** @typedef {ArrayLike<number>} Nums */
+/**
+ * layered()'s options, all optional: per edge weight and minimum length; per node a key (an integer, -1: none) and a
+ * width in slots (default 1); the width of virtual nodes (default 0.5).
+ * @typedef {{weight?: Nums, minlen?: Nums, key?: Nums, width?: Nums, virtualWidth?: number}} LayoutOptions
+ */
+/**
+ * A layout: per node its layer (rank, 0 at the top), x and position in its layer (virtual nodes counted); how many
+ * layers; per edge its polyline [x0, y0, x1, y1, ...] (y = rank) or null (a loop); how many virtual nodes.
+ * @typedef {{rank: Int32Array, x: Float64Array, order: Int32Array, layers: number, paths: (number[] | null)[], virtual: number}} Layout
+ */
+/** @typedef {ReturnType<typeof mergeEdges>} Merged  the merged edges, lower node first, with CSR incidence */
+/** @typedef {ReturnType<typeof addVirtual>} Layered  real and virtual nodes, chains of long edges, CSR layers */
+/** @typedef {ReturnType<typeof makeScratch>} Scratch  placeX's working arrays */
+
+// Lay out `count` nodes and the edges src[q] -> dst[q] (options: LayoutOptions). Returns a Layout: rank (layer,
+// 0 at the top) and x per node, order = position in its layer (virtual nodes included), how many layers, per edge
+// its polyline from src to dst as [x0, y0, x1, y1, ...] (y = rank; one point per layer passed) or null for an
+// edge from a node to itself, and how many virtual nodes the long edges took.
+/** @param {number} count @param {Nums} src @param {Nums} dst @param {LayoutOptions} [options] @returns {Layout} */
+export function layered(count, src, dst, options) {
+  const opts = options || {};
   const g = mergeEdges(count, src, dst, opts.weight, opts.minlen);
   const ranked = networkSimplex(count, g), rank = ranked.rank;
   const vg = addVirtual(count, g, rank, opts);
@@ -36,7 +51,7 @@ export function layered(count, src, dst, opts) {
     const chain = vg.chain[e], c = ranked.comp[g.a[e]];
     for (let k = 1; k + 1 < chain.length; k++) members[c].push(chain[k]);
   }
-  const x = new Float64Array(vg.count), rows = [];
+  const x = new Float64Array(vg.count), rows = /** @type {number[]} */ ([]);
   let offset = 0;
   for (let c = 0; c < members.length; c++) {
     const layers = orderLayers(vg, members[c]);
@@ -50,14 +65,14 @@ export function layered(count, src, dst, opts) {
       for (const v of layers[r]) vg.pos[v] = rows[r]++;
     }
   }
-  const paths = new Array(src.length).fill(null);
+  const paths = /** @type {(number[] | null)[]} */ (new Array(src.length).fill(null));
   for (let q = 0; q < src.length; q++) {
     const e = g.of[q];
     if (e < 0) continue;
-    const chain = vg.chain[e], pts = [];
+    const chain = vg.chain[e], pts = /** @type {number[]} */ ([]);
     for (let k = 0; k < chain.length; k++) pts.push(x[chain[k]], vg.rank[chain[k]]);
     if (g.flipped[q]) {  // back to src -> dst
-      const rev = [];
+      const rev = /** @type {number[]} */ ([]);
       for (let k = pts.length - 2; k >= 0; k -= 2) rev.push(pts[k], pts[k + 1]);
       paths[q] = rev;
     } else paths[q] = pts;
@@ -69,9 +84,10 @@ export function layered(count, src, dst, opts) {
 
 // Every edge from the lower to the higher node number (a backward edge is reversed), loops dropped, parallel
 // edges merged (weights summed, the longest minlen kept); incidence lists in CSR form.
+/** @param {number} count @param {Nums} src @param {Nums} dst @param {Nums} [weight] @param {Nums} [minlen] */
 function mergeEdges(count, src, dst, weight, minlen) {
-  const E = src.length, of = new Int32Array(E).fill(-1), flipped = new Uint8Array(E), seen = new Map();
-  const a = [], b = [], w = [], ml = [];
+  const E = src.length, of = new Int32Array(E).fill(-1), flipped = new Uint8Array(E), seen = /** @type {Map<number, number>} */ (new Map());
+  const a = /** @type {number[]} */ ([]), b = /** @type {number[]} */ ([]), w = /** @type {number[]} */ ([]), ml = /** @type {number[]} */ ([]);
   for (let q = 0; q < E; q++) {
     let s = src[q], d = dst[q];
     if (s === d) continue;
@@ -93,6 +109,7 @@ function mergeEdges(count, src, dst, weight, minlen) {
 
 // -- ranking ------------------------------------------------------------------------------------------
 
+/** @param {number} count @param {Merged} g */
 function networkSimplex(count, g) {
   const {m, a, b, w, ml, start, inc} = g;
   const rank = new Int32Array(count);
@@ -107,12 +124,12 @@ function networkSimplex(count, g) {
     }
     rank[v] = r;
   }
-  const slack = (e) => rank[b[e]] - rank[a[e]] - ml[e];
-  const comp = new Int32Array(count).fill(-1), compNodes = [], compEdges = [];
+  const slack = (/** @type {number} */ e) => rank[b[e]] - rank[a[e]] - ml[e];
+  const comp = new Int32Array(count).fill(-1), compNodes = /** @type {number[][]} */ ([]), compEdges = /** @type {number[][]} */ ([]);
   const stack = new Int32Array(Math.max(count, 1));
   for (let s = 0; s < count; s++) {  // weakly connected components, each gets its own tree
     if (comp[s] >= 0) continue;
-    const c = compNodes.length, nodes = [];
+    const c = compNodes.length, nodes = /** @type {number[]} */ ([]);
     let top = 0;
     stack[top++] = s; comp[s] = c;
     while (top) {
@@ -127,7 +144,7 @@ function networkSimplex(count, g) {
   }
   for (let e = 0; e < m; e++) compEdges[comp[a[e]]].push(e);
   const inTree = new Uint8Array(count), isTree = new Uint8Array(m);
-  const tight = (v0, members) => {  // grow the tree from v0 along tight edges
+  const tight = (/** @type {number} */ v0, /** @type {number[]} */ members) => {  // grow the tree from v0 along tight edges
     let top = 0;
     stack[top++] = v0;
     while (top) {
@@ -166,7 +183,7 @@ function networkSimplex(count, g) {
   const low = new Int32Array(count), lim = new Int32Array(count), atLim = new Int32Array(count);
   const cut = new Float64Array(count), compLow = new Int32Array(compNodes.length);
   const iter = new Int32Array(count), path = new Int32Array(Math.max(count, 1));
-  const dfsRange = (root, from) => {  // renumber root's subtree (its parent and parent edge kept) from `from`
+  const dfsRange = (/** @type {number} */ root, /** @type {number} */ from) => {  // renumber root's subtree (its parent and parent edge kept) from `from`
     let top = 0, next = from;
     path[top++] = root; iter[root] = start[root]; low[root] = next;
     while (top) {
@@ -185,7 +202,7 @@ function networkSimplex(count, g) {
     }
     return next;
   };
-  const calcCut = (v) => {  // cut value of the tree edge v - parent[v] (dagre's calcCutValue)
+  const calcCut = (/** @type {number} */ v) => {  // cut value of the tree edge v - parent[v] (dagre's calcCutValue)
     const pe = pedge[v], p = parent[v], vIsTail = a[pe] === v;
     let value = w[pe];
     for (let k = start[v]; k < start[v + 1]; k++) {
@@ -222,13 +239,13 @@ function networkSimplex(count, g) {
     const tailIn = a[f] === cv;  // tail side = cv's subtree: enter from outside into it; else out of it
     const c = comp[cv], cLo = compLow[c], cHi = compLow[c] + compNodes[c].length - 1;
     let enter = -1, best = 0;
-    const consider = (e) => {
+    const consider = (/** @type {number} */ e) => {
       const aIn = lim[a[e]] >= lo && lim[a[e]] <= hi, bIn = lim[b[e]] >= lo && lim[b[e]] <= hi;
       if (aIn === bIn || aIn === tailIn) return;
       const s = slack(e);
       if (enter < 0 || s < best) { enter = e; best = s; }
     };
-    const scan = (l0, l1) => {
+    const scan = (/** @type {number} */ l0, /** @type {number} */ l1) => {
       for (let l = l0; l <= l1; l++) {
         const v = atLim[l];
         for (let k = start[v]; k < start[v + 1]; k++) if (!isTree[inc[k]]) consider(inc[k]);
@@ -272,6 +289,7 @@ function networkSimplex(count, g) {
 
 // The layered graph: real nodes, then one virtual node per layer each long edge passes; chain[e] lists the
 // nodes edge e runs through (top to bottom); up/down: CSR adjacency between neighbouring layers.
+/** @param {number} count @param {Merged} g @param {Int32Array} rank @param {LayoutOptions} opts */
 function addVirtual(count, g, rank, opts) {
   const {m, a, b, w} = g;
   let total = count;
@@ -283,7 +301,8 @@ function addVirtual(count, g, rank, opts) {
     if (opts.key) key[v] = opts.key[v];
     width[v] = opts.width ? opts.width[v] : 1;
   }
-  const chain = new Array(m), sa = [], sb = [], sw = [];
+  const chain = /** @type {number[][]} */ (new Array(m)), sa = /** @type {number[]} */ ([]), sb = /** @type {number[]} */ ([]);
+  const sw = /** @type {number[]} */ ([]);
   let next = count;
   for (let e = 0; e < m; e++) {
     const nodes = [a[e]];
@@ -303,7 +322,8 @@ function addVirtual(count, g, rank, opts) {
   }
   return {count: total, real: count, rank: vr, key: key, width: width, chain: chain, pos: new Int32Array(total),
           seen: new Int32Array(total), stamp: 0, loc: new Int32Array(total),
-          upStart: upStart, up: up, upW: upW, downStart: downStart, down: down, downW: downW};
+          upStart: upStart, up: up, upW: upW, downStart: downStart, down: down, downW: downW,
+          scratch: /** @type {Scratch | null} */ (null)};
 }
 
 // -- order within layers ------------------------------------------------------------------------------
@@ -311,11 +331,12 @@ function addVirtual(count, g, rank, opts) {
 // `members`: one component's nodes, the real ones first by (rank, number); returns its layers in order.
 // As dot, two first orders (depth-first from the top, following edges down; from the bottom, following edges
 // up), each improved by sweeps; the one with fewer crossings is kept.
+/** @param {Layered} vg @param {number[]} members @returns {number[][]} */
 function orderLayers(vg, members) {
   const {rank, pos} = vg;
   let depth = 0;
   for (const v of members) if (rank[v] + 1 > depth) depth = rank[v] + 1;
-  let best = null, bestScore = null;
+  let best = /** @type {number[][]} */ ([]), bestScore = /** @type {number[] | null} */ (null);
   for (let start = 0; start < 2 && (!bestScore || bestScore[0] > 0 || bestScore[1] > 0); start++) {
     const layers = firstOrder(vg, members, depth, start === 1), score = improve(vg, layers);
     if (!bestScore || better(score, bestScore)) { bestScore = score; best = layers; }
@@ -325,12 +346,14 @@ function orderLayers(vg, members) {
   return best;
 }
 
+/** @param {number[]} a @param {number[]} b */
 function better(a, b) { return a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]); }  // fewer crossings, then key changes
 
+/** @param {Layered} vg @param {number[]} members @param {number} depth @param {boolean} fromBottom */
 function firstOrder(vg, members, depth, fromBottom) {  // each node at the end of its layer, depth-first
   const {real, rank, pos, seen} = vg, stamp = ++vg.stamp;
   const nbStart = fromBottom ? vg.upStart : vg.downStart, nb = fromBottom ? vg.up : vg.down;
-  const layers = [], stack = [];
+  const layers = /** @type {number[][]} */ ([]), stack = /** @type {number[]} */ ([]);
   for (let r = 0; r < depth; r++) layers.push([]);
   let reals = 0;
   while (reals < members.length && members[reals] < real) reals++;
@@ -339,7 +362,7 @@ function firstOrder(vg, members, depth, fromBottom) {  // each node at the end o
     if (seen[s] === stamp) continue;
     stack.push(s);
     while (stack.length) {
-      const v = stack.pop();
+      const v = /** @type {number} */ (stack.pop());
       if (seen[v] === stamp) continue;
       seen[v] = stamp;
       pos[v] = layers[rank[v]].length;
@@ -352,6 +375,7 @@ function firstOrder(vg, members, depth, fromBottom) {  // each node at the end o
 
 // median sweeps down and up with transposes; layers left in the best order (fewest crossings, then fewest key
 // changes along the layers); returns [crossings, key changes]
+/** @param {Layered} vg @param {number[][]} layers */
 function improve(vg, layers) {
   const {pos, upStart, up, downStart, down} = vg, depth = layers.length;
   let best = layers.map((l) => l.slice()), bestScore = [crossings(vg, layers), keyChanges(vg, layers)], calm = 0;
@@ -370,6 +394,7 @@ function improve(vg, layers) {
   return bestScore;
 }
 
+/** @param {Layered} vg @param {number[][]} layers */
 function keyChanges(vg, layers) {  // neighbours in a layer with different keys (nodes without a key skipped)
   const key = vg.key;
   let total = 0;
@@ -384,7 +409,9 @@ function keyChanges(vg, layers) {  // neighbours in a layer with different keys 
   return total;
 }
 
+/** @type {number[]} */
 const MEDIAN_BUF = [];
+/** @param {Layered} vg @param {number} v @param {Int32Array} nbStart @param {Int32Array} nb */
 function median(vg, v, nbStart, nb) {  // dot's weighted median of the neighbours' positions; -1: none
   const n0 = nbStart[v], len = nbStart[v + 1] - n0, pos = vg.pos;
   if (!len) return -1;
@@ -401,9 +428,10 @@ function median(vg, v, nbStart, nb) {  // dot's weighted median of the neighbour
   return (P[h - 1] * right + P[h] * left) / (left + right);
 }
 
+/** @param {Layered} vg @param {number[]} layer @param {Int32Array} nbStart @param {Int32Array} nb @param {boolean} reverse */
 function medianSort(vg, layer, nbStart, nb, reverse) {
   // nodes without neighbours keep their place; the others fill the remaining places by median, then key
-  const n = layer.length, med = new Float64Array(n), movable = [];
+  const n = layer.length, med = new Float64Array(n), movable = /** @type {number[]} */ ([]);
   for (let k = 0; k < n; k++) { med[k] = median(vg, layer[k], nbStart, nb); if (med[k] >= 0) movable.push(k); }
   const key = vg.key;
   const sorted = movable.slice().sort((p, q) => med[p] - med[q] || keyCmp(key[layer[p]], key[layer[q]]) || (reverse ? q - p : p - q));
@@ -412,8 +440,10 @@ function medianSort(vg, layer, nbStart, nb, reverse) {
   for (let k = 0; k < n; k++) vg.pos[layer[k]] = k;
 }
 
+/** @param {number} p @param {number} q */
 function keyCmp(p, q) { return p === q ? 0 : p < 0 ? 1 : q < 0 ? -1 : p - q; }
 
+/** @param {Layered} vg @param {number} u @param {number} v @param {Int32Array} nbStart @param {Int32Array} nb */
 function pairCross(vg, u, v, nbStart, nb) {  // crossings between u's and v's edges to one side, u left of v
   const pos = vg.pos;
   let c = 0;
@@ -424,13 +454,15 @@ function pairCross(vg, u, v, nbStart, nb) {  // crossings between u's and v's ed
   return c;
 }
 
+/** @param {Int32Array} key @param {number} l @param {number} u @param {number} v @param {number} r */
 function breaks(key, l, u, v, r) {  // key changes among l u v r (-1: no key, or no node)
-  const d = (p, q) => (p >= 0 && q >= 0 && key[p] >= 0 && key[q] >= 0 && key[p] !== key[q] ? 1 : 0);
+  const d = (/** @type {number} */ p, /** @type {number} */ q) => (p >= 0 && q >= 0 && key[p] >= 0 && key[q] >= 0 && key[p] !== key[q] ? 1 : 0);
   return d(l, u) + d(u, v) + d(v, r);
 }
 
 // swap neighbours while that removes crossings (or, at equal crossings, key changes); `reverse`: also swap at
 // equal crossings and keys (dot's way out of a plateau; such swaps don't count as progress)
+/** @param {Layered} vg @param {number[][]} layers @param {boolean} reverse */
 function transpose(vg, layers, reverse) {
   const {upStart, up, downStart, down, pos, key} = vg;
   for (let pass = 0; pass < TRANSPOSE_PASSES; pass++) {
@@ -454,6 +486,7 @@ function transpose(vg, layers, reverse) {
 }
 
 let TREE = new Int32Array(64);
+/** @param {Layered} vg @param {number[][]} layers */
 function crossings(vg, layers) {  // all crossings between neighbouring layers (accumulator tree, O(E log V))
   const {downStart, down, pos} = vg;
   let total = 0;
@@ -463,7 +496,7 @@ function crossings(vg, layers) {  // all crossings between neighbouring layers (
     if (TREE.length < 2 * size) TREE = new Int32Array(4 * size);
     const tree = TREE;
     tree.fill(0, 0, 2 * size);
-    const add = (e) => {
+    const add = (/** @type {number} */ e) => {
       let i = e + size;
       tree[i]++;
       while (i > 1) {
@@ -503,6 +536,7 @@ function crossings(vg, layers) {  // all crossings between neighbouring layers (
 // one order-keeping least-squares pass per layer restores the minimal separation the balancing may break,
 // and a second moves the nodes at an end of the dataflow (weights, outputs) beside their neighbours. Long
 // edges (inner segments between virtual nodes) win conflicts, so they run straight.
+/** @param {Layered} vg @param {number[][]} layers @param {Float64Array} x */
 function placeX(vg, layers, x) {
   const {real, upStart, up, downStart, down, width, pos, loc} = vg;
   const R = layers.length;
@@ -615,7 +649,7 @@ function placeX(vg, layers, x) {
   }
   let narrow = 0;
   for (let j = 1; j < 4; j++) if (spans[j] < spans[narrow]) narrow = j;
-  const ext = (c) => { let lo = Infinity, hi = -Infinity; for (let l = 0; l < n; l++) { if (c[l] < lo) lo = c[l]; if (c[l] > hi) hi = c[l]; } return [lo, hi]; };
+  const ext = (/** @type {Float64Array} */ c) => { let lo = Infinity, hi = -Infinity; for (let l = 0; l < n; l++) { if (c[l] < lo) lo = c[l]; if (c[l] > hi) hi = c[l]; } return [lo, hi]; };
   const to = ext(cands[narrow]);
   for (let j = 0; j < 4; j++) {
     const [lo, hi] = ext(cands[j]), delta = j % 2 ? to[1] - hi : to[0] - lo;
@@ -632,7 +666,7 @@ function placeX(vg, layers, x) {
   for (let r = 0; r < R; r++) isotonic(nodes, at[r], at[r + 1], target, pull, pinned, width, x, S);
   // then a node at one end of the dataflow (a source such as a weight, or a sink) moves next to the median of
   // its neighbours, the others staying where they are: a weight sits beside the op reading it
-  const nx = [], nw = [];
+  const nx = /** @type {number[]} */ ([]), nw = /** @type {number[]} */ ([]);
   for (let l = 0; l < n; l++) {
     const v = nodes[l], ups = upStart[v + 1] - upStart[v], downs = downStart[v + 1] - downStart[v];
     target[l] = x[v];
@@ -646,16 +680,21 @@ function placeX(vg, layers, x) {
   for (let r = 0; r < R; r++) isotonic(nodes, at[r], at[r + 1], target, pull, pinned, width, x, S);
 }
 
-function scratch(vg) {  // working arrays for placeX, made once per layout (a graph has many small components)
-  if (vg.scratch) return vg.scratch;
-  const N = vg.count + 1, F = () => new Float64Array(N), I = () => new Int32Array(N);
-  vg.scratch = {at: I(), nodes: I(), root: I(), align: I(), p: I(), xs: F(), indeg: I(), topo: I(), es: I(), et: I(),
+/** working arrays for placeX, made once per layout (a graph has many small components) @param {Layered} vg @returns {Scratch} */
+function scratch(vg) {
+  if (!vg.scratch) vg.scratch = makeScratch(vg.count + 1);
+  return vg.scratch;
+}
+/** @param {number} N */
+function makeScratch(N) {
+  const F = () => new Float64Array(N), I = () => new Int32Array(N);
+  return {at: I(), nodes: I(), root: I(), align: I(), p: I(), xs: F(), indeg: I(), topo: I(), es: I(), et: I(),
                 esep: F(), outStart: I(), outE: I(), fill: I(), cands: [F(), F(), F(), F()], four: new Float64Array(4),
                 target: F(), pull: F(), pinned: new Uint8Array(N), c: F(), bw: F(), bs: F(), start: I(), fix: F(),
                 fixed: new Uint8Array(N)};
-  return vg.scratch;
 }
 
+/** @param {number[]} xs @param {number[]} ws */
 function weightedMedian(xs, ws) {  // the lower weighted median; halfway to the next value at an exact half
   const idx = xs.map((_, k) => k).sort((a, b) => xs[a] - xs[b] || a - b);
   let total = 0, cum = 0;
@@ -671,9 +710,13 @@ function weightedMedian(xs, ws) {  // the lower weighted median; halfway to the 
 // x[nodes[k]] for k in lo .. hi (one layer, in order) closest to target[k] (weights pull[k]; a pinned node
 // stays at its target) keeping each node (w_k + w_k+1) / 2 right of the one before: with c_k the packed
 // offsets, y_k = x_k - c_k must not decrease — pool adjacent violators.
-function isotonic(nodes, lo, hi, target, pull, pinned, width, x, scratch) {
-  const {c, bw, bs, start, fix, fixed} = scratch;
-  const value = (j) => (fixed[j] ? fix[j] : bs[j] / bw[j]);
+/**
+ * @param {Int32Array} nodes @param {number} lo @param {number} hi @param {Float64Array} target @param {Float64Array} pull
+ * @param {Uint8Array} pinned @param {Float64Array} width @param {Float64Array} x @param {Scratch} work
+ */
+function isotonic(nodes, lo, hi, target, pull, pinned, width, x, work) {
+  const {c, bw, bs, start, fix, fixed} = work;
+  const value = (/** @type {number} */ j) => (fixed[j] ? fix[j] : bs[j] / bw[j]);
   let blocks = 0;
   for (let k = lo; k < hi; k++) {
     c[k] = k === lo ? 0 : c[k - 1] + (width[nodes[k - 1]] + width[nodes[k]]) / 2;

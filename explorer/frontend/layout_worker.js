@@ -13,9 +13,34 @@ import {layered} from "./layout.js";
 /** @type {{source: string, scope: string} | null} layout.js as the bundle holds it, and its scope's name */
 const LAYOUT = /* bundler: layout.js */ null;
 
-/** What one layout needs: `count` nodes, edges src[q] -> dst[q], and layered()'s options. */
-/** @typedef {{count: number, src: number[], dst: number[], weight: number[], key: number[]}} LayoutJob */
-/** @typedef {{rank: ArrayLike<number>, x: ArrayLike<number>, paths: (number[] | null)[]}} LayoutResult */
+/**
+ * What one layout needs: `count` nodes, edges src[q] -> dst[q], and two of layered()'s options (weight per edge,
+ * key per node); lod_base.js foldPlan builds it.
+ * @typedef {{count: number, src: number[], dst: number[], weight: number[], key: number[]}} LayoutJob
+ */
+/**
+ * What the drawing needs of a layout: per node its rank and x, per edge its polyline or null (a loop). Both ends
+ * answer typed arrays: layered()'s own on this thread, the transferred ones from the worker.
+ * @typedef {{rank: Int32Array, x: Float64Array, paths: (number[] | null)[]}} LayoutResult
+ */
+/** A job as posted to the worker: the job and the runner's id for it. @typedef {LayoutJob & {id: number}} LayoutRequest */
+/**
+ * The worker's answer: the job's id, rank and x, and the polylines flattened: edge q's is
+ * flat[starts[q] .. starts[q + 1]], null where empty[q]. rank, x, flat and starts are transferred, not copied.
+ * @typedef {{id: number, rank: Int32Array, x: Float64Array, flat: Float64Array, starts: Int32Array, empty: boolean[]}} FlatLayout
+ */
+/**
+ * What serve() uses of the worker's global (a DedicatedWorkerGlobalScope; node's test passes a stand-in).
+ * @typedef {{onmessage: ((ev: {data: LayoutRequest}) => void) | null,
+ *            postMessage: (answer: FlatLayout, transfer: Transferable[]) => void}} WorkerScope
+ */
+/**
+ * One plan's runner, as layoutRunner() makes it: run a job (superseding the one in flight), cancel it, whether
+ * one is in flight, whether a worker can be used, the counts of where jobs ran, and close (worker and URL let go).
+ * @typedef {{run: (job: LayoutJob, done: (r: LayoutResult) => void) => void, cancel: () => void, busy: () => boolean,
+ *            usable: () => boolean, stats: {worker: number, main: number, superseded: number, failed: string},
+ *            close: () => void}} LayoutRunner
+ */
 
 /** The job laid out here, on this thread. @param {LayoutJob} job @returns {LayoutResult} */
 export function layOut(job) {
@@ -25,23 +50,23 @@ export function layOut(job) {
 // The worker's side: each message is a job with an id; the answer is its ranks, x and the edges' polylines
 // flattened into one array (one transfer instead of thousands of small arrays to clone). Self-contained: it
 // runs as text in the worker, where only `lay` (layout.js's layered) is in scope.
-/** @param {any} scope the worker's global @param {Function} lay layered */
+/** @param {WorkerScope} scope the worker's global @param {typeof import("./layout.js").layered} lay layered */
 export function serve(scope, lay) {
-  scope.onmessage = function (/** @type {any} */ ev) {
+  scope.onmessage = function (ev) {
     const job = ev.data, out = lay(job.count, job.src, job.dst, {weight: job.weight, key: job.key});
     const starts = new Int32Array(out.paths.length + 1);
     let size = 0;
-    for (let q = 0; q < out.paths.length; q++) { starts[q] = size; size += out.paths[q] ? out.paths[q].length : 0; }
+    for (let q = 0; q < out.paths.length; q++) { const p = out.paths[q]; starts[q] = size; size += p ? p.length : 0; }
     starts[out.paths.length] = size;
     const flat = new Float64Array(size);
-    for (let q = 0; q < out.paths.length; q++) if (out.paths[q]) flat.set(out.paths[q], starts[q]);
+    for (let q = 0; q < out.paths.length; q++) { const p = out.paths[q]; if (p) flat.set(p, starts[q]); }
     const rank = Int32Array.from(out.rank), x = Float64Array.from(out.x);
     scope.postMessage({id: job.id, rank: rank, x: x, flat: flat, starts: starts, empty: out.paths.map((p) => !p)},
                       [rank.buffer, x.buffer, flat.buffer, starts.buffer]);
   };
 }
 
-/** A worker's answer back as layered() returns it. @param {any} d @returns {LayoutResult} */
+/** A worker's answer back as layered() returns it. @param {FlatLayout} d @returns {LayoutResult} */
 export function unflatten(d) {
   const paths = [];
   for (let q = 0; q + 1 < d.starts.length; q++) paths.push(d.empty[q] ? null : Array.from(d.flat.subarray(d.starts[q], d.starts[q + 1])));
@@ -52,6 +77,7 @@ export function unflatten(d) {
 // task) and otherwise here (done called before run returns). A new job supersedes the one in flight: the worker
 // computing it is ended (its work is wasted, not waited for) and its `done` is never called, so only the latest
 // layout is ever drawn. stats: how many ran where, how many were superseded.
+/** @returns {LayoutRunner} */
 export function layoutRunner() {
   /** @type {Worker | null} */
   let worker = null;
@@ -75,7 +101,7 @@ export function layoutRunner() {
     if (!url) url = URL.createObjectURL(new Blob([LAYOUT.source + "\n(" + serve.toString() + ")(self, " + LAYOUT.scope + ".layered);\n"],
                                                  {type: "text/javascript"}));
     const w = new Worker(url);
-    w.onmessage = (ev) => {
+    w.onmessage = (/** @type {MessageEvent<FlatLayout>} */ ev) => {
       if (!pending || ev.data.id !== pending.id) return;  // an answer to a job since superseded
       const p = pending;
       pending = null;

@@ -7,7 +7,7 @@ import {layOut} from "./layout_worker.js";
 // to the parts that read or change it (lod_graph.js, lod_panels.js, lod_memory.js) as a parameter.
 
 /** @typedef {import("./payload").LodPayload} LodPayload */
-/** What the app hands the drawing (app.js, diff_lod.js): its plots, selection, hooks. @typedef {any} LodHost */
+/** What the app hands the drawing (app.js, diff_lod.js): its plots, selection, hooks (app_types.d.ts). @typedef {import("./app_types").LodHost} LodHost */
 /** @typedef {keyof LodPayload["style"]["edge"]} EdgeKind  "same", "h2d", "d2h", "d2d" */
 /** @typedef {Exclude<EdgeKind, "same">} CopyKind */
 /** @typedef {["v" | "i" | "g", number]} FoldNode  a drawn unit: a tensor (value id), an instruction, a folded group */

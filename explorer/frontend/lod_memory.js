@@ -154,7 +154,7 @@ export function lodMemory(B, S, host) {
   /** outlines and instruction lines over the map (overlay.js) @param {number[]} values @param {number[]} instructions */
   function memoryHighlight(values, instructions) {
     if (!nA) return;
-    const set = new Set(values), rects = /** @type {object[]} */ ([]), lines = /** @type {{x: number}[]} */ ([]);
+    const set = new Set(values), rects = /** @type {import("./overlay").Items["rects"]} */ ([]), lines = /** @type {{x: number}[]} */ ([]);
     AR.forEach((a, k2) => {
       const ax = k2 ? String(k2 + 1) : "";
       a.rows.filter((v) => set.has(v)).slice(0, 2000).forEach((v) => {
@@ -213,7 +213,7 @@ export function lodMemory(B, S, host) {
     for (let q = 0; q < box.length; q++) if (x >= box[q][0] && x <= box[q][1] && y >= box[q][2] && y <= box[q][3]) return true;
     return false;
   }
-  if (typeof document !== "undefined" && host.memory && host.memory.addEventListener) cellPointer(host.memory).use(cellUnder);
+  if (typeof document !== "undefined" && host.memory && "addEventListener" in host.memory) cellPointer(host.memory).use(cellUnder);
   /** a click on the lanes: a block selects its tensor @param {{curveNumber: number, customdata?: any}} pt */
   function clickMemory(pt) {
     if (pt.curveNumber < 2 * nA && pt.curveNumber % 2 === 0 && pt.customdata !== undefined) host.select({values: [pt.customdata]});

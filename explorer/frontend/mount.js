@@ -12,13 +12,14 @@ const MODES = {diff: createDiffApp, data: createDataFileApp, app: createApp};
  * Draws `data` in `el` over `model`. Returns the app: `mode`, `state`, and the mode's names (`select`, `lod()`...)
  * that tests, benches and the report's links call.
  * @param {HTMLElement} el @param {import("./payload").WidgetModel} model
- * @param {import("./payload").AppPayload | import("./payload").DiffPayload | import("./payload").DataPayload} data
- * @returns {any}
+ * @param {import("./payload").Payload} data
+ * @returns {import("./app_types").MountedApp}
  */
 export function mount(el, model, data) {
   const said = /** @type {{mode?: string}} */ (data).mode;  // a one-program payload has none
   const mode = said === "diff" || said === "data" ? said : "app";
+  // the mode picks the payload's type (payload.d.ts Payload): each app gets its own
   const app = MODES[mode](el, model, /** @type {any} */ (data));
   app.mode = mode;
-  return app;
+  return /** @type {import("./app_types").MountedApp} */ (app);
 }

@@ -8,7 +8,10 @@ import {bindKeys, keysHint} from "./keys.js";
  * @returns {Promise<unknown>} the app (also `window.dxReport` / `window.dxDiff`) */
 export async function startPage() {
   performance.mark("dx:start");  // performance marks: bench/bench_view.py reads where the time goes
-  const packed = document.getElementById("dx-data").textContent.trim(), el = document.getElementById("dx-app");
+  // the page's two elements (views/report.py writes both)
+  const packed = String(/** @type {HTMLElement} */ (document.getElementById("dx-data")).textContent).trim();
+  const el = /** @type {HTMLElement} */ (document.getElementById("dx-app"));
+  /** @type {import("./payload").Payload} */
   let data;
   try {
     data = await decodePayload(packed);
@@ -22,18 +25,19 @@ export async function startPage() {
   // "?overlay=NAME" picks the overlay the nodes are coloured by ("?overlay=" the device colours); the page writes
   // it back when the user picks one, so a link carries the colouring with the selection
   const query = new URLSearchParams(window.location.search), overlay = query.get("overlay");
-  const model = localModel({plan: data.plan, selected: data.selected, devices: [], expanded: null,
-                            ...(overlay === null ? {} : {shown_overlay: overlay})});
+  const shown = "plans" in data ? data : null;  // a program or a diff (a data file has no plans)
+  const model = localModel({plan: shown ? shown.plan : undefined, selected: shown ? shown.selected : undefined,
+                            devices: [], expanded: null, ...(overlay === null ? {} : {shown_overlay: overlay})});
   const app = mount(el, model, data);
   if (app.mode === "diff") window.dxDiff = app;  // tests and benches read the app's state
   else window.dxReport = app;
-  if (app.openLink) followLinks(app, model, data);
-  if (data.overlays) followOverlay(model, data.overlays.shown || "");
-  if (data.plans) {  // the frame's keys, over the whole page (a data file has no controls)
+  if (app.mode !== "data" && shown) followLinks(app, model, shown);
+  if ("overlays" in data && data.overlays) followOverlay(model, data.overlays.shown || "");
+  if (shown) {  // the frame's keys, over the whole page (a data file has no controls)
     bindKeys(el, {page: true});
     const hint = document.createElement("p");
     hint.className = "dx-root dx-muted dx-keys";
-    hint.textContent = keysHint(data.plans.length);
+    hint.textContent = keysHint(shown.plans.length);
     el.appendChild(hint);
   }
   performance.mark("dx:drawn");
@@ -43,6 +47,8 @@ export async function startPage() {
 
 // the address's hash selects (links.js: which plan, and the text the mode opens: app.openLink) and every selection
 // writes it back (app.hashOf; replaceState: no history entry per click)
+/** @param {import("./app_types").ShellApp} app @param {import("./payload").WidgetModel} model
+ * @param {{plans: {name: string}[]}} data */
 function followLinks(app, model, data) {
   const names = data.plans.map((p) => p.name), first = names[0];
   function open() {
@@ -62,6 +68,7 @@ function followLinks(app, model, data) {
 }
 
 // the overlay picked -> "?overlay=NAME" in the address (none when it is the one the report opens with)
+/** @param {import("./payload").WidgetModel} model @param {string} opening */
 function followOverlay(model, opening) {
   model.on("change:shown_overlay", () => {
     const name = model.get("shown_overlay") || "", url = new URL(window.location.href);

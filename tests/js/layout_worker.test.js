@@ -25,6 +25,10 @@ test("serve answers a job with layout.js's ranks, x and polylines, flattened int
   assert.ok(d.flat instanceof Float64Array && d.starts instanceof Int32Array);
   assert.deepEqual(scope.transferred[0], [d.rank.buffer, d.x.buffer, d.flat.buffer, d.starts.buffer]);
   const got = unflatten(d);
+  // LayoutResult (layout_worker.js) promises typed arrays from either end: the worker's answer and layOut's
+  assert.ok(got.rank instanceof Int32Array && got.x instanceof Float64Array);
+  const here = layOut(JOB);
+  assert.ok(here.rank instanceof Int32Array && here.x instanceof Float64Array);
   assert.deepEqual(Array.from(got.rank), Array.from(want.rank));
   assert.deepEqual(Array.from(got.x), Array.from(want.x));
   assert.deepEqual(got.paths, want.paths.map((p) => (p ? Array.from(p) : null)));

@@ -1,0 +1,91 @@
+// What the one-program app (app.js) and the diff (diff_lod.js, one per side) hand the level-of-detail modules
+// (lod.js lodPlan: LodHost), and what mount.js returns (MountedApp): for `tsc --checkJs` (tests/js/jsconfig.json).
+// Not shipped. What lodPlan and diffLod return is typed where they are written (lod.js LodPlan, diff_lod.js).
+//
+// Named app_types.d.ts, not app.d.ts: TypeScript resolves an import of "./app.js" to a sibling app.d.ts before
+// app.js itself, so an app.d.ts would hide app.js's own exports from every module that imports them.
+
+import type {Finding, Html, PlanPayload} from "./payload";
+import type {Items, overlay} from "./overlay";
+import type {NodeKind} from "./overlay_data";
+
+/** What a panel selects on one plan (a click on a node, a block, a finding). */
+export interface PanelSelection { values?: number[]; instructions?: number[]; }
+
+/** The values' and the instructions' labels of a plan (lod_graph.js labels): value index -> label, instruction -> op. */
+export interface PlanLabels { v: Record<string, string>; i: string[]; }
+
+/** One overlay layer over a figure (overlay.js `overlay`). */
+export type OverlayLayer = ReturnType<typeof overlay>;
+
+/**
+ * The host a plan is drawn for: what lod.js `lodPlan` (its parts lod_graph/lod_panels/lod_memory) and delegate.js
+ * `delegateExpander` read from and call back on. The one-program app (app.js) builds one per app;
+ * the diff (diff_lod.js) one per side.
+ */
+export interface LodHost {
+  /** the graph's plotly div: the LOD modules draw the folded graph into it */
+  graph: PlotDiv;
+  /** the memory map's plotly div: one lane per arena */
+  memory: PlotDiv;
+  /** the selection as the host holds it (read again after every draw, to redraw the rings) */
+  state: { values: number[]; instructions: number[] };
+  /** the plotly config every `Plotly.react` of the graph gets (frame.js CONFIG) */
+  config: object;
+  /** the device filter: device name -> shown (false: its tensors are faded) */
+  shown(): Record<string, boolean>;
+  /** a click selected something on this plan: the host applies it and publishes it */
+  select(sel: PanelSelection): void;
+  /** details markup (built and escaped by the caller) for the details box: a group's, a delegate's inner node's */
+  html(markup: Html): void;
+  /** the findings (explorer.check) a value's or instruction's details list when they name it */
+  findings(): Finding[];
+  /** the expanded groups changed (a click, a reveal): the host publishes the list */
+  expanded(list: number[]): void;
+  /** delegate.js: the open delegates moved points of the graph (the selection is drawn again) */
+  moved(): void;
+  /** after every draw of the graph: what the host draws over a fresh figure (open delegates, a profile's op sizes) */
+  drawn?(): void;
+  /** where a point of the graph as drawn is with the open delegates (delegate.js place) */
+  place?(x: number, y: number): [number, number];
+  /** edge polylines of the graph as drawn (null between two) -> as they run with the open delegates (delegate.js
+   * placeLines: points move, the nulls stay) */
+  placeLines?(xs: (number | null)[], ys: (number | null)[]): [(number | null)[], (number | null)[]];
+  /** the selection's edges and rings over the graph (overlay.js) */
+  rings(items: Pick<Items, "edges" | "rings">): void;
+  /** the selection's outlines (blocks, instruction lines) over the memory map (overlay.js) */
+  outlines(items: Pick<Items, "rects" | "lines">): void;
+  /** the graph's traces before they are drawn: an overlay picked recolours the nodes (overlay_view.js paint) */
+  paint?(traces: Record<string, any>[]): void;
+  /** rows [label, cell HTML] the host puts first in a node's details (an overlay's number, "Move to ▸") */
+  detailRows?(kind: NodeKind, index: number): [string, Html][];
+  /** a diff: tensors marked in the memory lanes (outlined in their status colour, counted in a binned cell's hover) */
+  marks?: { of(v: number): { color: string; width: number } | null; noun: string };
+}
+
+/** An app in the shell (app.js, diff.js): what mount.js returns for a program or a diff. */
+export interface ShellApp {
+  mode: "app" | "diff";
+  /** the mode's state; `plan` the plan shown */
+  state: { plan: string | null };
+  /** switches the plan as the selector does (keep: the model's plan-scoped state is this plan's) */
+  showPlan(name: string, keep?: boolean): void;
+  /** a link's text (after "#" and the plan) selects what it names (links.js) */
+  openLink(text: string): void;
+  /** a selection -> the hash that selects it again ("" none) */
+  hashOf(sel: Record<string, any>, firstPlan: string): string;
+  /** the mode's other names (select, lod(), delegates(), profile(), ...) that tests and benches call */
+  [name: string]: unknown;
+}
+
+/** A data file's view (datafile.js): an entries table, no plans. */
+export interface DataApp {
+  mode: "data";
+  state: { plan: string };
+}
+
+/** What mount.js returns. */
+export type MountedApp = ShellApp | DataApp;
+
+/** A plan as the one-program app holds it once drawn: its labels filled in (app.js show). */
+export type LabelledPlan = PlanPayload & { labels: PlanLabels };
