@@ -4,7 +4,7 @@
 // widget's anywidget model, or a stand-in over the page's embedded data (model.js). State that Python can read
 // and set lives in the model: `plan`, `selected`, `devices`, `expanded`. Every plan, whatever its size, is drawn
 // by the same modules from the payload's tables (lod.js): a small plan opens with every group expanded.
-import {arr, esc, h} from "./util.js";
+import {arr, esc, h, stages} from "./util.js";
 import {overlay} from "./overlay.js";
 import {labelLayer} from "./labels.js";
 import {minimap} from "./nav.js";
@@ -112,6 +112,10 @@ function appView(ctx, data) {
                 // (both are [label, cell] pairs; moves.js and overlay_view.js return them as string[][])
                 detailRows: (kind, index) => /** @type {[string, string][]} */ (OV.detailRows(kind, index).concat(MV.detailRows(P, kind, index)))};
   const Plotly = globalThis.Plotly;
+  // a plan is drawn in stages, each a task of its own (util.js stages): the graph, then its labels and minimap,
+  // then the memory map; api.drawn() resolves when all are (page.js says "ready" then)
+  const Q = stages(ctx.el);
+  let shown = false;  // the first plan was drawn
 
   const OV = overlayView({controls: $("dx-controls"), model, data, publish, redraw: () => { if (LOD) LOD.redraw(); }});
   // what-if: "Move to ▸" and the moves (the kernel predicts; a report lists the command that will) are the shell's
@@ -128,9 +132,11 @@ function appView(ctx, data) {
     $("dx-totals").innerHTML = P.totals;  // escaped when it was built (explorer.views.tables)
     // the skeletons built from the plan's tables (figures.js); copies: plotly keeps the objects it is given as the
     // figure's own and changes them as it draws, and the skeletons must stay as they are for the next time
+    Q.drop();  // what the plan before still had queued
     const FIG = planFigures(P.lod);
     Plotly.react(graphDiv, fresh(FIG.graph.data), fresh(FIG.graph.layout), CONFIG);
-    Plotly.react(memoryDiv, fresh(FIG.memory.data), fresh(FIG.memory.layout), CONFIG);
+    // the memory map is drawn in later tasks (below); its box keeps its height meanwhile
+    memoryDiv.style.minHeight = FIG.memory.layout.height + "px";
     if (!over) {
       const graph = overlay(graphDiv), memory = overlay(memoryDiv);
       const mini = minimap(graphDiv, $("dx-minimap"));  // before the labels: they keep clear of it
@@ -146,12 +152,25 @@ function appView(ctx, data) {
     }
     DG = delegateExpander(P, graphDiv, T, host);
     OV.plan(P);  // its overlays in the picker, before its graph is drawn
-    LOD = lodPlan(P, host);
+    LOD = lodPlan(P, host, {draw: false});
     if (!P.labels) P.labels = LOD.labels();
-    over.minimap.draw();
-    over.labels.draw();
-    over.strip.reset();  // this plan's lanes
-    over.strip.draw();
+    // the page's first view in stages (a task each); a plan switched to later is drawn at once, as before (what
+    // reads the panels right after a switch, tests included, finds them drawn)
+    const L = LOD, later = shown ? (/** @type {() => void} */ fn) => fn() : Q.later;
+    shown = true;
+    later(() => { L.folded(); }, "fold");  // fold and lay out the first state (lod_base.js: kept for the draw)
+    later(() => { L.drawFirst(); }, "graph");  // draw it (unless a change drew it already)
+    later(() => { over.minimap.draw(); over.labels.draw(); }, "labels");
+    later(() => {
+      Plotly.react(memoryDiv, fresh(FIG.memory.data), fresh(FIG.memory.layout), CONFIG);
+      memoryDiv.style.minHeight = "";
+      wireMemory();  // the first time: plotly gives a div its events when it first draws in it
+    }, "lanes");
+    later(() => {
+      L.drawMemory();
+      over.strip.reset();  // this plan's lanes
+      over.strip.draw();
+    }, "memory");
     if (P.profile) {
       PROF = profileView(P, {graph: graphDiv, memory: memoryDiv, T, lanes: LOD.lanes(), rehighlight: () => highlight(),
         setAxis: (/** @type {Parameters<import("./lod.js").LodPlan["setAxis"]>[0]} */ map) => LOD.setAxis(map),
@@ -161,7 +180,7 @@ function appView(ctx, data) {
     deviceButtons();
     const want = model.get("expanded");
     if (keep && Array.isArray(want) && model.get("plan") === P.name) LOD.setExpanded(want);
-    else publish("expanded", LOD.state().expanded);
+    else later(() => { publish("expanded", L.state().expanded); }, "");  // state() folds: after the graph's stage
   }
 
   // a selection from the model (Python, a link, a finding of another plan opened with its plan): the groups
@@ -269,6 +288,13 @@ function appView(ctx, data) {
       // a delegate with a decoded inside opens / closes in place (an op's customdata: its instruction)
       if (pt.curveNumber === T.ops && DG && typeof pt.customdata === "number" && DG.toggle(pt.customdata)) over.labels.draw();
     });
+    wireMemory();
+  }
+  let memoryWired = false;
+  // the memory map's handlers, once plotly has drawn into its div (the first view draws it after the graph)
+  function wireMemory() {
+    if (memoryWired || !memoryDiv.on) return;
+    memoryWired = true;
     onPlot(memoryDiv, "plotly_relayout", (/** @type {PlotRelayout} */ ev) => LOD.onRelayout(ev));
     onPlot(memoryDiv, "plotly_click", (/** @type {PlotClick} */ ev) => LOD.clickMemory(ev.points[0]));
   }
@@ -302,7 +328,8 @@ function appView(ctx, data) {
   return {state, plots: [graphDiv, memoryDiv], show, holds: () => true, apply,
           clear: () => select({values: [], instructions: []}, true), selection,
           find: (text) => select(search(P, text)), started: wireClicks,
-          api: {select, search: (/** @type {string} */ text) => search(P, text), lod: () => LOD, delegates: () => DG,
+          api: {drawn: () => Q.idle(), select, search: (/** @type {string} */ text) => search(P, text), lod: () => LOD,
+                delegates: () => DG,
                 profile: () => PROF, overlays: () => OV,
                 openLink: (/** @type {string} */ text) => model.set("selected", Object.assign({plan: state.plan, finding: null}, search(P, text))),
                 hashOf: (/** @type {Parameters<typeof linkOf>[0]} */ sel, /** @type {string} */ first) => linkOf(sel, first)}};

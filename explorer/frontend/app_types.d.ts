@@ -70,6 +70,8 @@ export interface ShellApp {
   state: { plan: string | null };
   /** switches the plan as the selector does (keep: the model's plan-scoped state is this plan's) */
   showPlan(name: string, keep?: boolean): void;
+  /** resolves once every stage of the first view is drawn (app.js: each stage a task of its own); absent: drawn at once */
+  drawn?(): Promise<void>;
   /** a link's text (after "#" and the plan) selects what it names (links.js) */
   openLink(text: string): void;
   /** a selection -> the hash that selects it again ("" none) */

@@ -133,7 +133,10 @@ export async function render({model, el}) {
     if (scope) scope.dispose();
     el.textContent = "";
     scope = scopedModel(model, "mode" in data && data.mode === "diff" && data.whatif ? {selected: "_whatif_selected"} : {});
-    el.dxApp = mount(el, scope, data);
+    const app = mount(el, scope, data);
+    if ("drawn" in app && app.drawn) await app.drawn();  // every stage of its first view drawn (app.js: one task each)
+    if (ticket !== drawing) return;  // a newer payload is drawn over it meanwhile
+    el.dxApp = app;
     el.dataset.drawn = String(ticket);  // tests wait for a re-render by it
     requestAnimationFrame(() => { el.style.minHeight = ""; fitHost(el); });
   }

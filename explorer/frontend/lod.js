@@ -10,16 +10,25 @@ import {lodMemory} from "./lod_memory.js";
 
 /** @typedef {ReturnType<typeof lodPlan>} LodPlan */
 
-/** @param {import("./payload").DrawnPlan} P @param {import("./lod_base.js").LodHost} host */
-export function lodPlan(P, host) {
+/** @param {import("./payload").DrawnPlan} P @param {import("./lod_base.js").LodHost} host
+ * @param {{draw?: boolean}} [opts] draw: false: the first state is drawn when the caller says (drawFirst, drawMemory), each
+ * in a task of its own */
+export function lodPlan(P, host, opts) {
   const B = lodBase(P), S = lodState(P.lod);
   const panels = lodPanels(B, S, host), memory = lodMemory(B, S, host);
   const graph = lodGraph(B, S, host, {groupDetails: panels.groupDetails, memory});
-  graph.draw(null, true);  // the first state: figures.js built the styled, empty traces; the app folds, lays out and draws
-  if (P.lod.arenas.length) memory.drawMemory();
-  return {expand: graph.expand, collapse: graph.collapse, reveal: graph.reveal, highlight: graph.highlight,
+  // the first state: figures.js built the styled, empty traces; the app folds, lays out and draws (not again if a
+  // change of the expanded set or a reveal drew it before the caller's drawFirst)
+  const drawFirst = () => { if (!S.draws && !graph.layoutState().running) graph.draw(null, true); };
+  const drawMemory = () => { if (P.lod.arenas.length) memory.drawMemory(); };
+  if (!opts || opts.draw !== false) { drawFirst(); drawMemory(); }
+  // before the first draw there is nothing to ring (and finding it would fold the first state now): the draw
+  // applies the selection when it comes
+  /** @param {number[]} values @param {number[]} instructions */
+  const highlight = (values, instructions) => { if (S.draws) graph.highlight(values, instructions); };
+  return {expand: graph.expand, collapse: graph.collapse, reveal: graph.reveal, highlight,
           devices: graph.devices, labels: graph.labels, clickGraph: graph.clickGraph, setExpanded: graph.setExpanded,
-          redraw: () => graph.draw(null), layout: graph.layoutState,
+          redraw: () => graph.draw(null), layout: graph.layoutState, drawFirst, drawMemory,
           valueDetails: panels.valueDetails, instrDetails: panels.instrDetails, groupDetails: panels.groupDetails,
           clickMemory: memory.clickMemory, onRelayout: memory.onRelayout, lane: memory.lane, laneProfiles: memory.laneProfiles,
           setAxis: memory.setAxis, axis: memory.axisMap, lanes: () => P.lod.arenas.length,

@@ -130,6 +130,7 @@ export function lodMemory(B, S, host) {
   /** every lane (what is legible depends on the zoom), notes, selection: one update */
   function drawMemory() {
     const gd = host.memory, notes = /** @type {string[]} */ ([]), shown = host.shown(), b = batch(), images = /** @type {object[]} */ ([]);
+    if (!gd.data) return;  // its lanes' skeleton not drawn yet (app.js draws the first view in stages): drawn with them
     if (gd.dxCells) gd.dxCells.hide();  // a cell's label from before this draw
     AR.forEach((a, k2) => {
       const ln = lane(k2), dim = ST.opacity.block[1], op = shown[DEV[a.dev].name] === false ? dim : 1, ax = k2 ? String(k2 + 1) : "";

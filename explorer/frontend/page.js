@@ -22,6 +22,7 @@ export async function startPage() {
     throw e;
   }
   performance.mark("dx:data");
+  await new Promise((resolve) => { setTimeout(resolve, 0); });  // the app is drawn in a task of its own, after the decode's
   // "?overlay=NAME" picks the overlay the nodes are coloured by ("?overlay=" the device colours); the page writes
   // it back when the user picks one, so a link carries the colouring with the selection
   const query = new URLSearchParams(window.location.search), overlay = query.get("overlay");
@@ -29,6 +30,7 @@ export async function startPage() {
   const model = localModel({plan: shown ? shown.plan : undefined, selected: shown ? shown.selected : undefined,
                             devices: [], expanded: null, ...(overlay === null ? {} : {shown_overlay: overlay})});
   const app = mount(el, model, data);
+  performance.mark("dx:mounted");
   if (app.mode === "diff") window.dxDiff = app;  // tests and benches read the app's state
   else window.dxReport = app;
   if (app.mode !== "data" && shown) followLinks(app, model, shown);
@@ -40,6 +42,7 @@ export async function startPage() {
     hint.textContent = keysHint(shown.plans.length);
     el.appendChild(hint);
   }
+  if ("drawn" in app && app.drawn) await app.drawn();  // every stage of the first view drawn (app.js: one task each)
   performance.mark("dx:drawn");
   document.body.dataset.ready = "1";
   return app;
