@@ -36,6 +36,11 @@ function contextNote(el, context) {
 
 // the one-program page around the shell's controls row (shell.js): title and summary above; the graph with its
 // minimap, the details and findings beside it; the per-device table and the memory map below
+// a first view of at least this many instructions and values is drawn in stages, a task each (util.js stages: a
+// frame waited between them); a smaller one, a few tens of ms of drawing, in one go: it is on screen sooner
+// (bench/bench_view.py, time to first view against Netron) and nothing in it blocks for long
+const STAGED_MIN = 2000;
+
 const LAYOUT = {
   rootClass: "dx-app dx-root",
   head: `
@@ -156,7 +161,8 @@ function appView(ctx, data) {
     if (!P.labels) P.labels = LOD.labels();
     // the page's first view in stages (a task each); a plan switched to later is drawn at once, as before (what
     // reads the panels right after a switch, tests included, finds them drawn)
-    const L = LOD, later = shown ? (/** @type {() => void} */ fn) => fn() : Q.later;
+    const staged = !shown && P.lod.m + P.lod.n >= STAGED_MIN;
+    const L = LOD, later = staged ? Q.later : (/** @type {() => void} */ fn) => fn();
     shown = true;
     later(() => { L.folded(); }, "fold");  // fold and lay out the first state (lod_base.js: kept for the draw)
     later(() => { L.drawFirst(); }, "graph");  // draw it (unless a change drew it already)
