@@ -112,7 +112,8 @@ export function insideTraces(D, lay, outer) {
 /** @param {Inside} D @param {Lay} lay */
 export function boxShape(D, lay) {
   return {type: "rect", layer: "below", xref: "x", yref: "y", x0: lay.x0 - lay.W / 2 + 0.1, x1: lay.x0 + lay.W / 2 - 0.1,
-          y0: lay.bottom + 0.1, y1: lay.y0 - 0.15, line: {color: D.color, width: 1.5, dash: "dash"},
+          // its top clear of the diamond's label (text centred on the diamond: ~0.3 of a layer below it at a readable scale)
+          y0: lay.bottom + 0.1, y1: lay.y0 - 0.4, line: {color: D.color, width: 1.5, dash: "dash"},
           fillcolor: "rgba(246,248,250,0.9)", name: "inside of #" + D.instruction};
 }
 

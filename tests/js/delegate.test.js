@@ -2,7 +2,7 @@
 // the traces drawn, and that every string from the file is escaped.
 import test from "node:test";
 import assert from "node:assert/strict";
-import {boxCaption, innerDetails, insideLayout, insideTraces, movePoint, moveSegments} from "../../explorer/frontend/delegate.js";
+import {boxCaption, boxShape, innerDetails, insideLayout, insideTraces, movePoint, moveSegments} from "../../explorer/frontend/delegate.js";
 
 // XNNPACK's conv delegate of tests/fixtures/companions/xnnpack_multi.pte, as explorer.views.companions_view sends it
 const D = {instruction: 0, delegate: 0, backend: "XnnpackBackend", device: "cuda:0", color: "#E69F00",
@@ -20,6 +20,15 @@ test("the inside opens under the diamond, one layer per depth, centred on it", (
   assert.equal(lay.bottom, -3 - lay.H);
   const wide = insideLayout({graph: {depth: [0, 0, 1], col: [0, 1, 0], width: 2}}, 0, 0);
   assert.equal(wide.x[0], -wide.x[1], "a layer's nodes are centred under the diamond");
+});
+
+test("the box's top stays clear of the diamond's label and holds the first inner node", () => {
+  // the diamond's name is centred on it (plotly text "middle right"): ~0.3 of a layer below its centre at a readable
+  // scale, where a box top 0.15 below it ran through the letters
+  const lay = insideLayout(D, 2, -3), box = boxShape(D, lay);
+  assert.ok(lay.y0 - box.y1 >= 0.35, "room for the diamond's label above the box");
+  assert.ok(box.y1 - lay.y[0] >= 0.35, "room for the first inner node's label inside the box");
+  assert.ok(box.y0 < lay.y[lay.y.length - 1], "the box holds the last inner node");
 });
 
 test("the outer graph makes room: below moves down, layer-mates move aside, the rest stays", () => {
