@@ -41,7 +41,7 @@ import {layOut} from "./layout_worker.js";
  * @typedef {object} LodState
  * @property {number[]} expanded  the expanded groups, in the order they were opened
  * @property {string} note  what the last expand collapsed to stay within limits.visible ("": nothing)
- * @property {Folded | null} cur  the fold as drawn (null: not folded yet; folded() makes it)
+ * @property {Folded | null} cur  the fold as drawn (null: not folded yet; currentFold() makes it)
  * @property {[number, number] | null} win  the memory lanes' x window, axis units (null: everything)
  * @property {number} laying  units of a layout running (0: none)
  * @property {[number, number, number, number] | null} region  what the last graph draw drew, [x0, x1, y0, y1] in
