@@ -34,13 +34,13 @@ function contextNote(el, context) {
   el.title = warnings.length ? "what in the ETRecord does not line up with this program" : "module paths and source lines from the ETRecord";
 }
 
-// the one-program page around the shell's controls row (shell.js): title and summary above; the graph with its
-// minimap, the details and findings beside it; the per-device table and the memory map below
 // a first view of at least this many instructions and values is drawn in stages, a task each (util.js stages: a
 // frame waited between them); a smaller one, a few tens of ms of drawing, in one go: it is on screen sooner
 // (bench/bench_view.py, time to first view against Netron) and nothing in it blocks for long
 const STAGED_MIN = 2000;
 
+// the one-program page around the shell's controls row (shell.js): title and summary above; the graph with its
+// minimap, the details and findings beside it; the per-device table and the memory map below
 const LAYOUT = {
   rootClass: "dx-app dx-root",
   head: `

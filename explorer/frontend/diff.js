@@ -7,7 +7,7 @@
 import {arr, esc} from "./util.js";
 import {markCircles, overlay} from "./overlay.js";
 import {profileDiffView} from "./profile_diff.js";
-import {diffLod} from "./diff_lod.js";
+import {diffLod, SIDES, other} from "./diff_lod.js";
 import {labelLayer} from "./labels.js";
 import {CONFIG} from "./frame.js";
 import {createShell} from "./shell.js";
@@ -18,8 +18,6 @@ import {diffLinkOf, sideNode} from "./links.js";
 /** @typedef {import("./diff_lod.js").DiffState} DiffState */
 /** @typedef {{side?: Side | "", values?: number[], instructions?: number[]}} SideSel a selection on one side */
 
-/** @type {Side[]} */
-const SIDES = ["a", "b"];
 
 // the two-program page around the shell's controls row (shell.js): the header above; both graphs side by side,
 // the details and the runtime needs, both memory maps below
@@ -78,7 +76,6 @@ function diffView(ctx, data) {
   let PROF = null;  // two run profiles compared on this plan (profile_diff.js)
   /** @type {Partial<Record<Side, {draw(): void}>>} */
   const labelLayers = {};  // each side's node labels (labels.js)
-  const other = (/** @type {Side} */ side) => (side === "a" ? "b" : "a");
 
   // a what-if (data.whatif: original vs predicted): the shell's bar, and "Move to ▸" under the details
   const MV = ctx.moves;

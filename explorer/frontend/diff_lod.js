@@ -15,10 +15,10 @@ import {fresh, planFigures} from "./figures.js";
 /** @typedef {import("./payload").LodGroups} LodGroups */
 /** @typedef {import("./lod_base.js").Folded} Folded */
 /** @typedef {import("./lod_base.js").FoldNode} FoldNode */
-/** @type {Side[]} */
-const SIDES = ["a", "b"];
+/** the two sides, A (before) then B (after) @type {Side[]} */
+export const SIDES = ["a", "b"];
 /** @param {Side} side @returns {Side} */
-const other = (side) => (side === "a" ? "b" : "a");
+export const other = (side) => (side === "a" ? "b" : "a");
 /** a value per side, built by `make(side)` @template T @param {(s: Side) => T} make @returns {import("./payload").Sides<T>} */
 const bySide = (make) => ({a: make("a"), b: make("b")});
 

@@ -20,15 +20,14 @@ export function lodPlan(P, host, opts) {
   // the first state: figures.js built the styled, empty traces; the app folds, lays out and draws (not again if a
   // change of the expanded set or a reveal drew it before the caller's drawFirst)
   const drawFirst = () => { if (!S.draws && !graph.layoutState().running) graph.draw(null, true); };
-  const drawMemory = () => { if (P.lod.arenas.length) memory.drawMemory(); };
-  if (!opts || opts.draw !== false) { drawFirst(); drawMemory(); }
+  if (!opts || opts.draw !== false) { drawFirst(); memory.drawMemory(); }
   // before the first draw there is nothing to ring (and finding it would fold the first state now): the draw
   // applies the selection when it comes
   /** @param {number[]} values @param {number[]} instructions */
   const highlight = (values, instructions) => { if (S.draws) graph.highlight(values, instructions); };
   return {expand: graph.expand, collapse: graph.collapse, reveal: graph.reveal, highlight,
           devices: graph.devices, labels: graph.labels, clickGraph: graph.clickGraph, setExpanded: graph.setExpanded,
-          redraw: () => graph.draw(null), layout: graph.layoutState, drawFirst, drawMemory,
+          redraw: () => graph.draw(null), layout: graph.layoutState, drawFirst, drawMemory: memory.drawMemory,
           valueDetails: panels.valueDetails, instrDetails: panels.instrDetails, groupDetails: panels.groupDetails,
           clickMemory: memory.clickMemory, onRelayout: memory.onRelayout, lane: memory.lane, laneProfiles: memory.laneProfiles,
           setAxis: memory.setAxis, axis: memory.axisMap, lanes: () => P.lod.arenas.length,

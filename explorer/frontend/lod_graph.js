@@ -398,12 +398,17 @@ export function lodGraph(B, S, host, uses) {
     folded().nodes.forEach((nd) => { if (nd[0] === "g") most = Math.max(most, groupSize(nd[1])); });
     return Math.max(READABLE.y, Math.ceil(most * 1.25) + 4);
   }
-  /** the view a big plan opens at: its top, at a readable scale, room for group labels @returns {View} */
-  function homeView() {
-    const f = folded();
+  /** a fold's x extent and its layers (layout units; lo > hi: no nodes) @param {Folded} f */
+  function spread(f) {
     let lo = Infinity, hi = -Infinity, depth = 0;
     f.x.forEach((x) => { lo = Math.min(lo, x); hi = Math.max(hi, x); });
     f.y.forEach((y) => { depth = Math.max(depth, y + 1); });
+    return {lo, hi, depth};
+  }
+  /** the view a big plan opens at: its top, at a readable scale, room for group labels @returns {View} */
+  function homeView() {
+    const f = folded();
+    let {lo, hi, depth} = spread(f);
     if (lo > hi) { lo = 0; hi = 0; }
     const v = readableView({x0: lo, x1: hi, y0: -(Math.max(depth, 1) - 1), y1: 0}, plotSize(),
                          // room on the right for a folded group's label (long: name, device split, bytes); a graph of
@@ -476,9 +481,8 @@ export function lodGraph(B, S, host, uses) {
   // giving them once the figure's new height is known, or null (the view stays); reset: the home view.
   /** @param {View | (() => View | null) | null} view @param {boolean} [reset] */
   function draw(view, reset) {
-    const gd = host.graph, data = /** @type {Record<string, any>[]} */ (JSON.parse(JSON.stringify(baseData))), f = folded();
-    let depth = 0;
-    f.y.forEach((y) => { depth = Math.max(depth, y + 1); });
+    const gd = host.graph, data = /** @type {Record<string, any>[]} */ (fresh(baseData)), f = folded();
+    const depth = spread(f).depth;
     const height = Math.round(Math.min(720, Math.max(380, 22 * Math.min(depth, L.limits.focus) + 110)));  // graph._layout
     nextHeight = height;
     const ranges = reset ? homeView() : typeof view === "function" ? view() : view;
@@ -513,10 +517,7 @@ export function lodGraph(B, S, host, uses) {
     if (ev.shapes || ev.annotations || ev.height) return;
     const gd = host.graph, xr = gd.layout.xaxis && gd.layout.xaxis.range, yr = gd.layout.yaxis && gd.layout.yaxis.range;
     if (ev["xaxis.autorange"] || ev["yaxis.autorange"]) {
-      const f = folded();
-      let lo = Infinity, hi = -Infinity, depth = 0;
-      f.x.forEach((x) => { lo = Math.min(lo, x); hi = Math.max(hi, x); });
-      f.y.forEach((y) => { depth = Math.max(depth, y + 1); });
+      const {lo, hi, depth} = spread(folded());
       return later({"xaxis.range": [lo - 0.6, hi + 0.6], "yaxis.range": [-(depth - 1) - 0.6, 0.6]}, 0);
     }
     if (!xr || !yr) return;
@@ -574,7 +575,7 @@ export function lodGraph(B, S, host, uses) {
     Plotly.restyle(host.graph, {"marker.opacity": [tv.map((v) => O[shown[DEV[TT.dev[rowOf[v]]].name] === false ? 1 : 0]),
                                                    gv.map((g) => O[G.dev[g] >= 0 && shown[DEV[G.dev[g]].name] === false ? 1 : 0])]},
                    [T.tensors, T.groups]);
-    if (L.arenas.length) uses.memory.drawMemory();
+    uses.memory.drawMemory();
   }
   /** every tensor's and op's label, for search and the diff @returns {{v: Record<number, string>, i: string[]}} */
   function labels() {

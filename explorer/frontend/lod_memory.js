@@ -127,10 +127,10 @@ export function lodMemory(B, S, host) {
     if (pat.some(Boolean)) out["marker.pattern.shape"] = pat;
     return out;
   }
-  /** every lane (what is legible depends on the zoom), notes, selection: one update */
+  /** every lane (what is legible depends on the zoom), notes, selection: one update; nothing for a plan without arenas */
   function drawMemory() {
     const gd = host.memory, notes = /** @type {string[]} */ ([]), shown = host.shown(), b = batch(), images = /** @type {object[]} */ ([]);
-    if (!gd.data) return;  // its lanes' skeleton not drawn yet (app.js draws the first view in stages): drawn with them
+    if (!nA || !gd.data) return;  // no lanes, or their skeleton not drawn yet (app.js draws the first view in stages)
     if (gd.dxCells) gd.dxCells.hide();  // a cell's label from before this draw
     AR.forEach((a, k2) => {
       const ln = lane(k2), dim = ST.opacity.block[1], op = shown[DEV[a.dev].name] === false ? dim : 1, ax = k2 ? String(k2 + 1) : "";
