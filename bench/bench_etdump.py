@@ -48,7 +48,7 @@ def _child(kind: str, path: str, repeat: int, queue) -> None:
         warnings.simplefilter("ignore")
         if kind in ("load_etdump", "load_etdump + join"):
             import explorer
-            from explorer.analysis.profile import join_profile
+            from explorer.analysis.profile.join import join_profile
             program = explorer.load(ROOT / "tests" / "fixtures" / "mlp.pte")
             if kind == "load_etdump":
                 run = lambda: explorer.load_etdump(path)  # noqa: E731

@@ -152,9 +152,9 @@ def where(profile: dict, top: int = 25) -> tuple[list, dict, dict]:
 
 def reports(args, work: Path) -> dict[str, Path]:
     from explorer import load
-    from explorer.format.synth import synthetic_program
-    from explorer.format.writer import write
-    from explorer.views.report import write_report
+    from devtools.synth import synthetic_program
+    from devtools.writer import write
+    from explorer.views.html.report import write_report
 
     out: dict[str, Path] = {}
     plans = []

@@ -2,7 +2,7 @@
 
     python bench/bench_load.py [--sizes 1000 10000 100000] [--repeat 5] [--quick]
 
-Synthetic programs (explorer.format.synth: long kernel chains, CPU + cuda:0 + cuda:1 arenas, h2d/d2h
+Synthetic programs (devtools.synth: long kernel chains, CPU + cuda:0 + cuda:1 arenas, h2d/d2h
 copies, one device-targeted delegate call per offloaded step) are written to a temp folder. Every
 measurement runs in its own child process (imports excluded from the timing; peak RSS is that child's
 growth from just before the first run), repeated, and the median is reported with its ratio to ours.
@@ -38,7 +38,7 @@ def _child(kind: str, path: str, repeat: int, queue) -> None:
     try:
         if kind in ("load", "load+check"):
             import explorer
-            from explorer.analysis import check
+            from explorer.analysis.pipeline import check
             run = (lambda: explorer.load(path)) if kind == "load" else (lambda: check(explorer.load(path)))
             base = _rss_mb()
         elif kind == "executorch":
@@ -93,8 +93,8 @@ def available(kind: str) -> bool:
 
 def sparse_segment_check(folder: Path) -> str:
     """A .pte whose segments hold 4 GiB (sparse): load must not read them."""
-    from explorer.format.synth import synthetic_program
-    from explorer.format.writer import layout_segments, write
+    from devtools.synth import synthetic_program
+    from devtools.writer import layout_segments, write
     import dataclasses
     program = synthetic_program(1000)
     program = dataclasses.replace(program, segments=layout_segments([4 << 30]))
@@ -115,8 +115,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.quick:
         args.sizes, args.repeat = [1000, 10000], 3
-    from explorer.format.synth import synthetic_program
-    from explorer.format.writer import write
+    from devtools.synth import synthetic_program
+    from devtools.writer import write
     import explorer
 
     folder = Path(tempfile.mkdtemp(prefix="dex-bench-"))

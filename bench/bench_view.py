@@ -191,9 +191,9 @@ def main(argv=None) -> int:
     from playwright.sync_api import sync_playwright
 
     from explorer import load
-    from explorer.format.synth import synthetic_program
-    from explorer.format.writer import write
-    from explorer.views.report import write_report
+    from devtools.synth import synthetic_program
+    from devtools.writer import write
+    from explorer.views.html.report import write_report
 
     fixtures = ROOT / "tests" / "fixtures"
     work = Path(tempfile.mkdtemp(prefix="bench_view_"))
@@ -210,7 +210,7 @@ def main(argv=None) -> int:
         reports[name] = out
     from diff_helpers import big_pair
 
-    from explorer.views.diff_report import write_diff_report
+    from explorer.views.html.diff import write_diff_report
     reports["5k-value diff pair (synthetic, diff --html)"] = write_diff_report(*big_pair(work), work / "diff_5k.html")
     results: dict[str, dict] = {}
     with sync_playwright() as p:

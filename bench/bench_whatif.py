@@ -68,7 +68,7 @@ def lower(model, example, partitioner) -> bytes:
 
 def placement(program) -> dict:
     """What a placement review compares, per plan: tensors per device, copies per direction, arenas."""
-    from explorer.model import Tensor
+    from explorer.model.program import Tensor
 
     out = {}
     for plan in program.plans:

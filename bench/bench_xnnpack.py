@@ -77,7 +77,7 @@ def build_payload(nodes: int) -> tuple[bytes, list]:
 
 _OURS = """
 import sys, time
-from explorer.format.xnnpack import decode_xnnpack
+from explorer.format.backends.xnnpack import decode_xnnpack
 data = open(sys.argv[1], 'rb').read()
 t = time.perf_counter(); g = decode_xnnpack(data); decoded = time.perf_counter() - t
 n = sum(len(x.inputs) for x in g.nodes) + sum(len(v.dims) for v in g.values)  # every object made

@@ -9,11 +9,11 @@ ipywidgets. The figures are built in the browser (plotly.js is vendored): the pl
 
 from __future__ import annotations
 
-from .errors import EtrecordFormatError, PteFormatError
-from .format.etdump import load_etdump
-from .format.etrecord import load_etrecord
-from .format.reader import load as _load
-from .model import CPU, Buffer, DataFile, Delegate, Device, Instruction, Plan, Program, Tensor, Value
+from explorer.errors import EtrecordFormatError, PteFormatError
+from explorer.format.companions.etdump import load_etdump
+from explorer.format.companions.etrecord import load_etrecord
+from explorer.format.reader import load as _load
+from explorer.model.program import CPU, Buffer, DataFile, Delegate, Device, Instruction, Plan, Program, Tensor, Value
 
 __all__ = ["load", "load_etdump", "load_etrecord", "EtrecordFormatError", "check", "diff", "what_if", "Explorer", "Diff", "PteFormatError", "Program", "Plan", "Tensor", "Value",
            "Buffer", "Instruction", "Delegate", "Device", "CPU", "DataFile", "__version__"]
@@ -37,24 +37,24 @@ def load(source, data=None, *, etrecord=None):
         return loaded
     if not isinstance(loaded, Program):
         raise PteFormatError("an ETRecord can only be joined to a program, and this is a data file (.ptd)", offset=4)
-    from .analysis.context import attach_etrecord
+    from explorer.analysis.context import attach_etrecord
     return attach_etrecord(loaded, etrecord)
 
 
 def __getattr__(name: str):
     if name == "Explorer":
-        from .widget import Explorer
+        from explorer.widget.explorer import Explorer
         return Explorer
     if name == "Diff":
-        from .widget_diff import Diff
+        from explorer.widget.diff import Diff
         return Diff
     if name == "check":
-        from .analysis import check
+        from explorer.analysis.pipeline import check
         return check
     if name == "diff":
-        from .analysis.diff import diff
+        from explorer.analysis.diff.compare import diff
         return diff
     if name == "what_if":
-        from .analysis.whatif import what_if
+        from explorer.whatif.predict import what_if
         return what_if
     raise AttributeError(f"module 'explorer' has no attribute {name!r}")

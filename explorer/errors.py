@@ -1,4 +1,10 @@
-"""The one exception bad bytes may raise.
+"""Every exception the explorer raises on purpose, in one place beneath every layer.
+
+:class:`PteFormatError` is the one bad bytes may raise (:class:`EtrecordFormatError` for an ETRecord). The
+others say that well-formed input does not fit: a move that cannot be honoured (:class:`MoveError`), a
+placement executorch would refuse (:class:`Refusal`), an ETDump or ETRecord of another program
+(:class:`ProfileMismatch`, :class:`EtrecordMismatch`), an overlay that cannot be drawn
+(:class:`OverlayError`), a payload of another contract (:class:`PayloadVersionError`).
 
 Every structural problem found while decoding a ``.pte`` becomes a :class:`PteFormatError` that
 says *where* (a byte offset and, when known, the schema path such as
@@ -8,7 +14,8 @@ truncated download from a writer bug without reading a flatbuffers stack trace.
 
 from __future__ import annotations
 
-__all__ = ["PteFormatError", "EtrecordFormatError"]
+__all__ = ["PteFormatError", "EtrecordFormatError", "MoveError", "Refusal", "OverlayError", "ProfileMismatch",
+           "EtrecordMismatch", "PayloadVersionError"]
 
 
 class PteFormatError(ValueError):
@@ -45,3 +52,27 @@ class EtrecordFormatError(PteFormatError):
         where = f"member {member!r}" + (f" at byte {offset}" if offset is not None else "") + ": " if member else ""
         ValueError.__init__(self, f"ETRecord{' ' + file if file else ''}: {where}{message}")
         self.offset, self.path, self.file, self.reason, self.member = offset, member, file, message, member
+
+
+class MoveError(ValueError):
+    """A move that cannot be honoured (unknown selector, a copy, an unknown device kind...)."""
+
+
+class Refusal(Exception):
+    """A placement executorch 1.5.1 refuses to export; ``str()`` is the reason it would give."""
+
+
+class OverlayError(ValueError):
+    """An overlay argument or key that cannot be used; the message names it and what would do."""
+
+
+class ProfileMismatch(ValueError):
+    """No run of the dump fits any plan of the program (wrong program, or a dump of another export)."""
+
+
+class EtrecordMismatch(ValueError):
+    """The ETRecord does not belong to this program (``explorer.analysis.context`` says what is compared)."""
+
+
+class PayloadVersionError(ValueError):
+    """A payload written for another contract than this reader's (``explorer.views.payload.embed.PAYLOAD_VERSION``)."""

@@ -34,7 +34,7 @@ def main(argv=None) -> int:
     from test_etrecord_details import check_plan, run
 
     import explorer
-    from explorer.views.report import app_payload
+    from explorer.views.payload.app import app_payload
 
     zoo = zoo_check._zoo()
     made = zoo_check._record_managers()

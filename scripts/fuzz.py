@@ -51,8 +51,8 @@ CRASHES = FIXTURES / "crashes"
 sys.path.append(str(ROOT))  # last: an installed (or PYTHONPATH) explorer wins, so old versions can be fuzzed too
 
 from explorer import PteFormatError  # noqa: E402
-from explorer.format import schema as S  # noqa: E402
-from explorer.format.container import read_container  # noqa: E402
+from explorer.format.pte import slots as S  # noqa: E402
+from explorer.format.pte.container import read_container  # noqa: E402
 from explorer.format.flatbuf import FlatReader  # noqa: E402
 from explorer.format.reader import load  # noqa: E402
 
@@ -695,8 +695,8 @@ def craft_aliased_names(operators: int = 3000, name_len: int = 20000) -> bytes:
 def craft_overlapping_vtables(values: int = 12000, pad: int = 64) -> bytes:
     """``values`` EValue tables, each with its own vtable, all overlapping and each claiming to span
     to the end of the file (before the fix, validating every claimed slot cost values^2 steps)."""
-    from explorer.format.writer import write
-    from explorer.model import Plan, Program, Value
+    from devtools.writer import write
+    from explorer.model.program import Plan, Program, Value
 
     n = values
     plan = Plan("forward", tuple(Value(i, "Null") for i in range(n)), (), (), (), (), (), (), ())
@@ -739,10 +739,10 @@ def _alarm(signum, frame):
 def force(program) -> int:
     """Everything ``inspect --json`` and a Python user reach: the JSON form (which includes the plans'
     runtime requirements, from the analysis), every value and instruction, every segment's bytes."""
-    from explorer.json_form import program_json
+    from explorer.jsonform.program import program_json
 
     if getattr(program, "kind", "program") == "data":  # a .ptd: its JSON form and every entry's fields
-        from explorer.json_companions import data_file_json
+        from explorer.jsonform.companions import data_file_json
 
         return len(json.dumps(data_file_json(program))) + sum(
             hash((e.key, e.dtype, e.tensor_nbytes, e.offset)) & 1 for e in program.entries)
@@ -778,7 +778,7 @@ def consistency(program) -> None:
     Two different code paths compute them (numpy gathers vs. per-object slicing), so agreement on a
     mutated file is a strong oracle. Raises AssertionError naming the first disagreement.
     """
-    from explorer.columns import INSTRUCTION_CODES, OFFSET_SATURATED, STORAGE_CODES
+    from explorer.model.columns import INSTRUCTION_CODES, OFFSET_SATURATED, STORAGE_CODES
 
     for plan in getattr(program, "plans", ()):  # (a .ptd data file has none)
         if plan._columns is None:
@@ -837,7 +837,7 @@ def signature(exc: BaseException) -> str:
 
 def _check_fn():
     try:
-        from explorer.analysis import check
+        from explorer.analysis.pipeline import check
     except Exception:  # noqa: BLE001 - being written by someone else; absent is fine
         return None
     return lambda program: [] if getattr(program, "kind", "program") == "data" else check(program)
@@ -846,7 +846,7 @@ def _check_fn():
 def _views_fn():
     """The HTML report of a program (what ``device-explorer show`` writes), or None if not built yet."""
     try:
-        from explorer.views.report import report_html
+        from explorer.views.html.report import report_html
     except Exception:  # noqa: BLE001 - someone else's layer, maybe not importable in this checkout
         return None
     check = _check_fn()
@@ -909,8 +909,8 @@ def run_case(data: bytes, *, path: str | None = None, analysis=None, views=None,
 # -- the campaign ---------------------------------------------------------------------------------
 
 # who fixes a crash, by the module its innermost explorer frame is in (the reader: this campaign's owner)
-_OWNERS = (("explorer/analysis/", "analysis"), ("explorer/views/", "views"), ("explorer/json_form.py", "json_form"),
-           ("explorer/cli/", "cli"), ("explorer/widget.py", "widget"))
+_OWNERS = (("explorer/analysis/", "analysis"), ("explorer/views/", "views"), ("explorer/jsonform/program.py", "json_form"),
+           ("explorer/cli/", "cli"), ("explorer/widget/explorer.py", "widget"))
 
 
 def owner_of(kind: str) -> str:
@@ -949,7 +949,7 @@ def save_failure(data: bytes, outcome: Outcome, what: str, index: dict, out: Pat
 
 def headerless(data: bytes) -> bytes:
     """The same program rewritten by our writer without an extended header (segments left out)."""
-    from explorer.format.writer import write
+    from devtools.writer import write
 
     return write(load(data), extended_header=False)
 
@@ -964,8 +964,8 @@ def _seed_corpus(synthetic: bool) -> list[tuple[str, bytes]]:
     # Ethos-U, VGF, Core ML and QNN payloads (scripts/make_payload_fixtures.py): their header readers
     seeds += [(f"payloads/{p.name}", p.read_bytes()) for p in sorted((FIXTURES / "payloads").glob("*.pte"))]
     if synthetic:  # a bigger, many-valued program from the writer, so scale-sensitive paths get hit too
-        from explorer.format.synth import synthetic_program
-        from explorer.format.writer import write
+        from devtools.synth import synthetic_program
+        from devtools.writer import write
 
         seeds.append(("synthetic", write(synthetic_program(300, plans=2))))
     return seeds
@@ -987,7 +987,7 @@ def main(argv=None) -> int:
     ap.add_argument("--path-every", type=int, default=20, help="load every Nth case through a file (mmap)")
     ap.add_argument("--no-analysis", action="store_true", help="don't run explorer.analysis.check")
     ap.add_argument("--views-every", type=int, default=0,
-                    help="also build the HTML report (explorer.views.report) for every Nth loaded case (0: never)")
+                    help="also build the HTML report (explorer.views.html.report) for every Nth loaded case (0: never)")
     ap.add_argument("--no-save", action="store_true", help="don't save failing inputs")
     ap.add_argument("--out", type=Path, default=CRASHES, help="where failing inputs go (default tests/fixtures/crashes)")
     ap.add_argument("--report-every", type=float, default=60.0, help="progress line every N seconds")

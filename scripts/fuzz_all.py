@@ -9,7 +9,7 @@ payloads; ``scripts/fuzz_etdump.py`` for ETDump). The mutant then goes where a u
 
 * a program-like mutant: ``explorer.load`` then ``explorer.check`` (the public API, data files and
   bundles included), every ``--payload-every``-th one the widget/report payload
-  (``explorer.views.report.app_payload``, packed as a page embeds it) and ``explorer.diff`` against its seed;
+  (``explorer.views.html.report.app_payload``, packed as a page embeds it) and ``explorer.diff`` against its seed;
 * an ETDump mutant: ``explorer.load_etdump``;
 * every ``--cli-every``-th mutant: ``explorer.cli.main(["check", file])`` (an ETDump as
   ``inspect <its program> --profile file``), whose only allowed answers are an exit status and text.
@@ -54,8 +54,8 @@ def _cli(argv: list[str]) -> None:
 
 
 def _payload(program) -> None:
-    from explorer.views.embed import pack
-    from explorer.views.report import app_payload
+    from explorer.views.payload.embed import pack
+    from explorer.views.payload.app import app_payload
 
     if getattr(program, "kind", "program") != "program":
         return

@@ -42,9 +42,9 @@ SAVE = FIXTURES / "crashes" / "etdump"
 sys.path.append(str(ROOT))  # last: an installed explorer wins, so other versions can be fuzzed too
 
 from explorer import PteFormatError, load  # noqa: E402
-from explorer.analysis.profile import ProfileMismatch, join_profile  # noqa: E402
-from explorer.format import etdump as E  # noqa: E402
-from explorer.format.etdump import load_etdump  # noqa: E402
+from explorer.analysis.profile.join import ProfileMismatch, join_profile  # noqa: E402
+from explorer.format.companions import etdump as E  # noqa: E402
+from explorer.format.companions.etdump import load_etdump  # noqa: E402
 
 __all__ = ["Landmarks", "walk", "Mutator", "run_case", "seed_files", "consistency", "PROGRAMS"]
 

@@ -32,9 +32,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # scripts/fixture_io.py
 from fixture_io import run_etdump  # noqa: E402
 
-from explorer.format.etdump import load_etdump  # noqa: E402
-from explorer.format.etdump_writer import SynthRun, write_etdump  # noqa: E402
-from explorer.profile_model import ProfileEvent  # noqa: E402
+from explorer.format.companions.etdump import load_etdump  # noqa: E402
+from devtools.etdump_writer import SynthRun, write_etdump  # noqa: E402
+from explorer.model.profile import ProfileEvent  # noqa: E402
 
 RUNS = 5
 

@@ -202,7 +202,7 @@ def stable_members(data: bytes) -> dict:
 
 def etdump_signature(data: bytes) -> list:
     sys.path.insert(0, str(ROOT))
-    from explorer.format.etdump import load_etdump
+    from explorer.format.companions.etdump import load_etdump
 
     dump = load_etdump(data)
     return [(r.name, [(e.name, e.chain_index, e.instruction_id, e.delegate_debug_id_int, e.delegate_debug_id_str)

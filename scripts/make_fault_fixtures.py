@@ -1,4 +1,4 @@
-"""Export the device-fault programs under ``tests/fixtures/faults/`` (one per check of analysis/device_faults.py).
+"""Export the device-fault programs under ``tests/fixtures/faults/`` (one per check of analysis/checks/device_faults.py).
 
     python scripts/make_fault_fixtures.py          # (re)write the files and the README
     python scripts/make_fault_fixtures.py --check  # build in memory; exit 1 if any file differs
@@ -67,7 +67,7 @@ def _patch(base: Callable[[], bytes], change: Callable) -> Callable[[], bytes]:
     """A real export with one plan changed by ``change(plan) -> plan``, written by our writer."""
     def build() -> bytes:
         from explorer.format.reader import load
-        from explorer.format.writer import write
+        from devtools.writer import write
         program = load(base())
         plans = tuple(change(p) for p in program.plans)
         return write(dataclasses.replace(program, plans=plans))
@@ -75,7 +75,7 @@ def _patch(base: Callable[[], bytes], change: Callable) -> Callable[[], bytes]:
 
 
 def _first_device_value(plan, planned: bool):
-    from explorer.model import Tensor
+    from explorer.model.program import Tensor
     return next(v for v in plan.values if isinstance(v, Tensor) and not v.device.is_cpu
                 and (v.memory_id is not None) == planned and v.index not in plan.inputs + plan.outputs)
 
@@ -87,14 +87,14 @@ def _relabel(plan, index: int, **fields):
 
 
 def _duplicate_arena(plan):
-    from explorer.model import BufferDevice, Device
+    from explorer.model.program import BufferDevice, Device
     first = plan.buffer_devices[0]
     return dataclasses.replace(plan, buffer_devices=plan.buffer_devices + (BufferDevice(first.buffer_idx, Device(0, 0)),))
 
 
 def _arena_entry(idx: int):
     def change(plan):
-        from explorer.model import BufferDevice
+        from explorer.model.program import BufferDevice
         bd = plan.buffer_devices[0]
         return dataclasses.replace(plan, buffer_devices=(BufferDevice(idx if idx >= 0 else len(plan.buffer_sizes),
                                                                       bd.device),))
@@ -104,7 +104,7 @@ def _arena_entry(idx: int):
 def _device_everywhere(device_type: int, index: int | None = None):
     """Every non-CPU tensor and arena moved to ``device_type`` (and ``index`` when given)."""
     def change(plan):
-        from explorer.model import BufferDevice, Device, Tensor
+        from explorer.model.program import BufferDevice, Device, Tensor
         def moved(d):
             return Device(device_type, d.index if index is None else index)
         values = tuple(dataclasses.replace(v, device=moved(v.device)) if isinstance(v, Tensor) and not v.device.is_cpu
@@ -115,13 +115,13 @@ def _device_everywhere(device_type: int, index: int | None = None):
 
 
 def _constant_on_device(plan):
-    from explorer.model import Device, Tensor
+    from explorer.model.program import Device, Tensor
     const = next(v for v in plan.values if isinstance(v, Tensor) and v.storage == "constant")
     return _relabel(plan, const.index, device=Device(1, 0), has_extra_info=True)
 
 
 def _retarget(plan):
-    from explorer.model import CompileSpec
+    from explorer.model.program import CompileSpec
     delegates = tuple(dataclasses.replace(d, compile_specs=tuple(
         CompileSpec(s.key, b"cuda:1") if s.key == "target_device" else s for s in d.compile_specs))
         for d in plan.delegates)

@@ -9,7 +9,7 @@ backend's pinned requirements installed beside the venv, e.g. ``pip install --ta
 tosa-tools==2026.5.0 ml_dtypes==0.5.1`` and ``PYTHONPATH=DIR``; ``real_coreml.pte``: Core ML through
 coremltools 9.0, an ML program package). The rest, and everything the VGF and QNN exporters would make
 (the ML SDK's model-converter and the QNN SDK are not installable here), are built from the layout the
-backend's own code writes, cited in ``explorer/format/backend_payloads.py``: ``backends/arm/arm_vela.py``
+backend's own code writes, cited in ``explorer/format/backends/headers.py``: ``backends/arm/arm_vela.py``
 ``vela_compile``; ``src/header.hpp`` of arm/ai-ml-sdk-vgf-library (what ``backends/arm/vgf/backend.py``
 stores); ``backends/apple/coreml/compiler/coreml_preprocess.py`` and its ``inmemoryfs``;
 ``backends/qualcomm/runtime/backends/QnnCustomProtocol.h``. The carrier is a real export,
@@ -35,8 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # scripts/fixture_io.p
 from fixture_io import differing, write_all  # noqa: E402
 
 import explorer  # noqa: E402
-from explorer.format.writer import layout_segments, write  # noqa: E402
-from explorer.model import CompileSpec  # noqa: E402
+from devtools.writer import layout_segments, write  # noqa: E402
+from explorer.model.program import CompileSpec  # noqa: E402
 
 ETHOS_SPECS = (("output_format", b"vela"), ("compile_flags", b"--accelerator-config=ethos-u55-128"))
 

@@ -34,10 +34,10 @@ FIX = ROOT / "tests" / "fixtures"
 
 def _reports(work: Path, only: set[str]) -> dict[str, Path]:
     import explorer
-    from explorer.format.synth import synthetic_program
-    from explorer.format.writer import write
-    from explorer.views.diff_report import write_diff_report
-    from explorer.views.report import write_report
+    from devtools.synth import synthetic_program
+    from devtools.writer import write
+    from explorer.views.html.diff import write_diff_report
+    from explorer.views.html.report import write_report
 
     def want(name: str) -> bool:
         return not only or name in only

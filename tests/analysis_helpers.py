@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from explorer.model import (Chain, CompileSpec, Delegate, Device, DTYPES, Instruction, Operator, Plan, Program,
-                            Segment, SubsegmentOffsets, Tensor, Value, BufferDevice)
+from explorer.model.program import (Chain, CompileSpec, Delegate, Device, DTYPES, Instruction, Operator, Plan,
+    Program, Segment, SubsegmentOffsets, Tensor, Value, BufferDevice)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 _DTYPE_CODES = {name: code for code, (name, _) in DTYPES.items()}
@@ -38,7 +38,7 @@ def reader():
 def roundtrip(program: Program) -> Program:
     """``load(write(program))``."""
     from explorer.format.reader import load
-    from explorer.format.writer import write
+    from devtools.writer import write
     return load(write(program))
 
 

@@ -10,8 +10,8 @@ import subprocess
 from pathlib import Path
 
 from explorer import frontend
-from explorer.views.embed import to_json
-from explorer.views.report import _plan_payload
+from explorer.views.payload.embed import to_json
+from explorer.views.payload.app import plan_entry
 
 NODE = shutil.which("node")
 FRONTEND = Path(frontend.__file__).parent
@@ -109,7 +109,7 @@ process.stdout.write(JSON.stringify(out));
 
 def run_payload_js(tmp_path, plan_payload: dict, commands) -> list[dict]:
     """:func:`run_js` on a plan's payload as the app receives it (``app_payload(...)["plans"][k]``). With
-    ``plan_payload["testOverlay"]`` (one overlay of :mod:`explorer.views.overlay_payload`) the graph is coloured by it
+    ``plan_payload["testOverlay"]`` (one overlay of :mod:`explorer.views.payload.overlays`) the graph is coloured by it
     as the app colours it (overlay_view.js ``paintTraces``, ``detailRow``); ``domain`` is then the scale's span."""
     assert NODE, "node is needed for the app's tests (CI installs it)"
     harness = with_plotly(HARNESS).replace("LOD_MODULE", (FRONTEND / "lod.js").as_uri()).replace(
@@ -127,7 +127,7 @@ def run_payload_js(tmp_path, plan_payload: dict, commands) -> list[dict]:
 def run_js(tmp_path, view, commands) -> list[dict]:
     """Run the app's drawing modules on ``view``'s payload under node, then ``commands`` (expand, select, click,
     zoom, ...); per command what is drawn then (``figures: True`` in a command adds both figures whole)."""
-    return run_payload_js(tmp_path, _plan_payload(view, [], []), commands)
+    return run_payload_js(tmp_path, plan_entry(view, [], []), commands)
 
 
 def drawn(tmp_path, view) -> tuple[dict, dict]:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from explorer.format.synth import synthetic_program
-from explorer.format.writer import write
+from devtools.synth import synthetic_program
+from devtools.writer import write
 
 
 def big_pair(folder: Path) -> tuple[Path, Path]:

@@ -31,8 +31,8 @@ from pathlib import Path
 from explorer import frontend
 from explorer.analysis.graph import dataflow
 from explorer.analysis.types import Dataflow, Layout
-from explorer.columns import value_columns
-from explorer.model import Plan
+from explorer.model.columns import value_columns
+from explorer.model.program import Plan
 
 __all__ = ["layout", "crossings", "inversions", "graph_of", "LayoutGraph", "MAIN_WEIGHT", "SOURCE_WEIGHT"]
 

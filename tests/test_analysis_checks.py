@@ -10,10 +10,10 @@ import time
 import pytest
 
 from analysis_helpers import FIXTURES, PlanBuilder, fixture_paths, reader, roundtrip
-from explorer.format import synth
-from explorer.analysis import check
-from explorer.analysis.checks import SEVERITY
-from explorer.model import Instruction, SubsegmentOffsets, NamedData
+from devtools import synth
+from explorer.analysis.pipeline import check
+from explorer.analysis.checks.placement import SEVERITY
+from explorer.model.program import Instruction, SubsegmentOffsets, NamedData
 
 
 def _only(findings, code):
@@ -156,7 +156,7 @@ def _memory_id_zero(b, x, y):
 
 
 def _bad_buffer_device(b, x, y):
-    from explorer.model import BufferDevice, Device
+    from explorer.model.program import BufferDevice, Device
     b.buffer_devices = (BufferDevice(4, Device.parse("cuda:0")),)
 
 
@@ -447,7 +447,7 @@ def _crafted():
 
 
 def test_cli_exit_1_with_the_codes_and_grouped_text(tmp_path):
-    from explorer.format.writer import write
+    from devtools.writer import write
 
     path = tmp_path / "bad.pte"
     path.write_bytes(write(_crafted().program()))
@@ -466,7 +466,7 @@ def test_cli_exit_1_with_the_codes_and_grouped_text(tmp_path):
 
 
 def test_cli_exit_0_on_warnings_only(tmp_path):
-    from explorer.format.writer import write
+    from devtools.writer import write
 
     path = tmp_path / "warn.pte"
     path.write_bytes(write(_round_trip()[0]))
@@ -483,7 +483,7 @@ def test_cli_exit_1_on_the_broken_export():
 
 
 def test_cli_plan_and_limit_options(tmp_path):
-    from explorer.format.writer import write
+    from devtools.writer import write
 
     b = PlanBuilder(arenas=[(8, "cpu")])
     for _ in range(30):
@@ -514,7 +514,7 @@ def test_cli_exit_2_on_unreadable(tmp_path):
 
 
 def test_each_crafted_error_program_exits_1_with_its_code(tmp_path):
-    from explorer.format.writer import write
+    from devtools.writer import write
 
     b, *_ = _overlap_plan()
     cases = {"live-overlap": b.program()}

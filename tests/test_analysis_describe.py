@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from analysis_helpers import PlanBuilder, fixture_paths, reader
-from explorer.analysis import analyze_program
-from explorer.analysis.describe import (device_summary_lines, finding_lines, instruction_text, nbytes_text,
-                                        value_text, values_text)
+from explorer.analysis.pipeline import analyze_program
+from explorer.describe.program import device_summary_lines, finding_lines
+from explorer.analysis.naming import instruction_text, value_text, values_text
+from explorer.units import nbytes_text
 from explorer.analysis.types import Finding
 
 

@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 from analysis_helpers import FIXTURES, PlanBuilder, reader
-from explorer.analysis import analyze, lifetimes
+from explorer.analysis.pipeline import analyze
+from explorer.analysis import lifetimes
 from explorer.analysis.memory import peak
-from explorer.model import CPU, Device
+from explorer.model.program import CPU, Device
 
 CUDA0 = Device.parse("cuda:0")
 
@@ -218,7 +219,7 @@ def test_device_mlp_by_hand(name, device):
 
 
 def test_memory_map_agrees_with_inspect_json():
-    from explorer.json_form import program_json
+    from explorer.jsonform.program import program_json
 
     for path in sorted(FIXTURES.glob("*.pte")):
         program = reader()(path)

@@ -15,10 +15,10 @@ import pytest
 import explorer
 from explorer.analysis.companions import payloads
 from explorer.cli import main
-from explorer.format.backend_payloads import decode_coreml, decode_qnn, decode_vela, decode_vgf
-from explorer.format.payload import describe_payload
-from explorer.model import CompileSpec, Delegate
-from explorer.views.companions_view import companion_view, instruction_rows
+from explorer.format.backends.headers import decode_coreml, decode_qnn, decode_vela, decode_vgf
+from explorer.format.backends.blob import describe_payload
+from explorer.model.program import CompileSpec, Delegate
+from explorer.views.payload.companions import companion_view, instruction_rows
 from explorer.views.escape import html_text as h
 
 from payload_helpers import (ETHOS_SPECS, PAYLOADS, REAL, ZOO, build_all, coreml_directory, program_with_payload,
@@ -119,7 +119,7 @@ def test_ethos_u_vela_stream_blocks_sizes_and_io():
 
 
 def test_arm_compile_flags_and_pipeline_options_are_one_pair_each():
-    from explorer.format.payload import decode_compile_specs
+    from explorer.format.backends.blob import decode_compile_specs
 
     d = Delegate(0, "EthosUBackend", "segment", 1, (
         CompileSpec("compile_flags", b"--accelerator-config=ethos-u85-256 --verbose-all"),
@@ -257,7 +257,7 @@ def test_inspect_json_and_details_show_the_header(tmp_path):
 
 
 def test_segments_listed_only_when_empty_or_unreferenced():
-    from explorer.analysis.describe_companions import segment_lines
+    from explorer.describe.companions import segment_lines
 
     assert segment_lines(explorer.load(ZOO / "cnn.pte")) == []  # constants in segment 0: nothing to say
     assert segment_lines(explorer.load(ZOO / "xnnpack_mlp.pte")) == [
@@ -286,7 +286,7 @@ def _qnn_options_bytes(soc: int = 57, arch: int = 75, perf: int = 2, flags: bool
 
 
 def test_qnn_compile_spec_decodes_to_named_options():
-    from explorer.format.payload import decode_compile_specs
+    from explorer.format.backends.blob import decode_compile_specs
 
     d = Delegate(0, "QnnBackend", "segment", 1, (CompileSpec("qnn_compile_spec", _qnn_options_bytes()),))
     specs = dict(decode_compile_specs(d))
@@ -335,7 +335,7 @@ def test_qnn_slots_and_enums_are_the_wheels_schema_and_decode_its_serializer():
     from executorch.backends.qualcomm.serialization.qc_schema import QcomChipset, QnnExecuTorchHtpPerformanceMode
     from executorch.backends.qualcomm.utils.utils import generate_htp_compiler_spec, generate_qnn_executorch_compiler_spec
 
-    from explorer.format.qnn_options import ENUMS, SLOTS, decode_qnn_options
+    from explorer.format.backends.qnn_options import ENUMS, SLOTS, decode_qnn_options
 
     tables, enums = _fbs_tables_and_enums((Path(list(ser.__path__)[0]) / "qc_compiler_spec.fbs").read_text())
     for table, slots in SLOTS.items():

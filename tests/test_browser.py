@@ -33,9 +33,9 @@ from browser_helpers import (
 )
 
 from explorer import Device, load
-from explorer.analysis import analyze
-from explorer.model import Tensor
-from explorer.views.overview import TRACE
+from explorer.analysis.pipeline import analyze
+from explorer.model.program import Tensor
+from explorer.views.state.overview import TRACE
 from explorer.views.palette import device_style
 
 pytestmark = pytest.mark.browser
@@ -224,8 +224,8 @@ def test_report_finding_click_selects_its_values(tmp_path):
     import dataclasses
 
     from explorer import CPU
-    from explorer.format.writer import write
-    from explorer.views.report import write_report
+    from devtools.writer import write
+    from explorer.views.html.report import write_report
 
     program = load(FIXTURE)
     plan = program.plan("forward")
@@ -254,8 +254,8 @@ HOSTILE = "<img src=x onerror=alert(1)>"
 def test_hostile_names_show_as_text_and_run_nothing(tmp_path):
     from analysis_helpers import PlanBuilder
 
-    from explorer.format.writer import write
-    from explorer.views.report import write_report
+    from devtools.writer import write
+    from explorer.views.html.report import write_report
 
     b = PlanBuilder(arenas=[(64, "cpu"), (64, "cuda:0")])
     x = b.tensor(arena=1, offset=0, name='x"><script>window.__pwned=1</script>')

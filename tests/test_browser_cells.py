@@ -18,11 +18,11 @@ from analysis_helpers import PlanBuilder
 from browser_helpers import ARTIFACTS, chromium, require_browser, screenshot_on_failure, settled
 
 from explorer import load
-from explorer.format.synth import synthetic_program
-from explorer.format.writer import write
-from explorer.views.memory_lod import BINS
-from explorer.views.prepare import plan_view
-from explorer.views.report import write_report
+from devtools.synth import synthetic_program
+from devtools.writer import write
+from explorer.views.payload.memory import BINS
+from explorer.views.state.plan import plan_view
+from explorer.views.html.report import write_report
 
 pytestmark = pytest.mark.browser
 

@@ -30,9 +30,9 @@ from browser_helpers import (
 from diff_helpers import big_pair
 
 from explorer.cli import main
-from explorer.views.diff_prepare import diff_plan_view, open_diff
+from explorer.views.state.diff import diff_plan_view, open_diff
 from explorer.views.diff_style import STATUS_STYLES
-from explorer.views.overview import TRACE
+from explorer.views.state.overview import TRACE
 from explorer.views.palette import ERROR
 
 pytestmark = pytest.mark.browser
@@ -220,12 +220,12 @@ def test_diff_widget_in_jupyterlab(tmp_path, expected):
 
 @pytest.fixture(scope="module")
 def big(tmp_path_factory):
-    from explorer.views.overview import OVERVIEW_TRACE
+    from explorer.views.state.overview import OVERVIEW_TRACE
 
     a, b = big_pair(tmp_path_factory.mktemp("big"))
     pa, pb, result = open_diff(a, b)
     dv = diff_plan_view(result, pa, pb, "forward")
-    from explorer.views.overview import FIRST_VIEW, visible_nodes
+    from explorer.views.state.overview import FIRST_VIEW, visible_nodes
     assert visible_nodes(dv.a.overview.groups, set(dv.a.overview.expanded)) <= FIRST_VIEW, "a big pair opens as overviews"
     return {"a": a, "b": b, "T": OVERVIEW_TRACE, "pairs": dict(dv.diff.pairs),
             "moved": {v for v, s in dv.diff.status_a.items() if s == "device"},
@@ -419,9 +419,9 @@ def test_hostile_names_in_a_big_pair_stay_text(tmp_path):
     from test_injection import PLAN_NAMES, assert_clean, hostile_program
 
     from explorer import load
-    from explorer.format.writer import write
-    from explorer.model import Device, Tensor
-    from explorer.views.diff_report import write_diff_report
+    from devtools.writer import write
+    from explorer.model.program import Device, Tensor
+    from explorer.views.html.diff import write_diff_report
 
     cuda1 = Device.parse("cuda:1")
     pa = hostile_program()

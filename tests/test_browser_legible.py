@@ -16,9 +16,9 @@ from browser_helpers import ARTIFACTS, chromium, click_point, label_draws, requi
 from lod_helpers import cached_program_path
 
 from explorer import load
-from explorer.format.synth import synthetic_program
-from explorer.format.writer import write
-from explorer.views.report import write_report
+from devtools.synth import synthetic_program
+from devtools.writer import write
+from explorer.views.html.report import write_report
 
 pytestmark = pytest.mark.browser
 

@@ -9,7 +9,7 @@ import pytest
 from browser_helpers import chromium, require_browser
 
 from explorer import load
-from explorer.views.report import write_report
+from explorer.views.html.report import write_report
 
 pytestmark = pytest.mark.browser
 
@@ -46,7 +46,7 @@ def test_the_hash_selects_and_selecting_writes_the_hash(tmp_path):
 
 def test_the_diff_reports_hash_selects_a_side_or_searches_both(tmp_path):
     require_browser()
-    from explorer.views.diff_report import write_diff_report
+    from explorer.views.html.diff import write_diff_report
 
     fixtures = "tests/fixtures/diff/"
     path = write_diff_report(fixtures + "cpu_only.pte", fixtures + "device_cuda0.pte", tmp_path / "d.html")
@@ -79,7 +79,7 @@ def test_a_report_of_another_payload_version_says_so(tmp_path):
     import gzip
     import re
 
-    from explorer.views.embed import DATA_TYPE, MAGIC, PAYLOAD_VERSION
+    from explorer.views.payload.embed import DATA_TYPE, MAGIC, PAYLOAD_VERSION
 
     require_browser()
     html = write_report(load("explorer/data/sample.pte"), tmp_path / "r.html").read_text(encoding="utf-8")
@@ -99,7 +99,7 @@ def test_a_report_of_another_payload_version_says_so(tmp_path):
 def test_keys_search_clear_and_step_plans_in_a_report_and_a_diff(tmp_path):
     """The frame's keyboard (keys.js), the same in the one-program report and the diff report: "/" focuses the search
     box, Escape empties it and clears the selection (also a clicked one), "]" / "[" step through the plans."""
-    from explorer.views.diff_report import write_diff_report
+    from explorer.views.html.diff import write_diff_report
 
     require_browser()
     two = write_report(load("tests/fixtures/two_methods.pte"), tmp_path / "two.html")

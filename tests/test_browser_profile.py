@@ -13,9 +13,9 @@ import pytest
 from browser_helpers import ARTIFACTS, chromium, label_draws, require_browser, screenshot_on_failure, settled
 
 import explorer
-from explorer.analysis.profile import join_profile
+from explorer.analysis.profile.join import join_profile
 from explorer.cli import main
-from explorer.views.overview import TRACE
+from explorer.views.state.overview import TRACE
 
 pytestmark = pytest.mark.browser
 

@@ -30,7 +30,7 @@ from browser_helpers import (
 from lod_helpers import cached_program_path
 
 from explorer import load
-from explorer.views.overview import OVERVIEW_TRACE
+from explorer.views.state.overview import OVERVIEW_TRACE
 
 pytestmark = pytest.mark.browser
 
@@ -176,9 +176,9 @@ def test_widget_scale_in_jupyterlab(tmp_path, request, values):
 
 @pytest.mark.parametrize("values", [10_000, 100_000])
 def test_report_scale(tmp_path, request, values):
-    from explorer.views.overview import Overview, visible_nodes
-    from explorer.views.prepare import plan_view
-    from explorer.views.report import write_report
+    from explorer.views.state.overview import Overview, visible_nodes
+    from explorer.views.state.plan import plan_view
+    from explorer.views.html.report import write_report
 
     program = load(cached_program_path(request.config, values))
     timings: dict = {"values": len(program.plans[0].values)}

@@ -21,10 +21,10 @@ from browser_helpers import (
     write_notebook,
 )
 
-from explorer.format.synth import synthetic_program
-from explorer.format.writer import write
-from explorer.views.overview import OVERVIEW_TRACE as T
-from explorer.views.report import write_report
+from devtools.synth import synthetic_program
+from devtools.writer import write
+from explorer.views.state.overview import OVERVIEW_TRACE as T
+from explorer.views.html.report import write_report
 
 pytestmark = pytest.mark.browser
 

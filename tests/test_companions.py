@@ -20,9 +20,9 @@ from explorer import PteFormatError
 from explorer.analysis.companions import companion_findings, named_data_usage, payloads
 from explorer.analysis.delegate_graph import delegate_insides
 from explorer.cli import main
-from explorer.format.payload import delegate_bytes, describe_payload
-from explorer.format.xnnpack import decode_xnnpack
-from explorer.model import CompileSpec, DataFile, Delegate, Payload, Program
+from explorer.format.backends.blob import delegate_bytes, describe_payload
+from explorer.format.backends.xnnpack import decode_xnnpack
+from explorer.model.program import CompileSpec, DataFile, Delegate, Payload, Program
 
 from companion_helpers import COMPANIONS, build_ptd, replace_once
 
@@ -110,7 +110,7 @@ def test_data_links_external_tensors_and_check_is_silent_when_all_resolve():
         data_file, entry = p.external_entry(t.name)
         assert entry.key == t.name and entry.sizes == t.sizes and entry.nbytes == t.nbytes
     assert explorer.check(p) == []
-    from explorer.json_form import program_json
+    from explorer.jsonform.program import program_json
     doc = program_json(p)
     assert doc["data_files"][0]["file"] == "external.ptd" and len(doc["data_files"][0]["entries"]) == 4
     linked = [v for v in doc["plans"][0]["values"] if "external" in v]
@@ -429,8 +429,8 @@ def test_inline_xnnpack_payloads_decode_like_segment_ones():
     in) decode to the same subgraphs as from their segments."""
     import dataclasses
 
-    from explorer.format.payload import inline_spans
-    from explorer.format.writer import write
+    from explorer.format.backends.blob import inline_spans
+    from devtools.writer import write
 
     p = explorer.load(PTE["xnnpack_multi.pte"])
     plan = p.plans[0]
@@ -479,7 +479,7 @@ def test_check_says_on_stdout_when_external_weights_were_not_given():
 
 def test_binary_compile_spec_values_print_as_size_and_prefix():
     """A QNN delegate's options print as 600+ characters of hex; the summary gives size and first bytes."""
-    from explorer.analysis.describe_companions import spec_value_text
+    from explorer.describe.companions import spec_value_text
 
     blob = bytes(range(256)) + bytes(44)
     assert spec_value_text(blob.hex()) == "<300 bytes: 0001020304050607…>"

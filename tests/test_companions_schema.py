@@ -1,4 +1,4 @@
-"""The companion readers' field slots and names (explorer/format/companion_schema.py) are what the
+"""The companion readers' field slots and names (explorer/format/companions/slots.py) are what the
 vendored schemas say: slots computed from the .fbs text (declaration order, a union taking two slots)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.format import companion_schema as C
+from explorer.format.companions import slots as C
 
 SCHEMA = Path(__file__).resolve().parents[1] / "schema"
 

@@ -11,12 +11,12 @@ import pytest
 
 import explorer
 from explorer.cli import main
-from explorer.views.companions_view import add_to_plan_payload, companion_view, subgraph_layout
-from explorer.views.data_file_page import data_file_html
-from explorer.views.overview import TRACE
+from explorer.views.payload.companions import add_to_plan_payload, companion_view, subgraph_layout
+from explorer.views.html.data_file import data_file_html
+from explorer.views.state.overview import TRACE
 from explorer.views.palette import device_style
-from explorer.views.report import app_payload
-from explorer.views.embed import unpack
+from explorer.views.payload.app import app_payload
+from explorer.views.payload.embed import unpack
 
 from browser_helpers import (
     ARTIFACTS,
@@ -165,7 +165,7 @@ def _unpack(widget) -> dict:
 
 
 def test_widget_on_a_data_file_and_on_a_program_with_data():
-    from explorer.widget import Explorer
+    from explorer.widget.explorer import Explorer
 
     w = Explorer(COMPANIONS / "external.ptd")
     payload = _unpack(w)

@@ -18,10 +18,10 @@ from lod_helpers import llm_builder
 from app_js import run_js
 
 from explorer import load
-from explorer.analysis import analyze
-from explorer.format.writer import write
-from explorer.model import Frame
-from explorer.views.prepare import plan_view
+from explorer.analysis.pipeline import analyze
+from devtools.writer import write
+from explorer.model.program import Frame
+from explorer.views.state.plan import plan_view
 
 FRAMES = (Frame("model.py", 12, "forward", "x = self.tok_embeddings(tokens)"), Frame("<&evil>.py", 3, "<lambda>", None))
 

@@ -1,4 +1,4 @@
-"""The device-fault checks (explorer/analysis/device_faults.py): each fires on a program carrying its fault
+"""The device-fault checks (explorer/analysis/checks/device_faults.py): each fires on a program carrying its fault
 (real executorch 1.5.1 exports where executorch writes the fault, else patched through our writer; see
 tests/fixtures/faults/README.md) with a message naming the fix, and stays silent on correct exports."""
 
@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 import explorer
-from explorer.analysis.device_faults import CODES, MAX_PLAUSIBLE_INDEX, known_devices_text
-from explorer.devices import DEVICE_TYPES
-from explorer.model import Segment, SubsegmentOffsets
+from explorer.analysis.checks.device_faults import CODES, MAX_PLAUSIBLE_INDEX, known_devices_text
+from explorer.model.devices import DEVICE_TYPES
+from explorer.model.program import Segment, SubsegmentOffsets
 
 from analysis_helpers import FIXTURES, PlanBuilder, roundtrip
 

@@ -1,4 +1,4 @@
-"""Placement diff (explorer.diff / explorer.analysis.diff / `device-explorer diff`): the real pairs in
+"""Placement diff (explorer.diff / explorer.analysis.diff.compare / `device-explorer diff`): the real pairs in
 tests/fixtures/diff/ (made by scripts/make_diff_fixtures.py) pin what moved, copies, arenas and runtime
 needs; crafted programs pin each matching rule, statuses, findings new/fixed and the JSON form."""
 
@@ -12,8 +12,8 @@ import pytest
 from analysis_helpers import PlanBuilder
 
 import explorer
-from explorer.analysis.describe_diff import diff_lines
-from explorer.analysis.diff import FORMAT, STATUSES, diff
+from explorer.describe.diff import diff_lines
+from explorer.analysis.diff.compare import FORMAT, STATUSES, diff
 from explorer.cli import main
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -356,6 +356,6 @@ def test_alike_new_findings_are_one_line_with_a_count():
     lines = diff_lines(diff(a.program(), program))
     new = [line for line in lines if line.startswith("    new   [cross-device-no-copy]")]
     assert new == ["    new   [cross-device-no-copy] 3 alike, the first: " + explorer.check(program)[0].message]
-    from explorer.analysis.describe import finding_lines
+    from explorer.describe.program import finding_lines
     text = finding_lines(explorer.check(program))
     assert text[3].startswith("  [cross-device-no-copy] plan 'forward': 3 alike (instructions 0, 1, 2), the first: ")

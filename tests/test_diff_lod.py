@@ -16,13 +16,13 @@ import pytest
 
 from diff_helpers import big_pair
 
-from explorer.analysis.diff import STATUSES
-from explorer.views.diff_prepare import diff_plan_view, open_diff
-from explorer.views.diff_report import diff_report_html
+from explorer.analysis.diff.compare import STATUSES
+from explorer.views.state.diff import diff_plan_view, open_diff
+from explorer.views.html.diff import diff_report_html
 from explorer.views.diff_style import OP_STATUS_STYLES
-from explorer.views.embed import page_payload, unpack
-from explorer.views.overview import FIRST_VIEW, visible_nodes
-from explorer.views.report import _plan_payload
+from explorer.views.payload.embed import page_payload, unpack
+from explorer.views.state.overview import FIRST_VIEW, visible_nodes
+from explorer.views.payload.app import plan_entry
 
 PAIRS = Path(__file__).parent / "fixtures" / "diff"
 
@@ -46,7 +46,7 @@ def test_a_big_pair_is_drawn_at_a_level_of_detail_under_5_mb(big):
         side = P["sides"][s]
         assert side["lod"]["m"] == len(dv.side(s).plan.instructions)
         assert side["lod"]["n"] == len(dv.side(s).plan.values)
-        expected = _plan_payload(dv.side(s), [], [])
+        expected = plan_entry(dv.side(s), [], [])
         assert side["lod"]["groups"]["label"] == expected["lod"]["groups"]["label"]
         assert side["lod"]["tensors"]["index"] == expected["lod"]["tensors"]["index"].tolist()  # sent as binary
 

@@ -18,14 +18,14 @@ import pytest
 from analysis_helpers import PlanBuilder
 
 import explorer
-from explorer.analysis.diff import diff
+from explorer.analysis.diff.compare import diff
 from explorer.cli import main
-from explorer.format.writer import write
+from devtools.writer import write
 from explorer import frontend
-from explorer.views.diff_report import diff_report_html
-from explorer.views.embed import DATA_TYPE, page_payload, unpack
+from explorer.views.html.diff import diff_report_html
+from explorer.views.payload.embed import DATA_TYPE, page_payload, unpack
 from explorer.views.diff_style import OP_STATUS_STYLES, STATUS_STYLES
-from explorer.views.requirements_html import requirement_changes, requirements_html
+from explorer.views.html.requirements import requirement_changes, requirements_html
 from app_js import run_diff_js
 
 PAIRS = Path(__file__).parent / "fixtures" / "diff"

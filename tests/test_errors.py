@@ -11,8 +11,8 @@ import pytest
 
 import explorer
 from explorer import PteFormatError
-from explorer.format import schema as S
-from explorer.format.container import read_container
+from explorer.format.pte import slots as S
+from explorer.format.pte.container import read_container
 from explorer.format.flatbuf import FlatReader
 
 FIXTURE = Path(__file__).parent / "fixtures" / "device_add.pte"

@@ -30,11 +30,11 @@ from explorer._generated.etdump.ProfileEvent import ProfileEventT
 from explorer._generated.etdump.AllocationEvent import AllocationEventT
 from explorer._generated.etdump.Allocator import AllocatorT
 from explorer._generated.etdump.RunData import RunDataT
-from explorer.analysis.profile import ProfileMismatch, join_profile
+from explorer.analysis.profile.join import ProfileMismatch, join_profile
 from explorer.cli import main
-from explorer.format.etdump import load_etdump
-from explorer.format.etdump_writer import SynthRun, write_etdump
-from explorer.profile_model import DebugEvent, ProfileEvent
+from explorer.format.companions.etdump import load_etdump
+from devtools.etdump_writer import SynthRun, write_etdump
+from explorer.model.profile import DebugEvent, ProfileEvent
 
 ROOT = Path(__file__).resolve().parent.parent
 FIX = Path(__file__).parent / "fixtures"
@@ -185,7 +185,7 @@ def test_reading_needs_neither_torch_nor_executorch():
             "        if name.split('.')[0] in ('torch', 'executorch'): raise ImportError('blocked ' + name)\n"
             "sys.meta_path.insert(0, Block())\n"
             "import explorer\n"
-            "from explorer.analysis.profile import join_profile\n"
+            "from explorer.analysis.profile.join import join_profile\n"
             f"d = explorer.load_etdump({str(DUMPS / 'two_methods.etdp')!r})\n"
             f"p = join_profile(explorer.load({str(FIX / 'two_methods.pte')!r}), d)\n"
             "print(sorted(p.plans))\n")
@@ -226,7 +226,7 @@ def test_join_matches_executorch_inspector(name):
     from executorch.devtools import Inspector
     from executorch.devtools.inspector._inspector_utils import TimeScale
 
-    from explorer.analysis.profile import ENVELOPES
+    from explorer.analysis.profile.join import ENVELOPES
 
     inspector = Inspector(etdump_path=str(DUMPS / name), etrecord=None, source_time_scale=TimeScale.NS,
                           target_time_scale=TimeScale.NS)
@@ -459,7 +459,7 @@ def test_empty_delegate_debug_id_is_unset_as_inspector_reads_it():
 
 
 def test_profile_payload_for_the_app():
-    from explorer.views.profile_payload import profile_payload
+    from explorer.views.payload.profile import profile_payload
 
     pp = joined("synthetic_device_mlp.etdp").plans["forward"]
     doc = profile_payload(pp, "run.etdp")
@@ -475,7 +475,7 @@ def test_profile_payload_for_the_app():
 def test_xnnpack_node_events_resolve_to_decoded_nodes():
     """XNNPACK reports its operators by name ('Fully Connected (NC, F32) GEMM #1'); they are matched to the
     decoded XNodes of the same kind in order, only because the counts agree (2 events, 2 FullyConnected)."""
-    from explorer.analysis.profile_nodes import subgraph_resolver, xnnpack_kinds
+    from explorer.analysis.profile.nodes import subgraph_resolver, xnnpack_kinds
 
     assert xnnpack_kinds("Convolution (NHWC, F32) IGEMM #12") == ("Convolution", 12)
     pp = joined("xnnpack_mlp.etdp").plans["forward"]
@@ -492,7 +492,7 @@ def test_xnnpack_node_events_resolve_to_decoded_nodes():
 
 def test_widgets_take_profiles():
     """Explorer(program, profile=...) and Diff(a, b, profiles=(...)) send the profile to the app."""
-    from explorer.views.embed import unpack
+    from explorer.views.payload.embed import unpack
 
     ex = explorer.Explorer(FIX / "device_mlp.pte", profile=DUMPS / "synthetic_device_mlp.etdp")
     (plan,) = unpack(ex._payload)["plans"]

@@ -20,8 +20,8 @@ import explorer
 from explorer import EtrecordFormatError, PteFormatError
 from explorer.analysis.context import EtrecordMismatch, delegate_event_handles, join_etrecord
 from explorer.cli import main
-from explorer.etrecord_model import DelegateRecord, EtrecordMethod
-from explorer.format.etrecord import PICKLED_SUFFIXES, load_etrecord, parse_module_stack, parse_stack_trace
+from explorer.model.etrecord import DelegateRecord, EtrecordMethod
+from explorer.format.companions.etrecord import PICKLED_SUFFIXES, load_etrecord, parse_module_stack, parse_stack_trace
 
 ROOT = Path(__file__).resolve().parent.parent
 FIX = Path(__file__).parent / "fixtures"
@@ -350,8 +350,8 @@ def test_show_report_carries_the_context(tmp_path):
     out = tmp_path / "r.html"
     code, _ = cli("show", pte("split_xnnpack"), "-o", out, "--etrecord", rec("split_xnnpack"))
     assert code == 0 and out.exists()
-    from explorer.views.embed import pack
-    from explorer.views.report import app_payload
+    from explorer.views.payload.embed import pack
+    from explorer.views.payload.app import app_payload
 
     payload = app_payload(joined("split_xnnpack"), findings=[])
     assert "context" in payload["plans"][0]
@@ -360,7 +360,7 @@ def test_show_report_carries_the_context(tmp_path):
 
 
 def test_payload_columns_say_what_the_join_says():
-    from explorer.views.context_payload import context_columns
+    from explorer.views.payload.context import context_columns
 
     program = joined("net_xnnpack")
     plan = program.plan("forward")
@@ -381,7 +381,7 @@ def test_payload_columns_say_what_the_join_says():
 
 
 def test_groups_are_the_models_modules():
-    from explorer.views.prepare import plan_view
+    from explorer.views.state.plan import plan_view
 
     def labels(program):
         view = plan_view(program.plan("forward"), program)
@@ -403,7 +403,7 @@ def test_explorer_widget_takes_an_etrecord():
         explorer.Explorer(pte("split_xnnpack"), etrecord=rec("net"))
     d = explorer.Diff(pte("net"), pte("net_xnnpack"), etrecords=(rec("net"), None))
     assert d.program_a.etrecord is not None and d.program_b.etrecord is None
-    from explorer.views.diff_report import diff_payload
+    from explorer.views.payload.diff import diff_payload
 
     payload = diff_payload(d.diff, d._views, programs=(d.program_a, d.program_b))
     contexts = payload["plans"][0]["contexts"]
@@ -428,7 +428,7 @@ class _Manager:
 
 
 def test_bytes_memoryview_and_file_objects_load_like_the_file():
-    from explorer.json_form import program_json
+    from explorer.jsonform.program import program_json
 
     want = program_json(explorer.load(pte("split_xnnpack")), "x")
     data = pte("split_xnnpack").read_bytes()
@@ -441,7 +441,7 @@ def test_bytes_memoryview_and_file_objects_load_like_the_file():
 
 
 def test_a_manager_links_its_in_memory_data_files():
-    from explorer.json_form import program_json
+    from explorer.jsonform.program import program_json
 
     comp = FIX / "companions"
     manager = _Manager((comp / "external.pte").read_bytes(), {"external": (comp / "external.ptd").read_bytes()})
@@ -453,7 +453,7 @@ def test_a_manager_links_its_in_memory_data_files():
 
 
 def test_importing_explorer_never_imports_torch():
-    code = ("import sys, explorer, explorer.analysis.context, explorer.format.etrecord, explorer.json_etrecord;"
+    code = ("import sys, explorer, explorer.analysis.context, explorer.format.companions.etrecord, explorer.jsonform.etrecord;"
             "p = explorer.load('tests/fixtures/etrecord/net.pte', etrecord='tests/fixtures/etrecord/net.etrecord');"
             "assert 'torch' not in sys.modules and 'executorch' not in sys.modules, sorted(sys.modules)")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)

@@ -22,11 +22,11 @@ from app_js import with_plotly
 import explorer
 from explorer import frontend
 from explorer.analysis.context import source_frame
-from explorer.analysis.diff import diff
-from explorer.views.diff_prepare import diff_plan_view
-from explorer.views.diff_report import diff_payload
-from explorer.views.embed import to_json
-from explorer.views.report import app_payload
+from explorer.analysis.diff.compare import diff
+from explorer.views.state.diff import diff_plan_view
+from explorer.views.payload.diff import diff_payload
+from explorer.views.payload.embed import to_json
+from explorer.views.payload.app import app_payload
 
 NODE = shutil.which("node")
 FRONTEND = Path(frontend.__file__).parent

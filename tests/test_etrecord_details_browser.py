@@ -23,8 +23,8 @@ from browser_helpers import (
 )
 
 import explorer
-from explorer.views.overview import OVERVIEW_TRACE as T
-from explorer.views.report import write_report
+from explorer.views.state.overview import OVERVIEW_TRACE as T
+from explorer.views.html.report import write_report
 
 pytestmark = pytest.mark.browser
 
@@ -171,9 +171,9 @@ def test_each_side_of_a_diff_shows_its_own_context_side_by_side(tmp_path):
     """net (portable kernels) -> net_xnnpack (one delegate): selecting B's delegate shows its held nodes, and its
     counterpart in A (the last op) its module and line, in two columns of equal width however long the names."""
     require_browser()
-    from explorer.analysis.diff import diff
-    from explorer.views.diff_prepare import diff_plan_view
-    from explorer.views.diff_report import write_diff_report
+    from explorer.analysis.diff.compare import diff
+    from explorer.views.state.diff import diff_plan_view
+    from explorer.views.html.diff import write_diff_report
 
     pa, pb = joined("net"), joined("net_xnnpack")
     result = diff(pa, pb)

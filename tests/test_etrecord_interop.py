@@ -19,7 +19,7 @@ import pytest
 
 import explorer
 from explorer.analysis.context import delegate_event_handles
-from explorer.analysis.profile import join_profile
+from explorer.analysis.profile.join import join_profile
 
 pytestmark = pytest.mark.interop
 
@@ -132,7 +132,7 @@ def _export(external: bool = False, etrecord: bool = False):
 
 
 def test_a_manager_loads_like_its_saved_files(tmp_path):
-    from explorer.json_form import program_json
+    from explorer.jsonform.program import program_json
 
     warnings.filterwarnings("ignore")
     manager = _export(external=True, etrecord=True)
@@ -157,8 +157,8 @@ def test_a_manager_loads_like_its_saved_files(tmp_path):
 
 
 def test_from_to_executorch_to_a_drawn_explorer_without_a_file():
-    from explorer.views.embed import pack
-    from explorer.views.report import app_payload
+    from explorer.views.payload.embed import pack
+    from explorer.views.payload.app import app_payload
 
     warnings.filterwarnings("ignore")
     manager = _export(etrecord=True)

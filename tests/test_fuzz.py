@@ -30,7 +30,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import explorer
 from explorer import Program, PteFormatError
-from explorer.format.writer import write
+from devtools.writer import write
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -390,7 +390,7 @@ def test_huge_shapes_have_no_byte_count_and_still_print():
     from explorer.cli.inspect import summary_lines
 
     assert summary_lines(loaded, "huge.pte")
-    json.dumps(explorer.json_form.program_json(loaded))
+    json.dumps(explorer.jsonform.program.program_json(loaded))
 
 
 # -- indices that point nowhere: valid bytes, hostile meaning (the writer builds them) --------------------------
@@ -529,6 +529,6 @@ def test_saved_crash_inputs_survive_json_and_check(path):
     findings = explorer.check(program)
     assert time.process_time() - start < CASE_LIMIT
     if CRASH_INDEX.get(path.stem, {}).get("stage") == "views":  # the HTML report, only where it once failed
-        from explorer.views.report import report_html
+        from explorer.views.html.report import report_html
 
         report_html(program, findings=list(findings))

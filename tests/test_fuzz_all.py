@@ -41,7 +41,7 @@ CRASHES = Path(__file__).resolve().parent / "fixtures" / "crashes" / "all"
 def test_every_input_the_campaign_crashed_on_now_answers():
     """Each saved input (tests/fixtures/crashes/all/index.json) goes the whole way again: load, check,
     the report payload and the CLI. The first two were programs with no plans, on which the payload
-    builder raised ValueError (views/prepare.py default_plan) while the report said 'no execution plans'."""
+    builder raised ValueError (views/state/plan.py default_plan) while the report said 'no execution plans'."""
     import json
 
     index = json.loads((CRASHES / "index.json").read_text())

@@ -23,9 +23,9 @@ import explorer
 from explorer import PteFormatError
 from explorer.analysis.companions import companion_findings
 from explorer.analysis.delegate_graph import bindings
-from explorer.format.payload import delegate_bytes
-from explorer.format.xnnpack import decode_xnnpack
-from explorer.json_companions import bundle_json, data_file_json, graph_json
+from explorer.format.backends.blob import delegate_bytes
+from explorer.format.backends.xnnpack import decode_xnnpack
+from explorer.jsonform.companions import bundle_json, data_file_json, graph_json
 
 from companion_helpers import COMPANIONS
 
@@ -159,7 +159,7 @@ def test_reading_companions_writes_nothing(tmp_path):
     program = explorer.load(files[0], data=[files[1]])
     explorer.check(program)
     explorer.check(explorer.load(files[2]))
-    from explorer.json_form import program_json
+    from explorer.jsonform.program import program_json
     json.dumps(program_json(explorer.load(files[3])))
     assert {p: (hashlib.sha256(p.read_bytes()).hexdigest(), os.stat(p).st_mtime_ns) for p in files} == before
     assert list(tmp_path.iterdir()) == []

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from explorer import PteFormatError
-from explorer.format.etdump import load_etdump
+from explorer.format.companions.etdump import load_etdump
 
 ROOT = Path(__file__).resolve().parent.parent
 SAVED = Path(__file__).parent / "fixtures" / "crashes" / "etdump"
@@ -82,8 +82,8 @@ def test_random_bytes_with_a_valid_header(tail):
 def test_aliased_events_cannot_blow_up():
     """Many runs whose events vectors all point at one long vector: decoding stays bounded by the file."""
     from explorer._generated.etdump.ETDump import ETDump as G
-    from explorer.format.etdump_writer import SynthRun, write_etdump
-    from explorer.profile_model import ProfileEvent
+    from devtools.etdump_writer import SynthRun, write_etdump
+    from explorer.model.profile import ProfileEvent
 
     long_run = SynthRun("Execute", tuple(ProfileEvent("OPERATOR_CALL", 0, k % 5, start_time=k, end_time=k + 1)
                                          for k in range(2000)))

@@ -35,7 +35,7 @@ from browser_helpers import (
 )
 
 import explorer
-from explorer.views.overview import TRACE
+from explorer.views.state.overview import TRACE
 
 pytestmark = pytest.mark.browser
 

@@ -31,13 +31,13 @@ import numpy as np
 import pytest
 
 from explorer import Explorer, Tensor, load
-from explorer.format.writer import write
-from explorer.model import CompileSpec, Frame
+from devtools.writer import write
+from explorer.model.program import CompileSpec, Frame
 from explorer.views.escape import html_attr, html_text, plotly_text, visible
-from explorer.views.overview import TRACE
-from explorer.views.prepare import plan_view
-from explorer.views.embed import DATA_TYPE, page_payload, unpack
-from explorer.views.report import report_html, write_report
+from explorer.views.state.overview import TRACE
+from explorer.views.state.plan import plan_view
+from explorer.views.payload.embed import DATA_TYPE, page_payload, unpack
+from explorer.views.html.report import report_html, write_report
 from app_js import run_js, run_payload_js
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -121,7 +121,7 @@ class Fragment(HTMLParser):
 
 
 HTML_TAGS = {"div", "h4", "table", "tr", "td", "th", "ul", "li", "span", "b", "style",
-             "details", "summary", "colgroup", "col"}  # what details.py and requirements_html.py write
+             "details", "summary", "colgroup", "col"}  # what details.py and views/html/requirements.py write
 PLOTLY_TAGS = {"b", "br", "span"}  # what text.py / graph.py / memory.py write into plotly strings
 
 
@@ -285,10 +285,10 @@ def test_figures_built_in_the_browser_escape_every_name_they_show(program, tmp_p
     arena's end) show device names; a device name is text from the payload like any other, so even a hostile one
     (a payload not made by our reader) is escaped for plotly there, and the lanes' blocks name hostile tensors
     escaped too."""
-    from explorer.views.report import _plan_payload
+    from explorer.views.payload.app import plan_entry
 
     view = plan_view(program.plans[0], program)
-    p = _plan_payload(view, [], [])
+    p = plan_entry(view, [], [])
     for d in p["lod"]["devices"]:
         d["name"] = visible(IMG + BIDI + d["name"])
     for a in p["lod"]["arenas"]:  # every lane past its end: the overflow note too

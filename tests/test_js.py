@@ -37,13 +37,13 @@ def test_bundles_are_valid_modules(tmp_path):
 
 
 def test_python_packed_payload_decodes_in_node_as_unpack_reads_it(tmp_path):
-    """explorer.views.embed.pack -> the page's decodePayload (model.js) gives what embed.unpack gives: the big
+    """explorer.views.payload.embed.pack -> the page's decodePayload (model.js) gives what embed.unpack gives: the big
     integer columns (int32, and float64 past int32) back in place, short ones and strings as JSON."""
     import json
 
     import numpy as np
 
-    from explorer.views.embed import BINARY_MIN, pack, unpack
+    from explorer.views.payload.embed import BINARY_MIN, pack, unpack
 
     payload = {"plans": [{"lod": {"tensors": {"first": np.arange(-1, 300, dtype=np.int64), "label": ["a<b", "é"],
                                               "named": np.ones(BINARY_MIN, dtype=bool)},
@@ -73,7 +73,7 @@ def test_payload_version_is_one_number_on_both_ends():
 
     import pytest
 
-    from explorer.views.embed import MAGIC, PAYLOAD_VERSION, PayloadVersionError, pack, unpack
+    from explorer.views.payload.embed import MAGIC, PAYLOAD_VERSION, PayloadVersionError, pack, unpack
 
     js = (Path(frontend.__file__).parent / "model.js").read_text(encoding="utf-8")
     assert re.search(r"export const PAYLOAD_VERSION = (\d+);", js).group(1) == str(PAYLOAD_VERSION)

@@ -15,9 +15,9 @@ from lod_helpers import cached_program_path, llm_builder, llm_program, synthetic
 
 from explorer import Explorer, load
 from explorer.analysis.groups import Groups
-from explorer.analysis.lazy import LazyAnalysis
-from explorer.views.overview import VISIBLE_LIMIT, visible_nodes
-from explorer.views.prepare import plan_view
+from explorer.analysis.pipeline import LazyAnalysis
+from explorer.views.state.overview import VISIBLE_LIMIT, visible_nodes
+from explorer.views.state.plan import plan_view
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
@@ -113,7 +113,7 @@ def test_a_real_transformer_opens_as_its_modules():
     sources = {g.label for g in top if np.isin(home[e.value[reads]], np.arange(g.start, g.stop)).any()}
     assert {"norm", "layers"} <= sources
 
-    from explorer.views.overview import Overview
+    from explorer.views.state.overview import Overview
 
     for g in layers[:3] + [top[0], top[2], top[3]]:  # a leaf opens into its ops and their tensors
         ov = Overview(program.plans[0], lazy, G)
@@ -155,8 +155,8 @@ def mismatch_program():
     import dataclasses
 
     from explorer import Device
-    from explorer.format.synth import synthetic_program
-    from explorer.format.writer import write
+    from devtools.synth import synthetic_program
+    from devtools.writer import write
 
     base = synthetic_program(10_000, devices=("cuda:0", "cuda:1"))
     plan = base.plans[0]
@@ -222,8 +222,8 @@ def test_cli_show_opens_big_plans_folded_and_small_ones_expanded(tmp_path):
     from test_report import payload
 
     from explorer.cli import main
-    from explorer.format.synth import synthetic_program
-    from explorer.format.writer import write
+    from devtools.synth import synthetic_program
+    from devtools.writer import write
 
     out = {}
     for name, n in (("big", 3_000), ("small", 600)):
@@ -303,7 +303,7 @@ def test_100k_values_widget_builds_with_a_small_payload(program_100k):
 def test_report_of_a_big_plan_stores_tables_not_html(tmp_path):
     from test_report import payload
 
-    from explorer.views.report import report_html
+    from explorer.views.html.report import report_html
 
     program = synthetic(10_000)
     start = time.monotonic()
@@ -354,7 +354,7 @@ def test_a_big_plan_opens_on_its_structure_not_on_a_handful_of_markers():
     """Issue 21: the 3k-op transformer opened as 4 markers (tok_embeddings, layers, norm, output) in a corner of
     its card. Its first view opens the top of the tree a whole level at a time while at most FIRST_VIEW nodes are
     drawn: `layers` is open, its chunks drawn; every level evenly (no group open beside a closed twin)."""
-    from explorer.views.overview import FIRST_VIEW
+    from explorer.views.state.overview import FIRST_VIEW
 
     program = load(FIXTURES / "named" / "transformer3k.pte")
     ex = Explorer(program)

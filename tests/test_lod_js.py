@@ -16,10 +16,10 @@ from lod_helpers import llm_program, synthetic
 
 from app_js import run_js
 from layout_graphs import layout
-from explorer.views.memory_lod import BINS
-from explorer.views.overview import Overview, visible_nodes
-from explorer.views.prepare import plan_view
-from explorer.views.report import _plan_payload
+from explorer.views.payload.memory import BINS
+from explorer.views.state.overview import Overview, visible_nodes
+from explorer.views.state.plan import plan_view
+from explorer.views.payload.app import plan_entry
 
 def python_state(view, sequence) -> Overview:
     """Python's expansion state (Explorer.expand / collapse) after the same clicks."""
@@ -110,7 +110,7 @@ def test_the_first_state_is_drawn_by_the_app(tmp_path):
     """Python sends tables, no figure; the app builds the skeletons (figures.js), draws the overview and the lanes."""
     program = synthetic(10_000)
     view = plan_view(program.plans[0], program)
-    payload = _plan_payload(view, [], [])
+    payload = plan_entry(view, [], [])
     assert "graph" not in payload and "memory" not in payload
     G = view.overview.groups
     first, expanded = run_js(tmp_path, view, [{"op": "none"}, {"op": "expand", "arg": G.children(0)[2]}])
@@ -126,7 +126,7 @@ def test_the_overview_says_which_tensors_it_does_not_draw(tmp_path):
     from analysis_helpers import PlanBuilder
 
     from explorer import load
-    from explorer.format.writer import write
+    from devtools.writer import write
 
     b = PlanBuilder()
     x, y = b.tensor(), b.tensor()
@@ -141,7 +141,7 @@ def test_the_overview_says_which_tensors_it_does_not_draw(tmp_path):
 def test_memory_lanes_aggregate_exactly_and_refine_on_zoom(tmp_path):
     program = synthetic(10_000)
     view = plan_view(program.plans[0], program)
-    lod = _plan_payload(view, [], [])["lod"]
+    lod = plan_entry(view, [], [])["lod"]
     first, zoomed, back = run_js(tmp_path, view, [{"op": "none"}, {"op": "zoom", "arg": [1000, 1400]},
                                                    {"op": "autorange"}])
     assert first["notes"][0] == f"aggregated: 5,000 tensors in {BINS[0]}×{BINS[1]} bins — zoom in to see tensors"

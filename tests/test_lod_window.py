@@ -9,7 +9,7 @@ from app_js import run_payload_js
 from lod_helpers import synthetic
 
 from explorer import Explorer
-from explorer.views.embed import unpack
+from explorer.views.payload.embed import unpack
 
 
 def _payload(ex: Explorer, overlay: str | None) -> dict:

@@ -33,8 +33,8 @@ from test_overlays import brute
 
 from explorer import Explorer
 from explorer.cli import main
-from explorer.format.writer import write
-from explorer.views.overview import OVERVIEW_TRACE as T
+from devtools.writer import write
+from explorer.views.state.overview import OVERVIEW_TRACE as T
 
 pytestmark = pytest.mark.browser
 

@@ -16,7 +16,7 @@ from lod_helpers import llm_program
 from test_overlays import BIG_LAYERS, MLP, brute
 
 from explorer import Explorer
-from explorer.views.embed import unpack
+from explorer.views.payload.embed import unpack
 
 BANDS = [(None, "#1A7F37", "low"), (10, "#BF8700", "mid"), (100, "#CF222E", "high")]
 

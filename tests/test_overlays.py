@@ -1,5 +1,5 @@
 """Overlays: a user's numbers on a plan (explorer.analysis.overlays), as the app reads them
-(explorer.views.overlay_payload), through the widget (explorer.widget_overlays), the report and
+(explorer.views.payload.overlays), through the widget (explorer.widget.overlays), the report and
 ``device-explorer show --overlay``. Every folded group's number is checked against brute force over the
 group tree's instruction ranges; the built-ins against the facts they come from."""
 
@@ -19,17 +19,17 @@ import traitlets
 from lod_helpers import llm_program
 
 from explorer import Explorer, frontend, load
-from explorer.analysis import analyze
+from explorer.analysis.pipeline import analyze
 from explorer.analysis.facts import Facts
 from explorer.analysis.graph import edges
 from explorer.analysis.groups import Groups
 from explorer.analysis.overlays import (AGGREGATES, SCALES, OverlayError, builtin_overlays, group_aggregates,
                                         make_overlay)
-from explorer.analysis.profile import join_profile
+from explorer.analysis.profile.join import join_profile
 from explorer.cli import main
-from explorer.format.etdump import load_etdump
-from explorer.views.embed import page_payload, unpack
-from explorer.views.overlay_payload import overlay_payload
+from explorer.format.companions.etdump import load_etdump
+from explorer.views.payload.embed import page_payload, unpack
+from explorer.views.payload.overlays import overlay_payload
 
 FIXTURES = Path(__file__).parent / "fixtures"
 MLP = FIXTURES / "device_mlp.pte"  # 20 instructions + 30 values: the 50-node plan
@@ -433,7 +433,7 @@ def test_user_data_on_a_20k_node_plan_matches_brute_force_in_the_report():
 
 
 def frontend_report(ex) -> str:
-    from explorer.views.overlay_report import overlay_report_html
+    from explorer.views.html.overlay import overlay_report_html
 
     return overlay_report_html(ex.program, overlays=ex._overlay_set, shown=ex.shown_overlay or None,
                                findings=ex.findings, views=ex._views)

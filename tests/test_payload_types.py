@@ -3,7 +3,7 @@
 On real exports (tests/fixtures: a device program, an XNNPACK program and a two-method program with their run
 profiles, an ETRecord-joined program, the overlay report (built-in overlays), a .ptd data file, a placement diff
 pair and a diff with profiles and ETRecords on both sides) the writers' payloads go through
-:mod:`explorer.views.embed` as the app receives them, and a generated TypeScript file states ``const x = <payload
+:mod:`explorer.views.payload.embed` as the app receives them, and a generated TypeScript file states ``const x = <payload
 JSON> satisfies AppPayload`` for each. tsc (strict, so ``null`` is not any type) then rejects a key the writer adds
 that the declaration lacks (excess property), a declared key the writer no longer writes (missing property), and a
 value of the wrong kind.
@@ -23,14 +23,14 @@ from pathlib import Path
 import pytest
 
 import explorer
-from explorer.analysis import check
-from explorer.views.data_file_page import data_file_payload
-from explorer.views.diff_prepare import open_diff
-from explorer.views.diff_report import diff_payload, diff_views
-from explorer.views.embed import pack, unpack
-from explorer.views.prepare import open_program
-from explorer.views.profile_payload import open_profile
-from explorer.views.report import app_payload
+from explorer.analysis.pipeline import check
+from explorer.views.html.data_file import data_file_payload
+from explorer.views.state.diff import open_diff
+from explorer.views.payload.diff import diff_payload, diff_views
+from explorer.views.payload.embed import pack, unpack
+from explorer.views.state.plan import open_program
+from explorer.views.payload.profile import open_profile
+from explorer.views.payload.app import app_payload
 
 F = Path(__file__).parent / "fixtures"
 JS = Path(__file__).parent / "js"
@@ -57,8 +57,8 @@ def _diff(a: Path, b: Path, *, etdumps=None, etrecords=None) -> dict:
 def _with_overlays(pte: Path, etdump: Path) -> dict:
     """The overlay report's payload (app_payload plus ``overlays``: the built-in overlays, a profile's among them),
     read back from the page as the app reads it."""
-    from explorer.views.embed import page_payload
-    from explorer.views.overlay_report import overlay_report_html
+    from explorer.views.payload.embed import page_payload
+    from explorer.views.html.overlay import overlay_report_html
 
     program = explorer.load(pte)
     return page_payload(overlay_report_html(program, profile=open_profile(program, etdump)))

@@ -9,7 +9,7 @@ import pytest
 
 import explorer
 from explorer import Device, PteFormatError
-from explorer.model import Tensor
+from explorer.model.program import Tensor
 
 FIXTURES = Path(__file__).parent / "fixtures"
 EXPECTED = json.loads((FIXTURES / "expected.json").read_text())
@@ -116,7 +116,7 @@ def test_segments_are_read_only_on_request():
 
 @pytest.mark.parametrize("name", FILES)
 def test_round_trip_through_writer(name):
-    from explorer.format.writer import write
+    from devtools.writer import write
     original = (FIXTURES / name).read_bytes()
     program = explorer.load(original)
     rebuilt = explorer.load(write(program))

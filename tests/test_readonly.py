@@ -125,8 +125,8 @@ def test_a_corrupt_file_gives_a_format_error_and_closes_its_mapping(tmp_path):
     """Regression: an error raised after the numpy gathers started left views of the mapping alive in
     the traceback, and ``mmap.close`` then replaced the PteFormatError with a BufferError."""
     data = bytearray((FIXTURES / "device_add.pte").read_bytes())
-    from explorer.format import schema as S
-    from explorer.format.container import read_container
+    from explorer.format.pte import slots as S
+    from explorer.format.pte.container import read_container
     from explorer.format.flatbuf import FlatReader
 
     c = read_container(bytes(data), len(data))

@@ -11,7 +11,7 @@ import explorer
 from explorer import PteFormatError
 from explorer.format import registry
 from explorer.format.registry import FORMATS, KNOWN_MAGIC, FileFormat, reader_for
-from explorer.model import DataFile, Program
+from explorer.model.program import DataFile, Program
 
 from companion_helpers import COMPANIONS
 

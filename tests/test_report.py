@@ -12,10 +12,10 @@ from analysis_helpers import PlanBuilder
 
 from explorer import load
 from explorer.cli import main
-from explorer.format.writer import write
+from devtools.writer import write
 from explorer import frontend
-from explorer.views.embed import DATA_TYPE, page_payload
-from explorer.views.report import report_html, write_report
+from explorer.views.payload.embed import DATA_TYPE, page_payload
+from explorer.views.html.report import report_html, write_report
 
 FIXTURES = Path(__file__).parent / "fixtures"
 HOSTILE = "<img src=x onerror=alert(1)>"
@@ -157,8 +157,8 @@ def test_cli_show_file_plan_and_errors(tmp_path, capsys):
 
 def test_program_without_plans_gets_a_page_that_says_so(tmp_path):
     from explorer.cli import main
-    from explorer.format.writer import write
-    from explorer.model import Program
+    from devtools.writer import write
+    from explorer.model.program import Program
     path = tmp_path / "empty.pte"
     path.write_bytes(write(Program(0, ())))
     out = tmp_path / "empty.html"

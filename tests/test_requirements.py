@@ -11,7 +11,7 @@ from pathlib import Path
 from analysis_helpers import PlanBuilder, roundtrip
 
 from explorer import load
-from explorer.analysis import analyze
+from explorer.analysis.pipeline import analyze
 from explorer.analysis.requirements import requirements, requirements_lines
 from explorer.cli import main
 

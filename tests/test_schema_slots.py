@@ -1,4 +1,4 @@
-"""The fast reader's field slots (explorer/format/schema.py) must be what schema/program.fbs says.
+"""The fast reader's field slots (explorer/format/pte/slots.py) must be what schema/program.fbs says.
 
 Slots are computed here straight from the .fbs text (declaration order; a union field takes two
 slots: its type tag, then its value), and cross-checked against flatc's generated accessors, whose
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.format import schema as S
+from explorer.format.pte import slots as S
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -40,7 +40,7 @@ def _parse_fbs():
 
 TABLES, UNIONS = _parse_fbs()
 
-# constant in schema.py -> (table, field)
+# constant in format/pte/slots.py -> (table, field)
 EXPECTED = {
     "PROGRAM_VERSION": ("Program", "version"), "PROGRAM_EXECUTION_PLAN": ("Program", "execution_plan"),
     "PROGRAM_CONSTANT_BUFFER": ("Program", "constant_buffer"),
@@ -131,7 +131,7 @@ def test_scalar_tables_have_one_field_at_slot_zero():
 
 
 def test_dtype_table_matches_scalar_type_enum():
-    from explorer.model import DTYPES
+    from explorer.model.program import DTYPES
     text = (ROOT / "schema" / "scalar_type.fbs").read_text()
     body = re.sub(r"//[^\n]*", "", re.search(r"enum ScalarType[^{]*\{([^}]*)\}", text).group(1))
     codes = {int(v) for v in re.findall(r"=\s*(\d+)", body)}

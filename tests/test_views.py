@@ -10,11 +10,11 @@ import pytest
 from analysis_helpers import PlanBuilder
 
 from explorer import load
-from explorer.model import Device
-from explorer.analysis import analyze
-from explorer.views.tables import device_table
+from explorer.model.program import Device
+from explorer.analysis.pipeline import analyze
+from explorer.views.html.tables import device_table
 from explorer.views.escape import html_text, plotly_text, script_json
-from explorer.views.overview import LOD_NODES, OVERVIEW_TRACE
+from explorer.views.state.overview import LOD_NODES, OVERVIEW_TRACE
 from explorer.views.palette import (
     CPU_COLOR,
     CUDA_COLORS,
@@ -23,9 +23,9 @@ from explorer.views.palette import (
     device_style,
     ordered_devices,
 )
-from explorer.views.prepare import plan_view, program_summary, totals_view
+from explorer.views.state.plan import plan_view, program_summary, totals_view
 from app_js import drawn, run_js
-from explorer.views.selection import resolve
+from explorer.views.state.selection import resolve
 
 FIXTURES = Path(__file__).parent / "fixtures"
 HOSTILE = "<img src=x onerror=alert(1)>"
@@ -180,7 +180,7 @@ def test_unknown_devices_are_grey_with_their_own_marker(tmp_path):
 
 
 def test_large_programs_draw_markers_only_and_without_webgl(tmp_path):
-    from explorer.format.synth import synthetic_program
+    from devtools.synth import synthetic_program
 
     program = synthetic_program(values=1000)
     view = plan_view(program.plans[0], program)
@@ -374,8 +374,8 @@ def test_reports_and_widgets_are_made_without_the_plotly_package(tmp_path):
     script = f"""
 import sys
 from explorer import Diff, Explorer
-from explorer.views.report import write_report
-from explorer.views.diff_report import write_diff_report
+from explorer.views.html.report import write_report
+from explorer.views.html.diff import write_diff_report
 from explorer import load
 write_report(load({str(FIXTURES / "device_mlp.pte")!r}), {str(tmp_path / "r.html")!r})
 write_diff_report({str(FIXTURES / "diff" / "cpu_only.pte")!r}, {str(FIXTURES / "diff" / "device_cuda0.pte")!r},
@@ -392,7 +392,7 @@ print(sorted(m for m in sys.modules if m == "plotly" or m.startswith("plotly."))
 
 
 def test_the_graph_built_in_the_browser_has_its_traces_where_the_payload_says(tmp_path):
-    """figures.js builds the graph's traces in the order views/overview.py OVERVIEW_TRACE (sent as lod.trace) names;
+    """figures.js builds the graph's traces in the order views/state/overview.py OVERVIEW_TRACE (sent as lod.trace) names;
     every module reads them by those indices."""
     graph, _ = drawn(tmp_path, view_of("device_mlp.pte"))
     names = {"edges": "same device", "tensors": "tensors", "ops": "ops", "hl_edges": "selected edges",

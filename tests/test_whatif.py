@@ -10,11 +10,11 @@ import json
 import pytest
 
 import explorer
-from explorer.analysis.diff import diff
-from explorer.analysis.whatif import MoveError, Refusal, parse_moves, select, what_if
-from explorer.analysis.whatif_greedy import Spec, plan_all, plan_device
+from explorer.analysis.diff.compare import diff
+from explorer.whatif.predict import MoveError, Refusal, parse_moves, select, what_if
+from explorer.whatif.greedy import Spec, plan_all, plan_device
 from explorer.cli import main
-from explorer.model import Device
+from explorer.model.program import Device
 
 from analysis_helpers import PlanBuilder, roundtrip
 
@@ -240,7 +240,7 @@ def test_greedy_matches_executorchs_rules_on_a_small_case():
 
 
 def test_cli_whatif_text_json_and_exit_codes(tmp_path, capsys):
-    from explorer.format.writer import write
+    from devtools.writer import write
 
     path = tmp_path / "p.pte"
     path.write_bytes(write(_two_delegates()))
@@ -264,7 +264,7 @@ def test_cli_whatif_text_json_and_exit_codes(tmp_path, capsys):
 
 def test_inspect_says_a_program_is_predicted():
     from explorer.cli.inspect import summary_lines
-    from explorer.json_form import program_json
+    from explorer.jsonform.program import program_json
 
     got = what_if(_two_delegates(), ["delegate:0=cuda:1"])
     assert any("predicted by what-if" in line for line in summary_lines(got, "p.pte"))
@@ -275,9 +275,9 @@ def test_inspect_says_a_program_is_predicted():
 def test_time_estimate_divides_moved_time_and_charges_copies_by_bandwidth():
     import numpy as np
 
-    from explorer.analysis.profile import join_profile
-    from explorer.analysis.whatif_review import estimate
-    from explorer.format.etdump import load_etdump
+    from explorer.analysis.profile.join import join_profile
+    from explorer.whatif.review import estimate
+    from explorer.format.companions.etdump import load_etdump
 
     from analysis_helpers import FIXTURES
 
@@ -300,8 +300,8 @@ def test_time_estimate_divides_moved_time_and_charges_copies_by_bandwidth():
 def test_many_regions_legalized_once_equal_one_legalize_per_region(monkeypatch):
     """Above SEQUENTIAL_LIMIT regions the graph is re-ordered once instead of once per region (executorch's
     way); both must give the same program."""
-    import explorer.analysis.whatif_regions as regions
-    from explorer.format.synth import synthetic_program
+    import explorer.whatif.regions as regions
+    from devtools.synth import synthetic_program
 
     program = synthetic_program(600)
     moves = ["op:aten::linear=cuda:0", "op:aten::add=cuda:1"]
@@ -319,7 +319,7 @@ ZOO_KNOWN = {"planner_naive.pte"}
 
 
 def test_every_real_plan_re_derived_unchanged_gives_the_file_back():
-    from explorer.analysis.whatif import _predict_plan
+    from explorer.whatif.predict import _predict_plan
 
     from analysis_helpers import FIXTURES
 

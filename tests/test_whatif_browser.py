@@ -23,7 +23,7 @@ from browser_helpers import ARTIFACTS, chromium, click_point, require_browser, s
 
 import explorer
 from explorer.cli import main
-from explorer.views.overview import TRACE
+from explorer.views.state.overview import TRACE
 
 pytestmark = pytest.mark.browser
 
@@ -159,8 +159,8 @@ def test_report_move_to_gives_the_command_and_its_report_opens_in_the_diff_view(
 def test_report_move_to_on_a_group_of_a_big_plan(tmp_path):
     """A transformer's overview: a click on a group opens it and its details offer group:LABEL, which what_if reads
     as exactly that group; "Move to ▸ cuda:0" puts it in the pending command."""
-    from explorer.analysis.whatif import select
-    from explorer.views.overview import OVERVIEW_TRACE
+    from explorer.whatif.predict import select
+    from explorer.views.state.overview import OVERVIEW_TRACE
 
     path = Path(__file__).parent / "fixtures" / "named" / "transformer3k.pte"
     report = tmp_path / "big.html"

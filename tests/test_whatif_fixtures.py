@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import explorer
-from explorer.model import Tensor
+from explorer.model.program import Tensor
 
 WHATIF = Path(__file__).parent / "fixtures" / "whatif"
 MANIFEST = json.loads((WHATIF / "manifest.json").read_text())

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 import explorer
-from explorer.analysis.diff import diff
-from explorer.analysis.whatif import Refusal, what_if
+from explorer.analysis.diff.compare import diff
+from explorer.whatif.predict import Refusal, what_if
 
 HERE = Path(__file__).parent / "fixtures" / "whatif"
 MANIFEST = json.loads((HERE / "manifest.json").read_text())

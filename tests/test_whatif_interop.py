@@ -15,7 +15,7 @@ import warnings
 import pytest
 
 import explorer
-from explorer.analysis.whatif import Refusal, what_if
+from explorer.whatif.predict import Refusal, what_if
 
 pytestmark = pytest.mark.interop
 

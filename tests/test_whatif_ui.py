@@ -5,7 +5,7 @@
   reason in ``whatif_error``; the payload switching to the diff of original vs predicted and back.
 * Every entry point writes the same what-if page: ``whatif -o``, ``show --move -o``, ``Explorer(moves=).save_html``.
 * The selector the page offers for a selection (``moves.js`` selectorOf, run in node on real payloads) names,
-  by ``explorer.analysis.whatif.select``, exactly what was selected — on real exports with delegates, copies,
+  by ``explorer.whatif.predict.select``, exactly what was selected — on real exports with delegates, copies,
   buffer write-backs and module groups; and a selection on the predicted side maps back through the origins.
 """
 
@@ -23,11 +23,11 @@ import explorer
 from explorer import frontend
 from explorer.analysis.facts import Facts
 from explorer.analysis.graph import edges, is_copy
-from explorer.analysis.whatif import MoveError, Refusal, select
+from explorer.whatif.predict import MoveError, Refusal, select
 from explorer.cli import main
-from explorer.views.embed import page_payload, unpack
-from explorer.views.report import app_payload
-from explorer.views.whatif_report import whatif_payload
+from explorer.views.payload.embed import page_payload, unpack
+from explorer.views.payload.app import app_payload
+from explorer.views.payload.whatif import whatif_payload
 
 FIX = Path(__file__).parent / "fixtures"
 RESIDUAL = FIX / "whatif" / "residual_cpu_only.pte"
@@ -127,7 +127,7 @@ def test_show_move_exits_as_whatif_does(tmp_path, capsys):
 
 
 def test_whatif_block_carries_the_flags_as_cli_words_and_python_arguments():
-    from explorer.views.whatif_report import whatif_block
+    from explorer.views.payload.whatif import whatif_block
 
     program = explorer.load(FIX / "whatif" / "multi_out_cpu_only.pte")
     predicted = explorer.what_if(program, ["delegate:*=cuda:0"], skip_d2h_outputs=True, alloc_graph_output=False,
@@ -171,7 +171,7 @@ process.stdout.write(JSON.stringify(out));
 
 
 def _offers(tmp_path: Path, payload: dict) -> list[dict]:
-    from explorer.views.embed import pack
+    from explorer.views.payload.embed import pack
 
     node = shutil.which("node")
     assert node, "node is needed for the app's tests"

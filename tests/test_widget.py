@@ -11,9 +11,9 @@ from analysis_helpers import PlanBuilder
 
 from explorer import Explorer, load
 from explorer import frontend
-from explorer.format.writer import write
-from explorer.views.embed import unpack
-from explorer.views.selection import Selection
+from devtools.writer import write
+from explorer.views.payload.embed import unpack
+from explorer.views.state.selection import Selection
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -149,7 +149,7 @@ def test_device_filter_is_a_trait(ex):
 
 
 def test_search_rules_are_the_pages(ex):
-    """The page searches with the rules of explorer.views.selection.search: %N any value, #N an instruction."""
+    """The page searches with the rules of explorer.views.state.selection.search: %N any value, #N an instruction."""
     rules = frontend.source("search.js")  # run under node in tests/js/search.test.js
     assert "k < P.nValues" in rules and "k < P.nInstructions" in rules
     data = payload(ex)["plans"][0]
@@ -157,7 +157,7 @@ def test_search_rules_are_the_pages(ex):
 
 
 def test_save_html(ex, tmp_path):
-    from explorer.views.embed import page_payload
+    from explorer.views.payload.embed import page_payload
 
     ex.select(0)
     path = ex.save_html(tmp_path / "r.html")

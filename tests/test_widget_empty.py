@@ -7,11 +7,11 @@ import pytest
 
 import explorer
 from explorer.cli import main
-from explorer.format.writer import write
-from explorer.model import Program
-from explorer.views.embed import unpack
-from explorer.views.empty_program import NO_PLANS
-from explorer.views.report import report_html
+from devtools.writer import write
+from explorer.model.program import Program
+from explorer.views.payload.embed import unpack
+from explorer.views.html.empty_program import NO_PLANS
+from explorer.views.html.report import report_html
 
 
 def _no_plans() -> bytes:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from analysis_helpers import PlanBuilder, make_program
 
-from explorer.analysis.describe import count
+from explorer.units import count
 from explorer.cli import main
-from explorer.format.writer import write
+from devtools.writer import write
 
 FIX = Path(__file__).parent / "fixtures"
 # "1 values", "1 instructions", "(1 runs;", "1 segments", "1 planned tensors" ..., and the old "(s)" hedges
@@ -68,7 +68,7 @@ def test_program_summary_of_a_one_instruction_plan_is_singular():
     """'1 tensors · 1 instructions' was printed for a plan with one of each."""
     from analysis_helpers import PlanBuilder
 
-    from explorer.views.prepare import plan_view, program_summary
+    from explorer.views.state.plan import plan_view, program_summary
 
     b = PlanBuilder()
     x = b.tensor(arena=1, offset=0)

@@ -7,9 +7,9 @@ import pytest
 
 import explorer
 from explorer import CPU, Device, PteFormatError
-from explorer.format.synth import synthetic_program
-from explorer.format.writer import layout_segments, write
-from explorer.model import BufferDevice, Chain, Instruction, Operator, Plan, Program, Tensor, Value
+from devtools.synth import synthetic_program
+from devtools.writer import layout_segments, write
+from explorer.model.program import BufferDevice, Chain, Instruction, Operator, Plan, Program, Tensor, Value
 
 
 def _plan(**kw) -> Plan:
@@ -43,7 +43,7 @@ def _device_index_slot(data: bytes) -> int:
     """vtable entry of ExtraTensorInfo.device_index of value 0, read with flatc's generated classes."""
     from explorer._generated.executorch_flatbuffer.Program import Program as FbProgram
     from explorer._generated.executorch_flatbuffer.Tensor import Tensor as FbTensor
-    from explorer.format import schema as S
+    from explorer.format.pte import slots as S
     table = FbProgram.GetRootAs(data, 0).ExecutionPlan(0).Values(0).Val()
     tensor = FbTensor()
     tensor.Init(table.Bytes, table.Pos)

@@ -17,12 +17,13 @@ import numpy as np
 import pytest
 
 import explorer
-from explorer.analysis import aliases, analyze, analyze_program, check
+from explorer.analysis import aliases
+from explorer.analysis.pipeline import analyze, analyze_program, check
 from explorer.analysis.facts import Facts
 from explorer.analysis.graph import edges
 from explorer.analysis.lifetimes import lifetime_arrays, state_values
 from explorer.cli import main
-from explorer.format.writer import write
+from devtools.writer import write
 
 from analysis_helpers import PlanBuilder
 

@@ -7,17 +7,18 @@ named data and the delegates using it, delegate payloads.
 * :func:`companion_findings` — ``missing-external`` (error; only when data files were supplied) and
   ``bad-delegate-payload`` (warning: a payload of a known format that does not decode).
 
-Pure functions over the model; reading delegate blobs (never weights) happens in :mod:`explorer.format.payload`.
+Pure functions over the model; reading delegate blobs (never weights) happens in :mod:`explorer.format.backends.blob`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..model import Device, Payload, Plan, Program, Tensor
-from ..format.payload import identify_all
-from .delegate_graph import delegate_insides
-from .types import Finding
+from explorer.model.program import Device, Payload, Plan, Program, Tensor
+from explorer.format.backends.blob import identify_all
+from explorer.analysis.delegate_graph import delegate_insides
+from explorer.analysis.types import Finding
+from explorer.model.columns import STORAGE_CODES
 
 __all__ = ["external_tensors", "ExternalLink", "NamedDataUse", "external_links", "named_data_usage", "payloads",
            "companion_findings", "external_bytes_by_device", "COMPANION_SEVERITY"]
@@ -29,7 +30,6 @@ _LIMIT = 25  # findings kept per (plan, code), like the placement checks
 @dataclass(frozen=True)
 class ExternalLink:
     """Where an external tensor's bytes are: a supplied data file and the entry's key."""
-
     file: str  # the data file's name (path's last part)
     key: str
     offset: int | None  # byte position of the entry's data in that file (optional)
@@ -48,7 +48,6 @@ def external_tensors(plan: Plan) -> list[Tensor]:
     """The plan's external tensors; found through the decoder's storage column when there is one, so a plan
     of 100k values doesn't make 100k Tensor objects to find none."""
     if plan._columns is not None:
-        from ..columns import STORAGE_CODES
 
         rows = (plan._columns[0].storage == STORAGE_CODES["external"]).nonzero()[0]
         return [plan.values[int(i)] for i in rows]

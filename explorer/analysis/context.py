@@ -37,9 +37,11 @@ import dataclasses
 import re
 from typing import Any
 
-from ..etrecord_model import (Etrecord, EtrecordMethod, GraphNode, InstructionContext, ModuleFrame, PlanContext,
-                              ProgramContext, SourceFrame)
-from ..model import Plan, Program
+from explorer.errors import EtrecordMismatch
+from explorer.model.etrecord import (Etrecord, EtrecordMethod, GraphNode, InstructionContext, ModuleFrame,
+    PlanContext, ProgramContext, SourceFrame)
+from explorer.model.program import Plan, Program
+from explorer.format.companions.etrecord import load_etrecord
 
 __all__ = ["EtrecordMismatch", "join_etrecord", "attach_etrecord", "delegate_event_handles", "source_frame",
            "op_name", "kernel_name", "module_scopes"]
@@ -49,14 +51,9 @@ _UNCOMPARED = ("executorch_prim", "et_copy")  # kernels executorch's passes make
 _SHOWN = 3  # mismatches named in a message
 
 
-class EtrecordMismatch(ValueError):
-    """The ETRecord does not belong to this program (see the module docstring for what is compared)."""
-
-
 def attach_etrecord(program: Program, source: Any, *, strict: bool = True) -> Program:
     """``program`` with an ETRecord joined (``program.etrecord``): ``source`` is anything
-    :func:`~explorer.format.etrecord.load_etrecord` reads, or an already read :class:`Etrecord`."""
-    from ..format.etrecord import load_etrecord
+    :func:`~explorer.format.companions.etrecord.load_etrecord` reads, or an already read :class:`Etrecord`."""
 
     record = source if isinstance(source, Etrecord) else load_etrecord(source)
     return dataclasses.replace(program, etrecord=join_etrecord(program, record, strict=strict))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..model import CPU, DelegateGraph, Device, Payload, Plan
+from explorer.model.program import CPU, DelegateGraph, Device, Payload, Plan
 
 __all__ = ["DelegateInside", "delegate_insides", "bindings"]
 

@@ -1,6 +1,6 @@
 """Per-plan numpy facts every analysis step shares: value columns, device codes, arena devices.
 
-A loaded plan carries the decoder's columns (:mod:`explorer.columns`), so a 100k-value program can be
+A loaded plan carries the decoder's columns (:mod:`explorer.model.columns`), so a 100k-value program can be
 checked without building 100k frozen ``Tensor`` objects; a hand-built plan gets columns derived from
 its objects. Model objects are touched only for the few values a message names, and for list values
 (whose items live only in the objects).
@@ -15,10 +15,11 @@ from functools import cached_property
 
 import numpy as np
 
-from ..columns import STORAGE_CODES, InstructionColumns, instruction_columns, value_columns
-from ..devices import code_device
-from ..devices import device_code as _device_code
-from ..model import DEVICE_TYPES, Device, Plan
+from explorer.analysis.ops import COPY_OPS
+from explorer.model.columns import STORAGE_CODES, InstructionColumns, instruction_columns, value_columns
+from explorer.model.devices import code_device
+from explorer.model.devices import device_code as _device_code
+from explorer.model.program import DEVICE_TYPES, Device, Plan
 
 __all__ = ["Facts", "STORAGE", "KIND", "LIST_KINDS", "device_code"]
 
@@ -117,8 +118,7 @@ class Facts:
 
     @cached_property
     def copy_ops(self) -> np.ndarray:
-        """Operator indices of explicit device copies (see graph.COPY_OPS)."""
-        from .graph import COPY_OPS
+        """Operator indices of explicit device copies (see ops.COPY_OPS)."""
         return np.asarray([k for k, op in enumerate(self.plan.operators) if op.name in COPY_OPS], dtype=np.int64)
 
     @cached_property

@@ -47,17 +47,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model import Instruction, Plan, Value
-from .facts import LIST_KINDS, STORAGE, Facts
-from .ops import written_position
-from .types import Dataflow
+from explorer.model.program import Instruction, Plan, Value
+from explorer.analysis.facts import LIST_KINDS, STORAGE, Facts
+from explorer.analysis.ops import COPY_OPS, D2H_OPS, H2D_OPS, written_position
+from explorer.analysis.types import Dataflow
 
 __all__ = ["dataflow", "edges", "Edges", "COPY_OPS", "H2D_OPS", "D2H_OPS", "is_copy", "list_items"]
-
-# Operator names (without overload) of the explicit device copies device-aware planning inserts.
-H2D_OPS = frozenset({"et_copy::_h2d_copy"})
-D2H_OPS = frozenset({"et_copy::_d2h_copy"})
-COPY_OPS = H2D_OPS | D2H_OPS
 
 _LIST_TYPES = ("TensorList", "OptionalTensorList", "IntList")
 

@@ -49,9 +49,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model import Device, Plan
-from .facts import STORAGE, Facts
-from .graph import Edges
+from explorer.model.program import Device, Plan
+from explorer.analysis.facts import STORAGE, Facts
+from explorer.analysis.graph import Edges
 
 __all__ = ["Group", "Groups", "LEAF_NODES", "MAX_CHILDREN", "NAME_BUDGET", "OP_KINDS", "tensor_homes", "op_devices"]
 

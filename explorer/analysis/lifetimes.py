@@ -49,11 +49,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model import Plan
-from .facts import STORAGE, Facts
-from .graph import Edges, edges
-from .ops import alias_source, written_position
-from .types import Lifetime
+from explorer.model.program import Plan
+from explorer.analysis.facts import STORAGE, Facts
+from explorer.analysis.graph import Edges, edges
+from explorer.analysis.ops import alias_source, written_position
+from explorer.analysis.types import Lifetime
 
 __all__ = ["lifetimes", "lifetime_arrays", "state_values", "aliases", "first_uses"]
 

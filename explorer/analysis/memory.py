@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model import Plan
-from .facts import STORAGE, Facts
-from .types import ArenaMap, Block, DeviceTotals, MemoryMap, Transfer
+from explorer.model.program import Plan
+from explorer.analysis.facts import STORAGE, Facts
+from explorer.analysis.types import ArenaMap, Block, DeviceTotals, MemoryMap, Transfer
 
 __all__ = ["memory_map", "peak", "planned_arrays"]
 

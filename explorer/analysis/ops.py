@@ -21,7 +21,12 @@ accumulator; ``et_copy::_h2d_copy``/``_d2h_copy`` copy between devices; ``aten::
 
 from __future__ import annotations
 
-__all__ = ["ALIAS_OPS", "WRITTEN_ARG", "METADATA_OPS", "alias_source", "written_position", "reads_data"]
+__all__ = ["COPY_OPS", "H2D_OPS", "D2H_OPS", "ALIAS_OPS", "WRITTEN_ARG", "METADATA_OPS", "alias_source", "written_position", "reads_data"]
+
+# Operator names (without overload) of the explicit device copies device-aware planning inserts.
+H2D_OPS = frozenset({"et_copy::_h2d_copy"})
+D2H_OPS = frozenset({"et_copy::_d2h_copy"})
+COPY_OPS = H2D_OPS | D2H_OPS
 
 # operator name (without overload) -> argument position of the tensor whose bytes the result takes
 ALIAS_OPS: dict[str, int] = {

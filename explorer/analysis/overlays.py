@@ -40,7 +40,15 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from ..model import Plan
+from explorer.errors import OverlayError
+from explorer.model.program import Plan
+from explorer.analysis.facts import Facts
+from explorer.analysis.graph import edges
+from explorer.analysis.groups import Groups
+from explorer.analysis.lifetimes import aliases
+from explorer.analysis.lifetimes import lifetime_arrays
+from explorer.analysis.transfers import transfer_arrays
+from explorer.model.columns import value_columns
 
 __all__ = ["Overlay", "OverlayError", "Scale", "Threshold", "ModuleItem", "GroupAggregate", "make_overlay",
            "group_aggregates", "builtin_overlays", "AGGREGATES", "BY", "FORMATS", "SCALES", "BUILTINS",
@@ -65,10 +73,6 @@ _VALUE_KEY = re.compile(r"^%(\d+)$")
 _SCALE_KEYS = ("name", "min", "max", "log")
 
 
-class OverlayError(ValueError):
-    """An overlay argument or key that cannot be used; the message names it and what would do."""
-
-
 @dataclass(frozen=True)
 class Scale:
     """A continuous colour scale: ``name`` (one of :data:`SCALES`), the numbers at its two ends (None: the
@@ -87,7 +91,6 @@ class Scale:
 @dataclass(frozen=True)
 class Threshold:
     """Numbers from ``bound`` up (to the next bound) get ``color``; ``bound`` None: from minus infinity."""
-
     bound: float | None
     color: str
     label: str
@@ -96,7 +99,6 @@ class Threshold:
 @dataclass(frozen=True)
 class ModuleItem:
     """A module (or group) given one number: its label and instruction range [start, stop)."""
-
     label: str
     start: int
     stop: int
@@ -117,7 +119,6 @@ class GroupAggregate:
 @dataclass(frozen=True, eq=False)
 class Overlay:
     """One named set of numbers on one plan (module docstring)."""
-
     name: str
     plan: str
     instr: np.ndarray  # float64 (instructions,): NaN = no number
@@ -395,7 +396,6 @@ def make_overlay(plan: Plan, name: str, values, *, by: str | None = None, groups
         elif kind == "value":
             v = _index_key(key, _VALUE_KEY, "%", "value", n, name)
             if tensor is None:
-                from ..columns import value_columns
                 tensor = value_columns(plan).kind == 5
             if not tensor[v]:
                 raise OverlayError(f"Invalid key {key!r} of overlay {name!r}: value %{v} is not a tensor (only "
@@ -431,10 +431,6 @@ def make_overlay(plan: Plan, name: str, values, *, by: str | None = None, groups
 
 
 def _plan_groups(plan: Plan):
-    from .facts import Facts
-    from .graph import edges
-    from .groups import Groups
-
     f = Facts(plan)
     return Groups(plan, f, edges(plan, f))
 
@@ -482,10 +478,6 @@ def builtin_overlays(plan: Plan, analysis=None, profile=None) -> dict[str, Overl
 
     ``analysis``: a :class:`~.lazy.LazyAnalysis` of the plan (its arrays are reused; else computed);
     ``profile``: the plan's :class:`~.profile.PlanProfile` (``time`` needs it)."""
-    from .facts import Facts
-    from .graph import edges
-    from .lifetimes import aliases, lifetime_arrays
-    from .transfers import transfer_arrays
 
     f = getattr(analysis, "facts", None)
     if f is None or not hasattr(analysis, "moving"):

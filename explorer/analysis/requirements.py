@@ -33,11 +33,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model import Device, Plan, Tensor
-from .describe import instruction_text, nbytes_text, value_text
-from .facts import Facts
-from .graph import D2H_OPS, H2D_OPS
-from .types import PlanAnalysis, Transfer
+from explorer.model.program import Device, Plan, Tensor
+from explorer.analysis.naming import instruction_text, value_text
+from explorer.units import nbytes_text
+from explorer.analysis.facts import Facts
+from explorer.analysis.graph import D2H_OPS, H2D_OPS
+from explorer.analysis.types import PlanAnalysis, Transfer
+from explorer.analysis.transfers import transfers
 
 # Device arenas are honoured by loaders that read non_const_buffer_device. In executorch's history:
 # MethodMeta::memory_planned_buffer_device (#19568) and DeviceMemoryBuffer (#19567) came in v1.3.0, but the loader
@@ -54,7 +56,6 @@ __all__ = ["DEVICE_RUNTIME", "ArenaNeed", "DeviceNeed", "AllocatorNeed", "Requir
 @dataclass(frozen=True)
 class ArenaNeed:
     """One memory-planned arena the runtime must allocate before the method can load."""
-
     memory_id: int  # as in the file (>= 1)
     size: int  # bytes
     runtime_index: int  # memory_id - 1: the index MethodMeta::memory_planned_buffer_size/device(i) takes
@@ -66,7 +67,6 @@ class ArenaNeed:
 @dataclass(frozen=True)
 class DeviceNeed:
     """Everything one device must provide: its arenas and the host<->device copies it serves."""
-
     device: Device
     provider: str  # "memory-manager" (CPU: host planned buffers) | "device-allocator" (registered per type)
     arenas: tuple[ArenaNeed, ...]  # in memory_id order
@@ -90,7 +90,6 @@ class DeviceNeed:
 @dataclass(frozen=True)
 class AllocatorNeed:
     """One ``DeviceAllocator`` registration: the registry is keyed by device type only."""
-
     device_type: int  # the runtime's DeviceType value (1 = CUDA)
     kind: str  # "cuda", or "unknown(N)" for a type this version doesn't know
     indices: tuple[int, ...]  # device indices that allocator will be called with (sorted)
@@ -102,7 +101,6 @@ class AllocatorNeed:
 @dataclass(frozen=True)
 class Requirements:
     """What the runtime must provide to load and run one plan (see the module doc for the sources)."""
-
     plan: str
     devices: tuple[DeviceNeed, ...]  # sorted (cpu first); a device is listed when it has arenas, serves copies or is targeted
     allocators: tuple[AllocatorNeed, ...]  # device types needing a registered DeviceAllocator, by type
@@ -130,7 +128,6 @@ def requirements(plan: Plan, analysis: PlanAnalysis | None = None) -> Requiremen
     if analysis is not None:
         moves = analysis.transfers
     else:
-        from .transfers import transfers
         moves = transfers(plan)
     arenas: dict[Device, list[ArenaNeed]] = defaultdict(list)
     for b in plan.buffers:

@@ -22,10 +22,10 @@ from collections import defaultdict
 
 import numpy as np
 
-from ..model import Device, Plan
-from .facts import Facts
-from .graph import Edges, edges
-from .types import Transfer, TransferTotals
+from explorer.model.program import Device, Plan
+from explorer.analysis.facts import Facts
+from explorer.analysis.graph import Edges, edges
+from explorer.analysis.types import Transfer, TransferTotals
 
 __all__ = ["transfers", "transfer_arrays", "transfer_totals", "transfer_kind"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..model import Device
+from explorer.model.program import Device
 
 __all__ = [
     "Dataflow", "Lifetime", "Block", "ArenaMap", "DeviceTotals", "MemoryMap", "Transfer",

@@ -15,9 +15,10 @@ import sys
 from pathlib import Path
 from typing import Sequence, TextIO
 
-from ..errors import PteFormatError
-from ..text import visible
-from .profile_opts import ProfileExit
+from explorer.errors import PteFormatError
+from explorer.safe_text import visible
+from explorer.cli.profile_opts import ProfileExit
+import importlib
 
 __all__ = ["main"]
 
@@ -26,8 +27,6 @@ _BROKEN_PIPE = 128 + 13  # what a shell reports for a process ended by SIGPIPE
 
 
 def _parser() -> argparse.ArgumentParser:
-    import importlib
-
     parser = argparse.ArgumentParser(
         prog="device-explorer",
         description="See where every tensor and memory-planned buffer of an ExecuTorch .pte lives. "

@@ -4,7 +4,7 @@ Exit status (docs/analysis.md, "Checks"): 0 when no finding has severity ``error
 one has, 2 when the file can't be read (``main`` maps PteFormatError/OSError to 2).
 
 Human output: a headline with counts, then findings grouped by severity (errors first), one per line,
-each starting with ``[code] plan 'name':`` (see :func:`explorer.analysis.describe.finding_lines`).
+each starting with ``[code] plan 'name':`` (see :func:`explorer.describe.program.finding_lines`).
 
 ``--json`` prints one object, stable for tools::
 
@@ -25,12 +25,14 @@ import json
 import os
 from typing import TextIO
 
-from ..analysis import check
-from ..analysis.checks import DEFAULT_LIMIT
-from ..analysis.describe import SEVERITIES, finding_lines
-from ..model import DataFile, Program
-from .data_option import add_data_option, load_with_data
-from .etrecord_opts import add_etrecord_option, short_context, with_etrecord
+from explorer.analysis.pipeline import check
+from explorer.analysis.checks.placement import DEFAULT_LIMIT
+from explorer.describe.program import SEVERITIES, finding_lines
+from explorer.model.program import DataFile, Program
+from explorer.cli.data_option import add_data_option, load_with_data
+from explorer.cli.etrecord_opts import add_etrecord_option, short_context, with_etrecord
+from explorer.analysis.companions import external_tensors
+from explorer.units import count
 
 __all__ = ["register", "run", "JSON_FORMAT"]
 
@@ -86,8 +88,6 @@ def _unlinked_note(program) -> str | None:
     weights were not supplied was checked without them, so "no findings" says nothing about them."""
     if not isinstance(program, Program) or program.data_files is not None:
         return None
-    from ..analysis.companions import external_tensors
-    from ..analysis.describe import count
 
     n = sum(len(external_tensors(plan)) for plan in program.plans)
     if not n:

@@ -14,11 +14,11 @@ import os
 import sys
 from typing import TextIO, Union
 
-from ..errors import PteFormatError
-from ..analysis.companions import external_tensors
-from ..analysis.describe import count
-from ..format.reader import load
-from ..model import DataFile, Program
+from explorer.errors import PteFormatError
+from explorer.analysis.companions import external_tensors
+from explorer.units import count
+from explorer.format.reader import load
+from explorer.model.program import DataFile, Program
 
 _SIBLINGS = 8  # sibling .ptd files looked at for the hint
 

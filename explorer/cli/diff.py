@@ -1,10 +1,10 @@
 """``device-explorer diff A B [--json] [--plan NAME] [--limit N]``: a placement review of two programs.
 
-Human output is the review summary of :mod:`explorer.analysis.describe_diff` (what moved between
+Human output is the review summary of :mod:`explorer.describe.diff` (what moved between
 devices, copies added/removed, arenas, findings new/fixed, what the runtime must now provide).
-``--json`` prints :meth:`explorer.analysis.diff.ProgramDiff.to_json` (``device-explorer-diff/1``) with
+``--json`` prints :meth:`explorer.analysis.diff.compare.ProgramDiff.to_json` (``device-explorer-diff/1``) with
 sorted keys, so the same two files always give the same bytes. ``--html OUT`` also writes the diff view
-(:mod:`explorer.views.diff_report`) as a self-contained, offline page.
+(:mod:`explorer.views.html.diff`) as a self-contained, offline page.
 
 Exit status: 0 when both files were read (a diff is information, not a verdict), 2 when a file can't
 be read or ``--plan`` names a plan one of them lacks (``main`` maps those errors to 2).
@@ -17,11 +17,15 @@ import json
 import sys
 from typing import TextIO
 
-from ..analysis.describe_diff import diff_lines
-from ..analysis.diff import diff
-from .data_option import add_data_option, load_program
-from .etrecord_opts import add_etrecord_option, with_etrecord
-from .profile_opts import add_profile_options, joined_profile
+from explorer.describe.diff import diff_lines
+from explorer.analysis.diff.compare import diff
+from explorer.cli.data_option import add_data_option, load_program
+from explorer.cli.etrecord_opts import add_etrecord_option, with_etrecord
+from explorer.cli.profile_opts import add_profile_options, joined_profile
+from explorer.views.html.diff import write_diff_report
+from explorer.analysis.profile.compare import profile_diffs
+from explorer.describe.profile import profile_diff_lines
+from explorer.jsonform.etrecord import diff_context
 
 __all__ = ["register", "run"]
 
@@ -58,15 +62,12 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     if args.html and not result.plans:
         print("device-explorer: the two programs have no plan in common; no HTML written", file=sys.stderr)
     elif args.html:
-        from ..views.diff_report import write_diff_report  # the page writer: only when asked for
         write_diff_report(a, b, args.html, result=result, programs=(a, b), plan=args.plan, profiles=profiles)
     if args.json:
         doc = result.to_json()
         if any(records):
-            from ..json_etrecord import diff_context
             doc["etrecord"] = diff_context(a, b)
         if profiles is not None:
-            from ..analysis.profile_diff import profile_diffs
             doc["profile"] = [d.to_json() for d in profile_diffs(a, b, result, *profiles)]
         json.dump(doc, out, indent=1, sort_keys=True)
         out.write("\n")
@@ -74,8 +75,6 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     for line in diff_lines(result, limit=max(args.limit, 1)):
         print(line, file=out)
     if profiles is not None:
-        from ..analysis.describe_profile import profile_diff_lines
-        from ..analysis.profile_diff import profile_diffs
         for d in profile_diffs(a, b, result, *profiles):
             print("", file=out)
             for line in profile_diff_lines(d, limit=max(args.limit, 1)):

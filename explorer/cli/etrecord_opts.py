@@ -13,11 +13,12 @@ import os
 import sys
 from typing import TextIO
 
-from ..analysis.context import EtrecordMismatch, attach_etrecord
-from ..errors import PteFormatError
-from ..etrecord_model import InstructionContext
-from ..model import Program
-from .profile_opts import ProfileExit
+from explorer.analysis.context import EtrecordMismatch, attach_etrecord
+from explorer.errors import PteFormatError
+from explorer.model.etrecord import InstructionContext
+from explorer.model.program import Program
+from explorer.cli.profile_opts import ProfileExit
+from explorer.analysis.context import op_name
 
 __all__ = ["add_etrecord_option", "with_etrecord", "context_lines", "short_context"]
 
@@ -64,7 +65,6 @@ def context_lines(program: Program, plan_name: str, indent: str = "  ", limit: i
     ctx = program.etrecord.plan(plan_name) if program.etrecord else None
     if ctx is None:
         return []
-    from ..analysis.context import op_name
 
     runs: list[list] = []
     for ic in ctx.instructions:

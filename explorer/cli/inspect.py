@@ -8,18 +8,23 @@ import os
 from collections import defaultdict
 from typing import TextIO
 
-from ..analysis import analyze_program
-from ..analysis.describe import count, device_summary_lines, nbytes_text
-from ..analysis.requirements import requirements, requirements_lines
-from ..analysis.companions import payloads
-from ..analysis.describe_companions import (bundle_lines, companion_lines, data_file_lines, named_data_lines,
-                                            segment_lines)
-from ..json_companions import data_file_json
-from ..json_form import FORMAT, program_json
-from ..model import DataFile, Plan, Program
-from .data_option import add_data_option, load_with_data
-from .etrecord_opts import add_etrecord_option, context_lines, with_etrecord
-from .profile_opts import add_profile_options, optional_profile
+from explorer.analysis.pipeline import analyze_program
+from explorer.units import count, nbytes_text
+from explorer.describe.program import device_summary_lines
+from explorer.analysis.requirements import requirements, requirements_lines
+from explorer.analysis.companions import payloads
+from explorer.describe.companions import (bundle_lines, companion_lines, data_file_lines, named_data_lines,
+    segment_lines)
+from explorer.jsonform.companions import data_file_json
+from explorer.jsonform.program import FORMAT, program_json
+from explorer.model.program import DataFile, Plan, Program
+from explorer.cli.data_option import add_data_option, load_with_data
+from explorer.cli.etrecord_opts import add_etrecord_option, context_lines, with_etrecord
+from explorer.cli.profile_opts import add_profile_options, optional_profile
+from explorer.analysis.profile.join import profile_json
+from explorer.describe.profile import profile_header_lines
+from explorer.describe.profile import profile_lines
+from explorer.jsonform.etrecord import add_profile_context
 
 __all__ = ["register", "run", "summary_lines"]
 
@@ -51,9 +56,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         if args.plan:
             doc["plans"] = [p for p in doc["plans"] if p["name"] == args.plan]
         if profile is not None:
-            from ..analysis.profile import profile_json
             profile_json(doc, profile, os.path.basename(args.profile))
-            from ..json_etrecord import add_profile_context
             add_profile_context(doc, program)  # delegate events -> original nodes, as Inspector joins them
         json.dump(doc, out, indent=1)
         out.write("\n")
@@ -61,7 +64,6 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     for line in summary_lines(program, os.path.basename(args.file), only=args.plan):
         print(line, file=out)
     if profile is not None:
-        from ..analysis.describe_profile import profile_header_lines, profile_lines
         print("", file=out)
         for line in profile_header_lines(profile, os.path.basename(args.profile)):
             print(line, file=out)

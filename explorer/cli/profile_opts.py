@@ -2,7 +2,7 @@
 
 Kept apart from the subcommands so each of them only adds an option and a call. A dump that can't be
 read is reported like a bad program (exit 2, naming the dump); a dump that fits no plan of the program
-is reported with the reason (:class:`~explorer.analysis.profile.ProfileMismatch`) and exit 2 — never a
+is reported with the reason (:class:`~explorer.analysis.profile.join.ProfileMismatch`) and exit 2 — never a
 silent overlay on the wrong instructions.
 """
 
@@ -11,9 +11,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..analysis.profile import Profile, ProfileMismatch, join_profile
-from ..format.etdump import load_etdump
-from ..model import Program
+from explorer.analysis.profile.join import Profile, ProfileMismatch, join_profile
+from explorer.format.companions.etdump import load_etdump
+from explorer.model.program import Program
 
 __all__ = ["add_profile_options", "joined_profile", "optional_profile", "ProfileExit"]
 

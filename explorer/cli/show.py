@@ -19,12 +19,24 @@ import os
 import sys
 from typing import TextIO
 
-from ..analysis import check
-from ..analysis.describe import nbytes_text
-from ..model import DataFile
-from .data_option import add_data_option, load_with_data
-from .etrecord_opts import add_etrecord_option, with_etrecord
-from .profile_opts import add_profile_options, optional_profile
+from explorer.analysis.pipeline import check
+from explorer.units import nbytes_text
+from explorer.model.program import DataFile
+from explorer.cli.data_option import add_data_option, load_with_data
+from explorer.cli.etrecord_opts import add_etrecord_option, with_etrecord
+from explorer.cli.profile_opts import add_profile_options, optional_profile
+from explorer.analysis.overlays import OverlayError
+from explorer.cli.whatif import predict
+from explorer.views.html.data_file import data_file_html
+from explorer.views.html.overlay import write_overlay_report
+from explorer.views.html.whatif import write_whatif_report
+from explorer.views.state.overlays import OverlaySet
+from explorer.views.state.overlays import read_overlay_file
+from explorer.views.state.plan import open_program
+from explorer.views.state.plan import plan_view
+from explorer.views.state.plan import program_summary
+from explorer.views.state.plan import sample_path
+from pathlib import Path
 
 __all__ = ["register", "run", "DEFAULT_OUTPUT"]
 
@@ -54,9 +66,6 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    from ..views.prepare import open_program, plan_view, program_summary, sample_path
-    from ..views.overlay_report import write_overlay_report
-
     source = args.file or sample_path()
     program = load_with_data(str(source), args.data) if args.file else open_program(source)
     if isinstance(program, DataFile):  # a .ptd: a page with its entries (no graph, no arenas)
@@ -92,8 +101,6 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
 def _whatif_page(program, args: argparse.Namespace, out: TextIO) -> int:
     """``show --move``: the page ``whatif FILE --move ... -o`` writes (the Python side: ``Explorer(FILE,
     moves=[...]).save_html(path)``). Exit 1 when executorch would refuse the placement, 2 for a bad move."""
-    from ..views.whatif_report import write_whatif_report
-    from .whatif import predict
 
     unused = [opt for opt, given in (("--overlay", args.overlay), ("--show-overlay", args.show_overlay),
                                      ("--profile", getattr(args, "profile", None))) if given]
@@ -113,8 +120,6 @@ def _whatif_page(program, args: argparse.Namespace, out: TextIO) -> int:
 def _overlays(program, views: dict, profile, args: argparse.Namespace):
     """The report's overlays: the built-ins and each ``--overlay`` file (as ``Explorer.load_overlay`` reads
     it); None after printing why one cannot be used."""
-    from ..analysis.overlays import OverlayError
-    from ..views.overlay_set import OverlaySet, read_overlay_file
 
     overlays = OverlaySet(program, views, profile)
     if args.plan:
@@ -134,9 +139,6 @@ def _overlays(program, views: dict, profile, args: argparse.Namespace):
 
 
 def _data_file_page(data_file: DataFile, args: argparse.Namespace, out: TextIO) -> int:
-    from pathlib import Path
-
-    from ..views.data_file_page import data_file_html
 
     name = os.path.basename(str(args.file))
     written = Path(args.output)

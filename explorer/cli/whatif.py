@@ -19,9 +19,15 @@ import os
 import sys
 from typing import TextIO
 
-from ..analysis.whatif import MoveError, Refusal, what_if
-from .data_option import add_data_option, load_program
-from .profile_opts import joined_profile
+from explorer.whatif.predict import MoveError, Refusal, what_if
+from explorer.cli.data_option import add_data_option, load_program
+from explorer.cli.profile_opts import joined_profile
+from explorer.describe.diff import diff_lines
+from explorer.describe.program import finding_lines
+from explorer.jsonform.program import program_json
+from explorer.views.html.whatif import write_whatif_report
+from explorer.whatif.review import estimate
+from explorer.whatif.review import review
 
 __all__ = ["register", "run"]
 
@@ -78,7 +84,6 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
                               alloc_graph_input=args.alloc_graph_input, alloc_graph_output=args.alloc_graph_output)
     if predicted is None:
         return code
-    from ..analysis.whatif_review import estimate, review
 
     rev = review(program, predicted)
     estimates = []
@@ -89,12 +94,10 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         except ValueError as exc:
             print(f"device-explorer whatif: {exc}", file=sys.stderr)
             return 2
-    if args.output:  # the diff view with the moves listed (views/whatif_report.py); the page writer: only when asked for
-        from ..views.whatif_report import write_whatif_report
+    if args.output:  # the diff view with the moves listed (views/html/whatif.py); the page writer: only when asked for
         write_whatif_report(program, predicted, args.output, result=rev.diff, plan=args.method)
     name = os.path.basename(args.file)
     if args.json:
-        from ..json_form import program_json
 
         doc = program_json(predicted, name)
         doc.update(rev.to_json())
@@ -116,9 +119,6 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
 
 def review_lines(rev, name: str) -> list[str]:
     """Header (what was predicted from what), the diff review, and the predicted program's findings."""
-    from ..analysis.describe import finding_lines
-    from ..analysis.describe_diff import diff_lines
-
     pred = rev.predicted.prediction
     lines = [f"{name}: {pred.text}"]
     lines.append("  the predicted program is what executorch 1.5.1 would export for this placement "

@@ -3,7 +3,7 @@
 flatc's generated Python accessors re-read a table's vtable for every field and build an object per
 access: a plain walk of a 6k-value program with them takes ~0.3 s. Here a table costs one dict
 lookup for its (cached, pre-validated) vtable plus one ``struct.unpack_from`` per field, and vectors
-of scalars come out in one call. The field *slots* come from the schema (see ``schema.py``, which a
+of scalars come out in one call. The field *slots* come from the schema (see ``format/pte/slots.py``, which a
 test ties to the generated bindings), so ``schema/*.fbs`` stays the single source of truth.
 
 Every read is checked against the buffer before it happens and failures raise
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import struct
 
-from ..errors import PteFormatError
+from explorer.errors import PteFormatError
 
 
 __all__ = ["FlatReader", "MAX_SLOTS", "ALIAS_FACTOR", "ALIAS_SLACK", "require_prefix", "root_offset"]

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import PteFormatError
-from .flatbuf import FlatReader
+from explorer.errors import PteFormatError
+from explorer.format.flatbuf import FlatReader
 
 __all__ = ["Gather", "NONE"]
 

@@ -13,9 +13,9 @@ import os
 import traceback
 from typing import Iterable, Union
 
-from ..errors import PteFormatError
-from ..model import DataFile, Program
-from .registry import reader_for
+from explorer.errors import PteFormatError
+from explorer.model.program import DataFile, Program
+from explorer.format.registry import reader_for
 
 __all__ = ["load", "live_source", "Source"]
 

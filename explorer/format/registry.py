@@ -14,7 +14,9 @@ or 8-12 behind a size prefix) is one :class:`FileFormat` in :data:`FORMATS`:
 
 A new companion format is one entry here plus its reader module (docs/format.md, "Adding a file
 format"). Zip archives (ETRecord, ``.pt2``, TorchScript, checkpoints) and text files are told apart by
-:func:`.container.identify` from their entry names and bytes, not by an identifier.
+:func:`.kinds.identify` from their entry names and bytes, not by an identifier. What a file that ``load``
+recognises but does not open *is* (its ``what``) lives in :data:`.kinds.KNOWN_MAGIC`, beneath every reader, so the
+program reader can say it when it refuses one.
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from . import bpte, ptd
-from .program_file import read_bundled_program, read_program
+from explorer.format.companions import bpte, ptd
+from explorer.format.kinds import KNOWN_MAGIC, what_is
+from explorer.format.pte.program_file import read_bundled_program, read_program
 
 __all__ = ["FileFormat", "FORMATS", "KNOWN_MAGIC", "reader_for", "what_is"]
 
@@ -49,29 +52,15 @@ def _data_file(buf, size: int, source: str | None, read):
 
 FORMATS: tuple[FileFormat, ...] = (
     FileFormat("program", b"ET12", "", read=read_program, model="Program", view="plans"),
-    FileFormat("data", b"FT01",
-               "an ExecuTorch data file (.ptd, FlatTensor: weights kept outside the program), not a program; "
-               "explorer.load and `device-explorer inspect` read it as a data file, and `--data FILE` attaches "
-               "it to the .pte that names it", pattern=ptd.IDENTIFIER, read=_data_file, model="DataFile",
+    FileFormat("data", b"FT01", KNOWN_MAGIC[b"FT01"], pattern=ptd.IDENTIFIER, read=_data_file, model="DataFile",
                view="data"),
-    FileFormat("bundle", b"BP08",
-               "an ExecuTorch bundled program (.bpte: a program plus test inputs and expected outputs), not a "
-               "bare program; explorer.load and the CLI read the program inside it",
+    FileFormat("bundle", b"BP08", KNOWN_MAGIC[b"BP08"],
                pattern=bpte.IDENTIFIER, read=read_bundled_program, model="Program", view="plans"),
-    FileFormat("etdump", b"ED00",
-               "an ETDump (run-time profiling/debug events written by the executorch runtime), not a program; "
-               "pass it with --profile to the .pte that produced it (`device-explorer show program.pte --profile "
-               "run.etdp`, or explorer.Explorer(program, profile=...))"),
-    FileFormat("xnnpack-payload", b"XH00",
-               "an XNNPACK delegate payload (the blob a .pte stores in a segment), not a program; open the .pte "
-               "that contains it"),
-    FileFormat("xnnpack-flatbuffer", b"XN01",
-               "an XNNPACK delegate flatbuffer (the inside of a delegate blob), not a program; open the .pte "
-               "that contains it"),
+    FileFormat("etdump", b"ED00", KNOWN_MAGIC[b"ED00"]),
+    FileFormat("xnnpack-payload", b"XH00", KNOWN_MAGIC[b"XH00"]),
+    FileFormat("xnnpack-flatbuffer", b"XN01", KNOWN_MAGIC[b"XN01"]),
 )
 
-# identifier -> what the file is (bytes 4-8, or 8-12 behind a size prefix); read by container.identify
-KNOWN_MAGIC: dict[bytes, str] = {f.magic: f.what for f in FORMATS if f.what}
 
 
 def reader_for(ident: bytes) -> FileFormat:
@@ -82,7 +71,3 @@ def reader_for(ident: bytes) -> FileFormat:
             return f
     return FORMATS[0]
 
-
-def what_is(ident: bytes) -> str | None:
-    """What a file with identifier ``ident`` is, when it is one this table knows but not a program."""
-    return KNOWN_MAGIC.get(ident)

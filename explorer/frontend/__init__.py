@@ -1,7 +1,7 @@
 """The browser app: real ES modules and one stylesheet, shipped as package data.
 
 The notebook widgets (:mod:`explorer.widget`) hand :func:`bundle` to anywidget as ``_esm``; the HTML
-reports (:mod:`explorer.views.report`) inline the same bundle with a page entry. :func:`bundle` joins
+reports (:mod:`explorer.views.html.report`) inline the same bundle with a page entry. :func:`bundle` joins
 the modules in dependency order into one module, each in its own function scope: an ``import {a, b}
 from "./m.js"`` becomes a read of module ``m``'s exports. There is no build step and no npm at run
 time; node and the browser's devtools load the same files unbundled.

@@ -1,5 +1,5 @@
 // A .ptd data file has no graph and no arenas: the app shows its entries table, built (and escaped) in Python
-// by explorer.views.data_file_page, in the widget and in a report alike.
+// by explorer.views.html.data_file, in the widget and in a report alike.
 /** @param {HTMLElement} el @param {import("./payload").WidgetModel} model @param {import("./payload").DataPayload} data */
 export function createDataFileApp(el, model, data) {
   el.textContent = "";

@@ -1,9 +1,9 @@
 // What runs inside a delegate call: a click on a delegate's diamond opens its subgraph (XNNPACK, decoded by
-// explorer.format.xnnpack) in place. The graph below the diamond moves down and the diamond's layer-mates move
+// explorer.format.backends.xnnpack) in place. The graph below the diamond moves down and the diamond's layer-mates move
 // aside to make room; the inside is drawn in the box that opens, its nodes coloured by the device the delegate
 // runs on; dashed lines join the outer tensors the call passes to the inner nodes that read them, and the inner
 // nodes that write the call's outputs to the outer tensors. A second click on the diamond closes it.
-// Data: the plan payload's `companions.delegates` (explorer.views.companions_view).
+// Data: the plan payload's `companions.delegates` (explorer.views.payload.companions).
 import {arr, esc, ptext} from "./util.js";
 
 const STEP = 1;  // spacing of inner nodes: the outer graph's own (its layers are 1 apart), so the inside reads alike

@@ -1,7 +1,7 @@
 // The app in two-program mode: the placement diff of A (before) and B (after). Both graphs side by side with
 // changes ringed, memory lanes paired, the runtime needs compared; a click on either side (or a memory block)
 // selects it and its counterpart. Model state: `plan`, `selected` ({plan, side, values: {a, b},
-// instructions: {a, b}}), as explorer.views.diff_prepare.DiffSelection.to_json writes it. Each side is drawn by
+// instructions: {a, b}}), as explorer.views.state.diff.DiffSelection.to_json writes it. Each side is drawn by
 // the one-program modules, one per side, with the diff's marks on top (diff_lod.js), at every size; its memory
 // maps are each side's own lanes.
 import {arr, esc} from "./util.js";
@@ -86,7 +86,7 @@ function diffView(ctx, data) {
   function show(plan) {  // the shell switched to `plan` (shell.js)
     if (PROF) { PROF.remove(); PROF = null; }  // puts back what it changed on the previous plan's figures
     P = plan;
-    $("dx-header").innerHTML = P.header;  // escaped when built (explorer.views.diff_details)
+    $("dx-header").innerHTML = P.header;  // escaped when built (explorer.views.html.diff_details)
     $("dx-req").innerHTML = P.requirements;
     if (!over) over = {a: overlay(G.a), b: overlay(G.b), ma: overlay(M.a), mb: overlay(M.b)};
     for (const s of SIDES) $("dx-sum-" + s).textContent = "\u00b7 " + P.sides[s].summary;

@@ -1,4 +1,4 @@
-// The figures' skeletons, built in the browser from a plan's tables (views/report_lod.py): the styled traces
+// The figures' skeletons, built in the browser from a plan's tables (views/payload/plan.py): the styled traces
 // without data, in the order the app fills them, the legend entries and the layout (axes, lanes, titles, the
 // arena's end, the band past it and its note). Python sends no figure; the app (app.js), the diff (diff_lod.js),
 // the level-of-detail drawing (lod_graph.js, lod_panels.js) and the profile (profile.js) all start from these.
@@ -147,7 +147,7 @@ export function fixed(x, digits) {
   return Number(last) % 2 === 0 ? (digits ? kept : exact.slice(0, point)) : x.toFixed(digits);
 }
 
-/** bytes as views/text.py fmt_bytes writes them: `512 B`, `1.5 KiB`, `3.0 MiB` @param {number} n */
+/** bytes as views/words.py fmt_bytes writes them: `512 B`, `1.5 KiB`, `3.0 MiB` @param {number} n */
 export function bytesText(n) {
   for (const [unit, scale] of /** @type {[string, number][]} */ ([["GiB", 2 ** 30], ["MiB", 2 ** 20], ["KiB", 2 ** 10]]))
     if (n >= scale) return fixed(n / scale, 1) + " " + unit;

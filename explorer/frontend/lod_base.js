@@ -357,7 +357,7 @@ export function lodBase(P) {
           foldPlan, foldFinish, fold, groupSummary, copyText, holdsError};
 }
 
-// The hover's line for an ETRecord's context (plans[].context, views/context_payload.py): where in the model
+// The hover's line for an ETRecord's context (plans[].context, views/payload/context.py): where in the model
 // instruction i comes from, short: the module path's last two components (an index stays with its list:
 // "…layers.3.attn", not "…3.attn"), its class, and the source's file:line. "" without a context.
 /** @param {import("./payload").ContextPayload | undefined | null} X @param {number} i */

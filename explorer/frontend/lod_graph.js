@@ -40,7 +40,7 @@ export function lodGraph(B, S, host, uses) {
     depthOf, groupSymbol, holdsError} = B;
   const folded = () => currentFold(B, S);
   const groupDetails = uses.groupDetails;
-  // -- expand / collapse (explorer.views.overview.Overview) ------------------------------------
+  // -- expand / collapse (explorer.views.state.overview.Overview) ------------------------------------
   /** group g lies inside group outer (or is it) @param {number} outer @param {number} g */
   function inside(outer, g) { return G.start[outer] <= G.start[g] && G.stop[g] <= G.stop[outer] && depthOf(g) >= depthOf(outer); }
   /** @param {number} g */
@@ -464,7 +464,7 @@ export function lodGraph(B, S, host, uses) {
     return sz.w / Math.abs(xr[1] - xr[0]) < READABLE.x / 2 || sz.h / Math.abs(yr[1] - yr[0]) < READABLE.y / 2;
   }
   /** @type {boolean | null} */
-  let opensWhole = null;  // the plan's first fold has no folded group (views/overview.py Overview.initial)
+  let opensWhole = null;  // the plan's first fold has no folded group (views/state/overview.py Overview.initial)
   function windowMin() {
     if (opensWhole === null) opensWhole = !folded().nodes.some((nd) => nd[0] === "g");
     return opensWhole ? WINDOW_MIN : OVERVIEW_WINDOW_MIN;

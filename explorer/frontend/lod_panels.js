@@ -167,7 +167,7 @@ export function lodPanels(B, S, host) {
   return {valueDetails, instrDetails, groupDetails};
 }
 
-// -- an ETRecord's context (plans[].context, views/context_payload.py; docs/etrecord.md) --------------
+// -- an ETRecord's context (plans[].context, views/payload/context.py; docs/etrecord.md) --------------
 // Pure functions of the context's columns, so node tests run them on a payload. Every string is the ETRecord's
 // (made visible in Python) and reaches the page through esc.
 /** @typedef {import("./payload").ContextPayload} Ctx */

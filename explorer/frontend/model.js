@@ -23,7 +23,7 @@ export function localModel(initial) {
 // decompressed with the browser's own DecompressionStream. Inside: "DXB1", the JSON's length, the JSON, then
 // its big integer columns as little-endian int32 / float64 arrays (read in the machine's order: little-endian on
 // every platform browsers run on), put back at the paths "$bin" names
-// (explorer.views.embed.pack: a 100k-value plan's tables are ~9 MB as JSON text, ~1 MB of arrays).
+// (explorer.views.payload.embed.pack: a 100k-value plan's tables are ~9 MB as JSON text, ~1 MB of arrays).
 /** @param {string | DataView | ArrayBuffer | Uint8Array} packed @returns {Promise<any>} */
 export async function decodePayload(packed) {
   /** @type {Uint8Array} */
@@ -43,7 +43,7 @@ export async function decodePayload(packed) {
   return unpackPayload(await new Response(stream).arrayBuffer());
 }
 
-// The payload contract this app reads (explorer.views.embed.PAYLOAD_VERSION, written as "$v"): a payload of another
+// The payload contract this app reads (explorer.views.payload.embed.PAYLOAD_VERSION, written as "$v"): a payload of another
 // version would be misread, so it is refused with a message saying so
 export const PAYLOAD_VERSION = 1;
 

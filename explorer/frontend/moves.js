@@ -4,12 +4,12 @@
 // and the kernel answers with a new payload (the diff of original vs predicted, or the original again) or with
 // `whatif_error` (executorch's reason for refusing, or why a move cannot be honoured). A report has no kernel: the
 // moves a user adds are a pending list shown with the command that will predict them.
-// The payload's `whatif` (views/whatif_report.py): {file, moves, cli, py, origins}; file and selectors come from
+// The payload's `whatif` (views/html/whatif.py): {file, moves, cli, py, origins}; file and selectors come from
 // the user and the .pte, so they reach the page only as textContent or through esc, and the commands are quoted.
 import {esc, h} from "./util.js";
 
 // -- pure: moves as text -----------------------------------------------------------------------------------
-/** "SELECTOR=DEVICE" -> [selector, device] (the last "=" splits, as explorer.analysis.whatif.parse_moves), or null
+/** "SELECTOR=DEVICE" -> [selector, device] (the last "=" splits, as explorer.whatif.predict.parse_moves), or null
  * @param {string} text @returns {[string, string] | null} */
 export function parseMove(text) {
   const k = String(text).lastIndexOf("=");
@@ -18,7 +18,7 @@ export function parseMove(text) {
 }
 
 /** moves with `move` appended; an earlier move of the same selector is dropped (what_if applies moves in order, the
- * later one wins): explorer.widget_whatif.add_move
+ * later one wins): explorer.widget.whatif.add_move
  * @param {string[]} moves @param {string} move @returns {string[]} */
 export function addMove(moves, move) {
   const p = parseMove(move), sel = p ? p[0] : move;
@@ -75,10 +75,10 @@ export function deviceChoices(known) {
 }
 
 // -- pure: the selector of a selection -----------------------------------------------------------------------
-// What a user writes to move what is selected, as explorer.analysis.whatif.select reads it: a delegate call is
+// What a user writes to move what is selected, as explorer.whatif.predict.select reads it: a delegate call is
 // `delegate:N`, a kernel call `@N`, a tensor moves with the op that writes it, a group is `group:LABEL` when no
 // other group of the plan has that label (select takes the first group so labelled). L: a plan's tables
-// (views/report_lod.py). Returns {selectors, what, current (the device it runs on, or "")} or {selectors: [], why}.
+// (views/payload/plan.py). Returns {selectors, what, current (the device it runs on, or "")} or {selectors: [], why}.
 /** @typedef {{selectors: string[], what?: string, why?: string, current?: string}} Offer */
 
 /** @param {any} L @param {number} i @returns {Offer} */

@@ -1,6 +1,6 @@
 // Overlays: a user's numbers (or built-in measures: time, bytes copied, tensor size, lifetime) as node colours,
 // a legend, and a line for the hover and the details. Pure functions over one overlay of the payload
-// (explorer/views/overlay_payload.py; docs/overlays.md): per plan, per overlay, columns aligned with the plan's
+// (explorer/views/payload/overlays.py; docs/overlays.md): per plan, per overlay, columns aligned with the plan's
 // instruction and value indices, and each folded group's number already made in Python with the overlay's rule.
 // Names, units and labels come from the user or the file: every string returned here is plain text, to be
 // written with textContent or through ptext/esc (util.js), never as markup.

@@ -8,7 +8,7 @@ import {bindKeys, keysHint} from "./keys.js";
  * @returns {Promise<unknown>} the app (also `window.dxReport` / `window.dxDiff`) */
 export async function startPage() {
   performance.mark("dx:start");  // performance marks: bench/bench_view.py reads where the time goes
-  // the page's two elements (views/report.py writes both)
+  // the page's two elements (views/html/report.py writes both)
   const packed = String(/** @type {HTMLElement} */ (document.getElementById("dx-data")).textContent).trim();
   const el = /** @type {HTMLElement} */ (document.getElementById("dx-app"));
   /** @type {import("./payload").Payload} */

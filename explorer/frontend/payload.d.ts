@@ -2,19 +2,19 @@
 // (tests/js/jsconfig.json). Not shipped. tests/test_payload_types.py assigns the payloads the Python writers make
 // of real exports to these types (`satisfies`, so a key missing, renamed or added on either side fails).
 //
-// Writers: AppPayload views/report.py app_payload; LodPayload views/report_lod.py lod_payload; DiffPayload
-// views/diff_report.py diff_payload; DataPayload views/data_file_page.py data_file_payload (and
-// views/empty_program.py); ProfilePayload views/profile_payload.py; ContextPayload views/context_payload.py;
-// CompanionsPayload views/companions_view.py add_to_plan_payload; OverlaysPayload views/overlay_payload.py.
+// Writers: AppPayload views/html/report.py app_payload; LodPayload views/payload/plan.py lod_payload; DiffPayload
+// views/html/diff.py diff_payload; DataPayload views/html/data_file.py data_file_payload (and
+// views/html/empty_program.py); ProfilePayload views/payload/profile.py; ContextPayload views/payload/context.py;
+// CompanionsPayload views/payload/companions.py add_to_plan_payload; OverlaysPayload views/payload/overlays.py.
 
-/** A per-row integer column (numpy in Python, packed by views/embed.py, read back as a plain array). */
+/** A per-row integer column (numpy in Python, packed by views/payload/embed.py, read back as a plain array). */
 export type Column = number[];
 /** Visible text from the file (views/escape.py `visible`): plain text, never markup. */
 export type Text = string;
 /** HTML made (and escaped) in Python, set with innerHTML. */
 export type Html = string;
 
-/** Plotly trace indices of the first-drawn figures (views/overview.py TRACE). */
+/** Plotly trace indices of the first-drawn figures (views/state/overview.py TRACE). */
 export interface TraceIndex {
   edges: number; tensors: number; ops: number; hl_edges: number; hl_nodes: number;
 }
@@ -27,7 +27,7 @@ export interface Selection {
   plan: string; values: number[]; instructions: number[]; finding: string | null; query: string;
 }
 
-// ---- the column tables of one plan (views/report_lod.py) ----
+// ---- the column tables of one plan (views/payload/plan.py) ----
 
 export interface LodDevice {
   name: Text; color: string; ink: string; symbol: string; pattern: string; host: boolean; known: boolean;
@@ -148,9 +148,9 @@ export interface CompanionsPayload {
   delegates: DelegateInside[];
 }
 
-// ---- the one-program app (views/report.py) ----
+// ---- the one-program app (views/html/report.py) ----
 
-/** One plan of a side of a diff: what views/report.py `_plan_payload` writes. */
+/** One plan of a side of a diff: what views/html/report.py `_plan_payload` writes. */
 export interface PlanCore {
   name: string; label: Text; summary: Html;
   totals: Html;
@@ -181,14 +181,14 @@ export interface AppPayload {
   whatif?: WhatIfPayload;
 }
 
-/** A what-if (views/whatif_report.py whatif_block): the moves shown ("SELECTOR=DEVICE"), the file and flags the CLI
+/** A what-if (views/html/whatif.py whatif_block): the moves shown ("SELECTOR=DEVICE"), the file and flags the CLI
  * line and the Python call are written from, and per re-derived plan the original instructions of each predicted one. */
 export interface WhatIfPayload {
   file: string; moves: string[]; cli: string[]; py: string[];
   origins: Record<string, { start: Column; orig: Column }>;
 }
 
-// ---- the diff (views/diff_report.py) ----
+// ---- the diff (views/html/diff.py) ----
 
 export type Sides<T> = { a: T; b: T };
 
@@ -239,7 +239,7 @@ export interface DataPayload { mode: "data"; title: Text; html: Html; }
 
 export type Payload = AppPayload | DiffPayload | DataPayload;
 
-// ---- overlays (views/overlay_payload.py) ----
+// ---- overlays (views/payload/overlays.py) ----
 
 export interface OverlayPayload {
   name: string; label: Text; unit: Text; format: string; aggregate: string; rule: string; noun: string;

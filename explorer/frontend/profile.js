@@ -1,4 +1,4 @@
-// Run profiles (an ETDump joined to the program, P.profile — explorer/views/profile_payload.py) drawn on the
+// Run profiles (an ETDump joined to the program, P.profile — explorer/views/payload/profile.py) drawn on the
 // app's panels: ops sized by their median time per run (area ∝ time; the device colour stays the op's outline and
 // the tensors' fill) with a size scale in the legend, a per-device time bar (shares of the run on each device and
 // in copies), time per run of the selected instructions in the details, and the memory map's x axis switched

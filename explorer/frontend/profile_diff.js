@@ -1,4 +1,4 @@
-// Two run profiles on the diff view (P.profiles = {a, b}, P.profileDiff — explorer/views/profile_payload.py):
+// Two run profiles on the diff view (P.profiles = {a, b}, P.profileDiff — explorer/views/payload/profile.py):
 // both graphs' ops sized by time on ONE scale (so the same size means the same time on both sides; not on a big
 // pair, whose overviews draw groups), the two runs
 // as device time bars drawn to one time scale (a faster run is a shorter bar), per device A -> B, the paired

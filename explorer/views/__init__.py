@@ -5,10 +5,10 @@
 * :mod:`.palette` — the one device palette; :mod:`.escape` — escaping for every sink.
 """
 
-from .palette import device_color, device_style
-from .prepare import PlanView, plan_view, sample_path
-from .report import report_html, write_report
-from .selection import Selection
+from explorer.views.palette import device_color, device_style
+from explorer.views.state.plan import PlanView, plan_view, sample_path
+from explorer.views.html.report import report_html, write_report
+from explorer.views.state.selection import Selection
 
 __all__ = ["plan_view", "PlanView", "report_html", "write_report", "device_style", "device_color", "sample_path",
            "Selection"]

@@ -1,7 +1,7 @@
 """How a placement diff looks: one ring colour per change status, shared by the widget and the report.
 
 A diff view draws each program with the single-program palette (fill = device, :mod:`.palette`) and
-adds a **ring** around what changed, coloured by the status :mod:`explorer.analysis.diff` gave it.
+adds a **ring** around what changed, coloured by the status :mod:`explorer.analysis.diff.compare` gave it.
 Ring colours stay clear of the device hues (blue, orange, bluish green, reddish purple...) so a ring is
 never read as a device: saturated magenta for "moved to another device" (the change a placement
 review is about), GitHub's diff green/red for added/removed, violet, dark cyan and grey for the
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .escape import html_text as h
-from .palette import EDGE_STYLES, INK, OP_STYLES, device_style, ordered_devices
+from explorer.views.escape import html_text as h
+from explorer.views.palette import EDGE_STYLES, INK, OP_STYLES, device_style, ordered_devices
 
 __all__ = ["StatusStyle", "STATUS_STYLES", "OP_STATUS_STYLES",
            "legend_html", "graph_legend_html", "status_badge", "ring"]
@@ -29,7 +29,7 @@ class StatusStyle:
     width: float  # ring stroke width in px
 
 
-# tensor statuses (explorer.analysis.diff.STATUSES, "same" is not ringed)
+# tensor statuses (explorer.analysis.diff.compare.STATUSES, "same" is not ringed)
 STATUS_STYLES = {
     "device": StatusStyle("#E3008C", "moved to another device", 3.5),
     "added": StatusStyle("#1A7F37", "only in B (added)", 3.5),

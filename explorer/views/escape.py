@@ -38,7 +38,7 @@ from __future__ import annotations
 import html
 import json
 
-from ..text import visible
+from explorer.safe_text import visible
 
 __all__ = ["html_attr", "html_text", "plotly_text", "script_json", "shorten", "visible"]
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..devices import BY_CODE, BY_NAME, UNKNOWN_COLOR
-from ..model import Device
+from explorer.model.devices import BY_CODE, BY_NAME, UNKNOWN_COLOR
+from explorer.model.program import Device
 
 __all__ = ["DeviceStyle", "device_style", "device_color", "ordered_devices", "EDGE_STYLES", "OP_STYLES",
            "FONT", "INK", "MUTED", "SELECT", "ERROR"]
 
-# The colours of each device type live in the registry (explorer/devices.py): cpu blue, cuda:0, cuda:1, ...
+# The colours of each device type live in the registry (explorer/model/devices.py): cpu blue, cuda:0, cuda:1, ...
 # orange, bluish green, ... (past the last, the hues repeat with another marker symbol so they stay apart).
 CPU_COLOR = BY_NAME["cpu"].colors[0]
 CUDA_COLORS = BY_NAME["cuda"].colors

@@ -1,4 +1,4 @@
-// An ETRecord's context (plans[].context, explorer/views/context_payload.py) in the app: the details' rows of an
+// An ETRecord's context (plans[].context, explorer/views/payload/context.py) in the app: the details' rows of an
 // instruction and a tensor (lod_panels.js), the op's hover line (lod_base.js) and the search box (search.js).
 import test from "node:test";
 import assert from "node:assert/strict";

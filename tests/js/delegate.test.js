@@ -4,7 +4,7 @@ import test from "node:test";
 import assert from "node:assert/strict";
 import {boxCaption, boxShape, innerDetails, insideLayout, insideTraces, movePoint, moveSegments} from "../../explorer/frontend/delegate.js";
 
-// XNNPACK's conv delegate of tests/fixtures/companions/xnnpack_multi.pte, as explorer.views.companions_view sends it
+// XNNPACK's conv delegate of tests/fixtures/companions/xnnpack_multi.pte, as explorer.views.payload.companions sends it
 const D = {instruction: 0, delegate: 0, backend: "XnnpackBackend", device: "cuda:0", color: "#E69F00",
   graph: {op: ["XNNStaticTranspose", "XNNConv2d", "XNNStaticTranspose"], in: [[0], [1, 2, 4], [3]], out: [[1], [3], [5]],
           depth: [0, 1, 2], col: [0, 0, 0], width: 1,

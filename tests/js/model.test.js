@@ -18,7 +18,7 @@ test("the stand-in model has the widget model's get / set / on surface", () => {
   assert.deepEqual(seen, ["encode"]);
 });
 
-// explorer.views.embed.pack's layout: "DXB1", the JSON's length, the JSON (with the version "$v"), padding to 8, the arrays
+// explorer.views.payload.embed.pack's layout: "DXB1", the JSON's length, the JSON (with the version "$v"), padding to 8, the arrays
 function packLike(obj, arrays, version = PAYLOAD_VERSION) {
   const blobs = [], table = [];
   let at = 0;

@@ -1,6 +1,6 @@
 // What-if moves in the app (explorer/frontend/moves.js): the moves list, the commands written from it, the devices
 // offered, and the selector a selection maps to (the Python side checks these selectors against
-// explorer.analysis.whatif.select on real exports: tests/test_whatif_ui.py).
+// explorer.whatif.predict.select on real exports: tests/test_whatif_ui.py).
 import test from "node:test";
 import assert from "node:assert/strict";
 import {addMove, cliLine, deviceChoices, originsOf, parseMove, predictedSelectorOf, pythonCall, selectorOf, shellQuote,
@@ -45,7 +45,7 @@ test("deviceChoices: cpu, the known devices, and a new cuda:N after the highest"
   assert.deepEqual(deviceChoices(["<b>", "cpu"]).map((d) => d.name), ["cpu", "cuda:0"], "not a device name: not offered");
 });
 
-// a plan's tables, the columns selectorOf reads (views/report_lod.py): 6 instructions
+// a plan's tables, the columns selectorOf reads (views/payload/plan.py): 6 instructions
 // #0 aten::add.out (kernel, cpu) #1 delegate 0 (cuda:0) #2 et_copy::_d2h_copy (copy) #3 aten::copy_ (in-place kernel)
 // #4 a delegate call of delegate 1 (cpu) #5 a jump (other); values: %7 written by #0, %8 by #2, %9 an input
 const L = {

@@ -1,6 +1,6 @@
 // Overlays (explorer/frontend/overlay_data.js): colours under a continuous scale and under thresholds, the domain
 // of what is drawn, node ids of the level-of-detail graph, the hover/details text of instructions, tensors and
-// folded groups, and the legend model. The overlay objects have the shape explorer/views/overlay_payload.py writes.
+// folded groups, and the legend model. The overlay objects have the shape explorer/views/payload/overlays.py writes.
 import test from "node:test";
 import assert from "node:assert/strict";
 import {colorOf, detailsRows, findOverlay, formatValue, hoverLine, isMissing, legendModel, nodeColors, nodeRef,

@@ -1,6 +1,6 @@
 // The overlay on the graph (explorer/frontend/overlay_view.js): lod_graph.js's traces recoloured (tensors, ops, folded
 // groups by their numbers, an op drawn larger), one hover line each, the legend and the details row as escaped HTML.
-// The overlay objects have the shape explorer/views/overlay_payload.py writes.
+// The overlay objects have the shape explorer/views/payload/overlays.py writes.
 import test from "node:test";
 import assert from "node:assert/strict";
 import {detailRow, drawnIds, legendHtml, paintTraces} from "../../explorer/frontend/overlay_view.js";

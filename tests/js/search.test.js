@@ -1,4 +1,4 @@
-// The search box: the rules of explorer.views.selection.search (Python), so page and notebook agree.
+// The search box: the rules of explorer.views.state.selection.search (Python), so page and notebook agree.
 import test from "node:test";
 import assert from "node:assert/strict";
 import {search} from "../../explorer/frontend/search.js";

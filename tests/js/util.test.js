@@ -10,7 +10,7 @@ test("escaping leaves no markup", () => {
   assert.equal(esc(42), "42");
 });
 
-test("bytes, numbers and shortened names read as in Python (explorer.views.text)", () => {
+test("bytes, numbers and shortened names read as in Python (explorer.views.words)", () => {
   assert.equal(fmtBytes(0), "0 B");
   assert.equal(fmtBytes(1023), "1023 B");
   assert.equal(fmtBytes(1536), "1.5 KiB");

@@ -1,0 +1,178 @@
+"""The one analysis pipeline: a plan's facts as arrays at once, the per-value records when asked for.
+
+:func:`~explorer.analysis.analyze` (:meth:`LazyAnalysis.complete`), :func:`~explorer.analysis.check`
+(its ``findings``) and every view run this same sequence — facts, edges, aliases, lifetimes, planned
+bytes, moving tensors, findings — and differ only in which records they read afterwards.
+
+:func:`~explorer.analysis.analyze` builds a record per value, instruction and block (``Lifetime``,
+``Block``, ``Transfer``, the dataflow tuples): about 1.5 s on a 100k-value plan, most of which a view
+of that plan never reads — the overview draws groups, the memory map bins arrays. A
+:class:`LazyAnalysis` computes what :func:`~explorer.analysis.check` computes (numpy columns, and the
+findings) at once, and every :class:`~.types.PlanAnalysis` field on first access. It has the same
+attribute names, so the details panel and the other consumers of a ``PlanAnalysis`` take either.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from functools import cached_property
+
+import numpy as np
+
+from explorer.analysis.companions import companion_findings
+from explorer.model.program import DataFile, Plan, Program
+from explorer.analysis.checks.placement import DEFAULT_LIMIT, plan_findings, program_findings
+from explorer.analysis.facts import Facts
+from explorer.analysis.graph import dataflow, edges
+from explorer.analysis.lifetimes import aliases, lifetime_arrays, lifetimes
+from explorer.analysis.memory import device_totals, memory_map, peak, planned_arrays
+from explorer.analysis.transfers import transfer_arrays, transfer_totals, transfers
+from explorer.analysis.types import (ArenaMap, Finding, Dataflow, DeviceTotals, Lifetime, MemoryMap, PlanAnalysis, Transfer,
+    TransferTotals)
+
+__all__ = ["LazyAnalysis", "analyze", "analyze_program", "check", "not_a_program"]
+
+
+class LazyAnalysis:
+    """A :class:`~.types.PlanAnalysis` look-alike whose record fields are computed on first use.
+
+    Arrays (always there): ``facts`` (:class:`.facts.Facts`), ``edges`` (:class:`.graph.Edges`),
+    ``first``/``last`` (lifetime per value, -1 none), ``planned`` (:func:`.memory.planned_arrays`),
+    ``moving`` (:func:`.transfers.transfer_arrays`). ``findings`` and ``aliases`` are computed at once.
+    """
+
+    def __init__(self, plan: Plan, program: Program | None = None, *, limit: int | None = DEFAULT_LIMIT):
+        self._plan = plan
+        self.plan = plan.name
+        self.facts = f = Facts(plan)
+        self.edges = e = edges(plan, f)
+        self.aliases = aliases(plan, f, e)
+        self.first, self.last = lifetime_arrays(plan, f, e, self.aliases)
+        self.planned = planned_arrays(f, self.aliases)
+        self.moving = transfer_arrays(f, e)
+        self.findings = tuple(plan_findings(plan, f, e, self.first, self.last, self.planned, self.moving,
+                                            program, limit))
+
+    def complete(self) -> PlanAnalysis:
+        """Every record made: the :class:`~.types.PlanAnalysis` of :func:`explorer.analysis.analyze`."""
+        return PlanAnalysis(plan=self.plan, dataflow=self.dataflow, lifetimes=self.lifetimes, memory=self.memory,
+                            transfers=self.transfers, transfer_totals=self.transfer_totals, findings=self.findings,
+                            aliases=self.aliases)
+
+    @cached_property
+    def dataflow(self) -> Dataflow:
+        return dataflow(self._plan, self.edges)
+
+    @cached_property
+    def lifetimes(self) -> dict[int, Lifetime]:
+        return lifetimes(self._plan, (self.first, self.last))
+
+    @cached_property
+    def transfers(self) -> tuple[Transfer, ...]:
+        return transfers(self._plan, self.facts, self.edges, self.moving)
+
+    @cached_property
+    def transfer_totals(self) -> tuple[TransferTotals, ...]:
+        return transfer_totals(self.transfers)
+
+    @cached_property
+    def memory(self) -> MemoryMap:
+        """The full memory map, a :class:`~.types.Block` per planned tensor (slow on big plans)."""
+        return memory_map(self._plan, self.facts, self.first, self.last, self.transfers, self.planned)
+
+    @cached_property
+    def device_totals(self) -> tuple[DeviceTotals, ...]:
+        """``memory.devices`` without building the blocks or the Transfer records: the copies are
+        counted from the transfer arrays (as :func:`.memory.device_totals` counts the records)."""
+        if "memory" in self.__dict__:
+            return self.memory.devices
+        f, t = self.facts, self.moving
+        src, dst, nbytes = f.dcode[t["src"]], f.dcode[t["dst"]], t["nbytes"]
+        cross = src != dst
+        out = []
+        for row in device_totals(f, self.planned, self.first, self.last, ()):
+            code = row.device.code
+            into, away = cross & (dst == code), cross & (src == code)
+            out.append(dataclasses.replace(row, transfers_in=int(into.sum()), bytes_in=int(nbytes[into].sum()),
+                                           transfers_out=int(away.sum()), bytes_out=int(nbytes[away].sum())))
+        return tuple(out)
+
+    @cached_property
+    def arenas(self) -> tuple[ArenaMap, ...]:
+        """One summary per arena, as ``memory.arenas`` but with ``blocks=()`` (the blocks are the rows of
+        :meth:`arena_rows`): size, device, peak live bytes and where, high water."""
+        out = []
+        for buf in self._plan.buffers:
+            rows = self.arena_rows(buf.memory_id)
+            counted = np.where(rows["alias"] < 0, rows["nbytes"], 0)
+            top, at = peak(rows["first"], rows["last"], counted)
+            high = int((rows["offset"] + rows["nbytes"]).max()) if rows["value"].size else 0
+            out.append(ArenaMap(buf.memory_id, buf.size, buf.device, (), top, at, high))
+        return tuple(out)
+
+    def arena_rows(self, memory_id: int) -> dict[str, np.ndarray]:
+        """The planned tensors of one arena as parallel arrays (value, offset, nbytes, first, last,
+        alias, dcode), sorted as ``ArenaMap.blocks`` is: by offset, then first use."""
+        cache = self.__dict__.setdefault("_rows", {})
+        if memory_id not in cache:
+            p = self.planned
+            sel = np.flatnonzero(p["memory_id"] == memory_id)
+            value = p["value"][sel]
+            first = self.first[value]
+            order = np.lexsort((np.where(first < 0, -1, first), p["offset"][sel]))
+            sel, value = sel[order], value[order]
+            cache[memory_id] = {"value": value, "offset": p["offset"][sel], "nbytes": p["nbytes"][sel],
+                                "first": self.first[value], "last": self.last[value], "alias": p["alias"][sel],
+                                "dcode": self.facts.dcode[value]}
+        return cache[memory_id]
+
+
+def analyze(plan: Plan, program: Program | None = None, *, limit: int | None = DEFAULT_LIMIT) -> PlanAnalysis:
+    """Dataflow, lifetimes, memory map, transfers and findings of one plan (each computed once)."""
+    return LazyAnalysis(plan, program, limit=limit).complete()
+
+
+def analyze_program(program: Program, *, limit: int | None = DEFAULT_LIMIT) -> dict[str, PlanAnalysis]:
+    """:func:`analyze` for every plan, keyed by plan name (in the program's order)."""
+    return {plan.name: analyze(plan, program, limit=limit) for plan in program.plans}
+
+
+def check(program: Program | DataFile, *, limit: int | None = DEFAULT_LIMIT,
+          analyses: dict[str, LazyAnalysis] | None = None) -> list[Finding]:
+    """Every placement finding of ``program``: program-wide ones (``plan == ""``) first, then per plan.
+
+    Runs the whole analysis (dataflow, lifetimes, memory map, transfers) on numpy columns, without
+    building the per-value records nobody reads here, so it stays fast on very large programs.
+
+    A data file (``.ptd``, what :func:`explorer.load` returns for one) has no plan to check: it gets one
+    ``info`` finding ``no-placement-check`` saying so and how to check its program, so an empty list is
+    never mistaken for a pass. A bundled program (``.bpte``) loads as its program and is checked as one.
+
+    ``analyses``, when given, receives each plan's analysis by plan name, so a caller that also draws the
+    plans (the widget) reuses them instead of analysing twice.
+    """
+    if isinstance(program, DataFile):
+        return [not_a_program(program)]
+    found = program_findings(program, limit)
+    for plan in program.plans:
+        lazy = LazyAnalysis(plan, program, limit=limit)
+        if analyses is not None:
+            analyses[plan.name] = lazy
+        found.extend(lazy.findings)
+    found.extend(companion_findings(program))  # missing-external, bad-delegate-payload
+    return found
+
+
+def not_a_program(data: DataFile) -> Finding:
+    """The one finding of ``check`` on a data file: placement checks apply to the program that uses it."""
+    name = os.path.basename(data.source) if data.source else None
+    n = len(data.entries)
+    what = f"{name} is a data file" if name else "This is a data file"
+    arg = name or "DATA.ptd"
+    return Finding(
+        "no-placement-check", "info", "",
+        f"{what} (.ptd, {n} named entr{'y' if n == 1 else 'ies'}): it holds tensors, not a plan, so no placement "
+        f"check applies. Check the program that uses it, with the data file attached: device-explorer check "
+        f"MODEL.pte --data {arg} (explorer.load('MODEL.pte', data=['{arg}'])); then missing-external compares "
+        f"every external tensor with its entry here.")

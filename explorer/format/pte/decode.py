@@ -1,0 +1,212 @@
+"""Flatbuffer tables -> the frozen model (``explorer.model``).
+
+Decodes only what the model needs, table by table, through :class:`FlatReader` (cached vtables,
+one ``unpack_from`` per field). Errors raised deep down carry a byte offset; each level here adds its
+schema path on the way out (``execution_plan[0].values[12].val(Tensor).sizes``), which costs
+nothing when nothing goes wrong. Segment *data* is never touched: only the segment table is read.
+"""
+
+from __future__ import annotations
+
+from explorer.errors import PteFormatError
+from explorer.model.program import (BufferDevice, Chain, CompileSpec, Delegate, Frame, NamedData, Operator, Plan,
+    Segment, SubsegmentOffsets)
+from explorer.format.pte import slots as S
+from explorer.format.pte.columnar import decode_instructions, decode_values, device as _device
+from explorer.format.flatbuf import FlatReader
+from explorer.format.gather import Gather
+
+__all__ = ["decode_program_fields"]
+
+
+def decode_program_fields(r: FlatReader, root: int, segment_base: int | None) -> dict:
+    """Decode the root Program table into keyword arguments for :class:`~explorer.model.Program`."""
+    try:
+        vt = r.table(root)
+    except PteFormatError as exc:
+        raise exc.within("program") from None
+    out: dict = {"version": r.field(root, vt, S.PROGRAM_VERSION, "I")}
+    plans = []
+    g = Gather(r.buf, r)
+    decoded: dict[int, tuple[Plan, int]] = {}  # plan position -> (plan, bytes of elements it decoded)
+    for i, pos in enumerate(_tables(r, root, vt, S.PROGRAM_EXECUTION_PLAN, "execution_plan")):
+        try:
+            seen = decoded.get(pos)
+            if seen is None:  # a plan listed twice is decoded once, but counts twice (its readers pay twice)
+                before = r.budget
+                seen = decoded[pos] = (_plan(r, g, pos), before - r.budget)
+            else:
+                r.charge(seen[1], pos)
+            plans.append(seen[0])
+        except PteFormatError as exc:
+            raise exc.within(f"execution_plan[{i}]") from None
+    out["plans"] = tuple(plans)
+    try:
+        out["segments"] = tuple(_segments(r, root, vt, segment_base))
+        out["constant_segment"] = _subsegment(r, r.ref(root, vt, S.PROGRAM_CONSTANT_SEGMENT))
+        out["mutable_data_segments"] = tuple(
+            _subsegment(r, p) for p in r.tables(r.ref(root, vt, S.PROGRAM_MUTABLE_DATA_SEGMENTS)))
+        out["named_data"] = tuple(_named_data(r, p) for p in r.tables(r.ref(root, vt, S.PROGRAM_NAMED_DATA)))
+        out["constant_buffer_sizes"] = _blob_sizes(r, r.ref(root, vt, S.PROGRAM_CONSTANT_BUFFER))
+        out["delegate_data_sizes"] = _blob_sizes(r, r.ref(root, vt, S.PROGRAM_BACKEND_DELEGATE_DATA))
+    except PteFormatError as exc:
+        raise exc.within("program") from None
+    return out
+
+
+# -- program-level tables ----------------------------------------------------------------------
+
+def _each(positions: list[int], name: str, decode) -> list:
+    """``decode(position, index)`` for every table of a vector; an error names ``name[index]``."""
+    out = []
+    for i, p in enumerate(positions):
+        try:
+            out.append(decode(p, i))
+        except PteFormatError as exc:
+            raise exc.within(f"{name}[{i}]") from None
+    return out
+
+
+def _tables(r: FlatReader, pos: int, vt, slot: int, name: str) -> list[int]:
+    try:
+        return r.tables(r.ref(pos, vt, slot))
+    except PteFormatError as exc:
+        raise exc.within(name) from None
+
+
+def _segments(r: FlatReader, root: int, vt, base: int | None):
+    for i, pos in enumerate(r.tables(r.ref(root, vt, S.PROGRAM_SEGMENTS))):
+        try:
+            svt = r.table(pos)
+            offset = r.field(pos, svt, S.SEGMENT_OFFSET, "Q")
+            size = r.field(pos, svt, S.SEGMENT_SIZE, "Q")
+        except PteFormatError as exc:
+            raise exc.within(f"segments[{i}]") from None
+        yield Segment(i, offset, size, None if base is None else base + offset)
+
+
+def _subsegment(r: FlatReader, pos: int | None) -> SubsegmentOffsets | None:
+    if pos is None:
+        return None
+    vt = r.table(pos)
+    return SubsegmentOffsets(r.field(pos, vt, S.SUBSEGMENT_SEGMENT_INDEX, "I"),
+                             r.scalars(r.ref(pos, vt, S.SUBSEGMENT_OFFSETS), "Q"))
+
+
+def _named_data(r: FlatReader, pos: int) -> NamedData:
+    vt = r.table(pos)
+    return NamedData(r.string(r.ref(pos, vt, S.NAMED_DATA_KEY)) or "",
+                     r.field(pos, vt, S.NAMED_DATA_SEGMENT_INDEX, "I"))
+
+
+def _blob_sizes(r: FlatReader, pos: int | None) -> tuple[int, ...]:
+    sizes = []
+    for p in r.tables(pos):
+        vt = r.table(p)
+        data = r.ref(p, vt, S.BLOB_DATA)
+        sizes.append(0 if data is None else r.vector(data, 1)[1])
+    return tuple(sizes)
+
+
+# -- execution plan ------------------------------------------------------------------------------
+
+def _plan(r: FlatReader, g: Gather, pos: int) -> Plan:
+    vt = r.table(pos)
+    name = r.string(r.ref(pos, vt, S.PLAN_NAME)) or ""
+    enc_in = enc_out = None
+    meta = r.ref(pos, vt, S.PLAN_CONTAINER_META_TYPE)
+    if meta is not None:
+        try:
+            mvt = r.table(meta)
+            enc_in = r.string(r.ref(meta, mvt, S.CONTAINER_ENCODED_INP_STR))
+            enc_out = r.string(r.ref(meta, mvt, S.CONTAINER_ENCODED_OUT_STR))
+        except PteFormatError as exc:
+            raise exc.within("container_meta_type") from None
+    try:
+        values, value_cols = decode_values(g, r.ref(pos, vt, S.PLAN_VALUES))
+    except PteFormatError as exc:
+        raise exc if (exc.path or "").startswith("values") else exc.within("values") from None
+    try:
+        inputs = r.scalars(r.ref(pos, vt, S.PLAN_INPUTS), "i")
+        outputs = r.scalars(r.ref(pos, vt, S.PLAN_OUTPUTS), "i")
+    except PteFormatError as exc:
+        raise exc.within("inputs/outputs") from None
+    def operator(p: int, _i: int) -> Operator:
+        ovt = r.table(p)
+        return Operator(r.string(r.ref(p, ovt, S.OPERATOR_NAME)) or "",
+                        r.string(r.ref(p, ovt, S.OPERATOR_OVERLOAD)) or "")
+
+    operators = _each(_tables(r, pos, vt, S.PLAN_OPERATORS, "operators"), "operators", operator)
+    delegates = _each(_tables(r, pos, vt, S.PLAN_DELEGATES, "delegates"), "delegates",
+                      lambda p, i: _delegate(r, p, i))
+    chains, instructions, instruction_cols = _chains(r, g, _tables(r, pos, vt, S.PLAN_CHAINS, "chains"),
+                                                     operators, delegates)
+    try:
+        sizes = r.scalars(r.ref(pos, vt, S.PLAN_NON_CONST_BUFFER_SIZES), "q")
+    except PteFormatError as exc:
+        raise exc.within("non_const_buffer_sizes") from None
+    def buffer_device(p: int, _i: int) -> BufferDevice:
+        bvt = r.table(p)
+        return BufferDevice(r.field(p, bvt, S.BUFDEV_BUFFER_IDX, "i"),
+                            _device(r.field(p, bvt, S.BUFDEV_DEVICE_TYPE, "b"), r.field(p, bvt, S.BUFDEV_DEVICE_INDEX, "b")))
+
+    devices = _each(_tables(r, pos, vt, S.PLAN_NON_CONST_BUFFER_DEVICE, "non_const_buffer_device"),
+                    "non_const_buffer_device", buffer_device)
+    return Plan(name, values, inputs, outputs, chains, instructions, tuple(operators), tuple(delegates),
+                sizes, tuple(devices), enc_in, enc_out, _columns=(value_cols, instruction_cols))
+
+
+
+
+def _delegate(r: FlatReader, pos: int, index: int) -> Delegate:
+    vt = r.table(pos)
+    ident = r.string(r.ref(pos, vt, S.DELEGATE_ID)) or ""
+    location, data_index = "inline", 0
+    ref = r.ref(pos, vt, S.DELEGATE_PROCESSED)
+    if ref is not None:
+        rvt = r.table(ref)
+        code = r.field(ref, rvt, S.DATAREF_LOCATION, "b")
+        location = S.DATA_LOCATION.get(code, f"unknown({code})")
+        data_index = r.field(ref, rvt, S.DATAREF_INDEX, "I")
+    def spec(p: int, _i: int) -> CompileSpec:
+        svt = r.table(p)
+        return CompileSpec(r.string(r.ref(p, svt, S.COMPILE_SPEC_KEY)) or "",
+                           r.raw_bytes(r.ref(p, svt, S.COMPILE_SPEC_VALUE)))
+
+    specs = _each(r.tables(r.ref(pos, vt, S.DELEGATE_COMPILE_SPECS)), "compile_specs", spec)
+    return Delegate(index, ident, location, data_index, tuple(specs))
+
+
+# -- chains ----------------------------------------------------------------------------------------
+
+def _chains(r: FlatReader, g: Gather, positions: list[int], operators: list, delegates: list):
+    inputs, outputs, vecs, traces = [], [], [], []
+    for c, pos in enumerate(positions):
+        try:
+            vt = r.table(pos)
+            inputs.append(r.scalars(r.ref(pos, vt, S.CHAIN_INPUTS), "i"))
+            outputs.append(r.scalars(r.ref(pos, vt, S.CHAIN_OUTPUTS), "i"))
+            vecs.append(r.ref(pos, vt, S.CHAIN_INSTRUCTIONS))
+            traces.append(_stacktrace(r, r.ref(pos, vt, S.CHAIN_STACKTRACE)))
+        except PteFormatError as exc:
+            raise exc.within(f"chains[{c}]") from None
+    instructions, columns, bounds = decode_instructions(
+        g, vecs, [op.full_name for op in operators], [d.id for d in delegates], traces)
+    chains = tuple(Chain(c, inputs[c], outputs[c], bounds[c], bounds[c + 1]) for c in range(len(positions)))
+    return chains, instructions, columns
+
+
+def _stacktrace(r: FlatReader, pos: int | None) -> list:
+    traces = []
+    for i, p in enumerate(r.tables(pos)):
+        try:
+            vt = r.table(p)
+            frames = []
+            for f in r.tables(r.ref(p, vt, S.FRAMELIST_ITEMS)):
+                fvt = r.table(f)
+                frames.append(Frame(r.string(r.ref(f, fvt, S.FRAME_FILENAME)), r.field(f, fvt, S.FRAME_LINENO, "i"),
+                                    r.string(r.ref(f, fvt, S.FRAME_NAME)), r.string(r.ref(f, fvt, S.FRAME_CONTEXT))))
+            traces.append(tuple(frames))
+        except PteFormatError as exc:
+            raise exc.within(f"stacktrace[{i}]") from None
+    return traces

@@ -1,0 +1,47 @@
+"""The offline report with overlays: :func:`.report.report_html`'s page, its payload given ``"overlays"``.
+
+Kept beside :mod:`.report` (the lead's module) so the one renderer's payload stays one function; the payload is
+:func:`.report.app_payload`'s plus :meth:`.overlay_set.OverlaySet.payload` under ``payload["overlays"]``
+(docs/overlays.md), built over the same plan views so the group ids agree.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from explorer.model.program import Program
+from explorer.views.state.overlays import OverlaySet
+from explorer.views.state.plan import plan_view
+from explorer.views.payload.app import app_payload
+from explorer.views.html.page import page_html
+from explorer.views.html.report import report_html
+from explorer.analysis.pipeline import check
+
+__all__ = ["overlay_report_html", "write_overlay_report"]
+
+
+def overlay_report_html(program: Program, *, overlays: OverlaySet | None = None, shown: str | None = None,
+                        findings=None, plan: str | None = None, selected=None, title: str | None = None,
+                        views: dict | None = None, profile=None) -> str:
+    """The report page of ``program`` carrying ``overlays`` (built-ins only when None), ``shown`` drawn first."""
+    if not program.plans:
+        return report_html(program, findings=findings, title=title)
+    if findings is None:
+        findings = list(check(program))
+    views = dict(views or {})
+    for p in program.plans:
+        if p.name not in views:
+            views[p.name] = plan_view(p, program)
+    overlays = overlays if overlays is not None else OverlaySet(program, views, profile)
+    payload = app_payload(program, findings=findings, plan=plan, selected=selected, title=title, views=views,
+                          profile=profile)
+    payload["overlays"] = overlays.payload(shown)
+    return page_html(title or (Path(program.source).name if program.source else "program"), payload)
+
+
+def write_overlay_report(program: Program, path: str | os.PathLike, **kwargs) -> Path:
+    """Write :func:`overlay_report_html` to ``path`` (UTF-8) and return the path."""
+    out = Path(path)
+    out.write_text(overlay_report_html(program, **kwargs), encoding="utf-8")
+    return out

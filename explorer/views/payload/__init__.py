@@ -1,0 +1,1 @@
+"""The tables the browser app draws (docs/frontend.md, "payload"): column tables per plan, never figures."""

@@ -1,0 +1,95 @@
+"""Everything the app draws for one program: the payload the widget sends and the report embeds alike.
+
+Per plan the column tables of :mod:`.plan` with the plan's summary, totals and findings (:func:`plan_entry`),
+the companions (:mod:`.companions`), an ETRecord's context (:mod:`.context`) and a run profile
+(:mod:`.profile`); the findings; the first selection; and the ``"whatif"`` block naming the file a
+what-if's CLI line will name (:func:`source_block`; a prediction's own block is :mod:`.whatif`'s).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from explorer.analysis.types import Finding
+from explorer.model.program import Program
+from explorer.views.escape import visible
+from explorer.views.html.requirements import runtime_needs_html
+from explorer.views.html.tables import device_table, finding_details, finding_label
+from explorer.views.palette import BLOCK_OPACITY, TENSOR_OPACITY
+from explorer.views.payload.companions import add_to_plan_payload
+from explorer.views.payload.context import context_columns
+from explorer.views.payload.plan import lod_devices, lod_payload
+from explorer.views.payload.profile import attach_profile
+from explorer.views.state.overview import TRACE
+from explorer.views.state.plan import PlanView, default_plan, plan_view, program_summary, totals_view
+from explorer.views.state.selection import Selection
+
+__all__ = ["app_payload", "plan_entry", "selection_json", "source_block", "UNKNOWN_FILE"]
+
+UNKNOWN_FILE = "MODEL.pte"  # in the CLI line of a program read from bytes: the user names the file
+
+
+def source_block(program: Program) -> dict:
+    """``"whatif"`` of a program shown as it is (no moves): the file the browser's CLI line names."""
+    return {"file": str(program.source) if program.source else UNKNOWN_FILE, "moves": [], "cli": [], "py": [],
+            "origins": {}}
+
+
+def plan_entry(view: PlanView, findings: list[Finding], all_findings: list[Finding]) -> dict:
+    """One plan at any size: the column tables the app builds its figures from (``frontend/figures.js``) and
+    folds, lays out, draws and describes it with (:mod:`.plan`); no figure, no HTML per tensor or instruction."""
+    plan = view.plan
+    return {
+        "name": plan.name,
+        "label": visible(plan.name),
+        "summary": visible(program_summary(view, findings)),
+        "totals": device_table(plan, totals_view(view)) + runtime_needs_html(view),
+        "devices": lod_devices(view),
+        "nInstructions": len(plan.instructions),
+        "nValues": len(plan.values),
+        "findingDetails": {str(all_findings.index(f)): finding_details(plan, f) for f in findings},
+        "lod": lod_payload(view),
+    }
+
+
+def app_payload(program: Program, *, findings: list[Finding], plan: str | None = None,
+                selected: Selection | None = None, title: str | None = None,
+                views: dict[str, PlanView] | None = None, profile=None) -> dict:
+    """Everything the app draws for ``program``: every plan, the findings, the first selection.
+    The widget sends the same payload as the page embeds. ``profile``: a joined run profile
+    (:func:`explorer.views.payload.profile.open_profile`), drawn on the plans it has runs of."""
+    views = views or {}
+    plans = [views.get(p.name) or plan_view(p, program) for p in program.plans]
+    out = {
+        "title": visible(title or (Path(program.source).name if program.source else "program")),
+        "trace": TRACE,
+        "opacity": {"tensor": TENSOR_OPACITY, "block": BLOCK_OPACITY},
+        "plan": plan or (default_plan(program) if program.plans else None),  # no plans: nothing to open
+        "plans": [_with_context(add_to_plan_payload(plan_entry(v, [f for f in findings if f.plan == v.plan.name],
+                                                                  findings), program, v.plan),
+                                context_columns(program, v.plan)) for v in plans],  # + data files, delegate insides
+        "findings": [{"label": finding_label(f), "plan": f.plan, "severity": f.severity,
+                      "values": list(f.values), "instructions": list(f.instructions)} for f in findings],
+        "selected": None if not selected else selection_json(selected, findings),
+        # the file a what-if's CLI line names ("Move to ▸" in the details: explorer/frontend/moves.js)
+        "whatif": source_block(program),
+    }
+    if profile is not None:
+        attach_profile(out, profile)
+    return out
+
+
+
+
+def _with_context(plan_payload: dict, context: dict | None) -> dict:
+    """``plans[].context``: an ETRecord's module, source and nodes per instruction, when one is joined."""
+    if context is not None:
+        plan_payload["context"] = context
+    return plan_payload
+
+
+def selection_json(selected: Selection, findings: list[Finding]) -> dict:
+    """A :class:`Selection` as the app keeps it (the finding by its index in ``findings``)."""
+    return {"plan": selected.plan, "values": list(selected.values), "instructions": list(selected.instructions),
+            "finding": str(findings.index(selected.finding)) if selected.finding in findings else None,
+            "query": selected.query}

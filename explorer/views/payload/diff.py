@@ -1,0 +1,131 @@
+"""A placement diff as the app draws it: both sides as one-program plans, plus the diff as columns.
+
+Per plan each side is exactly the one-program payload of that plan (:func:`.app.plan_entry`), and the diff
+is columns (:func:`diff_marks`: statuses, pairings, badges) with the before → after table of every *changed*
+tensor pair, so the page grows with what changed, not with the programs. The Diff widget sends it, the diff
+report embeds it (:mod:`explorer.views.html.diff`), the what-if adds its moves to it (:mod:`.whatif`).
+"""
+
+from __future__ import annotations
+
+from explorer.analysis.diff.compare import STATUSES, ProgramDiff
+from explorer.model.program import Program
+from explorer.views.diff_style import OP_STATUS_STYLES, STATUS_STYLES, status_badge
+from explorer.views.escape import visible
+from explorer.views.html.diff_details import EMPTY_DETAILS, pair_details, summary_html
+from explorer.views.html.requirements import requirements_diff_html
+from explorer.views.payload.app import plan_entry
+from explorer.views.payload.context import context_columns
+from explorer.views.payload.profile import attach_profile_pair
+from explorer.views.state.diff import SIDES, DiffPlanView, DiffSelection, default_diff_plan, diff_plan_view
+from explorer.views.state.overview import TRACE
+
+__all__ = ["plan_payload", "lod_plan_payload", "diff_marks", "diff_payload", "diff_views"]
+
+def plan_payload(dv: DiffPlanView) -> dict:
+    """Everything the page script needs for one plan (see the module docstring)."""
+    return lod_plan_payload(dv)
+
+
+def lod_plan_payload(dv: DiffPlanView) -> dict:
+    """A pair, at any size: each side exactly as the one-program report sends a plan (the column tables the
+    app folds, lays out and describes in the browser), plus the diff as columns (:func:`diff_marks`) and the
+    before → after table of every *changed* tensor pair. Unchanged pairs and instructions are described in the
+    browser from the two sides' tables, so the page grows with what changed, not with the programs."""
+    texts: list[str] = []
+    vd: dict[str, dict[str, list[int]]] = {s: {"v": [], "t": []} for s in SIDES}
+    seen: dict[int, int] = {}  # A value -> its pair's text
+    for side in SIDES:
+        for v, status in sorted(dv.status(side).items()):
+            if status == "same":
+                continue
+            other = dv.pair(side, v)
+            a_v = v if side == "a" else other
+            if side == "b" and a_v is not None and a_v in seen:
+                k = seen[a_v]
+            else:
+                k = len(texts)
+                texts.append(pair_details(dv, side, v))
+                if a_v is not None:
+                    seen[a_v] = k
+            vd[side]["v"].append(v)
+            vd[side]["t"].append(k)
+    return {
+        "name": dv.diff.plan, "label": visible(dv.diff.plan), "header": summary_html(dv),
+        "requirements": requirements_diff_html(dv.diff.requirements_a, dv.diff.requirements_b, dv.name_a, dv.name_b),
+        "lod": True,
+        "sides": {s: plan_entry(dv.side(s), [], []) for s in SIDES},
+        **diff_marks(dv),
+        "texts": texts, "vd": vd,
+    }
+
+
+def diff_marks(dv: DiffPlanView) -> dict:
+    """The diff as columns: per side the changed tensors and instructions with a status code (an index into
+    ``statuses``), the value pairing (A values, B values) and the instruction pairing of each side, and a
+    badge (escaped HTML) per status."""
+    tensor_codes = {s: k for k, s in enumerate(STATUSES)}
+    op_names = tuple(OP_STATUS_STYLES)
+    op_codes = {s: k for k, s in enumerate(op_names)}
+    marks = {}
+    for side in SIDES:
+        changed = sorted((v, s) for v, s in dv.status(side).items() if s != "same")
+        ops = sorted(dv.op_status(side).items())
+        marks[side] = {"v": [v for v, _ in changed], "vs": [tensor_codes[s] for _, s in changed],
+                       "i": [i for i, _ in ops], "is": [op_codes[s] for _, s in ops]}
+    pairs = sorted(dv.diff.pairs.items())
+    ipairs = {}
+    for side in SIDES:
+        mine = [(i, dv.instruction_pair(side, i)) for i in range(len(dv.side(side).plan.instructions))]
+        mine = [(i, o) for i, o in mine if o is not None]
+        ipairs[side] = {"i": [i for i, _ in mine], "o": [o for _, o in mine]}
+
+    def style(table, name):
+        st = table.get(name)
+        return {"name": name, "color": st.color if st else None, "width": st.width if st else 0,
+                "label": st.label if st else "unchanged"}
+
+    return {
+        "marks": marks,
+        "statuses": {"tensor": [style(STATUS_STYLES, s) for s in STATUSES],
+                     "op": [style(OP_STATUS_STYLES, s) for s in op_names]},
+        "badges": {"tensor": [status_badge(s) for s in STATUSES], "op": [status_badge(s, op=True) for s in op_names],
+                   "same": status_badge("same")},
+        "pairs": {"a": [a for a, _ in pairs], "b": [b for _, b in pairs]},
+        "ipairs": ipairs,
+    }
+
+
+def diff_payload(result: ProgramDiff, views: dict[str, DiffPlanView], *, plan: str | None = None,
+                 selected: DiffSelection | None = None, title: str | None = None, profiles=None,
+                 programs: tuple[Program, Program] | None = None) -> dict:
+    """Everything the app's diff mode draws: every common plan, both names, the first selection.
+    The Diff widget sends the same payload as the page embeds. ``profiles``: (profile of A, profile of B),
+    joined run profiles compared per paired instruction and per device (docs/profiles.md). ``programs``: when
+    either has an ETRecord joined, each plan gets ``contexts: {"a", "b"}`` (``views/payload/context.py``)."""
+    shown = views[result.plans[0].plan]
+    only = [f"plans only in A: {', '.join(result.plans_only_a)}"] if result.plans_only_a else []
+    only += [f"plans only in B: {', '.join(result.plans_only_b)}"] if result.plans_only_b else []
+    out = {"mode": "diff", "title": visible(title or f"{shown.name_a} → {shown.name_b}"),
+            "nameA": visible(shown.name_a), "nameB": visible(shown.name_b), "only": visible(" · ".join(only)),
+            "trace": TRACE, "plan": plan or default_diff_plan(result), "empty": EMPTY_DETAILS,
+            "plans": [plan_payload(views[p.plan]) for p in result.plans],
+            "selected": selected.to_json() if selected else None}
+    if profiles is not None:
+        attach_profile_pair(out, views, profiles)
+    if programs is not None and any(p.etrecord is not None for p in programs):
+        for p in out["plans"]:
+            name = p.get("name")
+            p["contexts"] = {side: context_columns(prog, prog.plan(name)) if name in prog.plan_names else None
+                             for side, prog in zip(("a", "b"), programs)}
+    return out
+
+
+def diff_views(result: ProgramDiff, pa: Program, pb: Program,
+               views: dict[str, DiffPlanView] | None = None) -> dict[str, DiffPlanView]:
+    """A view per common plan, reusing ``views`` made already."""
+    views = dict(views or {})
+    for p in result.plans:
+        if p.plan not in views:
+            views[p.plan] = diff_plan_view(result, pa, pb, p.plan)
+    return views

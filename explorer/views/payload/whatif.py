@@ -1,0 +1,73 @@
+"""A what-if in the app: the diff of original vs predicted, carrying the moves that made it.
+
+One payload for every entry point, so they answer the same: ``device-explorer whatif FILE --move ... -o r.html``,
+``device-explorer show FILE --move ... -o r.html``, ``Explorer(FILE, moves=[...]).save_html(...)`` and the widget
+itself when its ``moves`` change. It is :func:`.diff.diff_payload` of (original, predicted) plus ``"whatif"``
+(:func:`whatif_block`): the moves, the file and flags the browser writes the CLI line and the Python call from
+(``explorer/frontend``'s moves module), and per re-derived plan the original instructions each predicted one
+stands for, so a selection on the predicted side maps back to the selector a user would write.
+
+The page cannot predict: the emulation of executorch (:mod:`explorer.whatif`) is Python. A report keeps the
+moves a user adds in the browser as a pending list with the command that predicts them (docs/whatif.md).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from explorer.model.program import Program
+from explorer.views.payload.app import UNKNOWN_FILE
+from explorer.views.payload.context import context_columns
+from explorer.views.payload.diff import diff_payload, diff_views
+from explorer.views.state.diff import open_diff
+
+__all__ = ["whatif_block", "whatif_payload"]
+
+# (Prediction field, CLI option): the flags what_if takes, as the CLI spells them
+_FLAGS = (("skip_h2d_inputs", "--skip-h2d-inputs"), ("skip_d2h_outputs", "--skip-d2h-outputs"),
+          ("alloc_graph_input", "--alloc-graph-input"), ("alloc_graph_output", "--alloc-graph-output"))
+
+
+def whatif_block(original: Program, predicted: Program) -> dict:
+    """``"whatif"`` of a prediction: ``moves`` (``"SELECTOR=DEVICE"`` in the order applied), ``file``, the flags
+    as CLI words (``cli``) and as Python keyword arguments (``py``, literals written by ``repr``), and ``origins``:
+    per re-derived plan, columns ``start`` / ``orig`` — predicted instruction ``i`` stands for original
+    instructions ``orig[start[i]:start[i + 1]]`` (none: a copy the prediction inserted)."""
+    pred = predicted.prediction
+    if pred is None:
+        raise ValueError("whatif_block needs a program explorer.what_if predicted")
+    cli: list[str] = []
+    py: list[str] = []
+    for name, option in _FLAGS:
+        value = getattr(pred, name)
+        if value is not None:
+            cli.append(option if value else "--no-" + option[2:])
+            py.append(f"{name}={bool(value)!r}")
+    if pred.method is not None:
+        cli += ["--method", pred.method]
+        py.append(f"method={pred.method!r}")
+    origins = {}
+    for plan, rows in pred.origins.items():
+        start = np.zeros(len(rows) + 1, dtype=np.int64)
+        start[1:] = np.cumsum([len(r) for r in rows])
+        orig = np.fromiter((k for r in rows for k in r), dtype=np.int64, count=int(start[-1]))
+        origins[plan] = {"start": start, "orig": orig}
+    file = pred.original or original.source
+    return {"file": str(file) if file else UNKNOWN_FILE, "moves": [f"{s}={d}" for s, d in pred.moves],
+            "cli": cli, "py": py, "origins": origins}
+
+
+def whatif_payload(original: Program, predicted: Program, *, plan: str | None = None, result=None) -> dict:
+    """The app's diff mode over original (A) and predicted (B), with ``"whatif"``. ``result``: their
+    :class:`~explorer.analysis.diff.compare.ProgramDiff` if already made (the CLI's review has one)."""
+    if result is None:
+        _pa, _pb, result = open_diff(original, predicted)
+    if plan is not None and plan not in {p.plan for p in result.plans}:
+        plan = None
+    views = diff_views(result, original, predicted)
+    payload = diff_payload(result, views, plan=plan)
+    payload["whatif"] = whatif_block(original, predicted)
+    if original.etrecord is not None:  # the original's modules and source lines on A (the prediction has none of its own)
+        for p in payload["plans"]:
+            p["contexts"] = {"a": context_columns(original, original.plan(p["name"])), "b": None}
+    return payload

@@ -1,0 +1,95 @@
+"""One plan, analysed and placed once, shared by the widget and the HTML report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from explorer.analysis.types import Finding
+from explorer.model.program import Plan, Program
+from explorer.analysis.context import module_scopes
+from explorer.format.reader import load
+from explorer.units import count
+from explorer.views.palette import ordered_devices
+from types import SimpleNamespace
+
+if TYPE_CHECKING:
+    from explorer.analysis.pipeline import LazyAnalysis
+    from explorer.views.payload.memory import MemoryLod
+    from explorer.views.state.overview import Overview
+
+__all__ = ["PlanView", "plan_view", "program_summary", "default_plan", "sample_path", "open_program", "totals_view"]
+
+
+def sample_path() -> Path:
+    """The device-annotated sample program bundled with the package (``explorer/data/sample.pte``)."""
+    return Path(str(resources.files("explorer") / "data" / "sample.pte"))
+
+
+def open_program(source=None) -> Program:
+    """A Program from a path, bytes, a Program, or None (the bundled sample)."""
+    if isinstance(source, Program):
+        return source
+
+    return load(sample_path() if source is None else source)
+
+
+@dataclass(frozen=True)
+class PlanView:
+    """A plan ready to draw at every size: its :class:`~explorer.analysis.pipeline.LazyAnalysis` (records made only
+    when something reads them), the :class:`~.overview.Overview` of its groups (every group open when the plan
+    fits on screen) and its :class:`~.memory_lod.MemoryLod`. The browser app folds, lays out and draws it."""
+
+    plan: Plan
+    analysis: "LazyAnalysis"
+    overview: "Overview"
+    memory: "MemoryLod"
+
+
+def plan_view(plan: Plan, program: Program | None = None, *, analysis=None) -> PlanView:
+    """Analyse ``plan`` (``program`` lets the checks resolve segments; an analysis already made is reused)
+    and prepare its groups and memory lanes."""
+
+    lazy = analysis if isinstance(analysis, LazyAnalysis) else LazyAnalysis(plan, program)
+    modules = None
+    if program is not None and program.etrecord is not None:
+
+        modules = module_scopes(program, plan)
+    return PlanView(plan, lazy, Overview(plan, lazy, modules=modules), MemoryLod(plan, lazy))
+
+
+def totals_view(view: PlanView):
+    """What :func:`.tables.device_table` reads, without building a big plan's memory blocks."""
+    return SimpleNamespace(memory=SimpleNamespace(devices=view.analysis.device_totals, arenas=view.analysis.arenas))
+
+
+def default_plan(program: Program) -> str:
+    """``forward`` when the program has it, else its first plan."""
+    names = program.plan_names
+    if not names:
+        raise ValueError("the program has no execution plans to show")
+    return "forward" if "forward" in names else names[0]
+
+
+def program_summary(view: PlanView, findings: list[Finding]) -> str:
+    """One plain line: ``forward: 25 tensors (cpu 14, cuda:0 11) · 20 instructions · 2 arenas · no findings``."""
+    plan = view.plan
+    f = view.analysis.facts  # counted from the columns: a big plan's Tensor objects are made only when needed
+    codes, counts = np.unique(f.dcode[f.is_tensor], return_counts=True)
+    per_device = {f.device(int(c)): int(k) for c, k in zip(codes, counts)}
+    devices = ", ".join(f"{d} {per_device[d]}" for d in ordered_devices(per_device))
+    counts: dict[str, int] = {}
+    for f in findings:
+        counts[f.severity] = counts.get(f.severity, 0) + 1
+    found = ", ".join(f"{counts[sev]} {sev}{'s' * (counts[sev] != 1)}" for sev in ("error", "warning", "info")
+                      if sev in counts) or "no findings"
+    arenas = len(view.analysis.arenas)
+    n_tensors = sum(per_device.values())
+
+    return (f"{plan.name}: {count(n_tensors, 'tensor')} ({devices or 'none'}) · "
+            f"{count(len(plan.instructions), 'instruction')} · "
+            f"{arenas} arena{'s' * (arenas != 1)} · {found}")

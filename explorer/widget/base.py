@@ -1,0 +1,32 @@
+"""What the Explorer and the Diff widgets share: the browser app as their anywidget front end, the packed
+payload trait, and plotly.js handed over once per page.
+
+The front end (``explorer/frontend/index.js``) asks for plotly.js with a custom message only when the
+page has none yet; the answer carries the vendored file as one binary buffer. So a notebook with ten
+widgets loads plotly.js once, and no widget's state (which a saved notebook keeps) holds a copy.
+"""
+
+from __future__ import annotations
+
+import anywidget
+import traitlets
+
+from explorer import frontend
+
+__all__ = ["AppWidget"]
+
+
+class AppWidget(anywidget.AnyWidget):
+    """An anywidget running the app (one program or a diff, as its payload says)."""
+
+    _esm = frontend.bundle("widget")
+    _css = frontend.css()
+    _payload = traitlets.Bytes(help="the app's data: gzip-compressed JSON and binary integer columns (explorer.views.payload.embed)").tag(sync=True)
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.on_msg(self._on_message)
+
+    def _on_message(self, _widget, content, _buffers) -> None:
+        if isinstance(content, dict) and content.get("type") == "plotly":
+            self.send({"type": "plotly"}, [frontend.plotly_js().encode("utf-8")])

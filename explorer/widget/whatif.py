@@ -1,0 +1,138 @@
+"""The widget's what-if: move ops, delegates or groups to another device and see what executorch would export.
+
+Mixed into :class:`explorer.Explorer`. Synced traits:
+
+* ``moves`` — a list of ``"SELECTOR=DEVICE"`` strings, the CLI's spelling (``"delegate:0=cuda:0"``, ``"@5=cpu"``,
+  ``"group:layers.1=cuda:1"``; docs/whatif.md lists the selectors), applied in order. Strings, not pairs, so the
+  trait reads the same in Python, in the browser and on the command line; setting it from Python also takes
+  ``(selector, device)`` pairs, stored as strings. "Move to ▸" in the page's details appends to it.
+* ``whatif_error`` — why the last change of ``moves`` was not applied ("" when it was): a move that cannot be
+  honoured (:class:`~explorer.whatif.predict.MoveError`) or a placement executorch would refuse to export
+  (:class:`~explorer.whatif.predict.Refusal`, its reason). The page shows it; ``moves`` stays as it was.
+
+On every change of ``moves`` the kernel runs :func:`explorer.what_if` on the original program and sends the app a
+new payload: the diff of original vs predicted (the app's diff mode, ``explorer/frontend/diff.js``) with the
+moves, or the original program again when ``moves`` is empty. :attr:`predicted` is the predicted program.
+A move set from the page that fails is undone and reported in ``whatif_error``; one set from Python raises.
+"""
+
+from __future__ import annotations
+
+import traitlets
+
+from explorer.whatif.predict import MoveError, Refusal, parse_moves, what_if
+from explorer.views.payload.embed import pack
+from explorer.views.payload.whatif import whatif_payload
+
+__all__ = ["WhatIfWidget", "add_move"]
+
+_CACHE = 8  # predictions kept (undo and redo of recent moves cost nothing)
+
+
+def add_move(moves: list[str], move: str) -> list[str]:
+    """``moves`` with ``move`` appended; an earlier move of the same selector is dropped (``what_if`` applies
+    moves in order, so the later one would win anyway; the list stays what it means). The page's
+    ``addMove`` (moves.js) does the same."""
+    selector = move.rpartition("=")[0].strip()
+    return [m for m in moves if m.rpartition("=")[0].strip() != selector] + [move]
+
+
+def _as_text(item) -> str:
+    if isinstance(item, str):
+        return item.strip()
+    if isinstance(item, (tuple, list)) and len(item) == 2:
+        return f"{str(item[0]).strip()}={str(item[1]).strip()}"
+    raise traitlets.TraitError(f"a move is 'SELECTOR=DEVICE' or a (selector, device) pair, not {item!r}")
+
+
+def reason(exc: Exception) -> str:
+    """The text the page shows for a move that failed (no traceback)."""
+    if isinstance(exc, Refusal):
+        return f"executorch 1.5.1 would refuse to export this placement: {exc}"
+    if isinstance(exc, KeyError):
+        return str(exc.args[0]) if exc.args else str(exc)
+    return str(exc)
+
+
+class WhatIfWidget(traitlets.HasTraits):
+    """What-if API of the Explorer widget (module docstring)."""
+    moves = traitlets.List(help="'SELECTOR=DEVICE' moves applied to the program, in order (docs/whatif.md)").tag(sync=True)
+    whatif_error = traitlets.Unicode("", help="why the last change of moves was not applied ('' when it was)").tag(sync=True)
+    # the diff view's selection ({plan, side, values: {a, b}, instructions: {a, b}}): kept apart from `selected`,
+    # which is a selection of the original program
+    _whatif_selected = traitlets.Dict().tag(sync=True)
+
+    _reverting = False
+    predicted = None  # the Program explorer.what_if predicted for `moves` (None without moves)
+
+    def _init_whatif(self, moves) -> None:
+        """Called by the widget once its original payload is set; ``moves``: the constructor's."""
+        self._original_payload = self._payload
+        self._predictions: dict[tuple[str, ...], tuple] = {}
+        self.observe(self._on_moves, names=["moves"])
+        if moves:
+            self.moves = list(moves)
+
+    # -- public API ---------------------------------------------------------------------------------
+
+    def move(self, selector: str, device) -> None:
+        """Move what ``selector`` names to ``device`` (``"cuda:0"``, ``"cpu"``, a Device): ``moves`` gains
+        ``"SELECTOR=DEVICE"`` and the view shows original vs predicted. Raises MoveError / Refusal (and leaves
+        ``moves`` as it was) when the move cannot be honoured or executorch would refuse the placement."""
+        target = add_move(list(self.moves), _as_text((selector, str(device))))
+        self._prediction(tuple(target))  # raises before anything changes
+        self.moves = target
+
+    def undo(self, index: int = -1) -> None:
+        """Take back move ``index`` of ``moves`` (default the last); the others stay, predicted again."""
+        if not self.moves:
+            raise IndexError("no moves to undo")
+        kept = list(self.moves)
+        del kept[index]
+        self.moves = kept
+
+    def clear_moves(self) -> None:
+        """Take back every move: the view shows the program as it is."""
+        self.moves = []
+
+    # -- prediction ---------------------------------------------------------------------------------
+
+    def _prediction(self, moves: tuple[str, ...]):
+        """(predicted program, packed diff payload) for ``moves``, cached; raises MoveError / Refusal."""
+        if moves in self._predictions:
+            return self._predictions[moves]
+
+        parse_moves(moves)  # MoveError for a malformed one, before any work
+        predicted = what_if(self.program, list(moves))
+        got = (predicted, pack(whatif_payload(self.program, predicted, plan=self.plan)))
+        if len(self._predictions) >= _CACHE:
+            self._predictions.pop(next(iter(self._predictions)))
+        self._predictions[moves] = got
+        return got
+
+    @traitlets.validate("moves")
+    def _valid_moves(self, proposal) -> list[str]:
+        if not getattr(getattr(self, "program", None), "plans", None):
+            raise traitlets.TraitError("nothing to move: this program has no plans (or it is a data file)")
+        return [_as_text(m) for m in proposal["value"]]
+
+    def _on_moves(self, change) -> None:
+        moves = tuple(change["new"])
+        try:
+            predicted, packed = self._prediction(moves) if moves else (None, self._original_payload)
+        except (MoveError, Refusal, KeyError) as exc:
+            from_page = "moves" in getattr(self, "_property_lock", {})  # ipywidgets: set by the front end
+            added = [m for m in change["new"] if m not in change["old"]]
+            self.whatif_error = (", ".join(added) + ": " if added else "") + reason(exc)
+            self._reverting = True
+            try:
+                self.moves = list(change["old"])  # the page is told: its list goes back too
+            finally:
+                self._reverting = False
+            if not from_page:
+                raise
+            return
+        self.predicted = predicted
+        if not self._reverting:  # (a revert keeps the error that caused it)
+            self.whatif_error = ""
+        self._payload = packed
