@@ -8,5 +8,7 @@ registry), :mod:`.dtypes` (scalar types), :mod:`.companions` (data files, bundle
 :mod:`explorer.errors`.
 """
 
-from explorer.model.program import *  # noqa: F401,F403  (the names of explorer.model, as before the split)
-from explorer.model.program import __all__
+from explorer.model import program as _program
+from explorer.model.program import *  # noqa: F403  (the names ``explorer.model`` always had)
+
+__all__ = list(_program.__all__)

@@ -150,7 +150,6 @@ def _partitions(g: Neutral, chosen: set[int]) -> list[list[int]]:
     node_of_op: list[int] = []
     op_of_node: list[int] = []  # -1 for a view node
     producer: dict[int, int] = {}  # value -> node making it
-    getitem_node: dict[int, int] = {}
     for k, op in enumerate(g.ops):
         node = len(op_of_node)
         node_of_op.append(node)

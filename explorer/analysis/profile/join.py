@@ -31,14 +31,14 @@ run the per-run totals are aggregated the same way.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Mapping
 
 import numpy as np
 
 from explorer.errors import ProfileMismatch
-from explorer.model.program import Device, Plan, Program
+from explorer.model.program import Plan, Program
 from explorer.model.profile import ETDump
 from explorer.analysis.facts import Facts
 from explorer.analysis.graph import edges

@@ -16,15 +16,15 @@ import numpy as np
 from explorer.analysis.diff.compare import CopyChange
 from explorer.model.program import Tensor
 from explorer.views.html.tables import swatch
-from explorer.views.state.diff import DiffPlanView, DiffSelection, other_side
-from explorer.views.diff_style import OP_STATUS_STYLES, graph_legend_html, legend_html, status_badge
+from explorer.views.state.diff import DiffPlanView
+from explorer.views.diff_style import graph_legend_html, legend_html, status_badge
 from explorer.views.escape import html_text as h
 from explorer.views.state.plan import PlanView
 from explorer.views.html.requirements import requirement_changes
 from explorer.views.words import fmt_bytes, fmt_shape, where
 from explorer.analysis.groups import OP_KINDS
 
-__all__ = ["summary_html", "pair_details", "instruction_pair_details", "EMPTY_DETAILS"]
+__all__ = ["summary_html", "pair_details", "EMPTY_DETAILS"]
 
 EMPTY_DETAILS = ("<div class='dx-root dx-diff'><span class='dx-muted'>Click a tensor or an op in either graph (or a "
                  "block of the memory map): it and its counterpart on the other side are selected, and the "
