@@ -3,24 +3,22 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import SimpleNamespace
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from explorer.analysis.types import Finding
 from explorer.model.program import Plan, Program
 from explorer.analysis.context import module_scopes
+from explorer.analysis.pipeline import LazyAnalysis
+from explorer.views.payload.memory import MemoryLod
+from explorer.views.state.overview import Overview
 from explorer.format.reader import load
 from explorer.units import count
 from explorer.views.palette import ordered_devices
-from types import SimpleNamespace
 
-if TYPE_CHECKING:
-    from explorer.analysis.pipeline import LazyAnalysis
-    from explorer.views.payload.memory import MemoryLod
-    from explorer.views.state.overview import Overview
 
 __all__ = ["PlanView", "plan_view", "program_summary", "default_plan", "sample_path", "open_program", "totals_view"]
 
