@@ -3,16 +3,20 @@
 ``load`` reads a ``.pte`` (no torch or executorch needed; also a ``.bpte``'s program, or a ``.ptd`` as a
 ``DataFile``; ``load(pte, data=[ptd, ...])`` links external weights), ``check`` runs the placement checks,
 ``diff`` compares the placement of two programs, ``Explorer`` is the notebook widget and ``Diff`` the
-widget of a diff, ``what_if`` predicts the program executorch would export for another placement. The widgets and ``diff`` are imported lazily so the reader and the CLI never pay for
-ipywidgets. The figures are built in the browser (plotly.js is vendored): the plotly Python package is not needed.
+widget of a diff, ``what_if`` predicts the program executorch would export for another placement. The widgets are
+imported lazily (module ``__getattr__``) so the reader and the CLI never pay for ipywidgets and anywidget. The figures are built in the browser (plotly.js is vendored): the plotly Python package is not needed.
 """
 
 from __future__ import annotations
 
+from explorer.analysis.context import attach_etrecord
+from explorer.analysis.diff.compare import diff
+from explorer.analysis.pipeline import check
 from explorer.errors import EtrecordFormatError, PteFormatError
 from explorer.format.companions.etdump import load_etdump
 from explorer.format.companions.etrecord import load_etrecord
 from explorer.format.reader import load as _load
+from explorer.whatif.predict import what_if
 from explorer.model.program import CPU, Buffer, DataFile, Delegate, Device, Instruction, Plan, Program, Tensor, Value
 
 __all__ = ["load", "load_etdump", "load_etrecord", "EtrecordFormatError", "check", "diff", "what_if", "Explorer", "Diff", "PteFormatError", "Program", "Plan", "Tensor", "Value",
@@ -37,24 +41,14 @@ def load(source, data=None, *, etrecord=None):
         return loaded
     if not isinstance(loaded, Program):
         raise PteFormatError("an ETRecord can only be joined to a program, and this is a data file (.ptd)", offset=4)
-    from explorer.analysis.context import attach_etrecord
     return attach_etrecord(loaded, etrecord)
 
 
 def __getattr__(name: str):
     if name == "Explorer":
-        from explorer.widget.explorer import Explorer
+        from explorer.widget.explorer import Explorer  # heavy: ipywidgets + anywidget, only a notebook needs them
         return Explorer
     if name == "Diff":
-        from explorer.widget.diff import Diff
+        from explorer.widget.diff import Diff  # heavy: ipywidgets + anywidget, only a notebook needs them
         return Diff
-    if name == "check":
-        from explorer.analysis.pipeline import check
-        return check
-    if name == "diff":
-        from explorer.analysis.diff.compare import diff
-        return diff
-    if name == "what_if":
-        from explorer.whatif.predict import what_if
-        return what_if
     raise AttributeError(f"module 'explorer' has no attribute {name!r}")

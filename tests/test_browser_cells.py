@@ -20,7 +20,7 @@ from browser_helpers import ARTIFACTS, chromium, require_browser, screenshot_on_
 from explorer import load
 from devtools.synth import synthetic_program
 from devtools.writer import write
-from explorer.views.payload.memory import BINS
+from explorer.views.state.memory import BINS
 from explorer.views.state.plan import plan_view
 from explorer.views.html.report import write_report
 

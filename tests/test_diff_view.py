@@ -25,7 +25,7 @@ from explorer import frontend
 from explorer.views.html.diff import diff_report_html
 from explorer.views.payload.embed import DATA_TYPE, page_payload, unpack
 from explorer.views.diff_style import OP_STATUS_STYLES, STATUS_STYLES
-from explorer.views.html.requirements import requirement_changes, requirements_html
+from explorer.views.fragments.requirements import requirement_changes, requirements_html
 from app_js import run_diff_js
 
 PAIRS = Path(__file__).parent / "fixtures" / "diff"

@@ -121,7 +121,7 @@ class Fragment(HTMLParser):
 
 
 HTML_TAGS = {"div", "h4", "table", "tr", "td", "th", "ul", "li", "span", "b", "style",
-             "details", "summary", "colgroup", "col"}  # what details.py and views/html/requirements.py write
+             "details", "summary", "colgroup", "col"}  # what details.py and views/fragments/requirements.py write
 PLOTLY_TAGS = {"b", "br", "span"}  # what text.py / graph.py / memory.py write into plotly strings
 
 

@@ -16,7 +16,7 @@ from lod_helpers import llm_program, synthetic
 
 from app_js import run_js
 from layout_graphs import layout
-from explorer.views.payload.memory import BINS
+from explorer.views.state.memory import BINS
 from explorer.views.state.overview import Overview, visible_nodes
 from explorer.views.state.plan import plan_view
 from explorer.views.payload.app import plan_entry

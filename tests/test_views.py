@@ -12,7 +12,7 @@ from analysis_helpers import PlanBuilder
 from explorer import load
 from explorer.model.program import Device
 from explorer.analysis.pipeline import analyze
-from explorer.views.html.tables import device_table
+from explorer.views.fragments.tables import device_table
 from explorer.views.escape import html_text, plotly_text, script_json
 from explorer.views.state.overview import LOD_NODES, OVERVIEW_TRACE
 from explorer.views.palette import (

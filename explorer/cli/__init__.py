@@ -15,14 +15,14 @@ import sys
 from pathlib import Path
 from typing import Sequence, TextIO
 
+from explorer.cli import check, diff, inspect, show, whatif
+from explorer.cli.profile_opts import ProfileExit
 from explorer.errors import PteFormatError
 from explorer.safe_text import visible
-from explorer.cli.profile_opts import ProfileExit
-import importlib
 
 __all__ = ["main"]
 
-_SUBCOMMANDS = ("inspect", "check", "show", "diff", "whatif")
+_SUBCOMMANDS = (inspect, check, show, diff, whatif)  # in the order ``--help`` lists them
 _BROKEN_PIPE = 128 + 13  # what a shell reports for a process ended by SIGPIPE
 
 
@@ -34,8 +34,8 @@ def _parser() -> argparse.ArgumentParser:
                     "./device-explorer-report.html (same as `device-explorer show`) and prints its file:// URL.")
     parser.add_argument("--traceback", action="store_true", help="show the Python traceback on errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in _SUBCOMMANDS:
-        importlib.import_module(f".{name}", __name__).register(sub)
+    for command in _SUBCOMMANDS:
+        command.register(sub)
     return parser
 
 

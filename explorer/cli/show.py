@@ -30,8 +30,8 @@ from explorer.cli.whatif import predict
 from explorer.views.html.data_file import data_file_html
 from explorer.views.html.overlay import write_overlay_report
 from explorer.views.html.whatif import write_whatif_report
-from explorer.views.state.overlays import OverlaySet
-from explorer.views.state.overlays import read_overlay_file
+from explorer.views.payload.overlays import OverlaySet
+from explorer.views.payload.overlays import read_overlay_file
 from explorer.views.state.plan import open_program
 from explorer.views.state.plan import plan_view
 from explorer.views.state.plan import program_summary

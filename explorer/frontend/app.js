@@ -134,7 +134,7 @@ function appView(ctx, data) {
     P = /** @type {import("./app_types").LabelledPlan} */ (plan);  // its labels are filled in below, before any use
     $("dx-summary").textContent = "· " + P.summary;
     contextNote($("dx-context-note"), P.context);
-    $("dx-totals").innerHTML = P.totals;  // escaped when it was built (explorer.views.html.tables)
+    $("dx-totals").innerHTML = P.totals;  // escaped when it was built (explorer.views.fragments.tables)
     // the skeletons built from the plan's tables (figures.js); copies: plotly keeps the objects it is given as the
     // figure's own and changes them as it draws, and the skeletons must stay as they are for the next time
     Q.drop();  // what the plan before still had queued

@@ -86,7 +86,7 @@ function diffView(ctx, data) {
   function show(plan) {  // the shell switched to `plan` (shell.js)
     if (PROF) { PROF.remove(); PROF = null; }  // puts back what it changed on the previous plan's figures
     P = plan;
-    $("dx-header").innerHTML = P.header;  // escaped when built (explorer.views.html.diff_details)
+    $("dx-header").innerHTML = P.header;  // escaped when built (explorer.views.fragments.review)
     $("dx-req").innerHTML = P.requirements;
     if (!over) over = {a: overlay(G.a), b: overlay(G.b), ma: overlay(M.a), mb: overlay(M.b)};
     for (const s of SIDES) $("dx-sum-" + s).textContent = "\u00b7 " + P.sides[s].summary;

@@ -2,7 +2,7 @@
 // folding, layout, details and binned memory lanes; a small plan opens with every group expanded), and the diff
 // adds its marks on top: changed tensors and ops ringed in their status colour, and every folded group holding
 // changes ringed with a "Δn" count, so a reviewer finds them in the overview. A selection on one side reveals
-// (expands) the group holding its counterpart on the other. The payload is explorer.views.html.diff.lod_plan_payload:
+// (expands) the group holding its counterpart on the other. The payload is explorer.views.payload.diff.lod_plan_payload:
 // per side the one-program big-plan payload, the diff as columns (marks, pairs), and the before -> after table
 // of every changed tensor pair (escaped in Python).
 import {esc, num} from "./util.js";

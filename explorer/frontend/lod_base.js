@@ -271,7 +271,7 @@ export function lodBase(P) {
     out[0] = xa; out[1] = ya; out[out.length - 2] = xb; out[out.length - 1] = yb;
     return out;
   }
-  const SOURCE_WEIGHT = 1, MAIN_WEIGHT = 4;  // as explorer/analysis/layout.py
+  const SOURCE_WEIGHT = 1, MAIN_WEIGHT = 4;  // a value nothing writes pulls its reader a quarter as hard as an edge of the main flow
   /** a value unit nothing writes @param {number} u */
   function isSource(u) { return u >= m && u < gbase && !written[u - m]; }
   /** the device table index a unit runs or lives on (-1: none or several) @param {number} u */

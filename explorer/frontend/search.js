@@ -1,4 +1,4 @@
-// The search box's rules, the same as explorer.views.state.selection.search: "%N" is value N (any value, tensor or
+// The search box's rules (the one implementation: Python hands a query to the page): "%N" is value N (any value, tensor or
 // not), "#N" instruction N, a bare number value N, anything else a case-insensitive substring of tensor names
 // and op / delegate names — and, when the plan has an ETRecord's context, of the module paths and source
 // files ("file:line") the instructions come from (a delegate call: those of every node it holds).

@@ -23,7 +23,7 @@ import traitlets
 
 from explorer.analysis.overlays import OverlayError
 from explorer.views.payload.embed import pack
-from explorer.views.state.overlays import OverlaySet, read_overlay_file
+from explorer.views.payload.overlays import OverlaySet, read_overlay_file
 
 __all__ = ["OverlayWidget"]
 

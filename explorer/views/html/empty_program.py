@@ -13,7 +13,7 @@ from explorer.analysis.types import Finding
 from explorer.model.program import Program
 from explorer.views.escape import html_text as h
 from explorer.views.escape import visible
-from explorer.views.html.tables import finding_label
+from explorer.views.fragments.tables import finding_label
 
 __all__ = ["empty_program_fragment", "empty_program_payload", "NO_PLANS"]
 

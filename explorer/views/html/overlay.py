@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 from explorer.model.program import Program
-from explorer.views.state.overlays import OverlaySet
+from explorer.views.payload.overlays import OverlaySet
 from explorer.views.state.plan import plan_view
 from explorer.views.payload.app import app_payload
 from explorer.views.html.page import page_html

@@ -17,7 +17,7 @@ from explorer.analysis.types import Finding
 from explorer.model.program import Program
 from explorer.views.escape import html_text
 from explorer.views.html.page import PAGE_CSS, page_html
-from explorer.views.html.tables import finding_label
+from explorer.views.fragments.tables import finding_label
 from explorer.views.payload.app import app_payload
 from explorer.views.state.plan import PlanView
 from explorer.views.state.selection import Selection

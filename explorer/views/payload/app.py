@@ -13,8 +13,8 @@ from pathlib import Path
 from explorer.analysis.types import Finding
 from explorer.model.program import Program
 from explorer.views.escape import visible
-from explorer.views.html.requirements import runtime_needs_html
-from explorer.views.html.tables import device_table, finding_details, finding_label
+from explorer.views.fragments.requirements import runtime_needs_html
+from explorer.views.fragments.tables import device_table, finding_details, finding_label
 from explorer.views.palette import BLOCK_OPACITY, TENSOR_OPACITY
 from explorer.views.payload.companions import add_to_plan_payload
 from explorer.views.payload.context import context_columns

@@ -12,8 +12,8 @@ from explorer.analysis.diff.compare import STATUSES, ProgramDiff
 from explorer.model.program import Program
 from explorer.views.diff_style import OP_STATUS_STYLES, STATUS_STYLES, status_badge
 from explorer.views.escape import visible
-from explorer.views.html.diff_details import EMPTY_DETAILS, pair_details, summary_html
-from explorer.views.html.requirements import requirements_diff_html
+from explorer.views.fragments.review import EMPTY_DETAILS, pair_details, summary_html
+from explorer.views.fragments.requirements import requirements_diff_html
 from explorer.views.payload.app import plan_entry
 from explorer.views.payload.context import context_columns
 from explorer.views.payload.profile import attach_profile_pair

@@ -21,7 +21,7 @@ from explorer.analysis.groups import OP_KINDS
 from explorer.model.columns import instruction_traces, tensor_layout, tensor_text
 from explorer.model.program import dtype_name
 from explorer.views.escape import visible
-from explorer.views.payload.memory import BINS, BLOCK_LIMIT
+from explorer.views.state.memory import BINS, BLOCK_LIMIT
 from explorer.views.state.overview import (FOCUS_LAYERS, GROUP_SYMBOLS, OVERVIEW_TRACE, VISIBLE_LIMIT, _GROUP_LABELS,
     _LABELS)
 from explorer.views.palette import (BLOCK_OPACITY, EDGE_STYLES, ERROR, FONT, INK, MUTED, OP_STYLES, SELECT,

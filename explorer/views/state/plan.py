@@ -13,7 +13,7 @@ from explorer.analysis.types import Finding
 from explorer.model.program import Plan, Program
 from explorer.analysis.context import module_scopes
 from explorer.analysis.pipeline import LazyAnalysis
-from explorer.views.payload.memory import MemoryLod
+from explorer.views.state.memory import MemoryLod
 from explorer.views.state.overview import Overview
 from explorer.format.reader import load
 from explorer.units import count

@@ -15,12 +15,12 @@ import numpy as np
 
 from explorer.analysis.diff.compare import CopyChange
 from explorer.model.program import Tensor
-from explorer.views.html.tables import swatch
+from explorer.views.fragments.tables import swatch
 from explorer.views.state.diff import DiffPlanView
 from explorer.views.diff_style import graph_legend_html, legend_html, status_badge
 from explorer.views.escape import html_text as h
 from explorer.views.state.plan import PlanView
-from explorer.views.html.requirements import requirement_changes
+from explorer.views.fragments.requirements import requirement_changes
 from explorer.views.words import fmt_bytes, fmt_shape, where
 from explorer.analysis.groups import OP_KINDS
 

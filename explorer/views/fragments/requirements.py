@@ -17,7 +17,7 @@ Every string from the file (backend ids, kernel names, notes naming tensors) goe
 from __future__ import annotations
 
 from explorer.analysis.requirements import DeviceNeed, Requirements, copy_text
-from explorer.views.html.tables import swatch
+from explorer.views.fragments.tables import swatch
 from explorer.views.escape import html_text as h
 from explorer.views.words import fmt_bytes
 from explorer.analysis.requirements import requirements
