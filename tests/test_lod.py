@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from lod_helpers import cached_program_path, llm_builder, llm_program, synthetic
 
+from devtools.writer import write
 from explorer import Explorer, load
 from explorer.analysis.groups import Groups
 from explorer.analysis.pipeline import LazyAnalysis
@@ -123,7 +124,7 @@ def test_a_real_transformer_opens_as_its_modules():
 
 
 def test_units_bundle_delegates_with_their_copies_and_runs_stay_on_one_device():
-    program = load(__import__("explorer").format.writer.write(llm_builder(30).program()))
+    program = load(write(llm_builder(30).program()))
     G, lazy = groups_of(program, names=False, leaf_nodes=20)
     G.build_all()
     bundles = [g for g in G.groups if g.kind == "delegate"]

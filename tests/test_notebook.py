@@ -33,3 +33,14 @@ def test_tour_runs_and_finds_the_planted_bug(tmp_path):
     widgets = [o for o in outputs if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
     assert len(widgets) == 2, "the explorer is shown twice: the sample and the planted bug"
     assert (tmp_path / "planted-bug-report.html").stat().st_size > 1_000_000
+
+
+def test_the_planted_bug_file_is_what_the_script_writes():
+    """The tour loads ``explorer/data/sample_planted_bug.pte`` (the writer is not shipped): it must stay the
+    sample with value 17 relabelled, as scripts/make_planted_bug.py writes it."""
+    import sys
+
+    sys.path.insert(0, str(TOUR.parent.parent / "scripts"))
+    import make_planted_bug
+
+    assert make_planted_bug.OUT.read_bytes() == make_planted_bug.planted()

@@ -310,13 +310,13 @@ console.log(JSON.stringify({{root: hoverLine(O, "group", 0), at17: hoverLine(O, 
     assert out["root"] == "err: 3.25 (sum of 3 entries)"
     assert out["at17"] == "err: 0.25 (layers.1's number)"
     total = sum(t.nbytes for t in llm_program(2).plan("forward").tensors if G.home[t.index] >= 0)
-    assert out["size"] == f"size: {fmt_bytes(total)} (sum of {int((G.home[[t.index for t in llm_program(2).plan('forward').tensors]] >= 0).sum())} tensors)"
+    assert out["size"] == f"size: {nbytes_text(total)} (sum of {int((G.home[[t.index for t in llm_program(2).plan('forward').tensors]] >= 0).sum())} tensors)"
     assert out["colors"][3] == "#D0D7DE"  # %4 has no number
     assert out["colors"][2] == "#FDE725" and out["colors"][1] == "#440154"  # 2 is the largest drawn, 0.25 the smallest
     assert out["legend"] == "a folded group shows the sum of its entries"
 
 
-def fmt_bytes(b: int) -> str:
+def nbytes_text(b: int) -> str:
     for name, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if b >= size:
             return f"{b / size:.1f} {name}"

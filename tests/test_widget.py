@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from analysis_helpers import PlanBuilder
 
+import explorer
 from explorer import Explorer, load
 from explorer import frontend
 from devtools.writer import write
@@ -167,17 +168,19 @@ def test_save_html(ex, tmp_path):
 
 
 def test_findings_are_explorer_check_itself(monkeypatch, sample):
-    """The widget asks ``explorer.analysis.check`` (no copy of it to drift), and shows exactly its answer."""
-    import explorer.analysis as analysis
+    """The widget asks ``explorer.check`` (no copy of it to drift), and shows exactly its answer."""
+    import explorer.analysis.pipeline as pipeline
+    import explorer.widget.explorer as widget
 
+    assert widget.check is pipeline.check is explorer.check
     calls = []
-    real = analysis.check
+    real = pipeline.check
 
     def spy(program, **kwargs):
         calls.append(program)
         return real(program, **kwargs)
 
-    monkeypatch.setattr(analysis, "check", spy)
+    monkeypatch.setattr(widget, "check", spy)
     program = sample.program
     ex = Explorer(program)
     assert calls == [program]

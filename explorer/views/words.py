@@ -11,12 +11,8 @@ from explorer.analysis.graph import is_copy
 from explorer.model.program import Instruction, Tensor
 from explorer.views.escape import plotly_text
 
-__all__ = ["fmt_bytes", "fmt_shape", "op_kind", "op_short", "where", "tensor_hover", "instruction_hover"]
+__all__ = ["fmt_shape", "op_kind", "op_short", "where", "tensor_hover", "instruction_hover"]
 
-
-def fmt_bytes(n: int | None) -> str:
-    """``512 B``, ``1.5 KiB``, ``3.0 MiB``; ``?`` when unknown."""
-    return "?" if n is None else nbytes_text(n)
 
 
 def fmt_shape(sizes: tuple[int, ...]) -> str:
@@ -52,7 +48,7 @@ def tensor_hover(tensor: Tensor, lifetime: tuple[int, int] | None = None) -> str
     """Plotly hover text (escaped): name, dtype, shape, device, arena, offset, bytes, lifetime."""
     index = f"  <span style='color:#6E7781'>%{tensor.index}</span>" if tensor.name else ""
     lines = [f"<b>{plotly_text(tensor.label)}</b>{index}",
-             f"{plotly_text(tensor.dtype)} {fmt_shape(tensor.sizes)}  ·  {plotly_text(fmt_bytes(tensor.nbytes))}",
+             f"{plotly_text(tensor.dtype)} {fmt_shape(tensor.sizes)}  ·  {plotly_text(nbytes_text(tensor.nbytes))}",
              f"device <b>{plotly_text(tensor.device)}</b>  ·  {plotly_text(tensor.storage)}"]
     if tensor.memory_id is not None:
         lines.append(f"arena {tensor.memory_id}  offset {tensor.offset}  bytes {tensor.nbytes if tensor.nbytes is not None else '?'}")

@@ -19,7 +19,7 @@ from __future__ import annotations
 from explorer.analysis.requirements import DeviceNeed, Requirements, copy_text
 from explorer.views.fragments.tables import swatch
 from explorer.views.escape import html_text as h
-from explorer.views.words import fmt_bytes
+from explorer.units import nbytes_text
 from explorer.analysis.requirements import requirements
 
 __all__ = ["requirements_html", "requirements_diff_html", "requirement_changes"]
@@ -34,7 +34,7 @@ def _need(d: DeviceNeed | None) -> str:
     """One device's needs as HTML: arenas, copies served, backends targeting it."""
     if d is None:
         return "<span class='dx-none'>not needed</span>"
-    arenas = ", ".join(f"#{a.memory_id} ({h(fmt_bytes(a.size))})" for a in d.arenas) or "no arenas"
+    arenas = ", ".join(f"#{a.memory_id} ({h(nbytes_text(a.size))})" for a in d.arenas) or "no arenas"
     parts = [f"{_provider(d)}: {arenas}"]
     served = copy_text(d)
     if served:

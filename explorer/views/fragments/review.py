@@ -21,7 +21,8 @@ from explorer.views.diff_style import graph_legend_html, legend_html, status_bad
 from explorer.views.escape import html_text as h
 from explorer.views.state.plan import PlanView
 from explorer.views.fragments.requirements import requirement_changes
-from explorer.views.words import fmt_bytes, fmt_shape, where
+from explorer.units import nbytes_text
+from explorer.views.words import fmt_shape, where
 from explorer.analysis.groups import OP_KINDS
 
 __all__ = ["summary_html", "pair_details", "EMPTY_DETAILS"]
@@ -64,7 +65,7 @@ def summary_html(dv: DiffPlanView) -> str:
                                                          + (f"; {computed} computed, {len(moved) - computed} copy targets"
                                                             if computed != len(moved) else "") + ")"
                                                          if routes else ""), hot=bool(moved)),
-        _chip("copies", f"+{len(added)} −{len(removed)}" + (f" ({'+' if delta >= 0 else '−'}{fmt_bytes(abs(delta))}"
+        _chip("copies", f"+{len(added)} −{len(removed)}" + (f" ({'+' if delta >= 0 else '−'}{nbytes_text(abs(delta))}"
                                                             f" per run)" if added or removed else "")
               + (f", {retargeted} retargeted" if retargeted else ""), hot=bool(added or removed or retargeted)),
         _chip("arena changes", str(len(arenas)) + (f" ({', '.join(sorted({a.status for a in arenas}))})" if arenas else ""),
@@ -136,7 +137,7 @@ def _cells(view: PlanView, v: int | None) -> dict[str, str]:
     if not isinstance(t, Tensor):
         return {"value": f"%{v}"}
     cells = {"value": f"%{v}" + (f" <b>{h(t.name)}</b>" if t.name else ""), "dtype": h(t.dtype),
-             "shape": h(fmt_shape(t.sizes)), "bytes": h(fmt_bytes(t.nbytes)), "device": swatch(t.device),
+             "shape": h(fmt_shape(t.sizes)), "bytes": h(nbytes_text(t.nbytes)), "device": swatch(t.device),
              "storage": h(t.storage)}
     if t.memory_id is not None:
         arena = view.plan.buffer(t.memory_id)
@@ -162,7 +163,7 @@ def _copy_line(c: CopyChange) -> str:
     route = f"{swatch(side.src_device)} → {swatch(side.dst_device)}"  # type: ignore[union-attr]
     if c.status == "device" and c.a:
         route += f" <span class='dx-muted'>(was {h(c.a.src_device)} → {h(c.a.dst_device)})</span>"
-    return (f"<li>{status_badge(c.status)}<b>{mark}</b> {h(c.direction)} {route} · {h(fmt_bytes(side.nbytes))} "  # type: ignore[union-attr]
+    return (f"<li>{status_badge(c.status)}<b>{mark}</b> {h(c.direction)} {route} · {h(nbytes_text(side.nbytes))} "  # type: ignore[union-attr]
             f"<span class='dx-muted'>#{side.instruction} in {which}</span></li>")  # type: ignore[union-attr]
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from explorer import frontend
 from explorer.model.program import DataFile
 from explorer.views.escape import html_text as h
-from explorer.views.words import fmt_bytes
+from explorer.units import nbytes_text
 from explorer.views.escape import visible
 
 __all__ = ["data_file_fragment", "data_file_html", "data_file_payload"]
@@ -30,14 +30,14 @@ def data_file_fragment(data_file: DataFile, name: str | None = None) -> str:
             f"{data_file.size:,} bytes, {len(data_file.entries)} entries ({tensors} tensors)</span></h4>")
     if hd is not None:
         head += (f"<div class='dx-muted'>flatbuffer {hd.flatbuffer_size:,} B at byte {hd.flatbuffer_offset}; "
-                 f"{len(data_file.segments)} segments, {h(fmt_bytes(hd.segment_data_size))} from byte "
+                 f"{len(data_file.segments)} segments, {h(nbytes_text(hd.segment_data_size))} from byte "
                  f"{hd.segment_base_offset:,} (not read)</div>")
     rows = []
     for e in data_file.entries:
         layout = f"{h(e.dtype)}[{','.join(str(s) for s in e.sizes)}]" if e.is_tensor else "opaque"
         where = (f"{e.offset:,}" if e.offset is not None else "<span class='dx-sev-error'>no such segment</span>")
         rows.append(f"<tr><td class='dx-key'>{h(e.key)}</td><td>{layout}</td><td>{e.segment_index}</td>"
-                    f"<td>{where}</td><td>{h(fmt_bytes(e.nbytes))}</td></tr>")
+                    f"<td>{where}</td><td>{h(nbytes_text(e.nbytes))}</td></tr>")
     table = ("<table class='dx-tot'><tr><th>key</th><th>layout</th><th>segment</th><th>at byte</th><th>bytes</th></tr>"
              + "".join(rows) + "</table>")
     return f"<div class='dx-root'>{head}{table}</div>"

@@ -33,7 +33,7 @@ from explorer.model.columns import instruction_columns
 from explorer.model.program import DelegateGraph, Device, Payload, Plan, Program
 from explorer.views.escape import html_text as h
 from explorer.views.palette import device_style, ordered_devices
-from explorer.views.words import fmt_bytes
+from explorer.units import nbytes_text
 
 __all__ = ["CompanionView", "companion_view", "add_to_plan_payload", "subgraph_layout", "value_rows",
            "instruction_rows", "external_table"]
@@ -156,7 +156,7 @@ def value_rows(cv: CompanionView, plan: Plan, index: int) -> list[tuple[str, str
     if getattr(value, "storage", None) == "external":
         link = cv.links.get(index)
         if link is not None:
-            where = f" · {h(fmt_bytes(link.nbytes))} at byte {link.offset:,}" if link.offset is not None else ""
+            where = f" · {h(nbytes_text(link.nbytes))} at byte {link.offset:,}" if link.offset is not None else ""
             rows.append(("stored in", f"<span class='dx-code'>{h(link.file)}</span> · key "
                                       f"<span class='dx-code'>{h(link.key)}</span>{where}"))
         elif cv.linked:
@@ -179,7 +179,7 @@ def instruction_rows(cv: CompanionView, plan: Plan, index: int) -> list[tuple[st
         return []
     p = cv.payloads[ins.delegate_index]
     magic = f" · magic <span class='dx-code'>{h(p.magic)}</span>" if p.magic else ""
-    rows = [("payload", f"{h(p.format)} · {h(fmt_bytes(p.size))} {h(p.storage)}{magic}")]
+    rows = [("payload", f"{h(p.format)} · {h(nbytes_text(p.size))} {h(p.storage)}{magic}")]
     rows.extend((h(label), h(text)) for label, text in p.header)  # a Vela / VGF / Core ML / QNN header
     inside = cv.by_instruction.get(index)
     if inside is not None:
@@ -187,7 +187,7 @@ def instruction_rows(cv: CompanionView, plan: Plan, index: int) -> list[tuple[st
         ops = Counter(n.op for n in g.nodes)
         text = ", ".join(f"{n} {op}" for op, n in ops.most_common())
         rows.append(("inside", f"{len(g.nodes)} nodes ({h(text)}) · {len(g.values)} values · constants "
-                               f"{h(fmt_bytes(g.constant_bytes))} · runs on {h(inside.device)} "
+                               f"{h(nbytes_text(g.constant_bytes))} · runs on {h(inside.device)} "
                                + "<span class='dx-muted'>(a click on the delegate in the graph opens or closes it)</span>"))
         if inside.problem:
             rows.append(("problem", h(inside.problem)))
@@ -206,7 +206,7 @@ def external_table(cv: CompanionView) -> str:
         return ""
     files = sorted({link.file for link in cv.links.values()})
     where = ", ".join(h(f) for f in files) if files else ("none of the data files given" if cv.linked else "not given")
-    rows = "".join(f"<tr><td>{_dot(d)}</td><td>{cv.external_counts.get(d, 0)}</td><td>{h(fmt_bytes(n))}</td></tr>"
+    rows = "".join(f"<tr><td>{_dot(d)}</td><td>{cv.external_counts.get(d, 0)}</td><td>{h(nbytes_text(n))}</td></tr>"
                    for d, n in ((d, cv.external_bytes[d]) for d in ordered_devices(cv.external_bytes)))
     return (f"<div class='dx-root'><table class='dx-tot dx-external'><tr><th>external</th><th>tensors</th>"
             f"<th>bytes</th></tr>{rows}</table><span class='dx-muted'>in data files ({where}): in no arena and "
