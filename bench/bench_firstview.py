@@ -152,8 +152,8 @@ def where(profile: dict, top: int = 25) -> tuple[list, dict, dict]:
 
 def reports(args, work: Path) -> dict[str, Path]:
     from explorer import load
-    from devtools.synth import synthetic_program
-    from devtools.writer import write
+    from writers.synth import synthetic_program
+    from writers.pte import write
     from explorer.views.html.report import write_report
 
     out: dict[str, Path] = {}

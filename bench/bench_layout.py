@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # the graphs the layout tests measure
 
 from explorer import load  # noqa: E402
 from layout_graphs import LayoutGraph, graph_of, inversions  # noqa: E402
-from devtools.synth import synthetic_program  # noqa: E402
+from writers.synth import synthetic_program  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures"
 

@@ -2,7 +2,7 @@
 
     python bench/bench_load.py [--sizes 1000 10000 100000] [--repeat 5] [--quick]
 
-Synthetic programs (devtools.synth: long kernel chains, CPU + cuda:0 + cuda:1 arenas, h2d/d2h
+Synthetic programs (writers.synth: long kernel chains, CPU + cuda:0 + cuda:1 arenas, h2d/d2h
 copies, one device-targeted delegate call per offloaded step) are written to a temp folder. Every
 measurement runs in its own child process (imports excluded from the timing; peak RSS is that child's
 growth from just before the first run), repeated, and the median is reported with its ratio to ours.
@@ -93,8 +93,8 @@ def available(kind: str) -> bool:
 
 def sparse_segment_check(folder: Path) -> str:
     """A .pte whose segments hold 4 GiB (sparse): load must not read them."""
-    from devtools.synth import synthetic_program
-    from devtools.writer import layout_segments, write
+    from writers.synth import synthetic_program
+    from writers.pte import layout_segments, write
     import dataclasses
     program = synthetic_program(1000)
     program = dataclasses.replace(program, segments=layout_segments([4 << 30]))
@@ -115,8 +115,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.quick:
         args.sizes, args.repeat = [1000, 10000], 3
-    from devtools.synth import synthetic_program
-    from devtools.writer import write
+    from writers.synth import synthetic_program
+    from writers.pte import write
     import explorer
 
     folder = Path(tempfile.mkdtemp(prefix="dex-bench-"))

@@ -3,7 +3,7 @@
 
     python bench/bench_longtask.py [--values 12000] [--pte tests/fixtures/named/transformer3k.pte] [--steps 8] [--profile]
 
-Writes our HTML report of a synthetic plan (``devtools.synth.synthetic_program``, ~1.7 graph nodes per
+Writes our HTML report of a synthetic plan (``writers.synth.synthetic_program``, ~1.7 graph nodes per
 value: 12k values ≈ 20k nodes) or of a given ``.pte``, opens it in headless Chromium (Debian's) and records
 every long task (``PerformanceObserver`` ``longtask`` entries: main-thread tasks over 50 ms) with
 ``buffered: true``, so the page's load counts too (printed, not judged). Then it expands the plan's groups the
@@ -207,7 +207,7 @@ def main(argv=None) -> int:
                         help="also sample each step with the DevTools profiler and print where its time goes")
     args = parser.parse_args(argv)
     from explorer import load
-    from devtools.synth import synthetic_program
+    from writers.synth import synthetic_program
     from explorer.views.html.report import write_report
 
     program = load(args.pte) if args.pte else synthetic_program(values=args.values)

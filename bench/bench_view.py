@@ -191,8 +191,8 @@ def main(argv=None) -> int:
     from playwright.sync_api import sync_playwright
 
     from explorer import load
-    from devtools.synth import synthetic_program
-    from devtools.writer import write
+    from writers.synth import synthetic_program
+    from writers.pte import write
     from explorer.views.html.report import write_report
 
     fixtures = ROOT / "tests" / "fixtures"

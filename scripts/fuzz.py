@@ -695,7 +695,7 @@ def craft_aliased_names(operators: int = 3000, name_len: int = 20000) -> bytes:
 def craft_overlapping_vtables(values: int = 12000, pad: int = 64) -> bytes:
     """``values`` EValue tables, each with its own vtable, all overlapping and each claiming to span
     to the end of the file (before the fix, validating every claimed slot cost values^2 steps)."""
-    from devtools.writer import write
+    from writers.pte import write
     from explorer.model.program import Plan, Program, Value
 
     n = values
@@ -949,7 +949,7 @@ def save_failure(data: bytes, outcome: Outcome, what: str, index: dict, out: Pat
 
 def headerless(data: bytes) -> bytes:
     """The same program rewritten by our writer without an extended header (segments left out)."""
-    from devtools.writer import write
+    from writers.pte import write
 
     return write(load(data), extended_header=False)
 
@@ -964,8 +964,8 @@ def _seed_corpus(synthetic: bool) -> list[tuple[str, bytes]]:
     # Ethos-U, VGF, Core ML and QNN payloads (scripts/make_payload_fixtures.py): their header readers
     seeds += [(f"payloads/{p.name}", p.read_bytes()) for p in sorted((FIXTURES / "payloads").glob("*.pte"))]
     if synthetic:  # a bigger, many-valued program from the writer, so scale-sensitive paths get hit too
-        from devtools.synth import synthetic_program
-        from devtools.writer import write
+        from writers.synth import synthetic_program
+        from writers.pte import write
 
         seeds.append(("synthetic", write(synthetic_program(300, plans=2))))
     return seeds

@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # scripts/fixture_io.p
 from fixture_io import run_etdump  # noqa: E402
 
 from explorer.format.companions.etdump import load_etdump  # noqa: E402
-from devtools.etdump_writer import SynthRun, write_etdump  # noqa: E402
+from writers.etdump import SynthRun, write_etdump  # noqa: E402
 from explorer.model.profile import ProfileEvent  # noqa: E402
 
 RUNS = 5

@@ -67,7 +67,7 @@ def _patch(base: Callable[[], bytes], change: Callable) -> Callable[[], bytes]:
     """A real export with one plan changed by ``change(plan) -> plan``, written by our writer."""
     def build() -> bytes:
         from explorer.format.reader import load
-        from devtools.writer import write
+        from writers.pte import write
         program = load(base())
         plans = tuple(change(p) for p in program.plans)
         return write(dataclasses.replace(program, plans=plans))

@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # scripts/fixture_io.p
 from fixture_io import differing, write_all  # noqa: E402
 
 import explorer  # noqa: E402
-from devtools.writer import layout_segments, write  # noqa: E402
+from writers.pte import layout_segments, write  # noqa: E402
 from explorer.model.program import CompileSpec  # noqa: E402
 
 ETHOS_SPECS = (("output_format", b"vela"), ("compile_flags", b"--accelerator-config=ethos-u55-128"))

@@ -2,7 +2,7 @@
 
 The tour (notebooks/tour.ipynb) shows what a buggy exporter's program looks like: value 17, the output of the
 ``_h2d_copy`` at instruction 7, relabelled ``cpu`` while the memory planner kept it in arena 2 (``cuda:0``
-memory). Made with the project's writer (``devtools/writer.py``, not shipped), so the tour itself needs no writer.
+memory). Made with the project's writer (``writers/pte.py``, not shipped), so the tour itself needs no writer.
 ``--check`` compares the committed file with a fresh one (tests/test_notebook.py does the same).
 """
 
@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import explorer  # noqa: E402
-from devtools.writer import write  # noqa: E402
+from writers.pte import write  # noqa: E402
 
 SAMPLE = ROOT / "explorer" / "data" / "sample.pte"
 OUT = ROOT / "explorer" / "data" / "sample_planted_bug.pte"

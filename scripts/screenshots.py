@@ -34,8 +34,8 @@ FIX = ROOT / "tests" / "fixtures"
 
 def _reports(work: Path, only: set[str]) -> dict[str, Path]:
     import explorer
-    from devtools.synth import synthetic_program
-    from devtools.writer import write
+    from writers.synth import synthetic_program
+    from writers.pte import write
     from explorer.views.html.diff import write_diff_report
     from explorer.views.html.report import write_report
 

@@ -38,7 +38,7 @@ def reader():
 def roundtrip(program: Program) -> Program:
     """``load(write(program))``."""
     from explorer.format.reader import load
-    from devtools.writer import write
+    from writers.pte import write
     return load(write(program))
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from devtools.synth import synthetic_program
-from devtools.writer import write
+from writers.synth import synthetic_program
+from writers.pte import write
 
 
 def big_pair(folder: Path) -> tuple[Path, Path]:

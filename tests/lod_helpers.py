@@ -15,7 +15,7 @@ from functools import lru_cache
 from analysis_helpers import PlanBuilder
 
 from explorer import load
-from devtools.writer import write
+from writers.pte import write
 
 SHAPE = (2, 8)  # 64 bytes of float32
 NBYTES = 64
@@ -92,7 +92,7 @@ def llm_program(layers: int = 32):
 @lru_cache(maxsize=4)
 def synthetic(values: int, devices: tuple[str, ...] = ("cuda:0", "cuda:1")):
     """``synthetic_program(values, devices)`` written and loaded."""
-    from devtools.synth import synthetic_program
+    from writers.synth import synthetic_program
 
     return load(write(synthetic_program(values, devices=devices)))
 
@@ -103,7 +103,7 @@ def cached_program_path(config, values: int):
     import hashlib
     from pathlib import Path
 
-    from devtools import synth, writer
+    from writers import synth, pte as writer
 
     key = hashlib.sha1(Path(synth.__file__).read_bytes() + Path(writer.__file__).read_bytes()).hexdigest()[:12]
     cache = getattr(config, "cache", None)  # absent under -p no:cacheprovider

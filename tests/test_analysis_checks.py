@@ -10,7 +10,7 @@ import time
 import pytest
 
 from analysis_helpers import FIXTURES, PlanBuilder, fixture_paths, reader, roundtrip
-from devtools import synth
+from writers import synth
 from explorer.analysis.pipeline import check
 from explorer.analysis.checks.placement import SEVERITY
 from explorer.model.program import Instruction, SubsegmentOffsets, NamedData
@@ -447,7 +447,7 @@ def _crafted():
 
 
 def test_cli_exit_1_with_the_codes_and_grouped_text(tmp_path):
-    from devtools.writer import write
+    from writers.pte import write
 
     path = tmp_path / "bad.pte"
     path.write_bytes(write(_crafted().program()))
@@ -466,7 +466,7 @@ def test_cli_exit_1_with_the_codes_and_grouped_text(tmp_path):
 
 
 def test_cli_exit_0_on_warnings_only(tmp_path):
-    from devtools.writer import write
+    from writers.pte import write
 
     path = tmp_path / "warn.pte"
     path.write_bytes(write(_round_trip()[0]))
@@ -483,7 +483,7 @@ def test_cli_exit_1_on_the_broken_export():
 
 
 def test_cli_plan_and_limit_options(tmp_path):
-    from devtools.writer import write
+    from writers.pte import write
 
     b = PlanBuilder(arenas=[(8, "cpu")])
     for _ in range(30):
@@ -514,7 +514,7 @@ def test_cli_exit_2_on_unreadable(tmp_path):
 
 
 def test_each_crafted_error_program_exits_1_with_its_code(tmp_path):
-    from devtools.writer import write
+    from writers.pte import write
 
     b, *_ = _overlap_plan()
     cases = {"live-overlap": b.program()}

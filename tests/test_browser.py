@@ -224,7 +224,7 @@ def test_report_finding_click_selects_its_values(tmp_path):
     import dataclasses
 
     from explorer import CPU
-    from devtools.writer import write
+    from writers.pte import write
     from explorer.views.html.report import write_report
 
     program = load(FIXTURE)
@@ -254,7 +254,7 @@ HOSTILE = "<img src=x onerror=alert(1)>"
 def test_hostile_names_show_as_text_and_run_nothing(tmp_path):
     from analysis_helpers import PlanBuilder
 
-    from devtools.writer import write
+    from writers.pte import write
     from explorer.views.html.report import write_report
 
     b = PlanBuilder(arenas=[(64, "cpu"), (64, "cuda:0")])

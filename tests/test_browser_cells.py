@@ -18,8 +18,8 @@ from analysis_helpers import PlanBuilder
 from browser_helpers import ARTIFACTS, chromium, require_browser, screenshot_on_failure, settled
 
 from explorer import load
-from devtools.synth import synthetic_program
-from devtools.writer import write
+from writers.synth import synthetic_program
+from writers.pte import write
 from explorer.views.state.memory import BINS
 from explorer.views.state.plan import plan_view
 from explorer.views.html.report import write_report

@@ -419,7 +419,7 @@ def test_hostile_names_in_a_big_pair_stay_text(tmp_path):
     from test_injection import PLAN_NAMES, assert_clean, hostile_program
 
     from explorer import load
-    from devtools.writer import write
+    from writers.pte import write
     from explorer.model.program import Device, Tensor
     from explorer.views.html.diff import write_diff_report
 

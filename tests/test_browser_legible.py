@@ -16,8 +16,8 @@ from browser_helpers import ARTIFACTS, chromium, click_point, label_draws, requi
 from lod_helpers import cached_program_path
 
 from explorer import load
-from devtools.synth import synthetic_program
-from devtools.writer import write
+from writers.synth import synthetic_program
+from writers.pte import write
 from explorer.views.html.report import write_report
 
 pytestmark = pytest.mark.browser

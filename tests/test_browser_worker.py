@@ -21,8 +21,8 @@ from browser_helpers import (
     write_notebook,
 )
 
-from devtools.synth import synthetic_program
-from devtools.writer import write
+from writers.synth import synthetic_program
+from writers.pte import write
 from explorer.views.state.overview import OVERVIEW_TRACE as T
 from explorer.views.html.report import write_report
 

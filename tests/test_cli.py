@@ -72,7 +72,7 @@ def test_missing_file_exit_2(capsys):
 
 def test_inspect_groups_alike_delegates_and_labels_copies_and_planned(tmp_path):
     from analysis_helpers import PlanBuilder
-    from devtools.writer import write
+    from writers.pte import write
     from explorer.model.program import Delegate, Instruction
 
     b = PlanBuilder(arenas=[(64, "cpu")])
@@ -102,8 +102,8 @@ def test_a_closed_pipe_ends_quietly_with_the_sigpipe_status(tmp_path):
     import subprocess
     import sys
 
-    from devtools.synth import synthetic_program
-    from devtools.writer import write
+    from writers.synth import synthetic_program
+    from writers.pte import write
 
     big = tmp_path / "big.pte"  # its JSON is megabytes: far more than a pipe buffers
     big.write_bytes(write(synthetic_program(5000)))

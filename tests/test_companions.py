@@ -430,7 +430,7 @@ def test_inline_xnnpack_payloads_decode_like_segment_ones():
     import dataclasses
 
     from explorer.format.backends.blob import inline_spans
-    from devtools.writer import write
+    from writers.pte import write
 
     p = explorer.load(PTE["xnnpack_multi.pte"])
     plan = p.plans[0]

@@ -19,7 +19,7 @@ from app_js import run_js
 
 from explorer import load
 from explorer.analysis.pipeline import analyze
-from devtools.writer import write
+from writers.pte import write
 from explorer.model.program import Frame
 from explorer.views.state.plan import plan_view
 

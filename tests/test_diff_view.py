@@ -20,7 +20,7 @@ from analysis_helpers import PlanBuilder
 import explorer
 from explorer.analysis.diff.compare import diff
 from explorer.cli import main
-from devtools.writer import write
+from writers.pte import write
 from explorer import frontend
 from explorer.views.html.diff import diff_report_html
 from explorer.views.payload.embed import DATA_TYPE, page_payload, unpack

@@ -33,7 +33,7 @@ from explorer._generated.etdump.RunData import RunDataT
 from explorer.analysis.profile.join import ProfileMismatch, join_profile
 from explorer.cli import main
 from explorer.format.companions.etdump import load_etdump
-from devtools.etdump_writer import SynthRun, write_etdump
+from writers.etdump import SynthRun, write_etdump
 from explorer.model.profile import DebugEvent, ProfileEvent
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -30,7 +30,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import explorer
 from explorer import Program, PteFormatError
-from devtools.writer import write
+from writers.pte import write
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).parent / "fixtures"

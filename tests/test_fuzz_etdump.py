@@ -82,7 +82,7 @@ def test_random_bytes_with_a_valid_header(tail):
 def test_aliased_events_cannot_blow_up():
     """Many runs whose events vectors all point at one long vector: decoding stays bounded by the file."""
     from explorer._generated.etdump.ETDump import ETDump as G
-    from devtools.etdump_writer import SynthRun, write_etdump
+    from writers.etdump import SynthRun, write_etdump
     from explorer.model.profile import ProfileEvent
 
     long_run = SynthRun("Execute", tuple(ProfileEvent("OPERATOR_CALL", 0, k % 5, start_time=k, end_time=k + 1)

@@ -31,7 +31,7 @@ import numpy as np
 import pytest
 
 from explorer import Explorer, Tensor, load
-from devtools.writer import write
+from writers.pte import write
 from explorer.model.program import CompileSpec, Frame
 from explorer.views.escape import html_attr, html_text, plotly_text, visible
 from explorer.views.state.overview import TRACE

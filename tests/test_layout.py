@@ -201,7 +201,7 @@ def test_the_family_check_sees_a_family(tmp_path):
 
 def test_ruff_finds_nothing():
     """pyflakes and bugbear (pyproject.toml ``[tool.ruff.lint]``) over the package and the test-only writers."""
-    run = subprocess.run([sys.executable, "-m", "ruff", "check", "explorer", "devtools"], cwd=ROOT,
+    run = subprocess.run([sys.executable, "-m", "ruff", "check", "explorer", "writers"], cwd=ROOT,
                          capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
 
@@ -281,8 +281,8 @@ def test_the_docs_check_sees_a_stale_name():
 
 
 def test_test_only_writers_are_not_shipped():
-    """The writers that build valid files for tests live in ``devtools/``, outside the shipped package."""
-    assert not any((PACKAGE / "format" / name).exists() for name in ("writer.py", "synth.py", "etdump_writer.py"))
+    """The writers that build valid files for tests live in ``writers/``, outside the shipped package."""
+    assert not any((PACKAGE / "format" / name).exists() for name in ("writers/pte.py", "writers/synth.py", "writers/etdump.py"))
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert re.search(r'include = \["explorer", "explorer\.\*"\]', text)
 

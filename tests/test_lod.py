@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from lod_helpers import cached_program_path, llm_builder, llm_program, synthetic
 
-from devtools.writer import write
+from writers.pte import write
 from explorer import Explorer, load
 from explorer.analysis.groups import Groups
 from explorer.analysis.pipeline import LazyAnalysis
@@ -156,8 +156,8 @@ def mismatch_program():
     import dataclasses
 
     from explorer import Device
-    from devtools.synth import synthetic_program
-    from devtools.writer import write
+    from writers.synth import synthetic_program
+    from writers.pte import write
 
     base = synthetic_program(10_000, devices=("cuda:0", "cuda:1"))
     plan = base.plans[0]
@@ -223,8 +223,8 @@ def test_cli_show_opens_big_plans_folded_and_small_ones_expanded(tmp_path):
     from test_report import payload
 
     from explorer.cli import main
-    from devtools.synth import synthetic_program
-    from devtools.writer import write
+    from writers.synth import synthetic_program
+    from writers.pte import write
 
     out = {}
     for name, n in (("big", 3_000), ("small", 600)):

@@ -126,7 +126,7 @@ def test_the_overview_says_which_tensors_it_does_not_draw(tmp_path):
     from analysis_helpers import PlanBuilder
 
     from explorer import load
-    from devtools.writer import write
+    from writers.pte import write
 
     b = PlanBuilder()
     x, y = b.tensor(), b.tensor()

@@ -33,7 +33,7 @@ from test_overlays import brute
 
 from explorer import Explorer
 from explorer.cli import main
-from devtools.writer import write
+from writers.pte import write
 from explorer.views.state.overview import OVERVIEW_TRACE as T
 
 pytestmark = pytest.mark.browser

@@ -116,7 +116,7 @@ def test_segments_are_read_only_on_request():
 
 @pytest.mark.parametrize("name", FILES)
 def test_round_trip_through_writer(name):
-    from devtools.writer import write
+    from writers.pte import write
     original = (FIXTURES / name).read_bytes()
     program = explorer.load(original)
     rebuilt = explorer.load(write(program))

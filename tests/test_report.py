@@ -12,7 +12,7 @@ from analysis_helpers import PlanBuilder
 
 from explorer import load
 from explorer.cli import main
-from devtools.writer import write
+from writers.pte import write
 from explorer import frontend
 from explorer.views.payload.embed import DATA_TYPE, page_payload
 from explorer.views.html.report import report_html, write_report
@@ -157,7 +157,7 @@ def test_cli_show_file_plan_and_errors(tmp_path, capsys):
 
 def test_program_without_plans_gets_a_page_that_says_so(tmp_path):
     from explorer.cli import main
-    from devtools.writer import write
+    from writers.pte import write
     from explorer.model.program import Program
     path = tmp_path / "empty.pte"
     path.write_bytes(write(Program(0, ())))

@@ -180,7 +180,7 @@ def test_unknown_devices_are_grey_with_their_own_marker(tmp_path):
 
 
 def test_large_programs_draw_markers_only_and_without_webgl(tmp_path):
-    from devtools.synth import synthetic_program
+    from writers.synth import synthetic_program
 
     program = synthetic_program(values=1000)
     view = plan_view(program.plans[0], program)

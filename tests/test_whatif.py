@@ -240,7 +240,7 @@ def test_greedy_matches_executorchs_rules_on_a_small_case():
 
 
 def test_cli_whatif_text_json_and_exit_codes(tmp_path, capsys):
-    from devtools.writer import write
+    from writers.pte import write
 
     path = tmp_path / "p.pte"
     path.write_bytes(write(_two_delegates()))
@@ -301,7 +301,7 @@ def test_many_regions_legalized_once_equal_one_legalize_per_region(monkeypatch):
     """Above SEQUENTIAL_LIMIT regions the graph is re-ordered once instead of once per region (executorch's
     way); both must give the same program."""
     import explorer.whatif.regions as regions
-    from devtools.synth import synthetic_program
+    from writers.synth import synthetic_program
 
     program = synthetic_program(600)
     moves = ["op:aten::linear=cuda:0", "op:aten::add=cuda:1"]

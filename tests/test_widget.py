@@ -12,7 +12,7 @@ from analysis_helpers import PlanBuilder
 import explorer
 from explorer import Explorer, load
 from explorer import frontend
-from devtools.writer import write
+from writers.pte import write
 from explorer.views.payload.embed import unpack
 from explorer.views.state.selection import Selection
 

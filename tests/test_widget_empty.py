@@ -7,7 +7,7 @@ import pytest
 
 import explorer
 from explorer.cli import main
-from devtools.writer import write
+from writers.pte import write
 from explorer.model.program import Program
 from explorer.views.payload.embed import unpack
 from explorer.views.html.empty_program import NO_PLANS

@@ -11,7 +11,7 @@ from analysis_helpers import PlanBuilder, make_program
 
 from explorer.units import count
 from explorer.cli import main
-from devtools.writer import write
+from writers.pte import write
 
 FIX = Path(__file__).parent / "fixtures"
 # "1 values", "1 instructions", "(1 runs;", "1 segments", "1 planned tensors" ..., and the old "(s)" hedges

@@ -7,8 +7,8 @@ import pytest
 
 import explorer
 from explorer import CPU, Device, PteFormatError
-from devtools.synth import synthetic_program
-from devtools.writer import layout_segments, write
+from writers.synth import synthetic_program
+from writers.pte import layout_segments, write
 from explorer.model.program import BufferDevice, Chain, Instruction, Operator, Plan, Program, Tensor, Value
 
 

@@ -23,7 +23,7 @@ from explorer.analysis.facts import Facts
 from explorer.analysis.graph import edges
 from explorer.analysis.lifetimes import lifetime_arrays, state_values
 from explorer.cli import main
-from devtools.writer import write
+from writers.pte import write
 
 from analysis_helpers import PlanBuilder
 

@@ -8,7 +8,7 @@ columns over the whole file (:class:`ProfileColumns`) â€” what the join reads â€
 :class:`ProfileEvent` records are only made when someone iterates a run's events.
 
 Nothing here knows the flatbuffer layout; :mod:`explorer.format.companions.etdump` fills these from the bytes and
-:mod:`devtools.etdump_writer` writes them back.
+:mod:`writers.etdump` writes them back.
 """
 
 from __future__ import annotations

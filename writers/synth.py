@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from explorer.model.program import (CPU, BufferDevice, Chain, CompileSpec, Delegate, Device, Instruction, Operator,
     Plan, Program, SubsegmentOffsets, Tensor, Value)
-from devtools.writer import layout_segments
+from writers.pte import layout_segments
 
 __all__ = ["synthetic_program"]
 
