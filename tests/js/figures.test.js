@@ -1,10 +1,10 @@
-// The figures' skeletons built in the browser from a plan's tables (explorer/frontend/figures.js): trace order,
+// The figures' skeletons built in the browser from a plan's tables (explorer/frontend/lod/figures.js): trace order,
 // legends, lanes (axes, titles, arena ends, the band past the end and its note), escaping, Python's rounding.
 // tests/test_views.py checks the same skeletons, filled, on real exports; tests/test_injection.py their escaping.
 import test from "node:test";
 import assert from "node:assert/strict";
 import {bytesText, fixed, graphFigure, laneAxes, laneTitle, memoryFigure, planFigures, presentDevices, TEMPLATE}
-  from "../../explorer/frontend/figures.js";
+  from "../../explorer/frontend/lod/figures.js";
 
 const STYLE = {
   op: {kernel: {label: "kernel", symbol: "square", size: 11}, delegate: {label: "delegate", symbol: "diamond", size: 15},

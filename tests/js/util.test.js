@@ -1,7 +1,7 @@
 // Helpers every panel uses: escaping (text from a .pte file), formatting, payload arrays, batched updates.
 import test from "node:test";
 import assert from "node:assert/strict";
-import {arr, batch, esc, fmtBytes, num, ptext, short, stages} from "../../explorer/frontend/util.js";
+import {arr, batch, esc, fmtBytes, num, ptext, short, stages} from "../../explorer/frontend/util/common.js";
 
 test("escaping leaves no markup", () => {
   const hostile = "<img src=x onerror=alert(1)>&\"'";
