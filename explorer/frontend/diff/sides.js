@@ -5,7 +5,8 @@
 // (expands) the group holding its counterpart on the other. The payload is explorer.views.diff_report.lod_plan_payload:
 // per side the one-program big-plan payload, the diff as columns (marks, pairs), and the before -> after table
 // of every changed tensor pair (escaped in Python).
-import {esc, num} from "../util/common.js";
+import {esc} from "../util/common.js";
+import {countText} from "../util/format.js";
 import {lodPlan} from "../lod/plan.js";
 import {search} from "../shell/search.js";
 import {fresh, planFigures} from "../lod/figures.js";
@@ -90,7 +91,7 @@ export function markItems(f, status, opStatus, gc, styles, symbolOf) {
       const c = gc.top[nd[1]];
       st = c < gc.nT ? styles.tensor[c] : styles.op[c - gc.nT];
       r = 12.5;
-      texts.push({x, y, text: "\u0394" + num(gc.total[nd[1]]), color: st.color, r});
+      texts.push({x, y, text: "\u0394" + countText(gc.total[nd[1]]), color: st.color, r});
     }
     if (st && st.color) marks.push({x, y, symbol: symbolOf(nd), r, color: st.color, width: Math.max(st.width, 2.5)});
   });
@@ -254,7 +255,7 @@ export function diffLod(P, ctx) {
     row.forEach((k, c) => {
       if (!k) return;
       const st = c < nT ? P.statuses.tensor[c] : P.statuses.op[c - nT];
-      parts.push("<li><span style='color:" + st.color + "'>\u25cf</span> " + num(k) + " " + (c < nT ? "tensors " : "ops: ") + esc(st.label) + "</li>");
+      parts.push("<li><span style='color:" + st.color + "'>\u25cf</span> " + countText(k) + " " + (c < nT ? "tensors " : "ops: ") + esc(st.label) + "</li>");
     });
     const lo = G.start[g], hi = G.stop[g], home = /** @type {Map<number, number>} */ (new Map());
     side.L.tensors.index.forEach((v, r) => home.set(v, side.L.tensors.home[r]));
@@ -263,7 +264,7 @@ export function diffLod(P, ctx) {
       const h0 = home.get(v);
       if (h0 !== undefined && h0 >= lo && h0 < hi && items.length < 12) items.push("<li>" + P.badges.tensor[P.marks[s].vs[k]] + esc(side.labels.v[v] || "%" + v) + "</li>");
     });
-    return "<div class='dx-root dx-diff'><h4>\u0394 " + num(side.gc.total[g]) + " changes in " + nameOf(s) + "'s group</h4>" +
+    return "<div class='dx-root dx-diff'><h4>\u0394 " + countText(side.gc.total[g]) + " changes in " + nameOf(s) + "'s group</h4>" +
       "<ul class='dx-list'>" + parts.join("") + "</ul>" + (items.length ? "<ul class='dx-list'>" + items.join("") + "</ul>" : "") + "</div>";
   }
   // a group opened (or closed) on one side opens (closes) its counterpart on the other, so both show the same part

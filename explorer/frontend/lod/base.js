@@ -1,4 +1,5 @@
-import {ptext, esc, fmtBytes, num} from "../util/common.js";
+import {ptext, esc} from "../util/common.js";
+import {bytesText, countText} from "../util/format.js";
 import {layOut} from "../layout/worker.js";
 
 // A plan drawn at its level of detail (lod/plan.js), part 1: the plan's tables and what is computed once from them
@@ -107,7 +108,7 @@ export function lodBase(P) {
   /** @param {number} v */
   function tensorHover(v) {
     const r = rowOf[v], lines = ["<b>" + ptext(TT.label[r]) + "</b>" + (TT.named[r] ? "  <span style='color:#6E7781'>%" + v + "</span>" : ""),
-      ptext(L.dtypes[TT.dtype[r]]) + " " + TT.shapes[TT.shape[r]] + "  \u00b7  " + ptext(fmtBytes(TT.nbytes[r])),
+      ptext(L.dtypes[TT.dtype[r]]) + " " + TT.shapes[TT.shape[r]] + "  \u00b7  " + ptext(bytesText(TT.nbytes[r])),
       "device <b>" + ptext(devName(TT.dev[r])) + "</b>  \u00b7  " + ptext(TT.storages[TT.storage[r]])];
     if (TT.mem[r] >= 0) lines.push("arena " + TT.mem[r] + "  offset " + TT.off[r] + "  bytes " + (TT.nbytes[r] >= 0 ? TT.nbytes[r] : "?"));
     if (TT.first[r] >= 0) lines.push("alive #" + TT.first[r] + " \u2013 #" + TT.last[r]);
@@ -342,7 +343,7 @@ export function lodBase(P) {
     return COPIES.flatMap((kd) => {
       const c = cps[kd];
       if (!c) return [];
-      const t = num(c[0]) + " " + kd + " (" + fmtBytes(c[1]) + ")";
+      const t = countText(c[0]) + " " + kd + " (" + bytesText(c[1]) + ")";
       return [html ? esc(t) : ptext(t)];
     }).join(" \u00b7 ");
   }

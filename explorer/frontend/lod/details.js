@@ -1,4 +1,5 @@
-import {esc, fmtBytes, num} from "../util/common.js";
+import {esc} from "../util/common.js";
+import {bytesText, countText} from "../util/format.js";
 import {sourceLocation, currentFold} from "./base.js";
 
 // A plan drawn at its level of detail (lod/plan.js), part 3: the details of a tensor, an op or a group, written from
@@ -70,13 +71,13 @@ export function lodPanels(B, S, host) {
     if (r < 0) return "<div class='dx-root'><h4>%" + v + "</h4></div>";
     const storage = TT.storages[TT.storage[r]];
     /** @type {Row[]} */
-    const out = [["dtype", esc(L.dtypes[TT.dtype[r]])], ["shape", esc(TT.shapes[TT.shape[r]])], ["bytes", esc(fmtBytes(TT.nbytes[r]))],
+    const out = [["dtype", esc(L.dtypes[TT.dtype[r]])], ["shape", esc(TT.shapes[TT.shape[r]])], ["bytes", esc(bytesText(TT.nbytes[r]))],
                  ["device", swatch(TT.dev[r])], ["storage", esc(storage)]];
     if (TT.mem[r] >= 0) {
       const arena = L.arenas.find((a) => a.id === TT.mem[r]);
       let text = "arena " + TT.mem[r];
       if (arena) {
-        text += " on " + swatch(arena.dev) + " (" + esc(fmtBytes(arena.size)) + ")";
+        text += " on " + swatch(arena.dev) + " (" + esc(bytesText(arena.size)) + ")";
         if (arena.dev !== TT.dev[r]) text += " <span class='dx-badge dx-error'>device differs from the tensor's</span>";
       } else text += " <span class='dx-badge dx-error'>no such arena</span>";
       out.push(["arena", text], ["bytes at", "[" + TT.off[r] + ", " + (TT.nbytes[r] >= 0 ? TT.off[r] + TT.nbytes[r] : "?") + ")"]);
@@ -112,12 +113,12 @@ export function lodPanels(B, S, host) {
     if (d >= 0 && d < L.delegates.length) {
       const D = L.delegates[d];
       out.push(["delegate", "<span class='dx-code'>" + esc(D.id) + "</span> \u00b7 blob " + esc(D.location) + " #" + D.dataIndex +
-                (D.size === null || D.size === undefined ? "" : " " + esc(fmtBytes(D.size)))]);
+                (D.size === null || D.size === undefined ? "" : " " + esc(bytesText(D.size)))]);
       if (D.specs.length) out.push(["compile specs", ul(D.specs.map((s) => "<span class='dx-code'>" + esc(s[0]) + " = " + esc(s[1]) + "</span>"))]);
     }
     for (let k2 = 0; k2 < L.moving.i.length; k2++) if (L.moving.i[k2] === i) {
       const a = TT.dev[rowOf[L.moving.s[k2]]], b = TT.dev[rowOf[L.moving.d[k2]]], kind = kindOf(a, b);
-      if (kind !== "same") out.push(["moves", swatch(a) + " \u2192 " + swatch(b) + " \u00b7 " + esc(fmtBytes(L.moving.nbytes[k2])) + " (" + kind + ")"]);
+      if (kind !== "same") out.push(["moves", swatch(a) + " \u2192 " + swatch(b) + " \u00b7 " + esc(bytesText(L.moving.nbytes[k2])) + " (" + kind + ")"]);
     }
     const reads = /** @type {number[]} */ ([]), writes = /** @type {number[]} */ ([]);
     for (let k2 = fstart[i]; k2 < fstart[i + 1]; k2++) (F.w[k2] ? writes : reads).push(F.v[k2]);
@@ -141,13 +142,13 @@ export function lodPanels(B, S, host) {
   /** a group's details, HTML: what it holds, and (folded) what crosses its edge in the fold as drawn @param {number} g */
   function groupDetails(g) {
     const f = currentFold(B, S), ops = G.stop[g] - G.start[g], kinds = /** @type {string[]} */ ([]), Sm = B.groupSummary(g);
-    G.kinds[g].forEach((c, k2) => { if (c) kinds.push(num(c) + " " + L.names.opKinds[k2]); });
-    const devs = Sm.ops.map((o) => swatch(o[0]) + " " + num(o[1]) + " (" + Math.round(100 * o[2]) + "%)");
-    const bytes = Sm.bytes.map((e) => swatch(e[0]) + " " + esc(fmtBytes(e[1])));
+    G.kinds[g].forEach((c, k2) => { if (c) kinds.push(countText(c) + " " + L.names.opKinds[k2]); });
+    const devs = Sm.ops.map((o) => swatch(o[0]) + " " + countText(o[1]) + " (" + Math.round(100 * o[2]) + "%)");
+    const bytes = Sm.bytes.map((e) => swatch(e[0]) + " " + esc(bytesText(e[1])));
     /** @type {Row[]} */
-    const out = [["instructions", "#" + G.start[g] + " \u2013 #" + (G.stop[g] - 1) + " (" + num(ops) + ")"], ["ops", kinds.join(", ")],
-                 ["runs on", devs.join(" \u00b7 ") || "\u2013"], ["tensors", num(G.nodes[g] - ops) + " made or first used here" +
-                  (Sm.total ? " \u00b7 " + esc(fmtBytes(Sm.total)) + (bytes.length > 1 ? " (" + bytes.join(" \u00b7 ") + ")" : "") : "")],
+    const out = [["instructions", "#" + G.start[g] + " \u2013 #" + (G.stop[g] - 1) + " (" + countText(ops) + ")"], ["ops", kinds.join(", ")],
+                 ["runs on", devs.join(" \u00b7 ") || "\u2013"], ["tensors", countText(G.nodes[g] - ops) + " made or first used here" +
+                  (Sm.total ? " \u00b7 " + esc(bytesText(Sm.total)) + (bytes.length > 1 ? " (" + bytes.join(" \u00b7 ") + ")" : "") : "")],
                  ["copies", B.copyText(Sm.copies, true) || "none"]];
     const p = f.index.get("g" + g);
     if (p !== undefined) {
@@ -156,7 +157,7 @@ export function lodPanels(B, S, host) {
         if (e[1] === p) { ti += f.tensors[q]; bi += f.bytes[q]; }
         if (e[0] === p) { to += f.tensors[q]; bo += f.bytes[q]; }
       });
-      out.push(["in", num(ti) + " tensors \u00b7 " + esc(fmtBytes(bi))], ["out", num(to) + " tensors \u00b7 " + esc(fmtBytes(bo))]);
+      out.push(["in", countText(ti) + " tensors \u00b7 " + esc(bytesText(bi))], ["out", countText(to) + " tensors \u00b7 " + esc(bytesText(bo))]);
     }
     if (B.holdsError(g)) out.push(["findings", "<span class='dx-badge dx-error'>holds a value an error finding names</span>"]);
     out.unshift(...extra("group", g));  // first: what the user picked to look at

@@ -10,6 +10,7 @@
 // Every string from the file (device names, arena devices) is ptext-escaped (&<>) as it enters a figure, as
 // views/escape.py plotly_text did: plotly renders a small HTML subset from these strings.
 import {ptext} from "../util/common.js";
+import {bytesText, countText, fixed} from "../util/format.js";
 
 /** @typedef {import("../types/payload").LodPayload} Lod */
 /** @typedef {{data: Record<string, any>[], layout: Record<string, any>}} Figure */
@@ -135,25 +136,6 @@ export function graphFigure(L) {
 /** the (x, y) axis ids of lane k @param {number} k @returns {[string, string]} */
 export function laneAxes(k) { return k === 0 ? ["x", "y"] : ["x" + (k + 1), "y" + (k + 1)]; }
 
-/** `x` (>= 0) rounded to `digits` decimals as Python's format does: an exact tie goes to the even digit (JS
- * toFixed rounds it up: 1280 B is "1.2 KiB" in Python, "1.3" by toFixed), so a size reads here as in the CLI.
- * A tie is read off the double's exact decimal expansion (toFixed with many digits is exact for these values),
- * not off x * 10^digits, which can round 1.15 (really 1.1499...) into a false tie @param {number} x @param {number} digits */
-export function fixed(x, digits) {
-  const exact = x.toFixed(Math.min(100, digits + 60)), point = exact.indexOf(".");
-  const tail = exact.slice(point + 1 + digits), kept = exact.slice(0, point + 1 + digits);
-  if (!/^50*$/.test(tail)) return x.toFixed(digits);
-  const last = digits ? kept[kept.length - 1] : exact[point - 1];  // a tie: keep an even last digit, else round up
-  return Number(last) % 2 === 0 ? (digits ? kept : exact.slice(0, point)) : x.toFixed(digits);
-}
-
-/** bytes as views/text.py fmt_bytes writes them: `512 B`, `1.5 KiB`, `3.0 MiB` @param {number} n */
-export function bytesText(n) {
-  for (const [unit, scale] of /** @type {[string, number][]} */ ([["GiB", 2 ** 30], ["MiB", 2 ** 20], ["KiB", 2 ** 10]]))
-    if (n >= scale) return fixed(n / scale, 1) + " " + unit;
-  return n + " B";
-}
-
 /** a lane's title as plain text, [head, stats]: `arena 2 · cuda:0`, `1.5 KiB · peak live 1.2 KiB (80%) at #7 · ...`
  * @param {Lod} L @param {import("../types/payload").LodArena} a @returns {[string, string]} */
 export function laneTitle(L, a) {
@@ -239,7 +221,7 @@ export function memoryLayout(L) {
     if (over) {
       layout.shapes.push({type: "rect", xref: x + " domain", yref: y, x0: 0, x1: 1, y0: a.size, y1: a.high,
                           name: "past the end", layer: "below", line: {width: 0}, fillcolor: "rgba(179,27,27,0.10)"});
-      const count = a.past.toLocaleString("en-US") + " tensor" + (a.past !== 1 ? "s" : "") + " ";
+      const count = countText(a.past) + " tensor" + (a.past !== 1 ? "s" : "") + " ";
       marks.push({text: "\u26a0 " + count + "past the arena's end: up to " + ptext(bytesText(a.high - a.size)) + " beyond " +
                         ptext(bytesText(a.size)),
                   xref: x + " domain", yref: y, x: 0.5, y: a.high, xanchor: "center", yanchor: "top", showarrow: false,

@@ -1,4 +1,5 @@
-import {ptext, short, fmtBytes, num} from "../util/common.js";
+import {ptext, short} from "../util/common.js";
+import {bytesText, countText} from "../util/format.js";
 import {READABLE, readableView, centredOn, dotImage} from "../panels/nav.js";
 import {layOut, layoutRunner} from "../layout/worker.js";
 import {currentFold} from "./base.js";
@@ -55,7 +56,7 @@ export function lodGraph(B, S, host, uses) {
       if (victim === undefined) break;
       drop(victim); closed.push(G.label[victim]);
     }
-    if (closed.length) S.note = "collapsed " + closed.join(", ") + " to draw at most " + num(L.limits.visible) + " nodes";
+    if (closed.length) S.note = "collapsed " + closed.join(", ") + " to draw at most " + countText(L.limits.visible) + " nodes";
   }
   // Every change of the expanded set ends here: fold it, lay it out, draw it at view() (ranges, or null to keep
   // the view; reset: the home view). A fold of WORKER_MIN units or more is laid out in the worker
@@ -91,7 +92,7 @@ export function lodGraph(B, S, host, uses) {
     // the status line says so until the draw replaces it: its text set in place (a plotly relayout of the
     // annotation would redraw the figure, ~40 ms)
     const note = gd.querySelector ? gd.querySelector(".annotation[data-index='0'] .annotation-text") : null;
-    if (note) note.textContent = "laying out " + num(pl.job.count) + " nodes\u2026 (what is drawn is the view before)";
+    if (note) note.textContent = "laying out " + countText(pl.job.count) + " nodes\u2026 (what is drawn is the view before)";
   }
   // the group's details at once, not when its layout lands: what the caller adds under them (the diff's changes
   // in the group) stays; until then they read the fold as drawn (a group being opened still shows what crosses it)
@@ -165,22 +166,22 @@ export function lodGraph(B, S, host, uses) {
   function mix(g) {
     const Sm = B.groupSummary(g), parts = [];
     if (Sm.ops.length > 1) parts.push(Sm.ops.map((o) => "<span style='color:" + DEV[o[0]].color + "'>\u25a0</span>" + Math.round(100 * o[2]) + "%").join(" "));
-    if (Sm.total) parts.push(ptext(fmtBytes(Sm.total)));
+    if (Sm.total) parts.push(ptext(bytesText(Sm.total)));
     let nc = 0;
     Object.values(Sm.copies).forEach((c) => { nc += c[0]; });
-    if (nc) parts.push(num(nc) + " cop" + (nc === 1 ? "y" : "ies"));
+    if (nc) parts.push(countText(nc) + " cop" + (nc === 1 ? "y" : "ies"));
     return parts.length ? "  " + parts.join(" \u00b7 ") : "";
   }
   /** @param {number} g */
   function groupHover(g) {
     const kinds = /** @type {string[]} */ ([]), Sm = B.groupSummary(g), ops = G.stop[g] - G.start[g];
-    G.kinds[g].forEach((c, k2) => { if (c) kinds.push(num(c) + " " + L.names.opKinds[k2]); });
-    const runs = Sm.ops.map((o) => ptext(DEV[o[0]].name) + " " + num(o[1]) + " (" + Math.round(100 * o[2]) + "%)");
-    const bytes = Sm.bytes.map((e) => ptext(DEV[e[0]].name) + " " + ptext(fmtBytes(e[1])));
+    G.kinds[g].forEach((c, k2) => { if (c) kinds.push(countText(c) + " " + L.names.opKinds[k2]); });
+    const runs = Sm.ops.map((o) => ptext(DEV[o[0]].name) + " " + countText(o[1]) + " (" + Math.round(100 * o[2]) + "%)");
+    const bytes = Sm.bytes.map((e) => ptext(DEV[e[0]].name) + " " + ptext(bytesText(e[1])));
     const cps = B.copyText(Sm.copies, false);
-    return "<b>" + ptext(G.label[g]) + "</b><br>#" + G.start[g] + " \u2013 #" + (G.stop[g] - 1) + " \u00b7 " + num(ops) +
+    return "<b>" + ptext(G.label[g]) + "</b><br>#" + G.start[g] + " \u2013 #" + (G.stop[g] - 1) + " \u00b7 " + countText(ops) +
       " ops (" + kinds.join(", ") + ")" + (runs.length ? "<br>runs on " + runs.join(" \u00b7 ") : "") +
-      "<br>" + num(G.nodes[g] - ops) + " tensors" + (Sm.total ? ", " + ptext(fmtBytes(Sm.total)) + (bytes.length > 1 ? " (" + bytes.join(" \u00b7 ") + ")" : "") : "") +
+      "<br>" + countText(G.nodes[g] - ops) + " tensors" + (Sm.total ? ", " + ptext(bytesText(Sm.total)) + (bytes.length > 1 ? " (" + bytes.join(" \u00b7 ") + ")" : "") : "") +
       (cps ? "<br>copies " + cps : "") + "<br>click to expand";
   }
   /** each expanded group's box as drawn (around its members, its inner groups' boxes and its header), outer first
@@ -223,15 +224,15 @@ export function lodGraph(B, S, host, uses) {
     let tensors = 0;
     for (let r = 0; r < TT.home.length; r++) if (TT.home[r] >= 0) tensors++;
     const unused = TT.home.length - tensors;
-    const unusedNote = num(unused) + (unused === 1 ? " tensor that no instruction names is" : " tensors that no instruction names are") +
+    const unusedNote = countText(unused) + (unused === 1 ? " tensor that no instruction names is" : " tensors that no instruction names are") +
       " not drawn";
     if (!groups) {  // everything drawn as itself: say only what can be folded, and what is not drawn
-      return [nG > 1 ? "every group open (" + num(S.expanded.length) + ") \u00b7 \u25be collapses one" : "",
+      return [nG > 1 ? "every group open (" + countText(S.expanded.length) + ") \u00b7 \u25be collapses one" : "",
               unused ? unusedNote : ""].filter(Boolean)
         .concat(S.note ? [S.note] : []);
     }
-    return ["overview of " + num(m) + " instructions and " + num(tensors) + " tensors: " + num(groups) + " groups" +
-              (raw ? " and " + num(raw) + " single nodes" : "") + " drawn" +
+    return ["overview of " + countText(m) + " instructions and " + countText(tensors) + " tensors: " + countText(groups) + " groups" +
+              (raw ? " and " + countText(raw) + " single nodes" : "") + " drawn" +
               (unused ? " (" + unusedNote + ")" : ""),
             "click a group to expand it, \u25be to collapse" + (S.note ? " \u00b7 " + S.note : "")];
   }
@@ -240,8 +241,8 @@ export function lodGraph(B, S, host, uses) {
   /** what a windowed draw leaves out, said in the status line @returns {string[]} */
   function windowLine() {
     if (!S.region || !S.drawn) return [];
-    if (S.coarse) return ["zoomed out: " + num(S.coarse) + " tensors and ops near the view painted as dots, without hover, labels or clicks \u2014 zoom in to read them"];
-    return ["showing the " + num(S.drawn.count) + " of " + num(folded().nodes.length) + " nodes in and near the view: pan or zoom draws the others"];
+    if (S.coarse) return ["zoomed out: " + countText(S.coarse) + " tensors and ops near the view painted as dots, without hover, labels or clicks \u2014 zoom in to read them"];
+    return ["showing the " + countText(S.drawn.count) + " of " + countText(folded().nodes.length) + " nodes in and near the view: pan or zoom draws the others"];
   }
   // region: [x0, x1, y0, y1] (plot units, y up) — only the nodes inside it are drawn, and the edges passing
   // through it; null: everything
@@ -320,7 +321,7 @@ export function lodGraph(B, S, host, uses) {
       taken.add(Math.round(spot[0] * 2) + ":" + Math.round(spot[1] * 2));
       cx.push(spot[0]); cy.push(-spot[1]);
       const t = f.tensors[q], d = f.devs[q];
-      ch.push(num(t) + " tensor" + (t !== 1 ? "s" : "") + " \u00b7 " + ptext(fmtBytes(f.bytes[q])) +
+      ch.push(countText(t) + " tensor" + (t !== 1 ? "s" : "") + " \u00b7 " + ptext(bytesText(f.bytes[q])) +
         (d >= 0 ? " on " + ptext(DEV[d].name) : " on several devices") +
         (f.kinds[q] !== "same" ? " \u00b7 " + ST.edge[f.kinds[q]].label : ""));
     });

@@ -1,4 +1,5 @@
-import {ptext, short, num, batch} from "../util/common.js";
+import {ptext, short, batch} from "../util/common.js";
+import {countText} from "../util/format.js";
 import {liveProfile} from "../panels/memstrip.js";
 import {occupancy, cellAt, cellLines, cellImage, cellPointer} from "../panels/cells.js";
 import {planFigures} from "./figures.js";
@@ -80,8 +81,8 @@ export function lodMemory(B, S, host) {
       if (wide >= MIN_PX[0] && tall >= MIN_PX[1]) { big.push(v); area.set(v, wide * tall); } else thin.push(v);
     });
     const inView = big.length + thin.length;
-    if (!thin.length && inView <= lim) return {blocks: big, heat: null, note: inView < total ? "showing " + num(inView) + " of " +
-      num(total) + " tensors (#" + num(Math.round(Math.max(X.from(w[0]), 0))) + " \u2013 #" + num(Math.round(X.from(w[1]))) + ")" : ""};
+    if (!thin.length && inView <= lim) return {blocks: big, heat: null, note: inView < total ? "showing " + countText(inView) + " of " +
+      countText(total) + " tensors (#" + countText(Math.round(Math.max(X.from(w[0]), 0))) + " \u2013 #" + countText(Math.round(X.from(w[1]))) + ")" : ""};
     const areaOf = (/** @type {number} */ v) => /** @type {number} */ (area.get(v));
     big.sort((x, y) => areaOf(y) - areaOf(x) || x - y);
     const keep = big.slice(0, LARGEST), drawnSet = new Set(keep);
@@ -90,8 +91,8 @@ export function lodMemory(B, S, host) {
     const height = Math.max(a.size, a.high, 1), nx = Math.max(1, Math.min(BINS[0], Math.ceil(w[1] - w[0])));
     const shown = Math.min(big.length, LARGEST);
     return {blocks: keep, heat: rest.length ? occupancy(rest, rect, w, height, nx, BINS[1], marks ? marked : undefined) : null,
-            note: "aggregated: " + num(rest.length) + " tensors" + (S.win ? " in view" : "") + " in " + nx + "\u00d7" + BINS[1] +
-              " bins" + (shown > 0 ? ", the " + num(shown) + " largest drawn" : "") + " \u2014 zoom in to see tensors"};
+            note: "aggregated: " + countText(rest.length) + " tensors" + (S.win ? " in view" : "") + " in " + nx + "\u00d7" + BINS[1] +
+              " bins" + (shown > 0 ? ", the " + countText(shown) + " largest drawn" : "") + " \u2014 zoom in to see tensors"};
   }
   /** a block is at least ~2 px wide and 1.5 px tall @param {number} k2 */
   function minSizes(k2) {

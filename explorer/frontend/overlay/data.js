@@ -4,7 +4,7 @@
 // instruction and value indices, and each folded group's number already made in Python with the overlay's rule.
 // Names, units and labels come from the user or the file: every string returned here is plain text, to be
 // written with textContent or through ptext/esc (util/common.js), never as markup.
-import {fmtBytes, num} from "../util/common.js";
+import {bytesText, countText} from "../util/format.js";
 
 /**
  * @typedef {{kind: "continuous", name: string, stops: Array<[number, string]>, min: ?number, max: ?number, log: boolean}
@@ -176,10 +176,10 @@ function timeText(ns) {
 export function formatValue(O, v) {
   if (isMissing(O, v)) return "no data";
   let x = Number(v), text;
-  if (O.format === "bytes") return fmtBytes(Math.round(x));
+  if (O.format === "bytes") return bytesText(Math.round(x));
   if (O.format === "time") return timeText(x);
-  if (O.format === "count" && Number.isInteger(x)) text = num(x);
-  else text = Math.abs(x) >= 1e4 && Number.isInteger(x) ? num(x) : String(Number(x.toPrecision(3)));
+  if (O.format === "count" && Number.isInteger(x)) text = countText(x);
+  else text = Math.abs(x) >= 1e4 && Number.isInteger(x) ? countText(x) : String(Number(x.toPrecision(3)));
   return O.unit ? text + " " + O.unit : text;
 }
 
@@ -193,7 +193,7 @@ export function valueText(O, kind, index) {
   if (got.from !== null) return text + " (" + got.from + "'s number)";
   if (got.folded) {
     const noun = NOUNS[O.noun] || NOUNS.entry, rule = RULES[O.aggregate] || O.aggregate;
-    return text + " (" + rule + " of " + num(got.count) + " " + noun[got.count === 1 ? 0 : 1] + ")";
+    return text + " (" + rule + " of " + countText(got.count) + " " + noun[got.count === 1 ? 0 : 1] + ")";
   }
   return text;
 }

@@ -1,4 +1,4 @@
-import {num, fmtBytes} from "../util/common.js";
+import {bytesText, countText} from "../util/format.js";
 
 // The binned cells of an aggregated memory lane (lod/details.js): instruction window × arena bytes cut into
 // nx × ny cells, each holding the exact share of its area that live tensors cover.
@@ -68,9 +68,9 @@ export function cellAt(grid, x, y) {
 export function cellLines(grid, c, m, label, bytes, noun, toIndex) {
   let i = c % grid.nx, n = grid.count[c], top = grid.top[c], w = grid.w, back = toIndex || function (/** @type {number} */ x) { return x; };
   let x0 = Math.max(0, Math.ceil(back(w[0] + i * grid.step))), x1 = Math.min(m - 1, Math.floor(back(w[0] + (i + 1) * grid.step)));
-  let head = "#" + num(x0) + " \u2013 #" + num(Math.max(x0, x1)) + " \u00b7 " + Math.round(100 * grid.share[c]) + "% in use \u00b7 " +
-    num(n) + " tensor" + (n === 1 ? "" : "s") + (grid.flagged && grid.flagged[c] ? " (" + num(grid.flagged[c]) + " " + (noun || "flagged") + ")" : "");
-  return {head: head, largest: top >= 0 ? [label(top), fmtBytes(bytes(top))] : null, centre: w[0] + (i + 0.5) * grid.step};
+  let head = "#" + countText(x0) + " \u2013 #" + countText(Math.max(x0, x1)) + " \u00b7 " + Math.round(100 * grid.share[c]) + "% in use \u00b7 " +
+    countText(n) + " tensor" + (n === 1 ? "" : "s") + (grid.flagged && grid.flagged[c] ? " (" + countText(grid.flagged[c]) + " " + (noun || "flagged") + ")" : "");
+  return {head: head, largest: top >= 0 ? [label(top), bytesText(bytes(top))] : null, centre: w[0] + (i + 0.5) * grid.step};
 }
 
 // The cells as RGBA pixels, one per cell, top row first (the highest bytes): the lane's colour `rgb`

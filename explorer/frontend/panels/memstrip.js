@@ -1,4 +1,4 @@
-import {pointerDrag} from "../util/common.js";
+import {cssContext, latestRelayout, pixelRatio, pointerDrag, sizeCanvas} from "../util/canvas.js";
 
 // The memory map's overview strip: per arena, the bytes live at each instruction over the whole run (a filled
 // profile in the arena's colour, scaled to the arena's size), with the instruction window the lanes show.
@@ -60,14 +60,11 @@ const ROW = 26, GAP = 3;
  */
 export function memoryStrip(gd, canvas, lanes, count, axis) {
   let m = 0;
-  const ratio = (typeof window !== "undefined" && window.devicePixelRatio) || 1;
+  const ratio = pixelRatio(), relayout = latestRelayout(gd);
   /** @type {Lane[] | null} */
   let rows = null;
   /** @type {{l: number, w: number, span: number[]} | null} */
   let geom = null;
-  /** @type {number[] | null} */
-  let next = null;
-  let busy = false;
   canvas.title = "the whole run: click or drag to move the memory map there, double-click to show everything";
   function full() {
     const map = axis ? axis() : null;
@@ -81,13 +78,10 @@ export function memoryStrip(gd, canvas, lanes, count, axis) {
     if (!rows.length) { canvas.hidden = true; return; }
     canvas.hidden = false;
     const W = gd.clientWidth || L.width, H = rows.length * (ROW + GAP) + GAP;
-    canvas.width = Math.round(W * ratio); canvas.height = Math.round(H * ratio);
-    canvas.style.width = W + "px"; canvas.style.height = H + "px";
+    sizeCanvas(canvas, W, H, ratio);
     const s = L._size, span = full();
     geom = {l: s.l, w: s.w, span};
-    const ctx = /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d"));
-    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-    ctx.clearRect(0, 0, W, H);
+    const ctx = cssContext(canvas, W, H, ratio);
     const cols = Math.max(1, Math.round(s.w));
     rows.forEach((lane, k) => {
       const map = axis ? axis() : null;
@@ -109,12 +103,6 @@ export function memoryStrip(gd, canvas, lanes, count, axis) {
     ctx.strokeStyle = "#0969DA"; ctx.lineWidth = 1.5;
     ctx.strokeRect(a + 0.75, 0.75, Math.max(b - a - 1.5, 2), H - 1.5);
   }
-  function flush() {
-    if (next === null || busy) return;
-    const upd = {"xaxis.range": next};
-    next = null; busy = true;
-    Promise.resolve(globalThis.Plotly.relayout(gd, upd)).then(() => { busy = false; flush(); }, () => { busy = false; });
-  }
   function moveTo(/** @type {PointerEvent} */ ev) {
     const L = gd._fullLayout;
     if (!geom || !L) return;
@@ -123,11 +111,11 @@ export function memoryStrip(gd, canvas, lanes, count, axis) {
     const r = L.xaxis.range, whole = r[0] <= span[0] + 1e-9 && r[1] >= span[1] - 1e-9;
     const half = whole ? (span[1] - span[0]) / 32 : (r[1] - r[0]) / 2;  // from the whole run: a sixteenth of it
     const c = Math.max(span[0] + half, Math.min(span[1] - half, at));
-    next = [c - half, c + half];
-    flush();
+    const range = [c - half, c + half];
+    relayout(() => ({"xaxis.range": range}));
   }
   pointerDrag(canvas, moveTo);
-  canvas.addEventListener("dblclick", () => { next = full(); flush(); });
+  canvas.addEventListener("dblclick", () => { const range = full(); relayout(() => ({"xaxis.range": range})); });
   let queued = false;  // plotly draws several times in a row: the strip follows once per frame, not per draw
   function soon() {
     if (queued) return;

@@ -1,4 +1,4 @@
-import {pointerDrag} from "../util/common.js";
+import {cssContext, latestRelayout, pixelRatio, pointerDrag, sizeCanvas} from "../util/canvas.js";
 
 // Navigating a graph bigger than its panel: it opens at a scale where nodes and their labels can be read (not
 // every node squeezed in), and a small overview in the panel's corner shows the whole graph with the part in
@@ -96,9 +96,8 @@ export function minimap(gd, canvas) {
   let map = null;
   /** @type {Ranges | null} */
   let ranges = null;
-  const ratio = (typeof window !== "undefined" && window.devicePixelRatio) || 1;
-  canvas.width = W * ratio; canvas.height = H * ratio;
-  canvas.style.width = W + "px"; canvas.style.height = H + "px";
+  const ratio = pixelRatio(), relayout = latestRelayout(gd);
+  sizeCanvas(canvas, W, H, ratio);
   canvas.title = "overview: click or drag to move the view";
   function draw() {
     const L = gd._fullLayout;
@@ -115,9 +114,7 @@ export function minimap(gd, canvas) {
     const aspect = (sz.h / (rs.y[1] - rs.y[0])) / (sz.w / (rs.x[1] - rs.x[0]));
     const mp = mapFor({x0: ext.x0 - pad, x1: ext.x1 + pad, y0: ext.y0 - pad, y1: ext.y1 + pad}, W, H, 4, aspect);
     map = mp;
-    const ctx = /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d"));
-    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-    ctx.clearRect(0, 0, W, H);
+    const ctx = cssContext(canvas, W, H, ratio);
     ctx.fillStyle = "rgba(255,255,255,0.92)";
     ctx.fillRect(0, 0, W, H);
     for (const sh of L.shapes || []) {  // expanded groups' boxes
@@ -139,20 +136,11 @@ export function minimap(gd, canvas) {
     ctx.fillRect(x0, y0, Math.max(x1 - x0, 2), Math.max(y1 - y0, 2));
     ctx.strokeRect(x0 + 0.5, y0 + 0.5, Math.max(x1 - x0 - 1, 2), Math.max(y1 - y0 - 1, 2));
   }
-  let busy = false;  // one relayout at a time: a drag over a big graph sends only the latest spot
-  /** @type {number[] | null} */
-  let next = null;
-  function flush() {
-    if (!next || busy || !ranges) return;
-    const upd = centredOn(ranges, next);
-    next = null; busy = true;
-    Promise.resolve(globalThis.Plotly.relayout(gd, upd)).then(() => { busy = false; flush(); }, () => { busy = false; });
-  }
   function moveTo(/** @type {PointerEvent} */ ev) {
     if (!map || !ranges) return;
     const box = canvas.getBoundingClientRect();
-    next = map.toData(ev.clientX - box.left, ev.clientY - box.top);
-    flush();
+    const at = map.toData(ev.clientX - box.left, ev.clientY - box.top);
+    relayout(() => centredOn(/** @type {Ranges} */ (ranges), at));  // one relayout at a time, the latest spot wins
   }
   pointerDrag(canvas, moveTo);
   // after plotly's draw, in a task of its own: the page gets a chance to paint between the two

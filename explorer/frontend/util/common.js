@@ -1,4 +1,5 @@
-// Small helpers every panel shares: escaping, number and byte formatting, payload arrays, batched plotly updates.
+// Small helpers every panel shares: escaping, payload arrays, batched plotly updates, DOM and pointer helpers, staged
+// draws. Numbers and bytes are written by format.js.
 // Text from a .pte file reaches plotly only through ptext (plotly renders a subset of HTML) and the page only
 // through esc or textContent.
 
@@ -8,21 +9,6 @@ export function ptext(s) { return String(s).replace(/&/g, "&amp;").replace(/</g,
 export function esc(s) { return ptext(s).replace(/"/g, "&quot;").replace(/'/g, "&#x27;"); }
 /** @param {unknown} text @param {number} k @returns {string} */
 export function short(text, k) { const s = String(text); return s.length <= k ? s : s.slice(0, k - 1) + "\u2026"; }
-// one formatter for every number: Number.prototype.toLocaleString builds a new one per call (0.7 s of a
-// 1k-op report's first view went there, formatting hover texts)
-const NUMBERS = new Intl.NumberFormat("en-US");
-/** @param {unknown} x @returns {string} */
-export function num(x) { return NUMBERS.format(Number(x)); }
-
-/** @param {number | null | undefined} b @returns {string} */
-export function fmtBytes(b) {
-  if (b === null || b === undefined || b < 0) return "?";
-  /** @type {[string, number][]} */
-  const units = [["GiB", 1 << 30], ["MiB", 1 << 20], ["KiB", 1 << 10]];
-  for (const [name, size] of units) if (b >= size) return (b / size).toFixed(1) + " " + name;
-  return b + " B";
-}
-
 // plotly's Python side ships numpy arrays as {dtype, bdata} (base64); figures keep them so in .data
 /** @type {Record<string, Float64ArrayConstructor | Float32ArrayConstructor | Int8ArrayConstructor | Uint8ArrayConstructor | Int16ArrayConstructor | Uint16ArrayConstructor | Int32ArrayConstructor | Uint32ArrayConstructor>} */
 const TYPED = {f8: Float64Array, f4: Float32Array, i1: Int8Array, u1: Uint8Array, i2: Int16Array,
@@ -65,23 +51,6 @@ export function h(tag, cls, text) {
   if (cls) e.className = cls;
   if (text !== undefined) e.textContent = text;
   return e;
-}
-
-// Press-and-drag on `el` calls onMove(event) at the press and at every move while pressed (the pointer is
-// captured, so a drag may leave the element): the minimap and the memory strip move their views this way.
-/** @param {HTMLElement} el @param {(ev: PointerEvent) => void} onMove */
-export function pointerDrag(el, onMove) {
-  let dragging = false;
-  el.addEventListener("pointerdown", (ev) => {
-    dragging = true;
-    if (el.setPointerCapture && ev.pointerId !== undefined) el.setPointerCapture(ev.pointerId);
-    onMove(ev);
-    ev.preventDefault();
-  });
-  el.addEventListener("pointermove", (ev) => { if (dragging && ev.buttons !== 0) onMove(ev); });
-  const stop = () => { dragging = false; };
-  el.addEventListener("pointerup", stop);
-  el.addEventListener("pointercancel", stop);
 }
 
 // A view's drawing split into tasks: `later(fn, name)` runs fn in a task of its own, after the ones queued before it
