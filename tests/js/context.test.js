@@ -3,7 +3,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import {contextRows, producerRows, moduleCrumbs} from "../../explorer/frontend/lod/details.js";
-import {contextHover} from "../../explorer/frontend/lod/base.js";
+import {contextHover} from "../../explorer/frontend/lod/text.js";
 import {search, contextMatches} from "../../explorer/frontend/shell/search.js";
 import {sideContext} from "../../explorer/frontend/diff/sides.js";
 

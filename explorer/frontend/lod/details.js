@@ -1,6 +1,7 @@
 import {esc} from "../util/common.js";
 import {bytesText, countText} from "../util/format.js";
-import {sourceLocation, currentFold} from "./base.js";
+import {currentFold} from "./base.js";
+import {sourceLocation} from "./text.js";
 
 // A plan drawn at its level of detail (lod/plan.js), part 3: the details of a tensor, an op or a group, written from
 // the tables (lod/base.js) and the view state (the fold as drawn: a group's edges in and out).
