@@ -4,7 +4,7 @@
 // widget's anywidget model, or a stand-in over the page's embedded data (host/model.js). State that Python can read
 // and set lives in the model: `plan`, `selected`, `devices`, `expanded`. Every plan, whatever its size, is drawn
 // by the same modules from the payload's tables (lod/plan.js): a small plan opens with every group expanded.
-import {arr, esc, h, stages} from "../util/common.js";
+import {arr, h, stages} from "../util/common.js";
 import {overlay} from "../panels/rings.js";
 import {labelLayer} from "../panels/labels.js";
 import {minimap} from "../panels/nav.js";
@@ -18,8 +18,8 @@ import {createShell} from "../shell/shell.js";
 import {linkOf} from "../host/links.js";
 import {overlayView} from "../overlay/view.js";
 import {fresh, planFigures} from "../lod/figures.js";
-
-/** @typedef {import("../types/app").OverlayLayer} OverlayLayer */
+import {deviceButtons, markDevices, shownList} from "./devices.js";
+import {appSelection} from "./selection.js";
 
 
 // the ETRecord joined to the plan: its file, and what in it did not line up with the program (a warning,
@@ -68,6 +68,115 @@ export function createApp(el, model, data) {
   return createShell(el, model, data, {layout: LAYOUT, moves: true, start: (ctx) => appView(ctx, data)});
 }
 
+/** The layers over a plan's figures, made once per app: the selection over the graph and the lanes (panels/rings.js),
+ * the minimap (panels/nav.js), the label layer (panels/labels.js: clear of the minimap), the memory strip
+ * (panels/memstrip.js: the current plan's lanes, on a profile's time axis when it is).
+ * @param {(cls: string) => any} $ the app's element of a class @param {PlotDiv} graphDiv @param {PlotDiv} memoryDiv
+ * @param {() => import("../lod/plan.js").LodPlan} lod the current plan's drawing @param {() => number} count its instructions */
+function planLayers($, graphDiv, memoryDiv, lod, count) {
+  const graph = overlay(graphDiv), memory = overlay(memoryDiv);
+  const mini = minimap(graphDiv, $("dx-minimap"));  // before the labels: they keep clear of it
+  const labels = labelLayer(graphDiv, arr, () => {
+    const mm = $("dx-minimap");
+    if (mm.hidden) return [];
+    const a = mm.getBoundingClientRect(), b = graphDiv.getBoundingClientRect();
+    return [[a.left - b.left, a.top - b.top, a.right - b.left, a.bottom - b.top]];
+  });
+  const strip = memoryStrip(memoryDiv, $("dx-memstrip"), () => lod().laneProfiles(), count, () => lod().axis());
+  return {graph, memory, minimap: mini, labels, strip};
+}
+
+/** A plan's first view in stages, each a task of its own when `later` queues it (util/common.js stages): fold and lay
+ * out the first state, draw it, its labels and minimap, the memory map's skeleton (then `wireMemory`: plotly gives a
+ * div its events when it first draws in it), the lanes and the strip.
+ * @param {(fn: () => void, name?: string) => void} later @param {import("../lod/plan.js").LodPlan} L
+ * @param {ReturnType<typeof planLayers>} over @param {PlotDiv} memoryDiv @param {ReturnType<typeof planFigures>} FIG
+ * @param {() => void} wireMemory */
+function drawInStages(later, L, over, memoryDiv, FIG, wireMemory) {
+  later(() => { L.folded(); }, "fold");  // fold and lay out the first state (lod/base.js: kept for the draw)
+  later(() => { L.drawFirst(); }, "graph");  // draw it (unless a change drew it already)
+  later(() => { over.minimap.draw(); over.labels.draw(); }, "labels");
+  later(() => {
+    globalThis.Plotly.react(memoryDiv, fresh(FIG.memory.data), fresh(FIG.memory.layout), CONFIG);
+    memoryDiv.style.minHeight = "";
+    wireMemory();
+  }, "lanes");
+  later(() => {
+    L.drawMemory();
+    over.strip.reset();  // this plan's lanes
+    over.strip.draw();
+  }, "memory");
+}
+
+/** The findings list: a button per finding (`pick(k)` on a click), or "no findings"
+ * @param {HTMLElement} list @param {import("../types/payload").Finding[]} findings @param {(k: number) => void} pick */
+function findingsList(list, findings, pick) {
+  findings.forEach((f, k) => {
+    const li = h("li"), b = h("button", "dx-sev-" + f.severity, f.label);
+    b.type = "button";
+    b.addEventListener("click", () => pick(k));
+    li.appendChild(b);
+    list.appendChild(li);
+  });
+  if (!findings.length) list.appendChild(h("li", "dx-muted", "no findings"));
+}
+
+/** What the one-program app hands its plan's drawing (lod/plan.js, panels/delegate.js: types/app.d.ts LodHost): its
+ * plots and selection, and the hooks that reach the app's other parts — given as functions, since the plan's parts
+ * (its delegates, profile, layers) change with the plan shown.
+ * @param {PlotDiv} graphDiv @param {PlotDiv} memoryDiv @param {import("../types/app").LodHost["state"] & {shown: Record<string, boolean>}} state
+ * @param {HTMLElement} detailsBox @param {import("../types/payload").AppPayload} data @param {(key: string, value: unknown) => void} publish
+ * @param {{select: (sel: import("../types/app").PanelSelection) => void, highlight: () => void,
+ *          delegates: () => ReturnType<typeof delegateExpander> | null, profile: () => ReturnType<typeof profileView> | null,
+ *          layers: () => ReturnType<typeof planLayers>, overlays: () => ReturnType<typeof overlayView>,
+ *          moves: ReturnType<typeof import("../shell/moves").movesView>, plan: () => import("../types/payload").PlanPayload}} app
+ * @returns {import("../types/app").LodHost} */
+function appHost(graphDiv, memoryDiv, state, detailsBox, data, publish, app) {
+  const {delegates: DG, profile: PROF} = app;
+  return {graph: graphDiv, memory: memoryDiv, state, config: CONFIG,
+          shown: () => state.shown, select: app.select,
+          html: (markup) => { detailsBox.innerHTML = markup; }, findings: () => data.findings,
+          expanded: (list) => publish("expanded", list.slice()),
+          moved: app.highlight,
+          // after every draw of the graph: the open delegates over it, a profile's op sizes on it
+          drawn: () => { const dg = DG(), prof = PROF(); if (dg) dg.rebase(); if (prof) prof.sizeOps(); },
+          // (panels/delegate.js moves numbers to numbers and keeps the nulls between polylines)
+          place: (x, y) => { const dg = DG(); return dg ? /** @type {[number, number]} */ (dg.place(x, y)) : [x, y]; },
+          placeLines: (xs, ys) => { const dg = DG(); return dg ? /** @type {[(number | null)[], (number | null)[]]} */ (dg.placeLines(xs, ys)) : [xs, ys]; },
+          rings: (items) => app.layers().graph.set(items), outlines: (items) => app.layers().memory.set(items),
+          // an overlay picked (overlay/view.js): node colours, hover lines and a details row
+          paint: (traces) => app.overlays().paint(traces),
+          // first in a node's details: an overlay's number, "Move to ▸" (shell/moves.js)
+          // (both are [label, cell] pairs; shell/moves.js and overlay/view.js return them as string[][])
+          detailRows: (kind, index) => /** @type {[string, string][]} */ (app.overlays().detailRows(kind, index).concat(app.moves.detailRows(app.plan(), kind, index)))};
+}
+
+/** The plots' click and zoom handlers, once plotly has drawn into each div (it gives a div its events when it first
+ * draws in it; the first view draws the memory map after the graph): `graph()` at the app's start, `memory()` after
+ * the lanes' first draw, once each. @param {PlotDiv} graphDiv @param {PlotDiv} memoryDiv @param {import("../types/payload").TraceIndex} T
+ * @param {() => import("../lod/plan.js").LodPlan} lod @param {() => ReturnType<typeof delegateExpander> | null} delegates
+ * @param {() => {draw(): void}} labels the label layer */
+function plotHandlers(graphDiv, memoryDiv, T, lod, delegates, labels) {
+  let memoryWired = false;
+  function memory() {
+    if (memoryWired || !memoryDiv.on) return;
+    memoryWired = true;
+    onPlot(memoryDiv, "plotly_relayout", (/** @type {PlotRelayout} */ ev) => lod().onRelayout(ev));
+    onPlot(memoryDiv, "plotly_click", (/** @type {PlotClick} */ ev) => lod().clickMemory(ev.points[0]));
+  }
+  function graph() {
+    onPlot(graphDiv, "plotly_click", (/** @type {PlotClick} */ ev) => {
+      const pt = ev.points[0], DG = delegates();
+      if (DG && DG.click(pt)) return;  // a node inside an open delegate
+      lod().clickGraph(pt);
+      // a delegate with a decoded inside opens / closes in place (an op's customdata: its instruction)
+      if (pt.curveNumber === T.ops && DG && typeof pt.customdata === "number" && DG.toggle(pt.customdata)) labels().draw();
+    });
+    memory();
+  }
+  return {graph, memory};
+}
+
 /** The mode's panels and verbs (shell/shell.js View): what the shell does not do for it.
  * @param {import("../shell/shell").ShellContext} ctx @param {import("../types/payload").AppPayload} data
  * @returns {import("../shell/shell").View} */
@@ -92,31 +201,15 @@ function appView(ctx, data) {
   let P;
   /** @type {import("../lod/plan.js").LodPlan} */
   let LOD;
-  /** @type {{graph: OverlayLayer, memory: OverlayLayer, minimap: {draw(): void}, labels: {draw(): void},
-   *          strip: {draw(): void, reset(): void}}} */
+  /** @type {ReturnType<typeof planLayers>} */
   let over;
   /** @type {ReturnType<typeof profileView> | null} */
   let PROF = null;  // a run profile drawn on this plan's panels (profile/profile.js)
   /** @type {ReturnType<typeof delegateExpander> | null} */
   let DG = null;  // the delegate calls opened in place (panels/delegate.js)
-  /** @type {import("../types/app").LodHost} */
-  const host = {graph: graphDiv, memory: memoryDiv, state, config: CONFIG,
-                shown: () => state.shown, select: (sel) => select(sel, true),
-                html: (markup) => { detailsBox.innerHTML = markup; }, findings: () => data.findings,
-                expanded: (list) => publish("expanded", list.slice()),
-                moved: () => highlight(),
-                // after every draw of the graph: the open delegates over it, a profile's op sizes on it
-                drawn: () => { if (DG) DG.rebase(); if (PROF) PROF.sizeOps(); },
-                // (panels/delegate.js moves numbers to numbers and keeps the nulls between polylines)
-                place: (x, y) => (DG ? /** @type {[number, number]} */ (DG.place(x, y)) : [x, y]),
-                placeLines: (xs, ys) => (DG ? /** @type {[(number | null)[], (number | null)[]]} */ (DG.placeLines(xs, ys)) : [xs, ys]),
-                rings: (items) => over.graph.set(items), outlines: (items) => over.memory.set(items),
-                // an overlay picked (overlay/view.js): node colours, hover lines and a details row
-                paint: (traces) => OV.paint(traces),
-                // first in a node's details: an overlay's number, "Move to ▸" (shell/moves.js)
-                // (both are [label, cell] pairs; shell/moves.js and overlay/view.js return them as string[][])
-                detailRows: (kind, index) => /** @type {[string, string][]} */ (OV.detailRows(kind, index).concat(MV.detailRows(P, kind, index)))};
-  const Plotly = globalThis.Plotly;
+  const host = appHost(graphDiv, memoryDiv, state, detailsBox, data, publish, {select: (sel) => select(sel, true),
+    highlight: () => highlight(), delegates: () => DG, profile: () => PROF, layers: () => over, overlays: () => OV, moves: MV,
+    plan: () => P});
   // a plan is drawn in stages, each a task of its own (util/common.js stages): the graph, then its labels and minimap,
   // then the memory map; api.drawn() resolves when all are (page.js says "ready" then)
   const Q = stages(ctx.el);
@@ -139,22 +232,10 @@ function appView(ctx, data) {
     // figure's own and changes them as it draws, and the skeletons must stay as they are for the next time
     Q.drop();  // what the plan before still had queued
     const FIG = planFigures(P.lod);
-    Plotly.react(graphDiv, fresh(FIG.graph.data), fresh(FIG.graph.layout), CONFIG);
+    globalThis.Plotly.react(graphDiv, fresh(FIG.graph.data), fresh(FIG.graph.layout), CONFIG);
     // the memory map is drawn in later tasks (below); its box keeps its height meanwhile
     memoryDiv.style.minHeight = FIG.memory.layout.height + "px";
-    if (!over) {
-      const graph = overlay(graphDiv), memory = overlay(memoryDiv);
-      const mini = minimap(graphDiv, $("dx-minimap"));  // before the labels: they keep clear of it
-      const labels = labelLayer(graphDiv, arr, () => {
-        const mm = $("dx-minimap");
-        if (mm.hidden) return [];
-        const a = mm.getBoundingClientRect(), b = graphDiv.getBoundingClientRect();
-        return [[a.left - b.left, a.top - b.top, a.right - b.left, a.bottom - b.top]];
-      });
-      const strip = memoryStrip(memoryDiv, $("dx-memstrip"), () => LOD.laneProfiles(), () => P.nInstructions,
-                                () => LOD.axis());  // on a profile's time axis the strip is too
-      over = {graph, memory, minimap: mini, labels, strip};
-    }
+    if (!over) over = planLayers($, graphDiv, memoryDiv, () => LOD, () => P.nInstructions);
     DG = delegateExpander(P, graphDiv, T, host);
     OV.plan(P);  // its overlays in the picker, before its graph is drawn
     LOD = lodPlan(P, host, {draw: false});
@@ -164,166 +245,41 @@ function appView(ctx, data) {
     const staged = !shown && P.lod.m + P.lod.n >= STAGED_MIN;
     const L = LOD, later = staged ? Q.later : (/** @type {() => void} */ fn) => fn();
     shown = true;
-    later(() => { L.folded(); }, "fold");  // fold and lay out the first state (lod/base.js: kept for the draw)
-    later(() => { L.drawFirst(); }, "graph");  // draw it (unless a change drew it already)
-    later(() => { over.minimap.draw(); over.labels.draw(); }, "labels");
-    later(() => {
-      Plotly.react(memoryDiv, fresh(FIG.memory.data), fresh(FIG.memory.layout), CONFIG);
-      memoryDiv.style.minHeight = "";
-      wireMemory();  // the first time: plotly gives a div its events when it first draws in it
-    }, "lanes");
-    later(() => {
-      L.drawMemory();
-      over.strip.reset();  // this plan's lanes
-      over.strip.draw();
-    }, "memory");
+    drawInStages(later, L, over, memoryDiv, FIG, handlers.memory);
     if (P.profile) {
       PROF = profileView(P, {graph: graphDiv, memory: memoryDiv, T, lanes: LOD.lanes(), rehighlight: () => highlight(),
         setAxis: (/** @type {Parameters<import("../lod/plan.js").LodPlan["setAxis"]>[0]} */ map) => LOD.setAxis(map),
         mountTop: ctx.mountTop, mountMemoryHead: (/** @type {HTMLElement} */ el) => memoryHead.appendChild(el)});
       PROF.sizeOps();
     }
-    deviceButtons();
+    deviceButtons(devicesBox, P.devices, model.get("devices"), state.shown, () => { applyDevices(); publish("devices", shownList(P.devices, state.shown)); });
+    if (Object.values(state.shown).some((v) => !v)) applyDevices();
+    else publish("devices", shownList(P.devices, state.shown));
     const want = model.get("expanded");
     if (keep && Array.isArray(want) && model.get("plan") === P.name) LOD.setExpanded(want);
     else later(() => { publish("expanded", L.state().expanded); }, "");  // state() folds: after the graph's stage
   }
 
-  // a selection from the model (Python, a link, a finding of another plan opened with its plan): the groups
-  // holding it open
-  /** @param {Sel} sel */
-  function apply(sel) {
-    select(sel, false);
-    if (state.values.length || state.instructions.length) LOD.reveal(state.values, state.instructions);
-  }
-
-  function deviceButtons() {
-    const wanted = model.get("devices");
-    state.shown = {};
-    /** @type {HTMLElement} */
-    const box = $("dx-devices");
-    box.textContent = "";
-    for (const [d, color] of P.devices) {
-      state.shown[d] = !wanted || !wanted.length || wanted.indexOf(d) >= 0;
-      const b = h("button", "dx-dev"), dot = h("span", "dx-sw");
-      dot.style.backgroundColor = color;
-      b.type = "button";
-      b.appendChild(dot);
-      b.appendChild(document.createTextNode(d));
-      b.setAttribute("aria-pressed", String(state.shown[d]));
-      b.title = "show tensors on " + d;
-      b.dataset.device = d;
-      b.addEventListener("click", () => {
-        state.shown[d] = !state.shown[d];
-        applyDevices();
-        publish("devices", shownList());
-      });
-      box.appendChild(b);
-    }
-    if (Object.values(state.shown).some((v) => !v)) applyDevices();
-    else publish("devices", shownList());
-  }
-  function shownList() { return P.devices.map((p) => p[0]).filter((d) => state.shown[d]); }
-
-  function applyDevices() {
-    for (const b of /** @type {HTMLElement} */ ($("dx-devices")).querySelectorAll("button")) {
-      b.setAttribute("aria-pressed", String(state.shown[b.dataset.device || ""]));
-    }
-    LOD.devices();
-  }
-
-  // the selection is drawn over the figures (panels/rings.js): restyling them would redraw every trace
-  function highlight() { LOD.highlight(state.values, state.instructions); }
-
-  /** @param {string} title @param {string[]} items */
-  function listHtml(title, items) {
-    return "<tr><td>" + title + "</td><td><ul class='dx-list'>" + items.join("") + "</ul></td></tr>";
-  }
-
-  function details() {
-    const box = detailsBox;
-    if (state.finding !== null) { box.innerHTML = P.findingDetails[state.finding] || ""; return; }
-    if (state.values.length + state.instructions.length === 1) {
-      const extra = P.companions && P.companions.rows;  // data files, delegate payloads (escaped in Python)
-      box.innerHTML = state.values.length ? LOD.valueDetails(state.values[0]) + (((extra && extra.v) || {})[state.values[0]] || "")
-        : LOD.instrDetails(state.instructions[0]) + (((extra && extra.i) || {})[state.instructions[0]] || "");
-      return;
-    }
-    if (!state.values.length && !state.instructions.length) {
-      box.innerHTML = (state.query ? "<h4>search “" + esc(state.query) + "”: nothing found</h4>" : "") +
-        "<span class='dx-muted'>Click a tensor, an op, a memory block or a finding to see its details.</span>";
-      return;
-    }
-    /** @type {string[]} */
-    const rows = [];
-    if (state.values.length) rows.push(listHtml(state.values.length + " values", state.values.slice(0, 40).map((v) =>
-      "<li><b>" + esc(P.labels.v[v] || ("%" + v)) + "</b></li>")));
-    if (state.instructions.length) rows.push(listHtml(state.instructions.length + " ops", state.instructions.slice(0, 40).map((i) =>
-      "<li><span class='dx-muted'>#" + i + "</span> <span class='dx-code'>" + esc(P.labels.i[i]) + "</span></li>")));
-    box.innerHTML = "<h4>" + (state.query ? "search “" + esc(state.query) + "”" : "selection") + "</h4>" +
-      "<table class='dx-kv'>" + rows.join("") + "</table>";
-  }
-
-  function markFinding() {
-    /** @type {HTMLElement} */ ($("dx-findings")).querySelectorAll("button").forEach((b, k) => b.setAttribute("aria-current", String(String(k) === String(state.finding))));
-  }
-
-  /** @returns {{plan: string | null, values: number[], instructions: number[], finding: string | null, query: string}} */
-  function selection() {
-    return {plan: state.plan, values: state.values.slice(), instructions: state.instructions.slice(),
-            finding: state.finding, query: state.query};
-  }
-
-  // sel: {values, instructions, finding (its index, as a string), query}; fromUser: tell the model
-  /** @typedef {{values?: number[], instructions?: number[], finding?: string | number | null, query?: string}} Sel */
-  /** @param {Sel} sel @param {boolean} [fromUser] */
-  function select(sel, fromUser) {
-    state.values = (sel.values || []).slice(); state.instructions = (sel.instructions || []).slice();
-    state.finding = sel.finding === undefined || sel.finding === null ? null : String(sel.finding);
-    state.query = sel.query || "";
-    highlight(); details(); markFinding();
-    if (PROF) detailsBox.insertAdjacentHTML("beforeend", PROF.details(state.instructions));
-    if (fromUser !== false) publish("selected", selection());
-  }
-
-  function wireClicks() {
-    onPlot(graphDiv, "plotly_click", (/** @type {PlotClick} */ ev) => {
-      const pt = ev.points[0];
-      if (DG && DG.click(pt)) return;  // a node inside an open delegate
-      LOD.clickGraph(pt);
-      // a delegate with a decoded inside opens / closes in place (an op's customdata: its instruction)
-      if (pt.curveNumber === T.ops && DG && typeof pt.customdata === "number" && DG.toggle(pt.customdata)) over.labels.draw();
-    });
-    wireMemory();
-  }
-  let memoryWired = false;
-  // the memory map's handlers, once plotly has drawn into its div (the first view draws it after the graph)
-  function wireMemory() {
-    if (memoryWired || !memoryDiv.on) return;
-    memoryWired = true;
-    onPlot(memoryDiv, "plotly_relayout", (/** @type {PlotRelayout} */ ev) => LOD.onRelayout(ev));
-    onPlot(memoryDiv, "plotly_click", (/** @type {PlotClick} */ ev) => LOD.clickMemory(ev.points[0]));
-  }
+  /** @type {HTMLElement} */
+  const devicesBox = $("dx-devices");
+  function applyDevices() { markDevices(devicesBox, state.shown); LOD.devices(); }
 
   /** @type {HTMLElement} */
-  const list = $("dx-findings");
-  data.findings.forEach((f, k) => {
-    const li = h("li"), b = h("button", "dx-sev-" + f.severity, f.label);
-    b.type = "button";
-    b.addEventListener("click", () => {
-      if (f.plan !== state.plan) ctx.showPlan(f.plan, false);
-      select({values: f.values, instructions: f.instructions, finding: String(k)});
-      LOD.reveal(f.values, f.instructions);  // open the groups holding what it names
-    });
-    li.appendChild(b);
-    list.appendChild(li);
+  const findings = $("dx-findings");
+  const {select, selection, apply, highlight} = appSelection(state, detailsBox, findings, publish, () => P, () => LOD, () => PROF);
+  const handlers = plotHandlers(graphDiv, memoryDiv, T, () => LOD, () => DG, () => over.labels);
+
+  findingsList(findings, data.findings, (k) => {
+    const f = data.findings[k];
+    if (f.plan !== state.plan) ctx.showPlan(f.plan, false);
+    select({values: f.values, instructions: f.instructions, finding: String(k)});
+    LOD.reveal(f.values, f.instructions);  // open the groups holding what it names
   });
-  if (!data.findings.length) list.appendChild(h("li", "dx-muted", "no findings"));
 
   // the device filter and the open groups, set from Python (the widget) -> the panels
   model.on("change:devices", () => {
     const want = model.get("devices") || [];
-    if (JSON.stringify(want) === JSON.stringify(shownList())) return;
+    if (JSON.stringify(want) === JSON.stringify(shownList(P.devices, state.shown))) return;
     for (const d of Object.keys(state.shown)) state.shown[d] = want.indexOf(d) >= 0;
     applyDevices();
   });
@@ -333,7 +289,7 @@ function appView(ctx, data) {
   // finds; a selection -> the hash that selects it again
   return {state, plots: [graphDiv, memoryDiv], show, holds: () => true, apply,
           clear: () => select({values: [], instructions: []}, true), selection,
-          find: (text) => select(search(P, text)), started: wireClicks,
+          find: (text) => select(search(P, text)), started: handlers.graph,
           api: {drawn: () => Q.idle(), select, search: (/** @type {string} */ text) => search(P, text), lod: () => LOD,
                 delegates: () => DG,
                 profile: () => PROF, overlays: () => OV,
