@@ -1,6 +1,6 @@
 """Our layered layout against graphviz ``dot`` on the same graphs.
 
-Ours is ``explorer/frontend/layout.js`` (run under node: what the browser runs; there is no other copy).
+Ours is ``explorer/frontend/layout/layout.js`` (run under node: what the browser runs; there is no other copy).
 For each graph — the top-level fixtures, the real 3k-op named transformer, and a wide 1k-op device
 program (our writer: ~200 steps offloaded to cuda:0, each between an h2d and a d2h copy) — the dataflow graph
 of ``tests/layout_graphs.py:graph_of`` (a plan's tensors and instructions, unfolded) is laid out by ours and by ``dot``
@@ -89,7 +89,7 @@ RUNNER = ROOT / "bench" / "layout_runner.mjs"
 
 
 def run_js(graphs: list[LayoutGraph], repeat: int = 1) -> list[dict]:
-    """explorer/frontend/layout.js under node on each graph: rank, x, order, paths and per-run times (ms)."""
+    """explorer/frontend/layout/layout.js under node on each graph: rank, x, order, paths and per-run times (ms)."""
     with tempfile.TemporaryDirectory() as tmp:
         src, dst = Path(tmp) / "in.json", Path(tmp) / "out.json"
         src.write_text(json.dumps([{"count": len(g.nodes), "src": g.src, "dst": g.dst, "weight": g.weight,

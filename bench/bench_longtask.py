@@ -10,7 +10,7 @@ every long task (``PerformanceObserver`` ``longtask`` entries: main-thread tasks
 way the group tree opens, a whole level at a time (every group the folded view shows is added to the expanded
 set through ``window.dxReport.lod().setExpanded``, each call run from a page ``setTimeout`` so it is an ordinary
 task, not a DevTools one), until the app has to collapse a group to stay within its visible-node limit or
-nothing is left folded. A step ends when its layout (in the Web Worker, frontend/layout_worker.js, or on the
+nothing is left folded. A step ends when its layout (in the Web Worker, frontend/layout/worker.js, or on the
 main thread for a small fold) is drawn, plus two frames and 200 ms. Per step it prints the fold's nodes, the
 nodes drawn (those near the view), where the layout ran, the call's own duration, the time until drawn and the
 longest task. Then the expanded view is shown whole (a double click: autorange), zoomed in to the readable
@@ -70,7 +70,7 @@ VIEW = """(what) => new Promise(resolve => { const gd = document.querySelector('
     let best = -1, score = Infinity;
     f.x.forEach((x, p) => { const d = Math.abs(-f.y[p] - (cy - h)) * 1000 + Math.abs(x - cx); if (d < score) { score = d; best = p; } });
     return {'xaxis.range': [f.x[best] - w / 2, f.x[best] + w / 2], 'yaxis.range': [-f.y[best] - h / 2, -f.y[best] + h / 2]}; }
-  function readable() {  // the middle node of the fold at the scale a group opens at (nav.js READABLE: 44 x 20 px)
+  function readable() {  // the middle node of the fold at the scale a group opens at (panels/nav.js READABLE: 44 x 20 px)
     const f = lod.folded(), p = Math.floor(f.nodes.length / 2), sz = gd._fullLayout._size;
     const hw = sz.w / 44 / 2, hh = sz.h / 20 / 2;
     return {'xaxis.range': [f.x[p] - hw, f.x[p] + hw], 'yaxis.range': [-f.y[p] - hh, -f.y[p] + hh]}; }
@@ -177,9 +177,9 @@ def _self_times(profile: dict, top: int = 15) -> list:
 
 
 # our functions a step runs through (not minified: the report inlines our modules as written): their
-# inclusive time splits a step into the fold with its layout (lod_base.js fold -> layout.js layered) and the
-# drawing (lod_graph.js draw, which builds the traces and ends in plotly's react, minified: not named here)
-PARTS = ("foldPlan", "foldFinish", "layered", "draw", "traces")
+# inclusive time splits a step into the fold with its layout (lod/base.js fold -> layout/layout.js layered) and the
+# drawing (lod/graph.js draw, which builds the traces and ends in plotly's react, minified: not named here)
+PARTS = ("foldPlan", "foldFinish", "layered", "draw", "graphTraces")
 
 
 def _inclusive(profile: dict) -> dict:

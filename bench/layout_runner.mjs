@@ -1,9 +1,9 @@
-// Runs explorer/frontend/layout.js on graphs given as JSON (bench/bench_layout.py and the tests call it):
+// Runs explorer/frontend/layout/layout.js on graphs given as JSON (bench/bench_layout.py and the tests call it):
 //   node bench/layout_runner.mjs IN.json OUT.json [REPEAT]
 // IN: [{count, src, dst, weight?, key?}, ...]; OUT: per graph {rank, x, order, paths, ms: [wall time per run],
 // cpu: [this process's CPU time per run]} (on a busy machine the CPU time is the steadier of the two).
 import fs from "node:fs";
-import {layered} from "../explorer/frontend/layout.js";
+import {layered} from "../explorer/frontend/layout/layout.js";
 
 const graphs = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
 const repeat = Number(process.argv[4] || 1);

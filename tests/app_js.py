@@ -1,4 +1,4 @@
-"""The app's drawing modules (``explorer/frontend/lod*.js``: every plan, at every size) run by node against a
+"""The app's drawing modules (``explorer/frontend/lod/*.js``: every plan, at every size) run by node against a
 stand-in Plotly that keeps data and layout as plain objects — what the page would draw, as JSON, for tests that
 check the figures themselves (markers, colours, hover texts, memory lanes) without a browser."""
 
@@ -49,7 +49,7 @@ STAND_IN_PLOTLY
 const P = JSON.parse(fs.readFileSync(process.argv[3], "utf8"));
 const commands = JSON.parse(fs.readFileSync(process.argv[4], "utf8"));
 const clone = (o) => JSON.parse(JSON.stringify(o));
-const FIG = planFigures(P.lod);  // the skeletons the app draws first (app.js), built from the tables
+const FIG = planFigures(P.lod);  // the skeletons the app draws first (app/app.js), built from the tables
 const graph = {data: clone(FIG.graph.data), layout: clone(FIG.graph.layout)};
 const memory = {data: clone(FIG.memory.data), layout: clone(FIG.memory.layout)};
 const state = {values: [], instructions: []}, shown = {};
@@ -61,10 +61,10 @@ host.expanded = () => {};
 let rings = {rings: []}, outlines = {rects: []};
 host.rings = (items) => { rings = items; };
 host.outlines = (items) => { outlines = items; };
-// P.testPlot [w, h]: a plot area of that size, as plotly lays one out (lod_graph.js draws a big fold near the view
+// P.testPlot [w, h]: a plot area of that size, as plotly lays one out (lod/graph.js draws a big fold near the view
 // only where there is a plot); without it every node is drawn
 if (P.testPlot) graph._fullLayout = {_size: {w: P.testPlot[0], h: P.testPlot[1]}, height: P.testPlot[1] + 96};
-let painted = null;  // an overlay (P.testOverlay): the graph coloured by it (overlay_view.js), as the app does
+let painted = null;  // an overlay (P.testOverlay): the graph coloured by it (overlay/view.js), as the app does
 if (P.testOverlay) {
   const OV = await import("OVERLAY_MODULE");
   host.paint = (traces) => { painted = OV.paintTraces(P.testOverlay, traces, P.lod.trace); };
@@ -82,7 +82,7 @@ for (const c of commands) {
   else if (c.op === "click") L.clickGraph({curveNumber: c.trace, customdata: c.customdata});
   else if (c.op === "reveal") { state.values = c.values; L.reveal(c.values, []); }
   else if (c.op === "set") L.setExpanded(c.arg);
-  const f = L.folded(), grid = P.lod.arenas.length ? L.lane(0).heat : null;  // lane 0's cells (cells.js), as drawn now
+  const f = L.folded(), grid = P.lod.arenas.length ? L.lane(0).heat : null;  // lane 0's cells (panels/cells.js), as drawn now
   out.push({state: L.state(), nodes: f.nodes, x: f.x, y: f.y, edges: f.edges, paths: f.paths, html: html,
             edgeTensors: f.tensors, edgeBytes: f.bytes, instUnit: Array.from(f.instUnit), valueUnit: Array.from(f.valueUnit),
             status: graph.layout.annotations[0].text, headers: graph.data[P.lod.trace.headers].x.length,
@@ -110,10 +110,10 @@ process.stdout.write(JSON.stringify(out));
 def run_payload_js(tmp_path, plan_payload: dict, commands) -> list[dict]:
     """:func:`run_js` on a plan's payload as the app receives it (``app_payload(...)["plans"][k]``). With
     ``plan_payload["testOverlay"]`` (one overlay of :mod:`explorer.views.payload.overlays`) the graph is coloured by it
-    as the app colours it (overlay_view.js ``paintTraces``, ``detailRow``); ``domain`` is then the scale's span."""
+    as the app colours it (overlay/view.js ``paintTraces``, ``detailRow``); ``domain`` is then the scale's span."""
     assert NODE, "node is needed for the app's tests (CI installs it)"
-    harness = with_plotly(HARNESS).replace("LOD_MODULE", (FRONTEND / "lod.js").as_uri()).replace(
-        "OVERLAY_MODULE", (FRONTEND / "overlay_view.js").as_uri()).replace("FIGURES_MODULE", (FRONTEND / "figures.js").as_uri())
+    harness = with_plotly(HARNESS).replace("LOD_MODULE", (FRONTEND / "lod/plan.js").as_uri()).replace(
+        "OVERLAY_MODULE", (FRONTEND / "overlay/view.js").as_uri()).replace("FIGURES_MODULE", (FRONTEND / "lod/figures.js").as_uri())
     tmp_path.mkdir(parents=True, exist_ok=True)
     (tmp_path / "harness.mjs").write_text(harness, encoding="utf-8")
     (tmp_path / "plan.json").write_text(to_json(plan_payload), encoding="utf-8")
@@ -136,7 +136,7 @@ def drawn(tmp_path, view) -> tuple[dict, dict]:
     return out["graph"], out["memory"]
 
 
-# The diff (explorer/frontend/diff_lod.js) over a diff plan's payload, with the same stand-in Plotly: per command
+# The diff (explorer/frontend/diff/sides.js) over a diff plan's payload, with the same stand-in Plotly: per command
 # the details of a selection, the counterpart of a node, or what is drawn (each side's nodes, the marks over them).
 DIFF_HARNESS = r"""
 import fs from "node:fs";
@@ -166,12 +166,12 @@ process.stdout.write(JSON.stringify(out));
 
 
 def run_diff_js(tmp_path, plan_payload: dict, commands) -> list:
-    """Run the diff's drawing (diff_lod.js) on one plan of a diff payload under node, then ``commands``:
+    """Run the diff's drawing (diff/sides.js) on one plan of a diff payload under node, then ``commands``:
     ``{"op": "details", "side", "va", "vb", "ia", "ib"}`` (the details of that selection), ``{"op": "counterpart",
     "side", "kind": "v"|"i", "x"}``, ``{"op": "drawn"}`` (each side's nodes, the marks over them, its lanes)."""
     assert NODE, "node is needed for the app's tests (CI installs it)"
     tmp_path.mkdir(parents=True, exist_ok=True)
-    (tmp_path / "diff.mjs").write_text(with_plotly(DIFF_HARNESS).replace("DIFF_MODULE", (FRONTEND / "diff_lod.js").as_uri()),
+    (tmp_path / "diff.mjs").write_text(with_plotly(DIFF_HARNESS).replace("DIFF_MODULE", (FRONTEND / "diff/sides.js").as_uri()),
                                        encoding="utf-8")
     (tmp_path / "pair.json").write_text(to_json(plan_payload), encoding="utf-8")
     (tmp_path / "commands.json").write_text(json.dumps(commands))

@@ -211,7 +211,7 @@ def hex_to_rgb(color: str) -> str:
 SETTLED_JS = """
 async ([sel, after, timeout]) => {
   // quiet: for two animation frames in a row nothing under the element changed, its box stayed put, plotly
-  // is not in a transition and (with `after`) the label layer (labels.js) has been placed again since then
+  // is not in a transition and (with `after`) the label layer (panels/labels.js) has been placed again since then
   const gd = document.querySelector(sel);
   if (!gd) throw new Error('settled: nothing matches ' + sel);
   const count = () => Number(gd.dataset.labels || 0);
@@ -230,7 +230,7 @@ async ([sel, after, timeout]) => {
       changed = false;
       await frame();
       const now = box();
-      // data-stages: the app still has stages of a draw queued (util.js stages: the memory map after the graph)
+      // data-stages: the app still has stages of a draw queued (util/common.js stages: the memory map after the graph)
     const busy = changed || now !== was || (after !== null && count() <= after) || gd._transitioning ||
         (gd._promises && gd._promises.length > 0) || !!document.querySelector('[data-stages]');
       quiet = busy ? 0 : quiet + 1;
@@ -243,7 +243,7 @@ async ([sel, after, timeout]) => {
 
 
 def label_draws(page, selector: str) -> int:
-    """How many times the label layer of the graph ``selector`` placed its labels (labels.js counts them in
+    """How many times the label layer of the graph ``selector`` placed its labels (panels/labels.js counts them in
     ``data-labels``): read it before an action, pass it to ``settled`` to wait for the redraw it causes."""
     return page.evaluate("(sel) => { const g = document.querySelector(sel); return Number((g && g.dataset.labels) || 0) }",
                          selector)
@@ -309,7 +309,7 @@ def click_point(page, graph: str, point: dict, trace: int | None = None) -> None
 
 def follows_width(page, selector: str, timeout_ms: int = 60_000) -> None:
     """After the window or the box changed size: wait until the plotly figure ``selector`` took its box's width
-    (frame.js followWidth relayouts it on the next frame) and is done drawing."""
+    (shell/frame.js followWidth relayouts it on the next frame) and is done drawing."""
     page.wait_for_function("(sel) => { const g = document.querySelector(sel); return g && g._fullLayout &&"
                            " g.clientWidth > 0 && Math.abs(g._fullLayout.width - g.clientWidth) < 4 }",
                            arg=selector, timeout=timeout_ms)

@@ -1,6 +1,6 @@
-"""A plan's whole dataflow graph laid out by the browser's layout (``explorer/frontend/layout.js``, under node):
+"""A plan's whole dataflow graph laid out by the browser's layout (``explorer/frontend/layout/layout.js``, under node):
 the graphs the layout tests and ``bench/bench_layout.py`` measure. The app lays out what it draws from the
-payload's tables (``lod_base.js`` folds them); this module makes the unfolded graph of a plan the same way for
+payload's tables (``lod/base.js`` folds them); this module makes the unfolded graph of a plan the same way for
 tests, so the layout's properties are checked on real exports and on graphs built to stress it.
 
 :func:`graph_of` makes the graph: nodes in run order (plan inputs; then per instruction the tensors it
@@ -12,7 +12,7 @@ main dataflow 4, so the ranking keeps the dataflow short and straight; a source 
 its first reader, never in a top row. Each node carries its device as a key, so a device's run stays
 together where the order allows.
 
-:func:`layout` lays that graph out with ``layout.js`` (the network-simplex layering of graphviz ``dot``) and
+:func:`layout` lays that graph out with ``layout/layout.js`` (the network-simplex layering of graphviz ``dot``) and
 returns a :class:`~explorer.analysis.types.Layout` with every edge's polyline through the layers it passes. Only tensors are
 nodes; scalars and lists are left out (lists are looked through to their items, as in :mod:`.graph`).
 docs/layout.md has the measurements against ``dot``.
@@ -110,12 +110,12 @@ process.stdout.write(JSON.stringify(graphs.map((g) => {
 
 
 def run_layout_js(graphs: list[LayoutGraph]) -> list[dict]:
-    """``layered(...)`` of ``layout.js`` on each graph, in one node process: ``{rank, order, x, paths}`` each."""
+    """``layered(...)`` of ``layout/layout.js`` on each graph, in one node process: ``{rank, order, x, paths}`` each."""
     node = shutil.which("node")
     assert node, "node is needed (CI installs it)"
     with tempfile.TemporaryDirectory() as tmp:
         script, data = Path(tmp) / "run.mjs", Path(tmp) / "graphs.json"
-        script.write_text(_RUN_JS.replace("LAYOUT", (Path(frontend.__file__).parent / "layout.js").as_uri()))
+        script.write_text(_RUN_JS.replace("LAYOUT", (Path(frontend.__file__).parent / "layout/layout.js").as_uri()))
         data.write_text(json.dumps([{"count": len(g.nodes), "src": g.src, "dst": g.dst, "weight": g.weight,
                                      "key": g.key} for g in graphs]))
         done = subprocess.run([node, str(script), str(data)], capture_output=True, text=True, timeout=600)
@@ -124,7 +124,7 @@ def run_layout_js(graphs: list[LayoutGraph]) -> list[dict]:
 
 
 def layout(plan: Plan, flow: Dataflow | None = None) -> Layout:
-    """``layout.js``'s layout of ``plan``'s dataflow graph; nodes are ``("v", value)`` and ``("i", instruction)``,
+    """``layout/layout.js``'s layout of ``plan``'s dataflow graph; nodes are ``("v", value)`` and ``("i", instruction)``,
     listed layer by layer, left to right; ``paths`` holds each edge's polyline."""
     g = graph_of(plan, flow)
     lay = run_layout_js([g])[0]

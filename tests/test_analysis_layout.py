@@ -1,4 +1,4 @@
-"""The browser's layered layout (``explorer/frontend/layout.js``: network simplex, as dot), run under node on
+"""The browser's layered layout (``explorer/frontend/layout/layout.js``: network simplex, as dot), run under node on
 real exports' and built graphs: ranks respect edges, sources sit just above their reader, distinct
 coordinates, polylines through the layers, crossing reduction, straight chains."""
 

@@ -1,4 +1,4 @@
-"""A binned memory lane in Chromium (explorer/frontend/cells.js): the cells are one image per lane, not an
+"""A binned memory lane in Chromium (explorer/frontend/panels/cells.js): the cells are one image per lane, not an
 SVG bar each; what the image shows is what the cells say; the pointer finds a cell by a hit test, and a
 named block drawn over the cells keeps its own hover and click.
 

@@ -56,11 +56,11 @@ POINTS_JS = """
 """
 
 
-# the change rings drawn over a graph (overlay.js marks): centre (page coordinates) and stroke colour
+# the change rings drawn over a graph (panels/rings.js marks): centre (page coordinates) and stroke colour
 MARKS_JS = """(sel) => Array.from(document.querySelectorAll(sel + ' .dx-overlay .dx-mark')).map(r => {
   const b = r.getBoundingClientRect(); return {x: b.x + b.width / 2, y: b.y + b.height / 2, stroke: r.getAttribute('stroke')} })"""
 
-# labels (labels.js) whose box reaches into a change ring (overlay.js marks) drawn around another point or its own
+# labels (panels/labels.js) whose box reaches into a change ring (panels/rings.js marks) drawn around another point or its own
 LABELS_UNDER_RINGS_JS = """(sel) => {
   const gd = document.querySelector(sel), out = [];
   const rings = Array.from(gd.querySelectorAll('.dx-overlay .dx-mark')).map(r => r.getBoundingClientRect());
@@ -75,7 +75,7 @@ LABELS_UNDER_RINGS_JS = """(sel) => {
   return out;
 }"""
 
-# centres of the selection rings drawn over a graph (explorer/frontend/overlay.js), page coordinates
+# centres of the selection rings drawn over a graph (explorer/frontend/panels/rings.js), page coordinates
 RINGS_JS = """(sel) => Array.from(document.querySelectorAll(sel + ' .dx-overlay .dx-ring'))
   .map(r => { const b = r.getBoundingClientRect(); return [b.x + b.width / 2, b.y + b.height / 2] })"""
 
@@ -327,7 +327,7 @@ def test_big_diff_memory_lanes_mark_the_changes(tmp_path, big):
         page.route("**/*", lambda r: r.abort() if not r.request.url.startswith("file:") else r.continue_())
         page.goto(report.as_uri())
         _overviews_drawn(page, "", big["T"])
-        # a binned cell holding changed tensors says so under the mouse (cells.js): find one, point at it
+        # a binned cell holding changed tensors says so under the mouse (panels/cells.js): find one, point at it
         page.locator(".dx-memory-b").scroll_into_view_if_needed()
         settled(page, ".dx-memory-b")
         cell = page.evaluate(FLAGGED_CELL)

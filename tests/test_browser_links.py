@@ -97,7 +97,7 @@ def test_a_report_of_another_payload_version_says_so(tmp_path):
 
 
 def test_keys_search_clear_and_step_plans_in_a_report_and_a_diff(tmp_path):
-    """The frame's keyboard (keys.js), the same in the one-program report and the diff report: "/" focuses the search
+    """The frame's keyboard (host/keys.js), the same in the one-program report and the diff report: "/" focuses the search
     box, Escape empties it and clears the selection (also a clicked one), "]" / "[" step through the plans."""
     from explorer.views.html.diff import write_diff_report
 

@@ -123,12 +123,12 @@ def explore(page, graph: str, memory: str, details: str, prefix: str, timings: d
     # zoom the memory map: its aggregated lane draws the tensors of the window
     page.locator(memory).scroll_into_view_if_needed()
     assert page.evaluate("(sel) => (document.querySelector(sel).layout.images || []).some(im => im.name === 'cells')",
-                         memory), "a binned lane (its cells drawn as an image, cells.js)"
+                         memory), "a binned lane (its cells drawn as an image, panels/cells.js)"
     zoom = page.locator(f"{memory} .modebar-btn[data-title='Zoom in']")
     started = time.monotonic()
     shows = ("(sel) => Array.from(document.querySelectorAll(sel + ' .annotation-text'))"
              ".some(a => a.textContent.startsWith('showing '))")
-    for _ in range(12):  # until tensors are at least 3 px wide: blocks (lod_memory.js), not bins
+    for _ in range(12):  # until tensors are at least 3 px wide: blocks (lod/memory.js), not bins
         zoom.click()
         settled(page, memory)  # the lanes redrawn for the new window
         if page.evaluate(shows, memory):

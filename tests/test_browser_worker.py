@@ -1,6 +1,6 @@
 """Layout off the main thread (issue 21), in the exported report in headless Chromium, on a moderate plan
 (a 2,500-value synthetic chain, ~4k graph nodes: its expanded folds have over a thousand units, so they are laid
-out in the worker, frontend/layout_worker.js): the layout runs in a Web Worker made from a Blob URL even from
+out in the worker, frontend/layout/worker.js): the layout runs in a Web Worker made from a Blob URL even from
 ``file://``, the page says it is laying out meanwhile, a second expand made before the first is laid out
 supersedes it (only the latest state is ever drawn), and a big fold draws only the nodes near the view, with the
 whole graph a double click away; and in JupyterLab (the widget's bundle loaded by anywidget) the same worker

@@ -1,5 +1,5 @@
 """The details panel is one renderer at every size (issue 21): the app's details of a tensor and of an
-instruction (``explorer/frontend/lod_panels.js``, from the payload's tables) say the same in a ~50-node plan
+instruction (``explorer/frontend/lod/details.js``, from the payload's tables) say the same in a ~50-node plan
 as in a 20k-node plan, and on real exports say what each kind of node needs (the one renderer: no other
 details exist).
 

@@ -64,7 +64,7 @@ def plan_data(widget) -> dict:
 
 
 def click(widget, side: str, kind: str, value: int) -> None:
-    """What a click on a graph point does in the page (explorer/frontend/diff.js): select it on its side,
+    """What a click on a graph point does in the page (explorer/frontend/diff/diff.js): select it on its side,
     its counterpart through the payload's pairing columns, and send the selection to the ``selected`` trait."""
     P = plan_data(widget)
     o = "b" if side == "a" else "a"
@@ -79,7 +79,7 @@ def click(widget, side: str, kind: str, value: int) -> None:
 
 
 def details(widget, js) -> str:
-    """The details panel for the current selection, as the page writes it (diff_lod.js)."""
+    """The details panel for the current selection, as the page writes it (diff/sides.js)."""
     sel = widget.selected
     if not sel:
         return widget_payload(widget)["empty"]
@@ -89,7 +89,7 @@ def details(widget, js) -> str:
 
 
 def ringed(widget, side: str, js) -> set[tuple[str, int, str]]:
-    """The rings the page draws over a side's graph (diff_lod.js markItems, drawn by overlay.js), as
+    """The rings the page draws over a side's graph (diff/sides.js markItems, drawn by panels/rings.js), as
     (node kind, id, colour) of the node each one circles."""
     drawn = js(widget, [{"op": "drawn"}])[0][side]
     at = {(round(x, 6), round(-y, 6)): tuple(nd) for nd, x, y in zip(drawn["nodes"], drawn["x"], drawn["y"])}
@@ -256,7 +256,7 @@ def test_report_is_self_contained_with_both_sides(tmp_path):
     assert text["a"][5] == text["b"][11]  # one details text per changed pair, found from either side
     assert data["mode"] == "diff" and data["nameA"] == "cpu_only.pte"
     for anchor in ('"dx-graph-a"', '"dx-graph-b"', '"dx-memory-a"', '"dx-details"', '"dx-req"'):
-        assert anchor in frontend.source("diff.js")
+        assert anchor in frontend.source("diff/diff.js")
     # --json stays pure JSON when --html is asked for too
     out = io.StringIO()
     assert main(["diff", str(PAIRS / REAL[1][0]), str(PAIRS / REAL[1][1]), "--json", "--html",

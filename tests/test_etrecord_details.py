@@ -1,5 +1,5 @@
 """An ETRecord's context drawn by the app (docs/etrecord.md "Where it shows"): on the real exports of
-tests/fixtures/etrecord/, the level-of-detail modules (explorer/frontend/lod*.js) run under Node on the payload
+tests/fixtures/etrecord/, the level-of-detail modules (explorer/frontend/lod/*.js) run under Node on the payload
 ``app_payload`` sends, and every instruction executorch's ETRecord maps is described as the Python join
 (``program.etrecord``) describes it: module breadcrumb, source line, stack, the nodes before lowering and, for a
 delegate call, every node it holds; a tensor names its writer's module and line; the op's hover carries a
@@ -57,7 +57,7 @@ if (input.diff) {  // the diff's own path: diffLod runs a lodPlan per side
   process.exit(0);
 }
 const P = input.plan;
-const FIG = planFigures(P.lod);  // the skeletons the app draws first (app.js)
+const FIG = planFigures(P.lod);  // the skeletons the app draws first (app/app.js)
 const graph = {data: clone(FIG.graph.data), layout: clone(FIG.graph.layout)};
 const memory = {data: clone(FIG.memory.data), layout: clone(FIG.memory.layout)};
 const host = {graph, memory, state: {values: [], instructions: []}, config: {}, shown: () => ({}), html: () => {},
@@ -78,7 +78,7 @@ process.stdout.write(JSON.stringify({
 def run(tmp_path: Path, plan: dict, *, values=(), queries=(), diff=False) -> dict:
     assert NODE, "node is needed for the app's tests (CI installs it)"
     code = with_plotly(HARNESS)
-    for key, name in (("LOD", "lod.js"), ("SEARCH", "search.js"), ("DIFF", "diff_lod.js"), ("FIGURES", "figures.js")):
+    for key, name in (("LOD", "lod/plan.js"), ("SEARCH", "shell/search.js"), ("DIFF", "diff/sides.js"), ("FIGURES", "lod/figures.js")):
         code = code.replace(f'"{key}"', json.dumps((FRONTEND / name).as_uri()))
     (tmp_path / "h.mjs").write_text(code, encoding="utf-8")
     (tmp_path / "in.json").write_text(to_json({"plan": plan, "diff": diff, "values": list(values), "queries": list(queries)}),

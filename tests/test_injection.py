@@ -260,8 +260,8 @@ def check_payload(data: dict, tmp_path) -> None:
         for text in [p["summary"], *L["tensors"]["label"], *(t for row in L["ops"]["opTable"] for t in row[:2]),
                      *L["groups"]["label"], *(line for st in L["ops"]["stacks"] for line in st),
                      *(d[key] for d in L["delegates"] for key in ("id", "location"))]:
-            check_plain(text)  # the app escapes them where it shows them (util.js esc / ptext)
-        assert "graph" not in p and "memory" not in p, "no figure from Python: the app builds them (figures.js)"
+            check_plain(text)  # the app escapes them where it shows them (util/common.js esc / ptext)
+        assert "graph" not in p and "memory" not in p, "no figure from Python: the app builds them (lod/figures.js)"
         tensors, m = list(L["tensors"]["index"]), L["m"]
         out = run_payload_js(tmp_path / f"plan{k}", p, [  # every tensor's and every instruction's details
             {"op": "noop", "figures": j == 0, "detail": tensors[j % len(tensors)], "instr": j % m}
@@ -281,7 +281,7 @@ def check_payload(data: dict, tmp_path) -> None:
 
 
 def test_figures_built_in_the_browser_escape_every_name_they_show(program, tmp_path):
-    """The skeletons the app builds from the tables (frontend/figures.js: legends, lane titles, the note past an
+    """The skeletons the app builds from the tables (frontend/lod/figures.js: legends, lane titles, the note past an
     arena's end) show device names; a device name is text from the payload like any other, so even a hostile one
     (a payload not made by our reader) is escaped for plotly there, and the lanes' blocks name hostile tensors
     escaped too."""
@@ -470,7 +470,7 @@ def test_hostile_report_in_chromium(program, tmp_path, browser_ready):
         assert page.locator(".dx-plan option").all_inner_texts() == [visible(n) for n in PLAN_NAMES]
         summary = page.locator(".dx-summary").inner_text()
         assert IMG in summary and visible(BIDI) in summary
-        # node labels drawn in the graph (frontend/labels.js): literal text
+        # node labels drawn in the graph (frontend/panels/labels.js): literal text
         labels = page.evaluate("() => Array.from(document.querySelectorAll('.dx-graph .dx-labels text'))"
                                ".map(t => t.textContent)")
         assert any("img src=x" in t for t in labels) and any("\\u202e" in t for t in labels), labels

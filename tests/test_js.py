@@ -37,7 +37,7 @@ def test_bundles_are_valid_modules(tmp_path):
 
 
 def test_python_packed_payload_decodes_in_node_as_unpack_reads_it(tmp_path):
-    """explorer.views.payload.embed.pack -> the page's decodePayload (model.js) gives what embed.unpack gives: the big
+    """explorer.views.payload.embed.pack -> the page's decodePayload (host/model.js) gives what embed.unpack gives: the big
     integer columns (int32, and float64 past int32) back in place, short ones and strings as JSON."""
     import json
 
@@ -53,7 +53,7 @@ def test_python_packed_payload_decodes_in_node_as_unpack_reads_it(tmp_path):
     (tmp_path / "p.bin").write_bytes(packed)
     script = tmp_path / "decode.mjs"
     script.write_text(f"""import fs from "node:fs";
-import {{decodePayload}} from {json.dumps((Path(frontend.__file__).parent / "model.js").as_uri())};
+import {{decodePayload}} from {json.dumps((Path(frontend.__file__).parent / "host/model.js").as_uri())};
 const out = await decodePayload(new Uint8Array(fs.readFileSync(process.argv[2])));
 process.stdout.write(JSON.stringify(out));""", encoding="utf-8")
     node = shutil.which("node")
@@ -66,7 +66,7 @@ process.stdout.write(JSON.stringify(out));""", encoding="utf-8")
 
 
 def test_payload_version_is_one_number_on_both_ends():
-    """The packed payload carries its contract's version ("$v"); Python's reader and model.js agree on the number,
+    """The packed payload carries its contract's version ("$v"); Python's reader and host/model.js agree on the number,
     and a payload of another version is refused by both (never misread)."""
     import gzip
     import re
@@ -75,7 +75,7 @@ def test_payload_version_is_one_number_on_both_ends():
 
     from explorer.views.payload.embed import MAGIC, PAYLOAD_VERSION, PayloadVersionError, pack, unpack
 
-    js = (Path(frontend.__file__).parent / "model.js").read_text(encoding="utf-8")
+    js = (Path(frontend.__file__).parent / "host/model.js").read_text(encoding="utf-8")
     assert re.search(r"export const PAYLOAD_VERSION = (\d+);", js).group(1) == str(PAYLOAD_VERSION)
     assert unpack(pack({"a": 1})) == {"a": 1}
     text = b'{"a":1,"$v":%d}' % (PAYLOAD_VERSION + 1)
@@ -91,6 +91,8 @@ def test_modules_declare_with_const_and_let():
     from explorer import frontend
 
     folder = Path(frontend.__file__).parent
-    found = [f"{p.name}:{k}" for p in sorted(folder.glob("*.js"))
+    files = [p for p in sorted(folder.rglob("*.js")) if "vendor" not in p.parts]
+    assert len(files) > 30
+    found = [f"{p.relative_to(folder)}:{k}" for p in files
              for k, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if re.search(r"\bvar\s", line)]
     assert not found, found

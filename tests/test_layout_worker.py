@@ -1,8 +1,8 @@
 """The layout worker's script as the bundle ships it (explorer/frontend/__init__.py ``_ship``,
-frontend/layout_worker.js): layout.js is bundled once, as a named function whose own text the page hands the
+frontend/layout/worker.js): layout/layout.js is bundled once, as a named function whose own text the page hands the
 worker (no copy of it in the bundle), and that text runs as a classic worker script: under node, the bundle's
-layout.js section and layout_worker's ``LAYOUT`` line are run as the page runs them, then the script it gives
-is run in a fresh context with only a worker-like ``self``, where it answers a job with what layout.js computes.
+layout/layout.js section and layout/worker.js's ``LAYOUT`` line are run as the page runs them, then the script it gives
+is run in a fresh context with only a worker-like ``self``, where it answers a job with what layout/layout.js computes.
 (That the page really runs it in a Web Worker is tests/test_browser_worker.py.)"""
 
 from __future__ import annotations
@@ -22,13 +22,13 @@ FRONTEND = Path(frontend.__file__).parent
 @pytest.mark.parametrize("entry", ["widget", "page"])
 def test_the_bundle_holds_layout_js_once_and_ships_its_function(entry):
     text = frontend.bundle(entry)
-    assert text.count("function __dx_src_layout() {") == 1
-    assert text.count("function networkSimplex(") == 1, "layout.js's code is in the bundle once"
+    assert text.count("function __dx_src_layout_layout() {") == 1
+    assert text.count("function networkSimplex(") == 1, "layout/layout.js's code is in the bundle once"
     line = next(ln for ln in text.splitlines() if ln.startswith("const LAYOUT = "))
-    assert line == ('const LAYOUT = {source: "const __dx_layout = (" + __dx_src_layout + ")();\\n", '
-                    'scope: "__dx_layout"};')
+    assert line == ('const LAYOUT = {source: "const __dx_layout_layout = (" + __dx_src_layout_layout + ")();\\n", '
+                    'scope: "__dx_layout_layout"};')
     # every other module keeps its plain scope
-    assert "const __dx_util = (() => {" in text and "function __dx_src_util" not in text
+    assert "const __dx_util_common = (() => {" in text and "function __dx_src_util_common" not in text
 
 
 def test_the_shipped_script_runs_as_a_worker(tmp_path):
@@ -38,11 +38,11 @@ def test_the_shipped_script_runs_as_a_worker(tmp_path):
     script = tmp_path / "run.mjs"
     script.write_text(f"""import fs from "node:fs";
 import vm from "node:vm";
-import {{serve}} from {json.dumps((FRONTEND / "layout_worker.js").as_uri())};
-import {{layered}} from {json.dumps((FRONTEND / "layout.js").as_uri())};
+import {{serve}} from {json.dumps((FRONTEND / "layout/worker.js").as_uri())};
+import {{layered}} from {json.dumps((FRONTEND / "layout/layout.js").as_uri())};
 const bundle = fs.readFileSync(process.argv[2], "utf8");
-// layout.js as the bundle holds it, and layout_worker's LAYOUT line, run as the page runs them
-const start = bundle.indexOf("// ---- layout.js\\n"), end = bundle.indexOf("\\n// ---- ", start + 1);
+// layout/layout.js as the bundle holds it, and layout/worker.js's LAYOUT line, run as the page runs them
+const start = bundle.indexOf("// ---- layout/layout.js\\n"), end = bundle.indexOf("\\n// ---- ", start + 1);
 const line = bundle.split("\\n").find((l) => l.startsWith("const LAYOUT = "));
 const page = {{}};
 vm.runInNewContext(bundle.slice(start, end) + "\\n" + line + "\\nthis.LAYOUT = LAYOUT;", page);
@@ -54,10 +54,10 @@ self.onmessage({{data: job}});
 const want = layered(job.count, job.src, job.dst, {{weight: job.weight, key: job.key}});
 process.stdout.write(JSON.stringify({{n: posted.length, id: posted[0].id, rank: Array.from(posted[0].rank),
   x: Array.from(posted[0].x), want: [Array.from(want.rank), Array.from(want.x)],
-  source: page.LAYOUT.source.slice(0, 60)}}));""", encoding="utf-8")
+  source: page.LAYOUT.source.slice(0, 80)}}));""", encoding="utf-8")
     done = subprocess.run([node, str(script), str(tmp_path / "bundle.js")], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads(done.stdout)
-    assert out["source"].startswith("const __dx_layout = (function __dx_src_layout() {")
+    assert out["source"].startswith("const __dx_layout_layout = (function __dx_src_layout_layout() {")
     assert out["n"] == 1 and out["id"] == 3
     assert [out["rank"], out["x"]] == out["want"]

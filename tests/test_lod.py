@@ -316,7 +316,7 @@ def test_report_of_a_big_plan_stores_tables_not_html(tmp_path):
     lod = plan["lod"]
     assert len(lod["tensors"]["index"]) == 9_998 and len(lod["ops"]["kind"]) == 6_997
     assert sum(len(c) for c in [lod["groups"]["start"]]) == len(lod["groups"]["label"])
-    assert "graph" not in plan and "memory" not in plan, "no figure: the app builds them from the tables (figures.js)"
+    assert "graph" not in plan and "memory" not in plan, "no figure: the app builds them from the tables (lod/figures.js)"
     assert len(lod["arenas"][0]["rows"]) == 5_000
     record("python_10k_report", {"build_s": round(took, 3), "html_mb": round(len(html.encode()) / 1e6, 2)})
     assert len(html.encode()) < 12_000_000
@@ -338,7 +338,7 @@ def test_stack_traces_scope_groups_when_nothing_is_named():
 
 def test_a_short_plans_lanes_have_no_half_step_ticks(tmp_path):
     """Ticks print as integers ("d"): on a 5-instruction plan sixteen auto ticks fall on half steps and print
-    as 0 0 1 1 2 2 ... (seen in a screenshot); at most one tick per instruction (frontend/figures.js)."""
+    as 0 0 1 1 2 2 ... (seen in a screenshot); at most one tick per instruction (frontend/lod/figures.js)."""
     from app_js import drawn
 
     from explorer import load

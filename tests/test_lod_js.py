@@ -1,4 +1,4 @@
-"""The app's level-of-detail modules (explorer/frontend/lod*.js) run by Node against a stand-in Plotly:
+"""The app's level-of-detail modules (explorer/frontend/lod/*.js) run by Node against a stand-in Plotly:
 every function runs (no reference errors); the app folds every instruction and tensor exactly once,
 draws a big plan's first state itself, and bins memory lanes exactly. Node is required (CI installs it); tests/test_browser_scale.py runs the same
 modules in Chromium."""
@@ -107,7 +107,7 @@ def test_fully_expanded_fold_is_the_full_graph(tmp_path):
 
 
 def test_the_first_state_is_drawn_by_the_app(tmp_path):
-    """Python sends tables, no figure; the app builds the skeletons (figures.js), draws the overview and the lanes."""
+    """Python sends tables, no figure; the app builds the skeletons (lod/figures.js), draws the overview and the lanes."""
     program = synthetic(10_000)
     view = plan_view(program.plans[0], program)
     payload = plan_entry(view, [], [])

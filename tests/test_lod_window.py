@@ -1,4 +1,4 @@
-"""A big fold drawn near the view (frontend/lod_graph.js ``regionOf``), under node with a stand-in plot area
+"""A big fold drawn near the view (frontend/lod/views.js ``regionOf``, drawn by lod/graph.js), under node with a stand-in plot area
 (app_js ``testPlot``): an expanded view of a ~4k-node plan draws only the markers in and near the view, says so
 in its status line, and an overlay picked colours them on a scale that spans the whole fold — the same colour
 for the same op as when every node is drawn, whatever part is in view."""

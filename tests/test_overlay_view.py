@@ -1,4 +1,4 @@
-"""Overlays as the app draws them (explorer/frontend/overlay_view.js over lod_graph.js's traces), under node with
+"""Overlays as the app draws them (explorer/frontend/overlay/view.js over lod/graph.js's traces), under node with
 the stand-in Plotly of ``app_js``: every drawn op, tensor and folded group is coloured by the overlay's number (a
 folded group by its rule, checked against brute force over the group tree), the hover gets one line and the details
 one row, and the colours are made again at every draw (expand, collapse). The payloads are the widget's own:

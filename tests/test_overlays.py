@@ -276,15 +276,15 @@ def test_payload_columns_are_aligned_with_the_plan_and_its_groups():
 
 
 def test_the_apps_default_scale_is_pythons_viridis():
-    text = frontend.source("overlay_data.js")
+    text = frontend.source("overlay/data.js")
     stops = re.search(r"export const VIRIDIS = \[([^\]]*)\]", text).group(1)
     assert re.findall(r'"(#[0-9A-F]{6})"', stops) == [c for _, c in SCALES["viridis"]]
     for entry in ("page.js", "index.js"):  # the report and the widget both ship the overlay modules
-        assert {"overlay_data.js", "overlay_view.js"} <= set(frontend.modules(entry))
+        assert {"overlay/data.js", "overlay/view.js"} <= set(frontend.modules(entry))
 
 
 def test_the_app_reads_the_python_payload_as_documented(tmp_path):
-    """Python's payload through pack/unpack, read by overlay_data.js under node: hover lines and colours."""
+    """Python's payload through pack/unpack, read by overlay/data.js under node: hover lines and colours."""
     node = shutil.which("node")
     assert node
     ex = Explorer(llm_program(2), profile=None)
@@ -292,7 +292,7 @@ def test_the_app_reads_the_python_payload_as_documented(tmp_path):
     data = unpack(ex._overlay_data)
     path = tmp_path / "data.json"
     path.write_text(json.dumps(data))
-    module = (Path(frontend.__file__).parent / "overlay_data.js").as_uri()
+    module = (Path(frontend.__file__).parent / "overlay/data.js").as_uri()
     script = tmp_path / "read.mjs"
     script.write_text(f"""import {{findOverlay, hoverLine, nodeColors, legendModel}} from {json.dumps(module)};
 import {{readFileSync}} from "node:fs";

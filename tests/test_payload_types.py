@@ -1,4 +1,4 @@
-"""The payload's Python writers and its TypeScript declaration (explorer/frontend/payload.d.ts) agree.
+"""The payload's Python writers and its TypeScript declaration (explorer/frontend/types/payload.d.ts) agree.
 
 On real exports (tests/fixtures: a device program, an XNNPACK program and a two-method program with their run
 profiles, an ETRecord-joined program, the overlay report (built-in overlays), a .ptd data file, a placement diff
@@ -65,7 +65,7 @@ def _with_overlays(pte: Path, etdump: Path) -> dict:
 
 
 def _as_received(payload: dict) -> dict:
-    """The payload as the app reads it: packed (binary columns lifted out) and unpacked, as model.js does."""
+    """The payload as the app reads it: packed (binary columns lifted out) and unpacked, as host/model.js does."""
     return unpack(pack(payload))
 
 

@@ -51,7 +51,7 @@ def test_self_contained_with_plotly_inlined_once(sample_html):
     assert sample_html.count(plotly_js[:200]) == 1 and plotly_js[-200:] in sample_html
     assert "plotly.js (basic - minified) v4.1.1" in sample_html, "the vendored partial bundle, not all of plotly.js"
     # as the bundle ships it: without its JSDoc (frontend.strip_comments)
-    assert sample_html.count(frontend.strip_comments(frontend.source("app.js"))[-300:]) == 1, "the app's modules, inlined once"
+    assert sample_html.count(frontend.strip_comments(frontend.source("app/app.js"))[-300:]) == 1, "the app's modules, inlined once"
     assert "require.js" not in sample_html and "cdn.plot.ly" not in sample_html.replace(plotly_js, "")
     assert sample_html.startswith("<!DOCTYPE html>") and '<meta charset="utf-8">' in sample_html
 
@@ -62,7 +62,7 @@ def test_report_has_the_same_panels(sample_html, tmp_path):
     data = payload(sample_html)
     (plan,) = data["plans"]
     assert plan["name"] == "forward" and data["plan"] == "forward"
-    assert "graph" not in plan and "memory" not in plan, "no figure in the page: the app builds them (figures.js)"
+    assert "graph" not in plan and "memory" not in plan, "no figure in the page: the app builds them (lod/figures.js)"
     drawn = run_payload_js(tmp_path, plan, [{"op": "noop", "figures": True}])[0]["figures"]
     graph, memory = drawn["graph"], drawn["memory"]
     assert graph["data"][data["trace"]["tensors"]]["name"] == "tensors"
@@ -74,9 +74,9 @@ def test_report_has_the_same_panels(sample_html, tmp_path):
     assert lod["m"] == len(program.plans[0].instructions) and "details" not in plan
     assert [d for d, _ in plan["devices"]] == ["cpu", "cuda:0"]
     for anchor in ('"dx-graph"', '"dx-memory"', '"dx-details"', '"dx-findings"', '"dx-devices"', '"dx-totals"'):
-        assert anchor in frontend.source("app.js"), "the one-program mode draws every panel"
+        assert anchor in frontend.source("app/app.js"), "the one-program mode draws every panel"
     for anchor in ('"dx-plan"', '"dx-search"', '"dx-controls"'):  # the frame's controls: both modes get them
-        assert anchor in frontend.source("shell.js"), "the shell builds the controls row"
+        assert anchor in frontend.source("shell/shell.js"), "the shell builds the controls row"
     assert 'id="dx-app"' in sample_html
 
 

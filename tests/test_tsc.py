@@ -1,4 +1,4 @@
-"""The browser app type-checks: ``tsc --noEmit --checkJs`` over explorer/frontend/*.js (tests/js/jsconfig.json).
+"""The browser app type-checks: ``tsc --noEmit --checkJs`` over explorer/frontend/**/*.js (tests/js/jsconfig.json).
 
 typescript is a dev-time npm package pinned in tests/js/package.json; .ci/run installs it with
 ``npm install`` in tests/js. Missing, it is a failure, never a skip: an unchecked app is what this guards.
@@ -40,21 +40,23 @@ def test_the_check_is_strict(tmp_path):
 
 def test_type_check_covers_every_module():
     """The config names the shipped modules by a glob, so a new module is checked without an edit; and the
-    declarations of what the page provides (globals.d.ts) are part of it."""
+    declarations of what the page provides (types/globals.d.ts) are part of it."""
     import json
 
     from explorer import frontend
 
     config = json.loads((JS / "jsconfig.json").read_text())
-    assert "../../explorer/frontend/*.js" in config["include"]
+    assert "../../explorer/frontend/**/*.js" in config["include"]
+    assert config["exclude"] == ["../../explorer/frontend/vendor"], "only plotly.js, vendored, is left out"
     assert config["compilerOptions"]["checkJs"] is True
-    shipped = {p.name for p in Path(frontend.__file__).parent.glob("*.js")}
+    folder = Path(frontend.__file__).parent
+    shipped = {p.relative_to(folder).as_posix() for p in folder.rglob("*.js") if "vendor" not in p.parts}
     # every module is bundled (found from the entries' imports, frontend.modules), none left unused
     assert set(frontend.MODULES) | {"index.js", "page.js"} == shipped
-    assert (Path(frontend.__file__).parent / "globals.d.ts").exists()
+    assert (folder / "types/globals.d.ts").exists()
 
 
 def test_payload_declaration_is_checked():
     """The payload's and the apps' declarations are in the checked set (docs/frontend.md "Its types")."""
     frontend = JS.parent.parent / "explorer" / "frontend"
-    assert (frontend / "payload.d.ts").exists() and (frontend / "app_types.d.ts").exists()
+    assert (frontend / "types/payload.d.ts").exists() and (frontend / "types/app.d.ts").exists()

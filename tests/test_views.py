@@ -160,7 +160,7 @@ def test_text_from_the_file_is_escaped_in_every_figure(tmp_path):
 
 
 def test_overlays_start_empty_and_every_tensor_at_full_strength(tmp_path):
-    """Selection rings and edges are drawn over the figures (frontend/overlay.js), not in them."""
+    """Selection rings and edges are drawn over the figures (frontend/panels/rings.js), not in them."""
     graph, memory = drawn(tmp_path, view_of("device_add.pte"))
     assert not graph["data"][TRACE["hl_edges"]]["x"] and not graph["data"][TRACE["hl_nodes"]]["x"]
     assert set(graph["data"][TRACE["tensors"]]["marker"]["opacity"]) == {1}
@@ -190,7 +190,7 @@ def test_large_programs_draw_markers_only_and_without_webgl(tmp_path):
     tensors = graph["data"][TRACE["tensors"]]
     assert len(tensors["x"]) + len(graph["data"][TRACE["ops"]]["x"]) == view.overview.groups.nodes(0), \
         "opens with every group expanded"
-    # plotly draws no text: the labels ride along for the app's label layer (frontend/labels.js), which
+    # plotly draws no text: the labels ride along for the app's label layer (frontend/panels/labels.js), which
     # shows only those that fit at the zoom
     assert tensors["mode"] == graph["data"][TRACE["ops"]]["mode"] == "markers"
     assert len(tensors["text"]) == len(tensors["x"])
@@ -366,7 +366,7 @@ def test_high_water_tick_only_when_it_clears_the_arena_end(tmp_path):
 
 
 def test_reports_and_widgets_are_made_without_the_plotly_package(tmp_path):
-    """Python sends tables and the browser builds every figure (frontend/figures.js): making a report, a diff report
+    """Python sends tables and the browser builds every figure (frontend/lod/figures.js): making a report, a diff report
     and both widgets' payloads never imports the Python plotly package."""
     import subprocess
     import sys
@@ -392,7 +392,7 @@ print(sorted(m for m in sys.modules if m == "plotly" or m.startswith("plotly."))
 
 
 def test_the_graph_built_in_the_browser_has_its_traces_where_the_payload_says(tmp_path):
-    """figures.js builds the graph's traces in the order views/state/overview.py OVERVIEW_TRACE (sent as lod.trace) names;
+    """lod/figures.js builds the graph's traces in the order views/state/overview.py OVERVIEW_TRACE (sent as lod.trace) names;
     every module reads them by those indices."""
     graph, _ = drawn(tmp_path, view_of("device_mlp.pte"))
     names = {"edges": "same device", "tensors": "tensors", "ops": "ops", "hl_edges": "selected edges",

@@ -258,7 +258,7 @@ def test_widget_move_with_the_mouse_in_jupyterlab(tmp_path):
         assert page.locator("#w1 .dx-whatif").is_hidden()
         _run_cell(page, 1)
         _outputs_include(page, "moves: [] False")
-        # the frame's keys inside the output (keys.js): a press on the graph gives the widget the keys, "/" its
+        # the frame's keys inside the output (host/keys.js): a press on the graph gives the widget the keys, "/" its
         # search box, Escape clears; the notebook's own keys stay the notebook's elsewhere
         page.locator("#w1 .dx-graph").click(position={"x": 8, "y": 8})
         page.keyboard.press("/")

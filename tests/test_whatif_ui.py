@@ -4,7 +4,7 @@
   from Python and leaving ``moves`` as they were, the same sent from the page (``set_state``) kept out with its
   reason in ``whatif_error``; the payload switching to the diff of original vs predicted and back.
 * Every entry point writes the same what-if page: ``whatif -o``, ``show --move -o``, ``Explorer(moves=).save_html``.
-* The selector the page offers for a selection (``moves.js`` selectorOf, run in node on real payloads) names,
+* The selector the page offers for a selection (``shell/moves.js`` selectorOf, run in node on real payloads) names,
   by ``explorer.whatif.predict.select``, exactly what was selected — on real exports with delegates, copies,
   buffer write-backs and module groups; and a selection on the predicted side maps back through the origins.
 """
@@ -146,7 +146,7 @@ def test_whatif_block_carries_the_flags_as_cli_words_and_python_arguments():
     assert explorer.what_if(program, block["moves"], **kwargs).prediction == predicted.prediction
 
 
-# -- the selector of a selection (moves.js), checked against what_if's own selectors ------------------------------
+# -- the selector of a selection (shell/moves.js), checked against what_if's own selectors ------------------------------
 
 OFFERS_JS = """
 import fs from "node:fs";
@@ -177,7 +177,7 @@ def _offers(tmp_path: Path, payload: dict) -> list[dict]:
     assert node, "node is needed for the app's tests"
     (tmp_path / "p.json").write_text(json.dumps(unpack(pack(payload))), encoding="utf-8")
     script = tmp_path / "offers.mjs"
-    script.write_text(OFFERS_JS % json.dumps((Path(frontend.__file__).parent / "moves.js").as_uri()), encoding="utf-8")
+    script.write_text(OFFERS_JS % json.dumps((Path(frontend.__file__).parent / "shell/moves.js").as_uri()), encoding="utf-8")
     done = subprocess.run([node, str(script), str(tmp_path / "p.json")], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)

@@ -151,7 +151,7 @@ def test_device_filter_is_a_trait(ex):
 
 def test_search_rules_are_the_pages(ex):
     """The page searches with the rules of explorer.views.state.selection.search: %N any value, #N an instruction."""
-    rules = frontend.source("search.js")  # run under node in tests/js/search.test.js
+    rules = frontend.source("shell/search.js")  # run under node in tests/js/search.test.js
     assert "k < P.nValues" in rules and "k < P.nInstructions" in rules
     data = payload(ex)["plans"][0]
     assert data["nValues"] == len(ex.view.plan.values) and data["nInstructions"] == len(ex.view.plan.instructions)

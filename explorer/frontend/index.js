@@ -1,12 +1,12 @@
 // The notebook widget's front end (anywidget): the app over the widget's model. plotly.js comes from the
 // kernel once per page (a custom message answered with the vendored file as a binary buffer), not once per
 // widget; the payload is a gzip-compressed binary trait.
-import {mount} from "./mount.js";
-import {decodePayload} from "./model.js";
-import {bindKeys} from "./keys.js";
+import {mount} from "./app/mount.js";
+import {decodePayload} from "./host/model.js";
+import {bindKeys} from "./host/keys.js";
 
 /** plotly.js, once per page: from the kernel, or the page's own.
- * @param {import("./payload").WidgetModel} model @returns {Promise<any>} */
+ * @param {import("./types/payload").WidgetModel} model @returns {Promise<any>} */
 function ensurePlotly(model) {
   if (globalThis.Plotly) return Promise.resolve(globalThis.Plotly);
   if (!globalThis.__dxPlotly) {
@@ -72,8 +72,8 @@ function fitHost(el) {
 // what-if's diff, or the original again) drops the old app's handlers with its plots. `rename` maps the app's keys
 // to the widget's: the what-if diff keeps its selection in `_whatif_selected` (the widget's `selected` is a
 // selection of the original program).
-/** @param {import("./payload").WidgetModel} model @param {Record<string, string>} rename
- * @returns {import("./payload").WidgetModel & {dispose(): void}} */
+/** @param {import("./types/payload").WidgetModel} model @param {Record<string, string>} rename
+ * @returns {import("./types/payload").WidgetModel & {dispose(): void}} */
 function scopedModel(model, rename) {
   const key = (/** @type {string} */ k) => rename[k] || k;
   const event = (/** @type {string} */ e) => (e.startsWith("change:") ? "change:" + key(e.slice(7)) : e);
@@ -97,7 +97,7 @@ function purge(el) {
 
 /**
  * anywidget's entry: the app drawn in the widget's output, redrawn on a new payload; returns the clean-up.
- * @param {{model: import("./payload").WidgetModel, el: HTMLElement & {dxApp?: import("./app_types").MountedApp}}} ctx
+ * @param {{model: import("./types/payload").WidgetModel, el: HTMLElement & {dxApp?: import("./types/app").MountedApp}}} ctx
  * @returns {Promise<() => void>}
  */
 export async function render({model, el}) {
@@ -114,7 +114,7 @@ export async function render({model, el}) {
   let scope = null;
   let drawing = 0;
   // the payload -> a fresh app in `el`: the old one's plots purged and its model handlers dropped first
-  /** @param {Promise<import("./payload").Payload>} decoding */
+  /** @param {Promise<import("./types/payload").Payload>} decoding */
   async function draw(decoding) {
     const ticket = ++drawing;
     let data;
@@ -134,7 +134,7 @@ export async function render({model, el}) {
     el.textContent = "";
     scope = scopedModel(model, "mode" in data && data.mode === "diff" && data.whatif ? {selected: "_whatif_selected"} : {});
     const app = mount(el, scope, data);
-    if ("drawn" in app && app.drawn) await app.drawn();  // every stage of its first view drawn (app.js: one task each)
+    if ("drawn" in app && app.drawn) await app.drawn();  // every stage of its first view drawn (app/app.js: one task each)
     if (ticket !== drawing) return;  // a newer payload is drawn over it meanwhile
     el.dxApp = app;
     el.dataset.drawn = String(ticket);  // tests wait for a re-render by it
@@ -144,7 +144,7 @@ export async function render({model, el}) {
   await ensurePlotly(model);
   clearTimeout(timer);
   await draw(first);
-  const unbindKeys = bindKeys(el);  // the frame's keys (keys.js), while the focus is inside this output
+  const unbindKeys = bindKeys(el);  // the frame's keys (host/keys.js), while the focus is inside this output
   // a new payload (ex.moves changed: the what-if diff, or the original again) is drawn in the same output
   const onPayload = () => { draw(decodePayload(model.get("_payload"))); };
   model.on("change:_payload", onPayload);

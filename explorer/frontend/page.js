@@ -1,8 +1,8 @@
 // An exported report (one program or a diff): the app over the data embedded in the page (no kernel, no network).
-import {mount} from "./mount.js";
-import {decodePayload, localModel} from "./model.js";
-import {parseLink} from "./links.js";
-import {bindKeys, keysHint} from "./keys.js";
+import {mount} from "./app/mount.js";
+import {decodePayload, localModel} from "./host/model.js";
+import {parseLink} from "./host/links.js";
+import {bindKeys, keysHint} from "./host/keys.js";
 
 /** An exported report: the app over the page's embedded payload (`#dx-data`), drawn into `#dx-app`.
  * @returns {Promise<unknown>} the app (also `window.dxReport` / `window.dxDiff`) */
@@ -11,7 +11,7 @@ export async function startPage() {
   // the page's two elements (views/html/report.py writes both)
   const packed = String(/** @type {HTMLElement} */ (document.getElementById("dx-data")).textContent).trim();
   const el = /** @type {HTMLElement} */ (document.getElementById("dx-app"));
-  /** @type {import("./payload").Payload} */
+  /** @type {import("./types/payload").Payload} */
   let data;
   try {
     data = await decodePayload(packed);
@@ -42,15 +42,15 @@ export async function startPage() {
     hint.textContent = keysHint(shown.plans.length);
     el.appendChild(hint);
   }
-  if ("drawn" in app && app.drawn) await app.drawn();  // every stage of the first view drawn (app.js: one task each)
+  if ("drawn" in app && app.drawn) await app.drawn();  // every stage of the first view drawn (app/app.js: one task each)
   performance.mark("dx:drawn");
   document.body.dataset.ready = "1";
   return app;
 }
 
-// the address's hash selects (links.js: which plan, and the text the mode opens: app.openLink) and every selection
+// the address's hash selects (host/links.js: which plan, and the text the mode opens: app.openLink) and every selection
 // writes it back (app.hashOf; replaceState: no history entry per click)
-/** @param {import("./app_types").ShellApp} app @param {import("./payload").WidgetModel} model
+/** @param {import("./types/app").ShellApp} app @param {import("./types/payload").WidgetModel} model
  * @param {{plans: {name: string}[]}} data */
 function followLinks(app, model, data) {
   const names = data.plans.map((p) => p.name), first = names[0];
@@ -71,7 +71,7 @@ function followLinks(app, model, data) {
 }
 
 // the overlay picked -> "?overlay=NAME" in the address (none when it is the one the report opens with)
-/** @param {import("./payload").WidgetModel} model @param {string} opening */
+/** @param {import("./types/payload").WidgetModel} model @param {string} opening */
 function followOverlay(model, opening) {
   model.on("change:shown_overlay", () => {
     const name = model.get("shown_overlay") || "", url = new URL(window.location.href);

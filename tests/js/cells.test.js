@@ -1,7 +1,7 @@
-// A binned memory lane's cells (explorer/frontend/cells.js): exact coverage, hover points, pixels.
+// A binned memory lane's cells (explorer/frontend/panels/cells.js): exact coverage, hover points, pixels.
 import test from "node:test";
 import assert from "node:assert/strict";
-import {occupancy, cellAt, cellLines, cellPixels, cellImage} from "../../explorer/frontend/cells.js";
+import {occupancy, cellAt, cellLines, cellPixels, cellImage} from "../../explorer/frontend/panels/cells.js";
 
 // tensors as [x0, x1, y0, y1] (instructions, bytes), looked up by index
 const R = [[-0.5, 1.5, 0, 4], [0.5, 3.5, 2, 8], [2.5, 3.5, 6, 6]];

@@ -1,11 +1,11 @@
 // An ETRecord's context (plans[].context, explorer/views/payload/context.py) in the app: the details' rows of an
-// instruction and a tensor (lod_panels.js), the op's hover line (lod_base.js) and the search box (search.js).
+// instruction and a tensor (lod/details.js), the op's hover line (lod/base.js) and the search box (shell/search.js).
 import test from "node:test";
 import assert from "node:assert/strict";
-import {contextRows, producerRows, moduleCrumbs} from "../../explorer/frontend/lod_panels.js";
-import {contextHover} from "../../explorer/frontend/lod_base.js";
-import {search, contextMatches} from "../../explorer/frontend/search.js";
-import {sideContext} from "../../explorer/frontend/diff_lod.js";
+import {contextRows, producerRows, moduleCrumbs} from "../../explorer/frontend/lod/details.js";
+import {contextHover} from "../../explorer/frontend/lod/text.js";
+import {search, contextMatches} from "../../explorer/frontend/shell/search.js";
+import {sideContext} from "../../explorer/frontend/diff/sides.js";
 
 // 4 instructions: #0 permute + #1 addmm share one handle (both nodes), #2 relu, #3 a delegate holding 14 nodes
 // of model.layers.3 (its nodes: the evil module and 13 more); the model's root class is Net

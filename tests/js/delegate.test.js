@@ -1,8 +1,8 @@
-// Opening a delegate in place (explorer/frontend/delegate.js): where the inside goes, how the outer graph moves,
+// Opening a delegate in place (explorer/frontend/panels/delegate.js): where the inside goes, how the outer graph moves,
 // the traces drawn, and that every string from the file is escaped.
 import test from "node:test";
 import assert from "node:assert/strict";
-import {boxCaption, boxShape, innerDetails, insideLayout, insideTraces, movePoint, moveSegments} from "../../explorer/frontend/delegate.js";
+import {boxCaption, boxShape, innerDetails, insideLayout, insideTraces, movePoint, moveSegments} from "../../explorer/frontend/panels/delegate.js";
 
 // XNNPACK's conv delegate of tests/fixtures/companions/xnnpack_multi.pte, as explorer.views.payload.companions sends it
 const D = {instruction: 0, delegate: 0, backend: "XnnpackBackend", device: "cuda:0", color: "#E69F00",

@@ -1,8 +1,8 @@
-// A big pair's diff marks (explorer/frontend/diff_lod.js): the payload's columns as lookups, the changes each
+// A big pair's diff marks (explorer/frontend/diff/sides.js): the payload's columns as lookups, the changes each
 // group of the overview holds, and the rings / "Δn" badges over the nodes drawn.
 import test from "node:test";
 import assert from "node:assert/strict";
-import {counterpartGroup, diffIndex, groupChanges, markItems} from "../../explorer/frontend/diff_lod.js";
+import {counterpartGroup, diffIndex, groupChanges, markItems} from "../../explorer/frontend/diff/sides.js";
 
 // 6 instructions; groups: 0 = root [0, 6), 1 = [0, 3), 2 = [3, 6), 3 = [3, 4) (inside 2)
 const G = {start: [0, 0, 3, 3], stop: [6, 3, 6, 4]};

@@ -1,10 +1,10 @@
-// The figures' skeletons built in the browser from a plan's tables (explorer/frontend/figures.js): trace order,
+// The figures' skeletons built in the browser from a plan's tables (explorer/frontend/lod/figures.js): trace order,
 // legends, lanes (axes, titles, arena ends, the band past the end and its note), escaping, Python's rounding.
 // tests/test_views.py checks the same skeletons, filled, on real exports; tests/test_injection.py their escaping.
 import test from "node:test";
 import assert from "node:assert/strict";
-import {bytesText, fixed, graphFigure, laneAxes, laneTitle, memoryFigure, planFigures, presentDevices, TEMPLATE}
-  from "../../explorer/frontend/figures.js";
+import {graphFigure, laneAxes, laneTitle, memoryFigure, planFigures, presentDevices, TEMPLATE}
+  from "../../explorer/frontend/lod/figures.js";
 
 const STYLE = {
   op: {kernel: {label: "kernel", symbol: "square", size: 11}, delegate: {label: "delegate", symbol: "diamond", size: 15},
@@ -110,19 +110,6 @@ test("a plan without arenas: a note instead of lanes", () => {
   const fig = memoryFigure(/** @type {any} */ (plan({arenas: []})));
   assert.deepEqual(fig.data, []);
   assert.equal(fig.layout.annotations[0].text, "this plan has no memory-planned arenas");
-});
-
-test("sizes and shares round as Python's format does (a tie to even), not as toFixed (a tie up)", () => {
-  assert.equal(bytesText(1280), "1.2 KiB");  // 1.25: Python writes 1.2
-  assert.equal(bytesText(1331), "1.3 KiB");
-  assert.equal(bytesText(512), "512 B");
-  assert.equal(bytesText(3 * 2 ** 20), "3.0 MiB");
-  assert.equal(fixed(12.5, 0), "12");
-  assert.equal(fixed(13.5, 0), "14");
-  assert.equal(fixed(1.15, 1), "1.1", "1.15 is 1.1499... as a double: no tie");
-  assert.equal(fixed(1.35, 1), "1.4");
-  assert.equal(fixed(2.675, 2), "2.67");
-  assert.equal(fixed(0, 1), "0.0");
 });
 
 test("planFigures builds a plan's skeletons once", () => {

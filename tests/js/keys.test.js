@@ -1,7 +1,7 @@
-// The frame's keyboard (explorer/frontend/keys.js): which press is ours, and the plan a step lands on.
+// The frame's keyboard (explorer/frontend/host/keys.js): which press is ours, and the plan a step lands on.
 import test from "node:test";
 import assert from "node:assert/strict";
-import {keyAction, keysHint, stepPlan} from "../../explorer/frontend/keys.js";
+import {keyAction, keysHint, stepPlan} from "../../explorer/frontend/host/keys.js";
 
 test("a key is ours only without modifiers, and typed text stays the field's", () => {
   assert.equal(keyAction({key: "/"}, false), "search");

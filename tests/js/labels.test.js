@@ -1,8 +1,8 @@
-// Label placement (explorer/frontend/labels.js): no label box overlaps another or any marker, labels move to
+// Label placement (explorer/frontend/panels/labels.js): no label box overlaps another or any marker, labels move to
 // another side or shorten before they hide, and names stay text.
 import test from "node:test";
 import assert from "node:assert/strict";
-import {abbreviate, parseParts, placeLabels} from "../../explorer/frontend/labels.js";
+import {abbreviate, parseParts, placeLabels} from "../../explorer/frontend/panels/labels.js";
 
 const measure = (text, size) => text.length * size * 0.6;
 const hits = (a, b) => a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];

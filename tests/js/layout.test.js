@@ -1,8 +1,8 @@
-// The layered layout (explorer/frontend/layout.js): ranks respect edges, no two nodes share a place, edges run
+// The layered layout (explorer/frontend/layout/layout.js): ranks respect edges, no two nodes share a place, edges run
 // through one point per layer, deterministic, no crossings where a drawing without any exists.
 import test from "node:test";
 import assert from "node:assert/strict";
-import {layered} from "../../explorer/frontend/layout.js";
+import {layered} from "../../explorer/frontend/layout/layout.js";
 
 function check(count, src, dst, L) {
   for (let q = 0; q < src.length; q++) {

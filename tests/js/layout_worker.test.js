@@ -1,9 +1,9 @@
-// The layout worker's two ends (explorer/frontend/layout_worker.js): what serve() posts back, unflattened, is
-// layout.js's own answer; unbundled (no shipped layout.js text, no Worker) the runner lays out here, at once.
+// The layout worker's two ends (explorer/frontend/layout/worker.js): what serve() posts back, unflattened, is
+// layout/layout.js's own answer; unbundled (no shipped layout/layout.js text, no Worker) the runner lays out here, at once.
 import test from "node:test";
 import assert from "node:assert/strict";
-import {layered} from "../../explorer/frontend/layout.js";
-import {serve, unflatten, layoutRunner, layOut} from "../../explorer/frontend/layout_worker.js";
+import {layered} from "../../explorer/frontend/layout/layout.js";
+import {serve, unflatten, layoutRunner, layOut} from "../../explorer/frontend/layout/worker.js";
 
 // a small graph with a backward edge (reversed), a long edge (bends), a loop (no path) and two components
 const JOB = {count: 7, src: [0, 0, 1, 2, 3, 4, 5, 3], dst: [1, 2, 3, 3, 1, 4, 6, 0],
@@ -15,7 +15,7 @@ function fakeScope() {
   return scope;
 }
 
-test("serve answers a job with layout.js's ranks, x and polylines, flattened into transferable arrays", () => {
+test("serve answers a job with layout/layout.js's ranks, x and polylines, flattened into transferable arrays", () => {
   const scope = fakeScope();
   serve(scope, layered);
   scope.onmessage({data: Object.assign({id: 7}, JOB)});
@@ -25,7 +25,7 @@ test("serve answers a job with layout.js's ranks, x and polylines, flattened int
   assert.ok(d.flat instanceof Float64Array && d.starts instanceof Int32Array);
   assert.deepEqual(scope.transferred[0], [d.rank.buffer, d.x.buffer, d.flat.buffer, d.starts.buffer]);
   const got = unflatten(d);
-  // LayoutResult (layout_worker.js) promises typed arrays from either end: the worker's answer and layOut's
+  // LayoutResult (layout/worker.js) promises typed arrays from either end: the worker's answer and layOut's
   assert.ok(got.rank instanceof Int32Array && got.x instanceof Float64Array);
   const here = layOut(JOB);
   assert.ok(here.rank instanceof Int32Array && here.x instanceof Float64Array);
@@ -38,7 +38,7 @@ test("serve answers a job with layout.js's ranks, x and polylines, flattened int
 
 test("unbundled, the runner lays out on this thread and calls back before run returns", () => {
   const runner = layoutRunner();
-  assert.equal(runner.usable(), false);  // no shipped layout.js text, no Worker under node
+  assert.equal(runner.usable(), false);  // no shipped layout/layout.js text, no Worker under node
   let got = null;
   runner.run(JOB, (r) => { got = r; });
   assert.ok(got, "answered at once");

@@ -1,7 +1,7 @@
-// Links that select (explorer/frontend/links.js): the hash read into a plan and a search text, and written back.
+// Links that select (explorer/frontend/host/links.js): the hash read into a plan and a search text, and written back.
 import test from "node:test";
 import assert from "node:assert/strict";
-import {diffLinkOf, linkOf, parseLink, sideNode} from "../../explorer/frontend/links.js";
+import {diffLinkOf, linkOf, parseLink, sideNode} from "../../explorer/frontend/host/links.js";
 
 test("a hash names a value, an instruction, a plan's instruction or a search", () => {
   const plans = ["forward", "decode"];

@@ -2,7 +2,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import {gzipSync} from "node:zlib";
-import {PAYLOAD_VERSION, decodePayload, localModel} from "../../explorer/frontend/model.js";
+import {PAYLOAD_VERSION, decodePayload, localModel} from "../../explorer/frontend/host/model.js";
 
 test("the stand-in model has the widget model's get / set / on surface", () => {
   const m = localModel({plan: "forward", selected: null});

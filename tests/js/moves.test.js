@@ -1,10 +1,10 @@
-// What-if moves in the app (explorer/frontend/moves.js): the moves list, the commands written from it, the devices
+// What-if moves in the app (explorer/frontend/shell/moves.js): the moves list, the commands written from it, the devices
 // offered, and the selector a selection maps to (the Python side checks these selectors against
 // explorer.whatif.predict.select on real exports: tests/test_whatif_ui.py).
 import test from "node:test";
 import assert from "node:assert/strict";
 import {addMove, cliLine, deviceChoices, originsOf, parseMove, predictedSelectorOf, pythonCall, selectorOf, shellQuote,
-  undoMove, writerOf} from "../../explorer/frontend/moves.js";
+  undoMove, writerOf} from "../../explorer/frontend/shell/moves.js";
 
 test("parseMove splits at the last '=' as parse_moves does", () => {
   assert.deepEqual(parseMove("delegate:*=cuda:0"), ["delegate:*", "cuda:0"]);

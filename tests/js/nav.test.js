@@ -1,7 +1,7 @@
-// Navigation of a big graph (explorer/frontend/nav.js): the view it opens at, the minimap's maps.
+// Navigation of a big graph (explorer/frontend/panels/nav.js): the view it opens at, the minimap's maps.
 import test from "node:test";
 import assert from "node:assert/strict";
-import {centredOn, extent, mapFor, readableView, READABLE} from "../../explorer/frontend/nav.js";
+import {centredOn, extent, mapFor, readableView, READABLE} from "../../explorer/frontend/panels/nav.js";
 
 test("a graph that fits at a readable scale is shown whole", () => {
   const v = readableView({x0: 0, x1: 4, y0: -10, y1: 0}, {w: 800, h: 600});

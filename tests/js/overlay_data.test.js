@@ -1,11 +1,11 @@
-// Overlays (explorer/frontend/overlay_data.js): colours under a continuous scale and under thresholds, the domain
+// Overlays (explorer/frontend/overlay/data.js): colours under a continuous scale and under thresholds, the domain
 // of what is drawn, node ids of the level-of-detail graph, the hover/details text of instructions, tensors and
 // folded groups, and the legend model. The overlay objects have the shape explorer/views/payload/overlays.py writes.
 import test from "node:test";
 import assert from "node:assert/strict";
 import {colorOf, detailsRows, findOverlay, formatValue, hoverLine, isMissing, legendModel, nodeColors, nodeRef,
-        nodeValue, NO_DATA, overlayDomain, planOverlays, scaleColor, scalePosition, valueText, VIRIDIS} from "../../explorer/frontend/overlay_data.js";
-import {fmtTime} from "../../explorer/frontend/profile.js";
+        nodeValue, NO_DATA, overlayDomain, planOverlays, scaleColor, scalePosition, valueText, VIRIDIS} from "../../explorer/frontend/overlay/data.js";
+import {fmtTime} from "../../explorer/frontend/profile/profile.js";
 
 // 4 instructions, 3 values, 3 groups (0 = root, 1 = @0-@1, 2 = @2-@3 = module "layers.1")
 function overlay(extra) {

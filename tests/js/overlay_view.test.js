@@ -1,10 +1,10 @@
-// The overlay on the graph (explorer/frontend/overlay_view.js): lod_graph.js's traces recoloured (tensors, ops, folded
+// The overlay on the graph (explorer/frontend/overlay/view.js): lod/graph.js's traces recoloured (tensors, ops, folded
 // groups by their numbers, an op drawn larger), one hover line each, the legend and the details row as escaped HTML.
 // The overlay objects have the shape explorer/views/payload/overlays.py writes.
 import test from "node:test";
 import assert from "node:assert/strict";
-import {detailRow, drawnIds, legendHtml, paintTraces} from "../../explorer/frontend/overlay_view.js";
-import {NO_DATA, VIRIDIS} from "../../explorer/frontend/overlay_data.js";
+import {detailRow, drawnIds, legendHtml, paintTraces} from "../../explorer/frontend/overlay/view.js";
+import {NO_DATA, VIRIDIS} from "../../explorer/frontend/overlay/data.js";
 
 const T = {tensors: 0, ops: 1, groups: 2};
 // 4 instructions, 3 values, 3 groups (0 = root, 1 = @0-@1, 2 = @2-@3 = module "layers.1")
@@ -18,7 +18,7 @@ function overlay(extra) {
     range: [1, 10], groupRange: [5, 19], count: 4,
   }, extra || {});
 }
-function traces() {  // as lod_graph.js builds them: tensors 0 and 1 drawn, ops 0 and 1, group 2 folded
+function traces() {  // as lod/graph.js builds them: tensors 0 and 1 drawn, ops 0 and 1, group 2 folded
   return [{customdata: [0, 1], hovertext: ["t0", "t1"], "marker.color": ["#0969DA", "#0969DA"]},
           {customdata: [0, 1], hovertext: ["o0", "o1"], "marker.size": [10, 12]},
           {customdata: [2], hovertext: ["g2"], "marker.color": ["#0969DA"]}];

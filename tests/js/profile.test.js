@@ -1,10 +1,10 @@
-// Run profiles on the panels (explorer/frontend/profile.js): time text, size scale and legend ticks, the
+// Run profiles on the panels (explorer/frontend/profile/profile.js): time text, size scale and legend ticks, the
 // instruction -> time axis mapping of the memory map, the device time bar, per-run times of a selection,
 // and that names from a file are escaped in every piece of markup.
 import test from "node:test";
 import assert from "node:assert/strict";
 import {barHtml, barSegments, cumulative, detailsHtml, fmtTime, legendHtml, mapBars, niceTicks, selectionTimes,
-        sizeScale, SIZE_MAX, SIZE_MIN, timeTicks, toTime} from "../../explorer/frontend/profile.js";
+        sizeScale, SIZE_MAX, SIZE_MIN, timeTicks, toTime} from "../../explorer/frontend/profile/profile.js";
 
 const PROF = {
   file: "<b>run</b>.etdp", runs: 3, tickNs: 1, run: {median: 1000, min: 900, max: 1500, n: 3},

@@ -1,8 +1,8 @@
-// Two profiles on the diff view (explorer/frontend/profile_diff.js): bars on one time scale, signed changes,
+// Two profiles on the diff view (explorer/frontend/profile/diff.js): bars on one time scale, signed changes,
 // and the card's markup (names from the files escaped).
 import test from "node:test";
 import assert from "node:assert/strict";
-import {deltaText, diffCardHtml, runBars} from "../../explorer/frontend/profile_diff.js";
+import {deltaText, diffCardHtml, runBars} from "../../explorer/frontend/profile/diff.js";
 
 const prof = (run, devices) => ({runs: 5, tickNs: 1, run: {median: run}, median: [], n: [], devices});
 const A = prof(100, [{name: "cpu", color: "#0072B2", median: 40}, {name: "copies", color: "#57606A", median: 50}]);

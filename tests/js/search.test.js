@@ -1,7 +1,7 @@
 // The search box: the rules of explorer.views.state.selection.search (Python), so page and notebook agree.
 import test from "node:test";
 import assert from "node:assert/strict";
-import {search} from "../../explorer/frontend/search.js";
+import {search} from "../../explorer/frontend/shell/search.js";
 
 const P = {nValues: 10, nInstructions: 4,
            labels: {v: {1: "x", 3: "Linear.weight", 5: "x_cuda"}, i: ["aten::add.out", "et_copy::_h2d_copy.out", "aten::relu.out", "Backend"]}};

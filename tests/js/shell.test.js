@@ -1,10 +1,10 @@
-// The shell's sync (explorer/frontend/shell.js syncPlan): plan switching and the model's `plan` / `selected` both
-// ways, run over the page's model (model.js) with a recording view and stand-ins for the plan selector and search box.
+// The shell's sync (explorer/frontend/shell/shell.js syncPlan): plan switching and the model's `plan` / `selected` both
+// ways, run over the page's model (host/model.js) with a recording view and stand-ins for the plan selector and search box.
 import test from "node:test";
 import assert from "node:assert/strict";
-import {syncPlan} from "../../explorer/frontend/shell.js";
-import {localModel} from "../../explorer/frontend/model.js";
-import {publisher} from "../../explorer/frontend/frame.js";
+import {syncPlan} from "../../explorer/frontend/shell/shell.js";
+import {localModel} from "../../explorer/frontend/host/model.js";
+import {publisher} from "../../explorer/frontend/shell/frame.js";
 
 /** a control: its value and the listeners the shell put on it; fire() is what a user's pick / typing does */
 function control() {

@@ -1,7 +1,8 @@
-// Helpers every panel uses: escaping (text from a .pte file), formatting, payload arrays, batched updates.
+// Helpers every panel uses: escaping (text from a .pte file), shortening, payload arrays, batched updates
+// (numbers and bytes: format.test.js).
 import test from "node:test";
 import assert from "node:assert/strict";
-import {arr, batch, esc, fmtBytes, num, ptext, short, stages} from "../../explorer/frontend/util.js";
+import {arr, batch, esc, ptext, short, stages} from "../../explorer/frontend/util/common.js";
 
 test("escaping leaves no markup", () => {
   const hostile = "<img src=x onerror=alert(1)>&\"'";
@@ -10,14 +11,7 @@ test("escaping leaves no markup", () => {
   assert.equal(esc(42), "42");
 });
 
-test("bytes, numbers and shortened names read as in Python (explorer.views.words)", () => {
-  assert.equal(fmtBytes(0), "0 B");
-  assert.equal(fmtBytes(1023), "1023 B");
-  assert.equal(fmtBytes(1536), "1.5 KiB");
-  assert.equal(fmtBytes(3 * (1 << 20)), "3.0 MiB");
-  assert.equal(fmtBytes(-1), "?");
-  assert.equal(fmtBytes(null), "?");
-  assert.equal(num(1234567), "1,234,567");
+test("shortened names end in an ellipsis", () => {
   assert.equal(short("abcdef", 4), "abc\u2026");
   assert.equal(short("abc", 4), "abc");
 });

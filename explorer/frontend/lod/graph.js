@@ -1,0 +1,242 @@
+import {ptext} from "../util/common.js";
+import {countText} from "../util/format.js";
+import {centredOn} from "../panels/nav.js";
+import {layOut, layoutRunner} from "../layout/worker.js";
+import {currentFold} from "./base.js";
+import {fresh, planFigures} from "./figures.js";
+import {dropGroup, openGroup, revealGroups} from "./expand.js";
+import {boxes, focusView, homeView, nodesIn, plotSize, regionOf, spread, zoomedOut} from "./views.js";
+import {statusLines, tint, windowLine} from "./captions.js";
+import {graphTraces} from "./traces.js";
+import {followPans} from "./pans.js";
+import {ringSelection} from "./selection.js";
+
+// folds of this many units or more are laid out in the worker; smaller ones here (in a task of their own), where
+// they take a few ms, less than the worker's round trip (transformer3k: 357 units, ~30 ms of layout)
+export const WORKER_MIN = 200;
+// folds of more nodes than this draw only the nodes in and near the view (plotly's SVG costs ~0.1-0.3 ms a marker
+// with its hover, symbol and colour, and a redraw of thousands blocks the page for hundreds of ms); pan and zoom
+// draw the rest. A plan that opens whole (every group open: small enough to draw in one go) is drawn whole up to
+// WINDOW_MIN nodes, one that opens as an overview of its groups past OVERVIEW_WINDOW_MIN
+export const WINDOW_MIN = 1000, OVERVIEW_WINDOW_MIN = 300;
+// a region with more tensors and ops than this, zoomed out below half the readable scale, paints them as dots
+export const DRAW_MAX = 500;
+
+// A plan drawn at its level of detail (lod/plan.js), part 2: the graph. Expanding and collapsing groups in place
+// (lod/expand.js; the fold: lod/base.js; its layout in the worker: layout/worker.js), drawn near the view
+// (lod/views.js, lod/traces.js, lod/captions.js), following pans and zooms (lod/pans.js), the selection's rings
+// (lod/selection.js). It reads and changes the view state S (lod/base.js LodState) and calls what it needs of the
+// other parts through `uses`: a group's details when it is opened, the memory map's outlines with the graph's
+// selection.
+/** @typedef {import("./base.js").LodBase} LodBase */
+/** @typedef {import("./base.js").LodState} LodState */
+/** @typedef {ReturnType<typeof lodGraph>} LodGraph */
+/** @typedef {import("./views.js").View} View */
+/** A view computed once the plot area's size is known (lod/views.js plotSize). @typedef {(size: import("./views.js").Size) => View | null} ViewOf */
+
+/**
+ * One Plotly.react with the view's ranges in it (one redraw, not a react and then a relayout): every trace rebuilt
+ * for the nodes in and near that view (lod/views.js regionOf) from `baseData` (the skeleton lod/figures.js builds).
+ * view: the ranges, a function giving them once the figure's new height is known, or null (the view stays);
+ * reset: the home view.
+ * @param {LodBase} B @param {LodState} S @param {import("./base.js").LodHost} host @param {Record<string, any>[]} baseData
+ * @param {number} windowMin @param {View | ViewOf | null} view @param {boolean} [reset]
+ */
+function drawGraph(B, S, host, baseData, windowMin, view, reset) {
+  const gd = host.graph, data = /** @type {Record<string, any>[]} */ (fresh(baseData)), f = currentFold(B, S);
+  const height = Math.round(Math.min(720, Math.max(380, 22 * Math.min(spread(f).depth, B.L.limits.focus) + 110)));  // graph._layout
+  const ranges = reset ? homeView(B.G, f, plotSize(gd, height)) : typeof view === "function" ? view(plotSize(gd, height)) : view;
+  const lay = Object.assign({}, gd.layout);
+  if (ranges) {
+    lay.xaxis = Object.assign({}, lay.xaxis, {range: ranges["xaxis.range"].slice(), autorange: false});
+    lay.yaxis = Object.assign({}, lay.yaxis, {range: ranges["yaxis.range"].slice(), autorange: false});
+  }
+  const region = regionOf(f, windowMin, !!gd._fullLayout, lay.xaxis && lay.xaxis.range, lay.yaxis && lay.yaxis.range);
+  const coarse = !!region && zoomedOut(plotSize(gd, 0), lay.xaxis.range, lay.yaxis.range) && nodesIn(f, region) > DRAW_MAX;
+  const bx = boxes(B, f, S.expanded);
+  const host2 = {shown: host.shown(), paint: host.paint, size: () => plotSize(gd, 0)};
+  graphTraces(B, S, f, bx, region, coarse, host2).forEach((t, q) => { Object.keys(t).forEach((key) => { setPath(data[q], key, t[key]); }); });
+  S.region = region;
+  S.viewArea = region ? Math.abs((lay.xaxis.range[1] - lay.xaxis.range[0]) * (lay.yaxis.range[1] - lay.yaxis.range[0])) : 0;
+  // the layout's parts that change with the fold: the groups' boxes, the status line
+  lay.shapes = bx.map((b) => ({type: "rect", xref: "x", yref: "y", x0: b[1], x1: b[2], y0: b[3], y1: b[4], layer: "below",
+                               line: {color: tint(B, b[0], 0.55), width: 1, dash: "dot"}, fillcolor: tint(B, b[0], 0.06), name: "group " + b[0]}));
+  const note = statusLines(B, S, f).concat(windowLine(S, f)).map(ptext).join("<br>");
+  lay.images = ((gd.layout || {}).images || []).filter((/** @type {{name?: string}} */ im) => im.name !== "dots").concat(S.image ? [S.image] : []);
+  lay.height = height;
+  lay.annotations = (gd.layout.annotations || []).map((/** @type {object} */ a, /** @type {number} */ q) => q ? a : Object.assign({}, a, {text: note}));
+  Plotly.react(gd, data, lay, host.config);
+  S.draws++;
+}
+
+/** obj["a.b.c"] = value as obj.a.b.c @param {Record<string, any>} obj @param {string} dotted @param {unknown} value */
+function setPath(obj, dotted, value) {
+  const keys = dotted.split(".");
+  let o = obj;
+  for (let q = 0; q < keys.length - 1; q++) { if (!o[keys[q]] || typeof o[keys[q]] !== "object") o[keys[q]] = {}; o = o[keys[q]]; }
+  o[keys[keys.length - 1]] = value;
+}
+
+/**
+ * Every change of the expanded set ends in the function this returns, refresh(view, reset): fold it, lay it out,
+ * then `land` draws it at view(size) (or keeps the view: null; reset: the home view). A fold of WORKER_MIN units or
+ * more is laid out in the worker (layout/worker.js) and drawn when its answer comes, in a task of its own; meanwhile
+ * the figure drawn before stays (clicks on it still work, the fold is still it) and its status line says the layout
+ * is running. A change made meanwhile supersedes the running layout: only the latest state is ever drawn.
+ * @param {LodBase} B @param {LodState} S @param {PlotDiv} gd @param {ReturnType<typeof layoutRunner>} runner
+ * @param {(view: View | null, reset: boolean) => void} land @param {() => void} before called first (a pan's redraw of the fold before is not needed now)
+ */
+function layoutInTurn(B, S, gd, runner, land, before) {
+  let seq = 0;  // the latest refresh: an older one still waiting is never drawn
+  /** @param {ViewOf | null} view @param {boolean} reset */
+  return function refresh(view, reset) {
+    const pl = B.foldPlan(S.expanded), mine = ++seq;
+    before();
+    /** @param {import("../layout/worker.js").LayoutResult} lay */
+    const landed = (lay) => {
+      if (mine !== seq) return;
+      if (gd.isConnected === false) { runner.close(); return; }  // the output was re-rendered: this view is gone
+      S.cur = B.foldFinish(pl, lay); S.laying = 0;
+      if (gd.dataset) { delete gd.dataset.layout; gd.style.cursor = ""; }
+      land(view ? view(plotSize(gd, 0)) : null, reset);
+    };
+    runner.cancel();
+    if (pl.job.count < WORKER_MIN) {
+      // no worker (node's tests): here and now; in a browser also here, but in a task of its own after this
+      // one, so that the click's task and the draw's are each short
+      if (!runner.usable()) { runner.stats.main++; landed(layOut(pl.job)); return; }
+      S.laying = pl.job.count;
+      setTimeout(() => { if (mine === seq) { runner.stats.main++; landed(layOut(pl.job)); } }, 0);
+      return;
+    }
+    runner.run(pl.job, landed);
+    if (!runner.busy()) return;
+    S.laying = pl.job.count;
+    if (gd.dataset) { gd.dataset.layout = "running"; gd.style.cursor = "progress"; }  // tests wait for it to go
+    // the status line says so until the draw replaces it: its text set in place (a plotly relayout of the
+    // annotation would redraw the figure, ~40 ms)
+    const note = gd.querySelector ? gd.querySelector(".annotation[data-index='0'] .annotation-text") : null;
+    if (note) note.textContent = "laying out " + countText(pl.job.count) + " nodes\u2026 (what is drawn is the view before)";
+  };
+}
+
+/** This plan's hold on its graph div: its pan / zoom handler, and the whole graph's points for the minimap
+ * (panels/nav.js: the figure holds only the nodes near the view). A plan shown before in the same div is let go
+ * (its layout in flight would otherwise draw it over this one).
+ * @param {PlotDiv & {_dxLod?: {close(): void}, dxPoints?: () => [number, number, string | null][], removeListener?(event: string, cb: (ev: any) => void): void}} gd
+ * @param {LodBase} B @param {LodState} S @param {() => void} close @param {(ev: Record<string, any>) => void} onRelayout */
+function holdDiv(gd, B, S, close, onRelayout) {
+  const {DEV, TT, rowOf, G} = B;
+  if (gd._dxLod) gd._dxLod.close();
+  if (gd.on) gd.on("plotly_relayout", onRelayout);
+  gd._dxLod = {close: () => { close(); if (gd.removeListener) gd.removeListener("plotly_relayout", onRelayout); }};
+  gd.dxPoints = () => {
+    const f = currentFold(B, S);
+    return f.x.map((x, p) => {
+      const nd = f.nodes[p];
+      return /** @type {[number, number, string | null]} */ ([x, -f.y[p], nd[0] === "v" ? DEV[TT.dev[rowOf[nd[1]]]].color : nd[0] === "g" && G.dev[nd[1]] >= 0 ? DEV[G.dev[nd[1]]].color : null]);
+    });
+  };
+}
+
+/**
+ * @param {LodBase} B @param {LodState} S @param {import("./base.js").LodHost} host
+ * @param {{groupDetails: (g: number) => string, memory: Pick<import("./memory.js").LodMemory, "memoryHighlight" | "drawMemory">}} uses
+ */
+export function lodGraph(B, S, host, uses) {
+  const {L, T, n, DEV, ST, G, nG, TT, OPS, rowOf} = B;
+  const folded = () => currentFold(B, S);
+  const baseData = fresh(planFigures(L).graph.data);  // the skeleton lod/figures.js builds from the tables
+  /** @type {boolean | null} */
+  let opensWhole = null;  // the plan's first fold has no folded group (views/state/overview.py Overview.initial)
+  const windowMin = () => {
+    if (opensWhole === null) opensWhole = !folded().nodes.some((nd) => nd[0] === "g");
+    return opensWhole ? WINDOW_MIN : OVERVIEW_WINDOW_MIN;
+  };
+  /** @param {View | ViewOf | null} view @param {boolean} [reset] */
+  function draw(view, reset) {
+    drawGraph(B, S, host, baseData, windowMin(), view, reset);
+    if (host.drawn) host.drawn();  // what the app draws over a fresh figure: open delegates, a profile's op sizes
+    highlight(host.state.values, host.state.instructions);
+  }
+  const runner = layoutRunner(), pans = followPans(B, S, host.graph, draw, windowMin);
+  holdDiv(host.graph, B, S, () => { runner.close(); pans.cancel(); }, (ev) => { pans.onRelayout(ev); });
+  const refresh = layoutInTurn(B, S, host.graph, runner, draw, pans.cancel);
+  /** @param {number} g @returns {ViewOf} */
+  const focus = (g) => (size) => focusView(B, folded(), S.expanded, g, size);
+  // the group's details at once, not when its layout lands: what the caller adds under them (the diff's changes
+  // in the group) stays; until then they read the fold as drawn (a group being opened still shows what crosses it)
+  /** open group g, draw it at a readable scale, show its details @param {number} g */
+  function expand(g) {
+    openGroup(B, S, g);
+    refresh(focus(g), false);
+    host.html(uses.groupDetails(g)); host.expanded(S.expanded);
+  }
+  /** the expanded groups set from outside (the widget's `expanded` trait) @param {number[]} list */
+  function setExpanded(list) {
+    const want = list.filter((g) => g > 0 && g < nG);
+    if (JSON.stringify(want) === JSON.stringify(S.expanded)) return;
+    S.expanded = []; S.note = "";
+    want.forEach((g) => { openGroup(B, S, g); });
+    refresh((size) => want.length ? focus(want[want.length - 1])(size) : null, !want.length);
+  }
+  /** close group g (and the groups inside it); none given: every group, back to the home view @param {number | null} [g] */
+  function collapse(g) {
+    if (g === undefined || g === null) { S.expanded = []; S.note = ""; refresh(null, true); host.expanded(S.expanded); return; }
+    dropGroup(B, S, g); S.note = "";
+    refresh(focus(g), false);
+    host.html(uses.groupDetails(g)); host.expanded(S.expanded);
+  }
+  /** open the groups holding these (the first four), the view centred on the first @param {number[]} values @param {number[]} instructions */
+  function reveal(values, instructions) {
+    const {anchors, opened} = revealGroups(B, S, values, instructions);
+    if (!opened.length) return;
+    host.expanded(S.expanded);
+    // the opened group at a readable scale, centred on the first item asked for: in a group of hundreds of
+    // nodes the item may sit far below the group's top
+    refresh((size) => {
+      const f = folded(), v = values[0];
+      const view = focusView(B, f, S.expanded, opened[opened.length - 1], size);
+      const q = values.length && v >= 0 && v < n && f.valueUnit[v] >= 0 ? f.valueUnit[v] : f.instUnit[anchors[0]];
+      return q !== undefined && q >= 0 && f.nodes[q][0] !== "g" ? centredOn({x: view["xaxis.range"], y: view["yaxis.range"]}, [f.x[q], -f.y[q]]) : view;
+    }, false);
+  }
+  /** the selection's rings and bold edges over the graph, and its outlines in the lanes @param {number[]} values @param {number[]} instructions */
+  function highlight(values, instructions) {
+    ringSelection(B, S, host, values, instructions);
+    uses.memory.memoryHighlight(values, instructions);
+  }
+  /** a click on the graph: a group expands, a header collapses, a tensor or op is selected
+   * @param {{curveNumber: number, customdata?: any, x: number, y: number}} pt */
+  function clickGraph(pt) {
+    if (pt.curveNumber === T.groups) expand(pt.customdata);
+    else if (pt.curveNumber === T.crossings) {  // over a group's body after all: that group
+      const f = folded(), g = f.nodes.findIndex((nd, p) => nd[0] === "g" && Math.abs(f.x[p] - pt.x) < 0.3 && Math.abs(-f.y[p] - pt.y) < 0.3);
+      if (g >= 0) expand(f.nodes[g][1]);
+    }
+    else if (pt.curveNumber === T.headers) collapse(pt.customdata);
+    else if (pt.curveNumber === T.tensors) host.select({values: [pt.customdata]});
+    else if (pt.curveNumber === T.ops) host.select({instructions: [pt.customdata]});
+  }
+  /** the device filter changed (host.shown()): markers (those drawn: near the view) and lanes dimmed to match */
+  function devices() {
+    const shown = host.shown(), O = ST.opacity.tensor, f = folded(), drawn = S.drawn || {tk: [], gk: []};
+    const tv = drawn.tk.map((p) => f.nodes[p][1]), gv = drawn.gk.map((p) => f.nodes[p][1]);
+    Plotly.restyle(host.graph, {"marker.opacity": [tv.map((v) => O[shown[DEV[TT.dev[rowOf[v]]].name] === false ? 1 : 0]),
+                                                   gv.map((g) => O[G.dev[g] >= 0 && shown[DEV[G.dev[g]].name] === false ? 1 : 0])]},
+                   [T.tensors, T.groups]);
+    uses.memory.drawMemory();
+  }
+  /** every tensor's and op's label, for search and the diff @returns {{v: Record<number, string>, i: string[]}} */
+  function labels() {
+    const v = /** @type {Record<number, string>} */ ({});
+    TT.index.forEach((idx, r) => { v[idx] = TT.label[r]; });
+    return {v: v, i: OPS.op.map((k2) => OPS.opTable[k2][0])};
+  }
+  /** where layouts ran, whether one is running, how many draws: for tests and the bench */
+  const layoutState = () => ({worker: runner.stats.worker, main: runner.stats.main, superseded: runner.stats.superseded,
+    failed: runner.stats.failed, running: S.laying, draws: S.draws, drawnNodes: S.drawn ? S.drawn.count : 0, windowed: !!S.region,
+    dots: S.coarse || 0});
+  const status = () => statusLines(B, S, folded()).join(" \u2014 ");  // the status line, as one line
+  return {layoutState, setExpanded, expand, collapse, reveal, highlight, clickGraph, devices, labels, draw, status};
+}

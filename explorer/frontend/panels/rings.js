@@ -1,0 +1,134 @@
+// The selection drawn over a plotly figure without redrawing it: an SVG layer on top of the plot, placed with
+// the axes' own data -> pixel maps and redrawn after every plotly draw (pan, zoom, resize). Restyling the
+// figure's own overlay traces makes plotly recompute and redraw every trace (over a second at 10k nodes);
+// this costs a few DOM nodes per selected item.
+const NS = "http://www.w3.org/2000/svg";
+
+// ring outline per marker symbol (plotly names), as an SVG path around (0, 0) of radius r
+/** @param {string | null | undefined} symbol @param {number} r @returns {string} */
+export function ringPath(symbol, r) {
+  const s = String(symbol || "circle").replace(/-open$/, "");
+  if (s.startsWith("square")) return `M${-r},${-r}H${r}V${r}H${-r}Z`;
+  if (s.startsWith("diamond")) return `M0,${-r * 1.3}L${r * 1.3},0L0,${r * 1.3}L${-r * 1.3},0Z`;
+  if (s.startsWith("triangle-down")) return `M${-r * 1.2},${-r * 0.8}H${r * 1.2}L0,${r * 1.2}Z`;
+  if (s.startsWith("triangle")) return `M${-r * 1.2},${r * 0.8}H${r * 1.2}L0,${-r * 1.2}Z`;
+  return `M${r},0A${r},${r} 0 1,1 ${-r},0A${r},${r} 0 1,1 ${r},0Z`;
+}
+
+// polylines "x0 x1 ... null x0 x1 ... null" -> an SVG path in pixels: each run of points between nulls is one
+// line through all of them (a bent edge keeps its bends; points off the axes' range are still drawn, clipped)
+/** @param {(number | null)[]} xs @param {(number | null)[]} ys @param {(v: number) => number} X @param {(v: number) => number} Y
+ *  @returns {string} */
+export function segmentsPath(xs, ys, X, Y) {
+  let d = "", open = false;
+  for (let k = 0; k < xs.length; k++) {
+    if (xs[k] === null || ys[k] === null || xs[k] === undefined) { open = false; continue; }
+    d += `${open ? "L" : "M"}${X(/** @type {number} */ (xs[k])).toFixed(1)},${Y(/** @type {number} */ (ys[k])).toFixed(1)}`;
+    open = true;
+  }
+  return d;
+}
+
+/** @param {PlotDiv} gd @param {string} id @returns {PlotAxis} */
+function axis(gd, id) { return gd._fullLayout[id.replace(/^x/, "xaxis").replace(/^y/, "yaxis")]; }
+
+// the change rings (marks) of an overlay as circles in px over gd: their centre and outer radius (panels/labels.js keeps
+// node labels outside them)
+/** @typedef {{x: number, y: number, xaxis?: string, yaxis?: string}} At */
+/** @typedef {At & {symbol?: string, r?: number, color?: string, width?: number}} Mark */
+/** @typedef {{edges: (({xs: (number | null)[], ys: (number | null)[]}) & {xaxis?: string, yaxis?: string})[], rings: (At & {symbol?: string})[],
+ *  rects: {x0: number, x1: number, y0: number, y1: number, xaxis: string, yaxis: string}[], lines: {x: number, xaxis?: string}[],
+ *  marks: Mark[], texts: (At & {text: string, color?: string, r?: number})[]}} Items */
+/** @param {PlotDiv} gd @param {Mark[]} marks @returns {{x: number, y: number, r: number}[]} */
+export function markCircles(gd, marks) {
+  if (!gd._fullLayout) return [];
+  return marks.map((r) => {
+    const xa = axis(gd, r.xaxis || "x"), ya = axis(gd, r.yaxis || "y");
+    return {x: xa._offset + xa.l2p(r.x), y: ya._offset + ya.l2p(r.y), r: (r.r || 10) + (r.width || 2.5) / 2 + 1};
+  });
+}
+
+/** @param {PlotDiv} gd @returns {{set(next: Partial<Items>): void, items(): Items}} */
+export function overlay(gd) {
+  /** @type {Items} */
+  const EMPTY = {edges: [], rings: [], rects: [], lines: [], marks: [], texts: []};
+  /** @type {SVGSVGElement | null} */
+  let layer = null;
+  let items = EMPTY;
+  function ensure() {
+    const host = gd.querySelector(".svg-container");
+    if (!host) return null;
+    if (!layer || layer.parentNode !== host) {
+      layer = document.createElementNS(NS, "svg");
+      layer.setAttribute("class", "dx-overlay");
+      layer.style.cssText = "position:absolute;left:0;top:0;pointer-events:none;overflow:hidden";
+      // above the plot, below plotly's second svg (legend, annotations, hover labels)
+      const svgs = host.querySelectorAll(":scope > .main-svg");
+      host.insertBefore(layer, svgs.length > 1 ? svgs[1] : null);
+    }
+    return layer;
+  }
+  function draw() {
+    const svg = ensure(), L = gd._fullLayout;
+    if (!svg || !L) return;
+    svg.setAttribute("width", String(L.width));
+    svg.setAttribute("height", String(L.height));
+    svg.textContent = "";
+    const add = (/** @type {string} */ tag, /** @type {Record<string, string | number>} */ attrs) => {
+      const e = document.createElementNS(NS, tag);
+      for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+      svg.appendChild(e);
+      return e;
+    };
+    for (const e of items.edges) {  // {xs, ys, xaxis, yaxis}
+      const xa = axis(gd, e.xaxis || "x"), ya = axis(gd, e.yaxis || "y");
+      const d = segmentsPath(e.xs, e.ys, (v) => xa._offset + xa.l2p(v), (v) => ya._offset + ya.l2p(v));
+      if (d) add("path", {d, class: "dx-edge", fill: "none", stroke: "#000", "stroke-width": 3});
+    }
+    for (const r of items.marks) {  // {x, y, symbol, r, color, width}: coloured rings under the selection (a diff's changes)
+      const xa = axis(gd, r.xaxis || "x"), ya = axis(gd, r.yaxis || "y");
+      const px = xa._offset + xa.l2p(r.x), py = ya._offset + ya.l2p(r.y);
+      add("path", {d: ringPath(r.symbol, r.r || 10), transform: `translate(${px.toFixed(1)},${py.toFixed(1)})`, class: "dx-mark",
+                   fill: "none", stroke: r.color || "#000", "stroke-width": r.width || 2.5});
+    }
+    for (const t of items.texts) {  // {x, y, text, color, r}: a short badge left of a node of radius r (plain text, never markup)
+      const xa = axis(gd, t.xaxis || "x"), ya = axis(gd, t.yaxis || "y");
+      const px = xa._offset + xa.l2p(t.x), py = ya._offset + ya.l2p(t.y);
+      add("text", {x: (px - (t.r || 10) - 4).toFixed(1), y: (py + 4).toFixed(1), class: "dx-mark-text", "text-anchor": "end",
+                   "font-size": 11, "font-weight": 700, fill: t.color || "#000", stroke: "#fff", "stroke-width": 3,
+                   "paint-order": "stroke"}).textContent = t.text;
+    }
+    for (const r of items.rings) {  // {x, y, symbol, xaxis, yaxis}
+      const xa = axis(gd, r.xaxis || "x"), ya = axis(gd, r.yaxis || "y");
+      const px = xa._offset + xa.l2p(r.x), py = ya._offset + ya.l2p(r.y);
+      add("path", {d: ringPath(r.symbol, 12), transform: `translate(${px.toFixed(1)},${py.toFixed(1)})`, class: "dx-ring",
+                   fill: "none", stroke: "#000", "stroke-width": 2.5});
+    }
+    for (const b of items.rects) {  // {x0, x1, y0, y1, xaxis, yaxis} in data units
+      const xa = axis(gd, b.xaxis), ya = axis(gd, b.yaxis);
+      if (!xa || !ya) continue;
+      const X0 = xa._offset + xa.l2p(b.x0), X1 = xa._offset + xa.l2p(b.x1);
+      const Y0 = ya._offset + ya.l2p(b.y1), Y1 = ya._offset + ya.l2p(b.y0);
+      add("rect", {x: Math.min(X0, X1).toFixed(1), y: Math.min(Y0, Y1).toFixed(1), class: "dx-outline",
+                   width: Math.max(Math.abs(X1 - X0), 3).toFixed(1), height: Math.max(Math.abs(Y1 - Y0), 3).toFixed(1),
+                   fill: "none", stroke: "#000", "stroke-width": 3});
+    }
+    for (const l of items.lines) {  // {x, xaxis}: a vertical line over the whole plot
+      const xa = axis(gd, l.xaxis || "x"), px = xa._offset + xa.l2p(l.x), s = L._size;
+      add("line", {x1: px, x2: px, y1: s.t, y2: s.t + s.h, class: "dx-line", stroke: "#000", "stroke-width": 2});
+    }
+  }
+  let listening = false;
+  function listen() {  // plotly adds .on to a div when it first draws in it: an overlay may be made before that
+    if (listening || !gd.on) return;
+    gd.on("plotly_afterplot", draw);
+    listening = true;
+  }
+  listen();
+  const api = {
+    set(/** @type {Partial<Items>} */ next) { items = Object.assign({}, EMPTY, next); listen(); draw(); },
+    items: () => items,
+  };
+  gd.dxOverlay = api;
+  return api;
+}

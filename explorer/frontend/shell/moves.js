@@ -1,0 +1,329 @@
+// What-if moves in the app (docs/whatif.md, "In the widget and the report"): "Move to ▸" in the details of a selected
+// op, delegate, tensor or group; the list of moves with an undo per move; the CLI line and the Python call that
+// predict them, copyable. The prediction runs in Python (explorer.what_if): the widget publishes its `moves` trait
+// and the kernel answers with a new payload (the diff of original vs predicted, or the original again) or with
+// `whatif_error` (executorch's reason for refusing, or why a move cannot be honoured). A report has no kernel: the
+// moves a user adds are a pending list shown with the command that will predict them.
+// The payload's `whatif` (views/html/whatif.py): {file, moves, cli, py, origins}; file and selectors come from
+// the user and the .pte, so they reach the page only as textContent or through esc, and the commands are quoted.
+import {esc, h} from "../util/common.js";
+
+// -- pure: moves as text -----------------------------------------------------------------------------------
+/** "SELECTOR=DEVICE" -> [selector, device] (the last "=" splits, as explorer.whatif.predict.parse_moves), or null
+ * @param {string} text @returns {[string, string] | null} */
+export function parseMove(text) {
+  const k = String(text).lastIndexOf("=");
+  if (k <= 0) return null;
+  return [text.slice(0, k).trim(), text.slice(k + 1).trim()];
+}
+
+/** moves with `move` appended; an earlier move of the same selector is dropped (what_if applies moves in order, the
+ * later one wins): explorer.widget.whatif.add_move
+ * @param {string[]} moves @param {string} move @returns {string[]} */
+export function addMove(moves, move) {
+  const p = parseMove(move), sel = p ? p[0] : move;
+  return moves.filter((m) => { const q = parseMove(m); return !q || q[0] !== sel; }).concat([move]);
+}
+
+/** moves without move k (default: the last)
+ * @param {string[]} moves @param {number} [k] @returns {string[]} */
+export function undoMove(moves, k) {
+  const at = k === undefined ? moves.length - 1 : k;
+  return moves.filter((_m, j) => j !== at);
+}
+
+/** one POSIX shell word: bare when it holds only safe characters, else in single quotes
+ * @param {string} s @returns {string} */
+export function shellQuote(s) {
+  s = String(s);
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : "'" + s.replace(/'/g, "'\\''") + "'";
+}
+
+/** a Python string literal (a JSON string is one: the same escapes) @param {string} s */
+export function pyString(s) { return JSON.stringify(String(s)); }
+
+export const REPORT_NAME = "whatif.html";
+
+/** the command that predicts `moves` on `file` and writes the what-if view (explorer/cli/whatif.py)
+ * @param {string} file @param {string[]} moves @param {string[]} [flags] CLI words (the report's own flags) */
+export function cliLine(file, moves, flags) {
+  const words = ["device-explorer", "whatif", shellQuote(file)];
+  for (const m of moves) words.push("--move", shellQuote(m));
+  for (const f of flags || []) words.push(shellQuote(f));
+  words.push("-o", REPORT_NAME);
+  return words.join(" ");
+}
+
+/** the same in Python (explorer.what_if)
+ * @param {string} file @param {string[]} moves @param {string[]} [kwargs] "name=literal" (written by Python's repr) */
+export function pythonCall(file, moves, kwargs) {
+  const args = ["explorer.load(" + pyString(file) + ")", "[" + moves.map(pyString).join(", ") + "]"].concat(kwargs || []);
+  return "explorer.what_if(" + args.join(", ") + ")";
+}
+
+/** the devices "Move to ▸" offers: cpu, the program's known devices (names as "kind:N"), and a new cuda:N (the
+ * next free index) @param {string[]} known @returns {{name: string, fresh: boolean}[]} */
+export function deviceChoices(known) {
+  const out = ["cpu"], seen = new Set(out);
+  let next = 0;
+  for (const d of known) {
+    const m = /^([a-z_]+):(\d+)$/.exec(d);
+    if (m && m[1] === "cuda") next = Math.max(next, Number(m[2]) + 1);
+    if ((m || d === "cpu") && !seen.has(d)) { seen.add(d); out.push(d); }
+  }
+  return out.map((name) => ({name, fresh: false})).concat([{name: "cuda:" + next, fresh: true}]);
+}
+
+// -- pure: the selector of a selection -----------------------------------------------------------------------
+// What a user writes to move what is selected, as explorer.whatif.predict.select reads it: a delegate call is
+// `delegate:N`, a kernel call `@N`, a tensor moves with the op that writes it, a group is `group:LABEL` when no
+// other group of the plan has that label (select takes the first group so labelled). L: a plan's tables
+// (views/payload/plan.py). Returns {selectors, what, current (the device it runs on, or "")} or {selectors: [], why}.
+/** @typedef {{selectors: string[], what?: string, why?: string, current?: string}} Offer */
+
+/** @param {any} L @param {number} i @returns {Offer} */
+function instrOffer(L, i) {
+  if (!(i >= 0 && i < L.m)) return {selectors: [], why: "no such instruction"};
+  const kind = L.names.opKinds[L.ops.kind[i]], name = String(L.ops.opTable[L.ops.op[i]][0]);
+  const d = L.ops.dev[i], current = d >= 0 && L.devices[d] ? L.devices[d].name : "";
+  if (kind === "delegate" && L.delegateOf[i] >= 0) return {selectors: ["delegate:" + L.delegateOf[i]], what: "delegate " + L.delegateOf[i], current};
+  if (kind === "copy") return {selectors: [], why: "a device copy: executorch places copies itself; move what it feeds instead"};
+  if (kind !== "kernel" || L.ops.opTable[L.ops.op[i]][2] !== "KernelCall") return {selectors: [], why: "this instruction runs on no device"};
+  const base = name.split(".")[0];
+  if (base.endsWith("_") && !base.endsWith("__")) {
+    return {selectors: [], why: "an in-place buffer write-back: executorch adds these after partitioning, no partitioner moves them"};
+  }
+  return {selectors: ["@" + i], what: "instruction #" + i, current};
+}
+
+/** @param {any} L @param {number} v @returns {number} the first instruction writing value v, or -1 */
+export function writerOf(L, v) {
+  const F = L.flow;
+  for (let k = 0; k < F.v.length; k++) if (F.v[k] === v && F.w[k]) return F.i[k];
+  return -1;
+}
+
+/** X: the plan's ETRecord context (plans[].context) or null: with one, select reads group:PATH as a module path of the
+ * model, so only a group labelled by a module's path is offered as one (not the model's own ops, labelled by its
+ * class, nor a bundle of modules)
+ * @param {any} L @param {"value"|"instr"|"group"} kind @param {number} index @param {any} [X] @returns {Offer} */
+export function selectorOf(L, kind, index, X) {
+  if (kind === "instr") return instrOffer(L, index);
+  if (kind === "value") {
+    const w = writerOf(L, index);
+    if (w < 0) return {selectors: [], why: "nothing in the plan writes it (an input, a weight or a constant): move the ops that read it"};
+    const got = instrOffer(L, w);
+    return got.selectors.length ? Object.assign({}, got, {what: "the op writing it, " + got.what}) : got;
+  }
+  const G = L.groups, label = G.label[index];
+  if (!(index > 0 && index < G.label.length)) return {selectors: [], why: "the whole plan: use delegate:* or op:NAME"};
+  if (G.label.some((/** @type {string} */ x, /** @type {number} */ g) => g !== index && x === label)) {
+    return {selectors: [], why: "another group has the same label: move its ops or delegates one by one"};
+  }
+  if (X && X.modules && X.modules.path.indexOf(label) < 0) {
+    return {selectors: [], why: "not one module of the model: open it and move what is inside"};
+  }
+  const d = G.dev[index];
+  return {selectors: ["group:" + label], what: "group " + label, current: d >= 0 && L.devices[d] ? L.devices[d].name : ""};
+}
+
+/** origins of one re-derived plan ({start, orig} columns) -> the original instructions of predicted instruction i
+ * (a plan not re-derived: i itself) @param {{start: number[], orig: number[]} | undefined} O @param {number} i */
+export function originsOf(O, i) {
+  if (!O) return [i];
+  if (!(i >= 0 && i + 1 < O.start.length)) return [];
+  return O.orig.slice(O.start[i], O.start[i + 1]);
+}
+
+/** what to move for a selection on the predicted side (B) of a what-if: the original instructions it stands for,
+ * as selectors of the original (A). LA / LB: the tables of A and B; O: the plan's origins.
+ * @param {any} LA @param {any} LB @param {any} O @param {"value"|"instr"|"group"} kind @param {number} index @returns {Offer} */
+export function predictedSelectorOf(LA, LB, O, kind, index) {
+  if (kind === "group") return {selectors: [], why: "groups of the prediction are not the original's: pick the group on A (before)"};
+  let i = index;
+  if (kind === "value") {
+    i = writerOf(LB, index);
+    if (i < 0) return {selectors: [], why: "nothing in the plan writes it (an input, a weight or a constant): move the ops that read it"};
+  }
+  const from = originsOf(O, i);
+  if (!from.length) return {selectors: [], why: "a copy the prediction inserted: executorch places copies itself"};
+  const here = LB.ops.dev[i] >= 0 && LB.devices[LB.ops.dev[i]] ? LB.devices[LB.ops.dev[i]].name : "";  // where B runs it
+  if (from.length === 1) {
+    const got = selectorOf(LA, "instr", from[0]);
+    return got.selectors.length ? Object.assign({}, got, {current: here}) : got;
+  }
+  const offers = from.map((k) => instrOffer(LA, k)).filter((o) => o.selectors.length);
+  if (!offers.length) return {selectors: [], why: "nothing it stands for can move"};
+  return {selectors: offers.map((o) => o.selectors[0]), what: "the " + from.length + " original instructions it stands for",
+          current: here};
+}
+
+// -- the view ----------------------------------------------------------------------------------------------
+/** copy `text` to the clipboard (the page's own copy when the clipboard API is refused: a file:// page)
+ * @param {string} text @returns {Promise<boolean>} */
+async function copyText(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch (_err) {
+    const area = document.createElement("textarea");
+    area.value = text;
+    area.style.position = "fixed"; area.style.opacity = "0";
+    document.body.appendChild(area);
+    area.select();
+    const done = document.execCommand("copy");
+    area.remove();
+    return done;
+  }
+}
+
+/** The what-if bar and the "Move to ▸" offers of one app.
+ * ctx: {root (the app's element: clicks are caught there), model, publish(key, value), data (the payload), mount(bar)}.
+ * Live (a widget: the model has `moves`): a move is sent to the kernel; else (a report) it joins a pending list.
+ * @param {{root: HTMLElement, model: import("../types/payload").WidgetModel, publish: function(string, any): void, data: any,
+ *          mount: function(HTMLElement): void}} ctx */
+export function movesView(ctx) {
+  const W = ctx.data.whatif || {file: "MODEL.pte", moves: [], cli: [], py: [], origins: {}};
+  const live = Array.isArray(ctx.model.get("moves"));
+  /** @type {string[]} */
+  const applied = live ? ctx.model.get("moves").slice() : W.moves.slice();  // what the view shows
+  /** @type {string[]} */
+  let pending = applied.slice();  // what the user asked for (live: sent, waiting for the kernel)
+  let busy = false;
+  /** @type {Offer | null} */
+  let offer = null;  // the selection "Move to ▸" last offered to move
+  const bar = h("div", "dx-card dx-whatif");
+  bar.hidden = true;
+  ctx.mount(bar);
+
+  const known = [];
+  for (const p of ctx.data.plans || []) {
+    const lists = p.sides ? [p.sides.a.devices, p.sides.b.devices] : [p.devices];
+    for (const list of lists) for (const d of list || []) if (known.indexOf(d[0]) < 0) known.push(d[0]);
+  }
+  const choices = deviceChoices(known);
+
+  const same = (/** @type {string[]} */ a, /** @type {string[]} */ b) => JSON.stringify(a) === JSON.stringify(b);
+
+  /** a line with its copy button @param {string} label @param {string} text @param {string} cls */
+  function copyLine(label, text, cls) {
+    const row = h("div", "dx-whatif-cmd");
+    row.appendChild(h("span", "dx-muted dx-whatif-label", label));
+    const code = h("code", "dx-code " + cls, text);
+    const btn = h("button", "dx-copy", "copy");
+    btn.type = "button";
+    btn.title = "copy to the clipboard";
+    btn.addEventListener("click", () => {
+      copyText(text).then((ok) => { btn.textContent = ok ? "copied" : "select and copy"; });
+    });
+    row.appendChild(code);
+    row.appendChild(btn);
+    return row;
+  }
+
+  function draw() {
+    const error = live ? String(ctx.model.get("whatif_error") || "") : "";
+    bar.hidden = !pending.length && !applied.length && !error && !busy;
+    bar.textContent = "";
+    if (bar.hidden) return;
+    const head = h("div", "dx-whatif-head");
+    head.appendChild(h("h3", "", "What-if"));
+    const waiting = !same(pending, applied);
+    let note;
+    if (busy) note = "predicting in Python\u2026";
+    else if (!live && waiting) note = "This report cannot predict offline: the prediction runs in Python (explorer.what_if). " +
+      "Run this command to see original vs predicted for these moves.";
+    else if (applied.length) note = (live ? "Showing" : "This report shows") + " original (A) vs what executorch 1.5.1 would export (B) for these moves.";
+    else note = "";
+    if (note) head.appendChild(h("span", "dx-muted dx-whatif-note", note));
+    bar.appendChild(head);
+    if (error) bar.appendChild(h("div", "dx-whatif-error dx-sev-error", error));
+    const list = h("div", "dx-whatif-moves");
+    pending.forEach((m, k) => {
+      const chip = h("span", "dx-move-chip" + (applied.indexOf(m) < 0 ? " dx-pending" : ""));
+      chip.appendChild(h("code", "dx-code", m));
+      const x = h("button", "dx-undo-one", "\u2715");
+      x.type = "button";
+      x.title = "undo this move";
+      x.setAttribute("aria-label", "undo " + m);
+      x.addEventListener("click", () => change(undoMove(pending, k)));
+      chip.appendChild(x);
+      list.appendChild(chip);
+    });
+    if (pending.length) {
+      for (const [label, fn] of /** @type {[string, function(): string[]][]} */ ([["undo last", () => undoMove(pending)], ["clear", () => []]])) {
+        const b = h("button", "dx-whatif-" + label.replace(" ", "-"), label);
+        b.type = "button";
+        b.addEventListener("click", () => change(fn()));
+        list.appendChild(b);
+      }
+    } else list.appendChild(h("span", "dx-muted", "no moves: select an op, a delegate, a tensor or a group and use Move to \u25b8"));
+    bar.appendChild(list);
+    if (pending.length) {
+      bar.appendChild(copyLine("CLI", cliLine(W.file, pending, W.cli), "dx-whatif-cli"));
+      bar.appendChild(copyLine("Python", pythonCall(W.file, pending, W.py), "dx-whatif-py"));
+    }
+  }
+
+  /** @param {string[]} next */
+  function change(next) {
+    pending = next;
+    if (live) {
+      busy = !same(next, applied);
+      ctx.publish("moves", next.slice());
+    }
+    draw();
+  }
+
+  if (live) {
+    ctx.model.on("change:whatif_error", () => { busy = false; draw(); });
+    ctx.model.on("change:moves", () => {  // the kernel put its list back (a refused move), or Python set it
+      const now = ctx.model.get("moves") || [];
+      if (same(now, applied)) { busy = false; pending = applied.slice(); draw(); }
+    });
+  }
+
+  // "Move to ▸": the buttons' clicks, caught on the app's element (the details are rewritten on every selection)
+  ctx.root.addEventListener("click", (ev) => {
+    const t = /** @type {HTMLElement | null} */ (ev.target instanceof Element ? ev.target.closest(".dx-move-to") : null);
+    if (!t || !offer || !offer.selectors.length) return;
+    let next = pending;
+    for (const s of offer.selectors) next = addMove(next, s + "=" + t.dataset.device);
+    change(next);
+  });
+
+  /** the row's cell: a button per device (the one it runs on disabled), what it moves, or why it cannot
+   * @param {Offer} got */
+  function cell(got) {
+    offer = got;
+    if (!got.selectors.length) return "<span class='dx-muted dx-move-why'>" + esc(got.why || "") + "</span>";
+    const buttons = choices.map((c) => "<button type='button' class='dx-move-to" + (c.fresh ? " dx-fresh" : "") + "' data-device='" +
+      esc(c.name) + "'" + (c.name === got.current ? " disabled title='it runs there already'" : " title='predict it on " + esc(c.name) + "'") +
+      ">" + esc(c.name) + "</button>").join("");
+    const sel = got.selectors.length > 3 ? got.selectors.slice(0, 3).join(", ") + ", \u2026" : got.selectors.join(", ");
+    return "<span class='dx-move'>" + buttons + "</span><div class='dx-muted dx-move-sel'>" + esc(got.what || "") +
+      " \u00b7 as <span class='dx-code'>" + esc(sel) + "</span></div>";
+  }
+
+  draw();
+  return {
+    /** a details row [label, cell] for lod/details.js (host.detailRows) @param {any} P the plan's payload
+     * @param {string} kind @param {number} index */
+    detailRows(P, kind, index) {
+      if (kind !== "value" && kind !== "instr" && kind !== "group") return [];
+      return [["Move to \u25b8", cell(selectorOf(P.lod, kind, index, P.context))]];
+    },
+    /** the same as a block under a diff's details: side "a" is the original, "b" the prediction
+     * @param {any} P a diff plan payload @param {string} side @param {"value"|"instr"|"group"} kind @param {number} index */
+    diffBlock(P, side, kind, index) {
+      if (!ctx.data.whatif) return "";
+      const got = side === "b" ? predictedSelectorOf(P.sides.a.lod, P.sides.b.lod, (W.origins || {})[P.name], kind, index)
+        : selectorOf(P.sides.a.lod, kind, index, P.contexts ? P.contexts.a : null);
+      return "<div class='dx-root dx-move-block'><table class='dx-kv'><tr><td>Move to \u25b8</td><td>" + cell(got) +
+        "</td></tr></table></div>";
+    },
+    pending: () => pending.slice(),
+    applied: () => applied.slice(),
+    bar,
+  };
+}
