@@ -8,7 +8,7 @@ block) selects it **and its counterpart**. Each side is drawn as one program is:
 expanded, a big one as an overview of groups, each group holding changes marked with their count;
 selecting something opens the group holding its counterpart on the other side.
 
-It is the Explorer's browser app in its two-program mode (``explorer/frontend/diff.js``), on anywidget,
+It is the Explorer's browser app in its two-program mode (``explorer/frontend/diff/diff.js``), on anywidget,
 with the same payload the diff report embeds. State is two traits synced both ways: ``plan`` and
 ``selected`` (a :class:`~explorer.views.state.diff.DiffSelection`).
 """

@@ -11,7 +11,7 @@ Mixed into :class:`explorer.Explorer`. Synced traits:
   (:class:`~explorer.whatif.predict.Refusal`, its reason). The page shows it; ``moves`` stays as it was.
 
 On every change of ``moves`` the kernel runs :func:`explorer.what_if` on the original program and sends the app a
-new payload: the diff of original vs predicted (the app's diff mode, ``explorer/frontend/diff.js``) with the
+new payload: the diff of original vs predicted (the app's diff mode, ``explorer/frontend/diff/diff.js``) with the
 moves, or the original program again when ``moves`` is empty. :attr:`predicted` is the predicted program.
 A move set from the page that fails is undone and reported in ``whatif_error``; one set from Python raises.
 """

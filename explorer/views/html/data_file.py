@@ -52,5 +52,5 @@ def data_file_html(data_file: DataFile, name: str | None = None) -> str:
 
 
 def data_file_payload(data_file: DataFile, name: str | None = None) -> dict:
-    """What the app draws for a data file (``mode: "data"``: ``frontend/datafile.js``): the escaped fragment."""
+    """What the app draws for a data file (``mode: "data"``: ``frontend/app/datafile.js``): the escaped fragment."""
     return {"mode": "data", "title": visible(name or data_file.name), "html": data_file_fragment(data_file, name)}

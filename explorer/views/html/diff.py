@@ -1,7 +1,7 @@
 """Static, offline HTML of a placement diff: ``device-explorer diff A B --html out.html`` and ``Diff.save_html``.
 
 The same page as the one-program report (:func:`.page.page_html`): plotly.js and the app's modules
-inlined once, the app in its two-program mode (``explorer/frontend/diff.js``) — a click on a tensor
+inlined once, the app in its two-program mode (``explorer/frontend/diff/diff.js``) — a click on a tensor
 or op of either graph (or a memory block) selects it and its counterpart, rings both, outlines both
 memory blocks and shows the pair's before → after table.
 

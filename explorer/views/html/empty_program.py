@@ -2,7 +2,7 @@
 report's page for it (``views/html/report.py`` ``_empty_report``), so ``Explorer(program)`` answers what
 ``device-explorer show`` writes instead of raising.
 
-The fragment goes through the app's ``data`` mode (``frontend/datafile.js``: an escaped fragment, no graph).
+The fragment goes through the app's ``data`` mode (``frontend/app/datafile.js``: an escaped fragment, no graph).
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ def source_block(program: Program) -> dict:
 
 
 def plan_entry(view: PlanView, findings: list[Finding], all_findings: list[Finding]) -> dict:
-    """One plan at any size: the column tables the app builds its figures from (``frontend/figures.js``) and
+    """One plan at any size: the column tables the app builds its figures from (``frontend/lod/figures.js``) and
     folds, lays out, draws and describes it with (:mod:`.plan`); no figure, no HTML per tensor or instruction."""
     plan = view.plan
     return {
@@ -71,7 +71,7 @@ def app_payload(program: Program, *, findings: list[Finding], plan: str | None =
         "findings": [{"label": finding_label(f), "plan": f.plan, "severity": f.severity,
                       "values": list(f.values), "instructions": list(f.instructions)} for f in findings],
         "selected": None if not selected else selection_json(selected, findings),
-        # the file a what-if's CLI line names ("Move to ▸" in the details: explorer/frontend/moves.js)
+        # the file a what-if's CLI line names ("Move to ▸" in the details: explorer/frontend/shell/moves.js)
         "whatif": source_block(program),
     }
     if profile is not None:

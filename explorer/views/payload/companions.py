@@ -4,7 +4,7 @@ tensors), as payload data and as details-panel fragments.
 
 :func:`add_to_plan_payload` is the one entry point: given a plan's payload dict (with ``details`` ``v``/``i``
 HTML per tensor/instruction and ``totals`` HTML), it appends the companion rows to those fragments and
-adds a ``companions`` key the frontend's delegate expansion draws from (``frontend/delegate.js``)::
+adds a ``companions`` key the frontend's delegate expansion draws from (``frontend/panels/delegate.js``)::
 
     {"rows": {"v"|"i": {"<index>": HTML}} (big plans only, whose details are made in the browser),
      "external": {"<value index>": [file, key]},

@@ -4,7 +4,7 @@ base64 text in a report page. The browser decompresses it with its own ``Decompr
 Big integer columns (a 100k-value plan's tables: ~9 MB as JSON text, ~0.45 s to encode) travel as
 binary: :func:`pack` lifts every 1-D integer or bool numpy array of at least ``BINARY_MIN`` items out of
 the payload into a block of little-endian arrays after the JSON, and the JSON names each one's place
-(``"$bin": [[path, dtype, byte offset, count], ...]``). The page (``frontend/model.js``) and
+(``"$bin": [[path, dtype, byte offset, count], ...]``). The page (``frontend/host/model.js``) and
 :func:`unpack` put them back as plain arrays, so the app and the tests see the same payload as before.
 The packed bytes are ``DXB1``, the JSON's length (uint32 LE), the JSON, zero padding to a multiple of 8,
 then the arrays, each starting at a multiple of 8 (a typed array view needs its item size's alignment).
@@ -32,7 +32,7 @@ __all__ = ["to_json", "pack", "unpack", "data_element", "page_payload", "DATA_TY
 DATA_TYPE = "application/x-dx-gzip-base64"  # inert for the browser: never run, read by the page's module
 MAGIC = b"DXB1"
 BINARY_MIN = 64  # shorter arrays stay JSON: a path and an offset would cost more than their text
-# The payload's contract (its tables, their meaning: frontend/payload.d.ts). Raised when a table's meaning changes
+# The payload's contract (its tables, their meaning: frontend/types/payload.d.ts). Raised when a table's meaning changes
 # so that a page or widget front end cannot draw a payload it would misread; written as "$v" beside "$bin" and
 # checked by model.js (PAYLOAD_VERSION there must be the same number: test_embed checks it).
 PAYLOAD_VERSION = 1

@@ -1,5 +1,5 @@
 """A plan's data for the app, at every size: compact column tables from which the app builds both figures
-(``explorer/frontend/figures.js``: the graph's traces and legend, the memory lanes' axes, titles and arena ends,
+(``explorer/frontend/lod/figures.js``: the graph's traces and legend, the memory lanes' axes, titles and arena ends,
 from ``devices``, ``style`` and ``arenas``), folds, lays out and draws the graph (``explorer/frontend/lod*.js``),
 bins the memory lanes and writes every detail and hover text — no figure, no HTML fragment per tensor or
 instruction.

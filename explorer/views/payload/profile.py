@@ -1,4 +1,4 @@
-"""A joined profile as the browser app draws it (``P.profile`` of a plan's payload; ``frontend/profile.js``).
+"""A joined profile as the browser app draws it (``P.profile`` of a plan's payload; ``frontend/profile/profile.js``).
 
 Only numbers and labels the app needs, compact: per instruction the median / min / max / n over the
 runs (``null`` where the instruction never ran), each run's time per instruction (for the details

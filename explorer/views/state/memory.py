@@ -1,12 +1,12 @@
 """Memory map of every plan: its arenas and their rows, which the app draws as one lane per arena.
 
-The browser app (``explorer/frontend/figures.js`` builds the lanes' axes, titles, arena ends and the band past
-them; ``explorer/frontend/lod_panels.js`` fills them) draws a lane's tensors as blocks when each is at least 3 px
+The browser app (``explorer/frontend/lod/figures.js`` builds the lanes' axes, titles, arena ends and the band past
+them; ``explorer/frontend/lod/details.js`` fills them) draws a lane's tensors as blocks when each is at least 3 px
 wide and tall at the zoom shown and there are at most ``BLOCK_LIMIT``; otherwise the largest (on screen) stay
 blocks and the rest become occupancy cells, until a zoom makes them legible. An aggregated lane's cells are not
 traces: they are drawn as one layout image per lane (one pixel per cell; thousands of SVG bars cost ~1 s of a
 1k-op program's first view, and the app's plotly.js bundle has no heatmap), and the app answers the pointer over
-them by a hit test (``explorer/frontend/cells.js``).
+them by a hit test (``explorer/frontend/panels/cells.js``).
 
 An aggregated lane bins the instruction window shown (``x``) × the arena's bytes (``y``) into at most
 ``BINS`` cells; a cell's value is the fraction of its area (steps × bytes) that live tensors cover,

@@ -2,7 +2,7 @@
 
 A plan of up to ``LOD_NODES`` graph nodes opens with every group open; a bigger one as an overview, opened a
 whole level at a time while at most ``FIRST_VIEW`` nodes are drawn (:meth:`Overview.initial`, sent to the app as
-``lod.expanded``). The browser app builds the figure (``explorer/frontend/figures.js``), folds the groups, lays
+``lod.expanded``). The browser app builds the figure (``explorer/frontend/lod/figures.js``), folds the groups, lays
 them out and draws them (``explorer/frontend/lod_*.js``): each collapsed group one marker (coloured by the device
 most of its ops run on, sized by its op count, outlined red when it holds a value an error finding names),
 expanded groups as their members inside a tinted box with a "▾" header that collapses them. Python keeps only
@@ -24,7 +24,7 @@ from explorer.model.program import Plan
 
 __all__ = ["Overview", "OVERVIEW_TRACE", "TRACE", "LOD_NODES", "VISIBLE_LIMIT", "FIRST_VIEW", "visible_nodes"]
 
-# trace positions of the graph figure (frontend/figures.js builds it): 0-3 edges by kind, tensors, ops, selection
+# trace positions of the graph figure (frontend/lod/figures.js builds it): 0-3 edges by kind, tensors, ops, selection
 TRACE = {"edges": 0, "tensors": 4, "ops": 5, "hl_edges": 6, "hl_nodes": 7}
 LOD_NODES = 2_000  # graph nodes (tensors + instructions) above which the graph is an overview
 VISIBLE_LIMIT = 2_500  # nodes drawn at most at once

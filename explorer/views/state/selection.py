@@ -1,7 +1,7 @@
 """What is selected, and how names, indices, objects and search text turn into a selection.
 
 The widget keeps a :class:`Selection` in its ``selected`` trait. The search box lives in the browser
-app only (``explorer/frontend/search.js``, tested under node).
+app only (``explorer/frontend/shell/search.js``, tested under node).
 """
 
 from __future__ import annotations
