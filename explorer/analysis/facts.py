@@ -16,7 +16,7 @@ from functools import cached_property
 import numpy as np
 
 from explorer.analysis.ops import COPY_OPS
-from explorer.model.columns import STORAGE_CODES, InstructionColumns, instruction_columns, value_columns
+from explorer.model.columns import INSTRUCTION_CODES, KIND_CODES, STORAGE_CODES, instruction_columns, value_columns
 from explorer.model.devices import code_device
 from explorer.model.devices import device_code as _device_code
 from explorer.model.program import DEVICE_TYPES, Device, Plan
@@ -24,10 +24,9 @@ from explorer.model.program import DEVICE_TYPES, Device, Plan
 __all__ = ["Facts", "STORAGE", "KIND", "LIST_KINDS", "device_code"]
 
 STORAGE = STORAGE_CODES  # constant 1, planned 2, mutable 3, runtime 4, external 5 (0: not a tensor)
-KIND = {"None": 0, "Null": 1, "Int": 2, "Bool": 3, "Double": 4, "Tensor": 5, "String": 6, "IntList": 7,
-        "DoubleList": 8, "BoolList": 9, "TensorList": 10, "OptionalTensorList": 11}
+KIND = KIND_CODES  # the value kind codes of the columns (model/columns.py)
 LIST_KINDS = (7, 10, 11)  # lists whose items are value indices
-INSTR = {"None": 0, "KernelCall": 1, "DelegateCall": 2, "MoveCall": 3, "JumpFalseCall": 4, "FreeCall": 5}
+INSTR = INSTRUCTION_CODES  # the instruction kind codes of the columns (model/columns.py)
 
 
 def device_code(device: Device) -> int:
@@ -40,7 +39,7 @@ class Facts:
     def __init__(self, plan: Plan) -> None:
         self.plan = plan
         vc = value_columns(plan)
-        self.ic = _instruction_columns(plan)
+        self.ic = instruction_columns(plan)
         self.n = n = len(vc.kind)
         self.m = len(self.ic.kind)
         self._devices: dict[int, Device] = {}
@@ -133,22 +132,3 @@ def _pad(column: np.ndarray, n: int, fill) -> np.ndarray:
     out = np.full(n, fill, dtype=column.dtype)
     out[:len(column)] = column
     return out
-
-
-def _instruction_columns(plan: Plan) -> InstructionColumns:
-    """The plan's instruction columns; a hand-built instruction missing a field (None) gets -1 there."""
-    try:
-        return instruction_columns(plan)
-    except TypeError:
-        pass
-    ins = plan.instructions
-    kind, target = np.zeros(len(ins), np.uint8), np.full(len(ins), -1, np.int64)
-    starts, flat = [0], []
-    for k, i in enumerate(ins):
-        kind[k] = INSTR.get(str(i.kind), 0)
-        targets = {"KernelCall": i.op_index, "DelegateCall": i.delegate_index, "JumpFalseCall": i.destination}
-        t = targets.get(str(i.kind))
-        target[k] = -1 if t is None else t
-        flat.extend(-1 if v is None else v for v in i.values)
-        starts.append(len(flat))
-    return InstructionColumns(kind, target, np.asarray(starts, np.int64), np.asarray(flat, np.int64))

@@ -168,6 +168,7 @@ class Groups:
         self._bundle = self._bundles()
         self._unit_start = self._units()
         self.names_skipped = 0
+        self._scope_names: list[list[str]] = []  # per depth, the names its keys index (set with the keys)
         self._scopes = self._module_keys(*modules) if names and modules is not None else []
         if names and not self._scopes:
             self._scopes = self._scope_keys()
@@ -182,9 +183,6 @@ class Groups:
         """Ops plus tensors at home in the group."""
         g = self.groups[gid]
         return int(self._nodes[g.stop] - self._nodes[g.start])
-
-    def is_leaf(self, gid: int) -> bool:
-        return not self.children(gid)
 
     def children(self, gid: int) -> tuple[int, ...]:
         """Child group ids in run order; () for a leaf."""
@@ -214,7 +212,7 @@ class Groups:
         """The runs ``[start, stop)`` of consecutive instructions whose scope is ``name`` (a name prefix such
         as ``layers.3``, or a frame label), at the shallowest depth that has it; [] when no scope is so named.
         A module inside a leaf group has no group of its own, but its instructions are still known."""
-        for depth, names in enumerate(getattr(self, "_scope_names", [])):
+        for depth, names in enumerate(self._scope_names):
             if name in names:
                 hit = np.flatnonzero(self._scopes[depth] == names.index(name))
                 cuts = np.flatnonzero(np.diff(hit) != 1) + 1
@@ -223,7 +221,7 @@ class Groups:
 
     def scope_names(self) -> list[str]:
         """Every scope name the instructions were scoped by, shallowest first (``layers``, ``layers.0``, ...)."""
-        return [nm for names in getattr(self, "_scope_names", []) for nm in names]
+        return [nm for names in self._scope_names for nm in names]
 
     def counts(self, gid: int) -> dict:
         """Ops by kind and by device, and tensors at home, in group ``gid``."""

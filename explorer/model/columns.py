@@ -19,11 +19,14 @@ import numpy as np
 from explorer.model.program import DTYPES, Instruction, Plan, Tensor
 
 __all__ = ["LazySeq", "ValueColumns", "InstructionColumns", "value_columns", "instruction_columns", "tensor_text",
-           "STORAGE_CODES", "INSTRUCTION_CODES", "ITEMSIZE", "OFFSET_SATURATED"]
+           "STORAGE_CODES", "KIND_CODES", "INSTRUCTION_CODES", "ITEMSIZE", "OFFSET_SATURATED"]
 
 T = TypeVar("T")
 
 STORAGE_CODES = {"constant": 1, "planned": 2, "mutable": 3, "runtime": 4, "external": 5}  # 0: not a tensor
+# EValue kind name -> the code of a value's ``kind`` column (0: no value)
+KIND_CODES = {"None": 0, "Null": 1, "Int": 2, "Bool": 3, "Double": 4, "Tensor": 5, "String": 6, "IntList": 7,
+              "DoubleList": 8, "BoolList": 9, "TensorList": 10, "OptionalTensorList": 11}
 INSTRUCTION_CODES = {"None": 0, "KernelCall": 1, "DelegateCall": 2, "MoveCall": 3, "JumpFalseCall": 4,
                      "FreeCall": 5}
 OFFSET_SATURATED = np.iinfo(np.int64).max  # offset column value for offsets an int64 can't hold (Tensor.offset is exact)
@@ -126,8 +129,7 @@ def value_columns(plan: Plan) -> ValueColumns:
     st, dt, di = np.full(n, -1, np.int16), np.zeros(n, np.int16), np.zeros(n, np.int16)
     mem, off, nb = np.full(n, -1, np.int64), np.full(n, -1, np.int64), np.full(n, -1, np.int64)
     storage, dbi = np.zeros(n, np.uint8), np.zeros(n, np.int64)
-    kinds = {"None": 0, "Null": 1, "Int": 2, "Bool": 3, "Double": 4, "Tensor": 5, "String": 6, "IntList": 7,
-             "DoubleList": 8, "BoolList": 9, "TensorList": 10, "OptionalTensorList": 11}
+    kinds = KIND_CODES
     for i, v in enumerate(values):
         kind[i] = kinds.get(v.type, 0)
         if isinstance(v, Tensor):

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-import numpy as np
 from typing import Iterable, Mapping, Union
 
 from explorer.errors import MoveError
@@ -161,13 +160,9 @@ def _group(plan: Plan, selector: str, path: str, program: Program | None) -> Sel
     else:
         f = Facts(plan)
         groups = Groups(plan, f, edges(plan, f))
-        picked = []
         # the scopes the overview groups by (parameter-name prefixes or stack frames), at every depth, so a
         # small plan whose overview never splits still has its groups
-        for keys, names in zip(getattr(groups, "_scopes", []), getattr(groups, "_scope_names", [])):
-            if path in names:
-                picked = [int(k) for k in np.flatnonzero(np.asarray(keys) == names.index(path))]
-                break
+        picked = [k for start, stop in groups.scope_runs(path) for k in range(start, stop)]
         if not picked:
             groups.build_all()
             found = next((g for g in groups.groups if g is not None and g.label == path and g.id != 0), None)
