@@ -173,6 +173,32 @@ def test_layers_import_only_downward():
     assert upward == []
 
 
+LONG = 120  # lines; a longer function says why at its head ("long-function: ...")
+
+
+def _long_functions(paths) -> list[str]:
+    out = []
+    for path in paths:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                length = node.end_lineno - node.lineno + 1
+                if length > LONG and "long-function:" not in (ast.get_docstring(node) or ""):
+                    out.append(f"{path.name}:{node.lineno} {node.name} ({length} lines)")
+    return out
+
+
+def test_no_function_is_longer_than_a_screenful_without_a_reason():
+    """The JS side has its twin (tests/js/function_length.test.js)."""
+    assert _long_functions(p for p in PACKAGE.rglob("*.py") if GENERATED not in p.parents) == []
+
+
+def test_the_length_check_sees_a_long_function(tmp_path):
+    body = "\n".join(f"    x{k} = {k}" for k in range(LONG))
+    (tmp_path / "long.py").write_text(f"def long():\n{body}\n\n\ndef told():\n    \"\"\"long-function: why.\"\"\"\n{body}\n")
+    assert _long_functions([tmp_path / "long.py"]) == [f"long.py:1 long ({LONG + 1} lines)"]
+
+
 def _families(folder: Path, suffixes: tuple[str, ...]) -> dict[str, list[str]]:
     groups = collections.defaultdict(list)
     for f in folder.iterdir():

@@ -82,7 +82,11 @@ class Neutral:
 
 
 def neutralize(plan: Plan) -> Neutral:
-    """Take the copies out of ``plan`` and put every tensor back on the CPU (module doc)."""
+    """Take the copies out of ``plan`` and put every tensor back on the CPU (module doc).
+
+    long-function: one walk over the values and instructions that builds four tables at once (who creates each
+    value, the ops, the lists, the placeholders), each step reading what the step before it left; apart they
+    would pass the same half-built tables back and forth."""
     values = plan.values
     n = len(values)
     facts = Facts(plan)

@@ -72,18 +72,9 @@ def decode_values(g: Gather, vec: int | None, path: str = "values[{}]"):
     return LazySeq(n, make), cols
 
 
-def _decode_tensors(g: Gather, tp: np.ndarray, index: np.ndarray, path: str, n_all: int) -> dict:
-    tpath = f"{path}.val(Tensor)"
-    F = g.tables(tp, tpath, index)
-    scalar_type = g.field(tp, F, S.TENSOR_SCALAR_TYPE, "i1").astype(np.int16)
-    storage_offset = g.field(tp, F, S.TENSOR_STORAGE_OFFSET, "<i4")
-    requires_grad = g.field(tp, F, S.TENSOR_REQUIRES_GRAD, "u1")
-    data_buffer_idx = g.field(tp, F, S.TENSOR_DATA_BUFFER_IDX, "<u4").astype(np.int64)
-    layout = g.field(tp, F, S.TENSOR_LAYOUT, "i1")
-    dynamism = g.field(tp, F, S.TENSOR_SHAPE_DYNAMISM, "i1")
-    sizes_flat, sizes_starts, sizes_row = g.ragged(g.refs(tp, F, S.TENSOR_SIZES, tpath, index), "<i4", f"{tpath}.sizes", index)
-    dims_flat, dims_starts, dims_row = g.ragged(g.refs(tp, F, S.TENSOR_DIM_ORDER, tpath, index), "u1", f"{tpath}.dim_order", index)
-
+def _allocations(g: Gather, tp: np.ndarray, F: np.ndarray, tpath: str, index: np.ndarray):
+    """Per tensor: planned or not, its arena (``memory_id``, -1 none) and offset (-1 none), and the offsets past
+    int64 kept exactly by tensor row (the column saturates them, past any arena)."""
     alloc = g.refs(tp, F, S.TENSOR_ALLOCATION_INFO, tpath, index)
     planned = alloc != NONE
     ap = alloc[planned]
@@ -98,6 +89,39 @@ def _decode_tensors(g: Gather, tp: np.ndarray, index: np.ndarray, path: str, n_a
     giant = high >= 1 << 31
     giant_offsets = dict(zip(np.flatnonzero(planned)[giant].tolist(),
                              (lo | hi << 32 for lo, hi in zip(low[giant].tolist(), high[giant].tolist()))))
+    return planned, memory_id, offset, giant_offsets
+
+
+def _tensor_nbytes(scalar_type: np.ndarray, sizes_flat: np.ndarray, sizes_starts: np.ndarray,
+                   sizes_row: np.ndarray) -> np.ndarray:
+    """numel x itemsize per tensor, -1 for an unknown dtype or a size no int64 holds."""
+    itemsize = ITEMSIZE[scalar_type.astype(np.int64) & 0xFF]
+    numel = _products(sizes_flat, sizes_starts)[sizes_row] if len(scalar_type) else np.zeros(0, np.int64)
+    nbytes = np.where(itemsize >= 0, numel * itemsize, -1)
+    if len(scalar_type):  # int64 products wrap silently: settle shapes near the limit exactly (hostile files only)
+        with np.errstate(over="ignore", invalid="ignore"):
+            estimate = _products(np.abs(sizes_flat.astype(np.float64)), sizes_starts)[sizes_row] * itemsize
+        risky = np.flatnonzero((itemsize >= 0) & ~(estimate < 2.0 ** 62))
+        if len(risky):
+            shapes = _tuples(sizes_flat, sizes_starts)
+            nbytes[risky] = [-1 if b is None else b for b in
+                             (_nbytes(shapes[r], s) for r, s in zip(sizes_row[risky].tolist(), itemsize[risky].tolist()))]
+    return nbytes
+
+
+def _decode_tensors(g: Gather, tp: np.ndarray, index: np.ndarray, path: str, n_all: int) -> dict:
+    tpath = f"{path}.val(Tensor)"
+    F = g.tables(tp, tpath, index)
+    scalar_type = g.field(tp, F, S.TENSOR_SCALAR_TYPE, "i1").astype(np.int16)
+    storage_offset = g.field(tp, F, S.TENSOR_STORAGE_OFFSET, "<i4")
+    requires_grad = g.field(tp, F, S.TENSOR_REQUIRES_GRAD, "u1")
+    data_buffer_idx = g.field(tp, F, S.TENSOR_DATA_BUFFER_IDX, "<u4").astype(np.int64)
+    layout = g.field(tp, F, S.TENSOR_LAYOUT, "i1")
+    dynamism = g.field(tp, F, S.TENSOR_SHAPE_DYNAMISM, "i1")
+    sizes_flat, sizes_starts, sizes_row = g.ragged(g.refs(tp, F, S.TENSOR_SIZES, tpath, index), "<i4", f"{tpath}.sizes", index)
+    dims_flat, dims_starts, dims_row = g.ragged(g.refs(tp, F, S.TENSOR_DIM_ORDER, tpath, index), "u1", f"{tpath}.dim_order", index)
+
+    planned, memory_id, offset, giant_offsets = _allocations(g, tp, F, tpath, index)
 
     extra = g.refs(tp, F, S.TENSOR_EXTRA_TENSOR_INFO, tpath, index)
     has_extra = extra != NONE
@@ -123,17 +147,7 @@ def _decode_tensors(g: Gather, tp: np.ndarray, index: np.ndarray, path: str, n_a
 
     storage = np.where(external, 5, np.where(planned, np.where(data_buffer_idx > 0, 3, 2),
                                              np.where(data_buffer_idx > 0, 1, 4))).astype(np.uint8)
-    itemsize = ITEMSIZE[scalar_type.astype(np.int64) & 0xFF]
-    numel = _products(sizes_flat, sizes_starts)[sizes_row] if len(tp) else np.zeros(0, np.int64)
-    nbytes = np.where(itemsize >= 0, numel * itemsize, -1)
-    if len(tp):  # int64 products wrap silently: settle shapes near the limit exactly (hostile files only)
-        with np.errstate(over="ignore", invalid="ignore"):
-            estimate = _products(np.abs(sizes_flat.astype(np.float64)), sizes_starts)[sizes_row] * itemsize
-        risky = np.flatnonzero((itemsize >= 0) & ~(estimate < 2.0 ** 62))
-        if len(risky):
-            shapes = _tuples(sizes_flat, sizes_starts)
-            nbytes[risky] = [-1 if b is None else b for b in
-                             (_nbytes(shapes[r], s) for r, s in zip(sizes_row[risky].tolist(), itemsize[risky].tolist()))]
+    nbytes = _tensor_nbytes(scalar_type, sizes_flat, sizes_starts, sizes_row)
 
     columns = []
     for arr, fill in ((scalar_type, -1), (device_type, 0), (device_index, 0), (memory_id, -1), (offset, -1),
