@@ -48,9 +48,8 @@ def external_tensors(plan: Plan) -> list[Tensor]:
     """The plan's external tensors; found through the decoder's storage column when there is one, so a plan
     of 100k values doesn't make 100k Tensor objects to find none."""
     if plan._columns is not None:
-
         rows = (plan._columns[0].storage == STORAGE_CODES["external"]).nonzero()[0]
-        return [plan.values[int(i)] for i in rows]
+        return [t for t in (plan.values[int(i)] for i in rows) if isinstance(t, Tensor)]  # storage: tensors only
     return [t for t in plan.tensors if t.storage == "external"]
 
 
@@ -115,7 +114,8 @@ def companion_findings(program: Program, found: dict[str, tuple[Payload, ...]] |
 
 def _cap(plan: str, code: str, messages):
     """Findings of one code, the first ``_LIMIT`` kept and the rest summarised."""
-    out, dropped = [], 0
+    out: list[Finding] = []
+    dropped = 0
     for message, values, instructions in messages:
         if len(out) >= _LIMIT:
             dropped += 1

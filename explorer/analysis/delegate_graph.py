@@ -52,16 +52,16 @@ def bindings(graph: DelegateGraph, args: tuple[int, ...]):
 
 def delegate_insides(plan: Plan, items: tuple[Payload, ...]) -> list[DelegateInside]:
     """Every delegate call of ``plan`` whose payload decoded to a subgraph, in run order."""
-    graphs = {p.delegate: p for p in items if p.graph is not None}
+    graphs = {p.delegate: p.graph for p in items if p.graph is not None}
     if not graphs:
         return []
     out = []
     for ins in plan.instructions:
         if ins.kind != "DelegateCall" or ins.delegate_index not in graphs:
             continue
-        p = graphs[ins.delegate_index]
+        graph = graphs[ins.delegate_index]
         d = plan.delegates[ins.delegate_index]
-        inputs, outputs, problem = bindings(p.graph, ins.args)
-        out.append(DelegateInside(ins.index, d.index, d.id, d.target_device or CPU, p.graph, inputs, outputs,
+        inputs, outputs, problem = bindings(graph, ins.args)
+        out.append(DelegateInside(ins.index, d.index, d.id, d.target_device or CPU, graph, inputs, outputs,
                                   problem))
     return out

@@ -139,7 +139,6 @@ def _overlays(program, views: dict, profile, args: argparse.Namespace):
 
 
 def _data_file_page(data_file: DataFile, args: argparse.Namespace, out: TextIO) -> int:
-
     name = os.path.basename(str(args.file))
     written = Path(args.output)
     written.write_text(data_file_html(data_file, name), encoding="utf-8")

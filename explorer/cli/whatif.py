@@ -98,7 +98,6 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         write_whatif_report(program, predicted, args.output, result=rev.diff, plan=args.method)
     name = os.path.basename(args.file)
     if args.json:
-
         doc = program_json(predicted, name)
         doc.update(rev.to_json())
         if estimates:

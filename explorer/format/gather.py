@@ -179,7 +179,8 @@ class Texts:
     __slots__ = ("_raw", "_bounds", "_cache")
 
     def __init__(self, raw: bytes, bounds: list[int]) -> None:
-        self._raw, self._bounds, self._cache = raw, bounds, {}
+        self._raw, self._bounds = raw, bounds
+        self._cache: dict[int, str] = {}
 
     def __len__(self) -> int:
         return len(self._bounds) - 1

@@ -256,6 +256,7 @@ class Instruction:
         absent from the file: the union tag names a kind but no table follows)."""
         if self.kind in ("KernelCall", "DelegateCall"):
             return self.args
+        named: tuple[int | None, ...]
         if self.kind == "MoveCall":
             named = (self.move_from, self.move_to)
         elif self.kind == "JumpFalseCall":

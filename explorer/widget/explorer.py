@@ -96,7 +96,6 @@ class Explorer(WhatIfWidget, OverlayWidget, AppWidget):
                             "group expanded (ex.expand / ex.collapse open and close groups)")
         self.program = open_program(source) if data is None else load(source, data=data)  # data: .ptd files
         if etrecord is not None and not isinstance(self.program, DataFile):
-
             self.program = attach_etrecord(self.program, etrecord)
         self.profile = None
         self._views: dict[str, PlanView] = {}
@@ -197,7 +196,6 @@ class Explorer(WhatIfWidget, OverlayWidget, AppWidget):
         what-if view (original vs predicted, the moves listed), as ``device-explorer show FILE --move ...`` writes."""
 
         if self.moves and self.predicted is not None:
-
             return write_whatif_report(self.program, self.predicted, path, plan=self.plan)
 
         return write_overlay_report(self.program, path, findings=self.findings, plan=self.plan, selected=self.selected,

@@ -349,7 +349,7 @@ def _host_kernels(plan: Plan, f: Facts, e: Edges, sink: Sink) -> set[int]:
     return set(by_instr)
 
 
-def _crossings(plan: Plan, f: Facts, t: dict[str, np.ndarray], sink: Sink, skip: set[int] = frozenset()) -> None:
+def _crossings(plan: Plan, f: Facts, t: dict[str, np.ndarray], sink: Sink, skip: frozenset[int] | set[int] = frozenset()) -> None:
     crossing = np.flatnonzero(~f.is_copy[t["instr"]] & (f.dcode[t["src"]] != f.dcode[t["dst"]]))
     if skip:
         crossing = crossing[~np.isin(t["instr"][crossing], list(skip))]

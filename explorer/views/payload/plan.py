@@ -52,7 +52,8 @@ def lod_payload(view: PlanView) -> dict:
         return np.asarray([dev_of(c) if c >= 0 else -1 for c in uniq.tolist()], dtype=np.int64)[inv.ravel()]
 
     groups = G.groups
-    children, child_start = [], []
+    children: list[int] = []
+    child_start: list[int] = []
     for g in groups:
         child_start.append(len(children))
         children.extend(G.children(g.id))

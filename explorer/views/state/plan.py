@@ -55,7 +55,6 @@ def plan_view(plan: Plan, program: Program | None = None, *, analysis=None) -> P
     lazy = analysis if isinstance(analysis, LazyAnalysis) else LazyAnalysis(plan, program)
     modules = None
     if program is not None and program.etrecord is not None:
-
         modules = module_scopes(program, plan)
     return PlanView(plan, lazy, Overview(plan, lazy, modules=modules), MemoryLod(plan, lazy))
 
