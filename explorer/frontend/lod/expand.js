@@ -1,8 +1,9 @@
 import {countText} from "../util/format.js";
 
 // Which groups of a plan's graph are expanded (lod/graph.js draws them): the rules of
-// explorer.views.overview.Overview (expand, collapse, reveal), on the view state's `expanded` list only — nothing
-// here folds, lays out or draws. tests/test_lod_js.py holds the two to the same states.
+// explorer.views.state.overview.Overview (expand, collapse, reveal), on the view state's `expanded` list only —
+// nothing here folds, lays out or draws. Both are checked on one table of cases, tests/fixtures/shared/fold_cases.json
+// (tests/js/fold.test.js here, tests/test_fold_cases.py in Python); tests/test_lod_js.py runs them side by side.
 /** @typedef {import("./base.js").LodBase} LodBase */
 /** @typedef {import("./base.js").LodState} LodState */
 
@@ -12,8 +13,16 @@ export function inside(B, outer, g) {
   return G.start[outer] <= G.start[g] && G.stop[g] <= G.stop[outer] && B.depthOf(g) >= B.depthOf(outer);
 }
 
-/** Overview.collapse: g and the groups inside it closed @param {LodBase} B @param {LodState} S @param {number} g */
+/** g and the groups inside it closed @param {LodBase} B @param {LodState} S @param {number} g */
 export function dropGroup(B, S, g) { S.expanded = S.expanded.filter((e) => !inside(B, g, e)); }
+
+/** Overview.collapse, and Overview.collapse_all when g is null: the groups closed, the note cleared
+ * @param {LodBase} B @param {LodState} S @param {number | null} g */
+export function collapseGroup(B, S, g) {
+  if (g === null) S.expanded = [];
+  else dropGroup(B, S, g);
+  S.note = "";
+}
 
 /** Overview.expand: the groups on g's path opened; groups opened before are closed to stay within
  * limits.visible, and S.note says which @param {LodBase} B @param {LodState} S @param {number} g */

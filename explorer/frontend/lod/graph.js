@@ -4,7 +4,7 @@ import {centredOn} from "../panels/nav.js";
 import {layOut, layoutRunner} from "../layout/worker.js";
 import {currentFold} from "./base.js";
 import {fresh, planFigures} from "./figures.js";
-import {dropGroup, openGroup, revealGroups} from "./expand.js";
+import {collapseGroup, openGroup, revealGroups} from "./expand.js";
 import {boxes, focusView, homeView, nodesIn, plotSize, regionOf, spread, zoomedOut} from "./views.js";
 import {statusLines, tint, windowLine} from "./captions.js";
 import {graphTraces} from "./traces.js";
@@ -176,14 +176,14 @@ export function lodGraph(B, S, host, uses) {
   function setExpanded(list) {
     const want = list.filter((g) => g > 0 && g < nG);
     if (JSON.stringify(want) === JSON.stringify(S.expanded)) return;
-    S.expanded = []; S.note = "";
+    collapseGroup(B, S, null);
     want.forEach((g) => { openGroup(B, S, g); });
     refresh((size) => want.length ? focus(want[want.length - 1])(size) : null, !want.length);
   }
   /** close group g (and the groups inside it); none given: every group, back to the home view @param {number | null} [g] */
   function collapse(g) {
-    if (g === undefined || g === null) { S.expanded = []; S.note = ""; refresh(null, true); host.expanded(S.expanded); return; }
-    dropGroup(B, S, g); S.note = "";
+    collapseGroup(B, S, g === undefined ? null : g);
+    if (g === undefined || g === null) { refresh(null, true); host.expanded(S.expanded); return; }
     refresh(focus(g), false);
     host.html(uses.groupDetails(g)); host.expanded(S.expanded);
   }

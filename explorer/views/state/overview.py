@@ -3,13 +3,14 @@
 A plan of up to ``LOD_NODES`` graph nodes opens with every group open; a bigger one as an overview, opened a
 whole level at a time while at most ``FIRST_VIEW`` nodes are drawn (:meth:`Overview.initial`, sent to the app as
 ``lod.expanded``). The browser app builds the figure (``explorer/frontend/lod/figures.js``), folds the groups, lays
-them out and draws them (``explorer/frontend/lod_*.js``): each collapsed group one marker (coloured by the device
+them out and draws them (``explorer/frontend/lod/``): each collapsed group one marker (coloured by the device
 most of its ops run on, sized by its op count, outlined red when it holds a value an error finding names),
 expanded groups as their members inside a tinted box with a "▾" header that collapses them. Python keeps only
 what the notebook API needs without a browser: the expansion state behind the widget's ``expanded`` trait
 (:meth:`Overview.expand`, :meth:`Overview.collapse`, :meth:`Overview.reveal`, ``Explorer.expand`` & co.), kept
-by the same rules as the app's ``lod_graph.js`` (``open``/``drop``/``reveal``; ``tests/test_lod_js.py`` holds the
-two to the same states). ``TRACE`` / ``OVERVIEW_TRACE``: the graph's trace order, which ``figures.js`` builds
+by the same rules as the app's ``lod/expand.js`` (``openGroup``/``dropGroup``/``revealGroups``): both are checked on
+one table of cases, ``tests/fixtures/shared/fold_cases.json`` (``tests/test_fold_cases.py`` here,
+``tests/js/fold.test.js`` in node), and ``tests/test_lod_js.py`` runs the two side by side on random clicks. ``TRACE`` / ``OVERVIEW_TRACE``: the graph's trace order, which ``figures.js`` builds
 and every module reads by name: 0–3 edges by kind, 4 tensors, 5 ops, 6–7 selection, then 8 groups, 9 headers,
 10 crossings (a dot on each edge that touches a group), then legend entries. At most ``VISIBLE_LIMIT`` nodes are
 drawn: expanding more collapses the oldest other expansions first, and :attr:`Overview.note` says so.
@@ -21,6 +22,7 @@ import numpy as np
 
 from explorer.analysis.groups import Groups
 from explorer.model.program import Plan
+from explorer.units import count_text
 
 __all__ = ["Overview", "OVERVIEW_TRACE", "TRACE", "LOD_NODES", "VISIBLE_LIMIT", "FIRST_VIEW", "visible_nodes"]
 
@@ -58,8 +60,10 @@ def visible_nodes(groups: Groups, expanded) -> int:
 class Overview:
     """Expansion state of one plan's overview."""
 
-    def __init__(self, plan: Plan, analysis, groups: Groups | None = None, modules=None):
+    def __init__(self, plan: Plan, analysis, groups: Groups | None = None, modules=None, *,
+                 limit: int = VISIBLE_LIMIT):
         self.plan, self.analysis = plan, analysis
+        self.limit = limit  # nodes drawn at most; the app gets it as lod.limits.visible
         # modules: an ETRecord's module per instruction (analysis.context.module_scopes): groups named by the model
         self.groups = groups or Groups(plan, analysis.facts, analysis.edges, modules=modules)
         self.expanded: list[int] = self.initial()  # in the order they were expanded
@@ -83,7 +87,7 @@ class Overview:
             level = [c for g in level for c in self.groups.children(g) if self.groups.children(c)]
         return opened
 
-    # -- state (the same rules as the app's lod_graph.js: open, collapse, reveal) ---------------------
+    # -- state (the same rules as the app's lod/expand.js: open, collapse, reveal) ---------------------
 
     def expand(self, gid: int) -> None:
         """Open group ``gid`` (and the groups around it) in place."""
@@ -94,14 +98,14 @@ class Overview:
             if p not in self.expanded:
                 self.expanded.append(p)
         closed = []
-        while visible_nodes(self.groups, set(self.expanded)) > VISIBLE_LIMIT:
+        while visible_nodes(self.groups, set(self.expanded)) > self.limit:
             victim = next((e for e in self.expanded if e not in path), None)
             if victim is None:
                 break
             self._drop(victim)
             closed.append(self.groups.groups[victim].label)
         if closed:
-            self.note = f"collapsed {', '.join(closed)} to draw at most {VISIBLE_LIMIT:,} nodes"
+            self.note = f"collapsed {', '.join(closed)} to draw at most {count_text(self.limit)} nodes"
 
     def collapse(self, gid: int) -> None:
         """Close group ``gid`` and every group inside it."""
