@@ -59,7 +59,7 @@ MARKS = """() => Object.fromEntries(performance.getEntriesByType('mark').map(m =
 # the app's stages, by the function names the report inlines as written (our modules are not minified):
 # inclusive time of every sample with the name anywhere on its stack
 STAGES = ("decodePayload", "startPage", "mount", "createShell", "show", "planFigures", "react", "lodPlan", "foldPlan",
-          "foldFinish", "layered", "draw", "graphTraces", "drawMemory", "labels", "minimap", "memoryStrip", "place")
+          "foldFinish", "layered", "draw", "foldTraces", "drawMemory", "labels", "minimap", "memoryStrip", "place")
 # stages whose callees are listed too
 SPLIT = ("show", "lodPlan", "draw", "drawMemory")
 

@@ -179,7 +179,7 @@ def _self_times(profile: dict, top: int = 15) -> list:
 # our functions a step runs through (not minified: the report inlines our modules as written): their
 # inclusive time splits a step into the fold with its layout (lod/base.js fold -> layout/layout.js layered) and the
 # drawing (lod/graph.js draw, which builds the traces and ends in plotly's react, minified: not named here)
-PARTS = ("foldPlan", "foldFinish", "layered", "draw", "graphTraces")
+PARTS = ("foldPlan", "foldFinish", "layered", "draw", "foldTraces")
 
 
 def _inclusive(profile: dict) -> dict:

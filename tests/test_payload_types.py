@@ -35,7 +35,7 @@ from explorer.views.payload.app import app_payload
 F = Path(__file__).parent / "fixtures"
 JS = Path(__file__).parent / "js"
 TSC = JS / "node_modules" / ".bin" / "tsc"
-DECL = Path(explorer.__file__).parent / "frontend" / "payload"
+DECL = Path(explorer.__file__).parent / "frontend" / "types" / "payload"
 
 
 def _app(pte: Path, etdump: Path | None = None, etrecord: Path | None = None) -> dict:

@@ -50,6 +50,8 @@ export function createDiffApp(el, model, data) {
   return createShell(el, model, data, {layout: LAYOUT, moves: false, start: (ctx) => diffView(ctx, data)});
 }
 
+// long-function: not split yet: the paired panels' drawing, selection with counterparts and the profile card share
+// the diff's state (both sides' plans and layers) in closures, as app/app.js did before its split.
 /** The mode's panels and verbs (shell/shell.js View).
  * @param {import("../shell/shell").ShellContext} ctx @param {import("../types/payload").DiffPayload} data
  * @returns {import("../shell/shell").View} */

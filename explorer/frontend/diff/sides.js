@@ -146,6 +146,8 @@ export function sideContext(P, s) {
  *            st: {values: number[], instructions: number[]}, sel: {edges: object[], rings: object[]},
  *            labels: {v: Record<number, string>, i: string[]}, gc: GroupChanges}} DrawnSide
  */
+// long-function: not split yet: its two sides' plans, marks and counterpart reveals share the sides' drawn state
+// (DrawnSide) in closures; splitting by job needs that state passed explicitly first.
 /** @param {DiffPlanPayload} P @param {DiffCtx} ctx */
 export function diffLod(P, ctx) {
   const I = diffIndex(P);

@@ -109,6 +109,9 @@ function mergeEdges(count, src, dst, weight, minlen) {
 
 // -- ranking ------------------------------------------------------------------------------------------
 
+// long-function: network simplex (Gansner et al. 1993, section 2) is one loop over a feasible tree held in a dozen
+// typed arrays (tree edges, cut values, low/lim numbering, slack): its steps read and write them all in turn, and
+// as separate functions each would take most of them; the steps are marked in order inside.
 /** @param {number} count @param {Merged} g */
 function networkSimplex(count, g) {
   const {m, a, b, w, ml, start, inc} = g;
@@ -536,6 +539,8 @@ function crossings(vg, layers) {  // all crossings between neighbouring layers (
 // one order-keeping least-squares pass per layer restores the minimal separation the balancing may break,
 // and a second moves the nodes at an end of the dataflow (weights, outputs) beside their neighbours. Long
 // edges (inner segments between virtual nodes) win conflicts, so they run straight.
+// long-function: the four alignments, their compaction and balancing, and the two least-squares passes share the
+// layered graph's arrays and the per-alignment results; the phases follow the paper's order (above) inside.
 /** @param {Layered} vg @param {number[][]} layers @param {Float64Array} x */
 function placeX(vg, layers, x) {
   const {real, upStart, up, downStart, down, width, pos, loc} = vg;

@@ -10,51 +10,55 @@ import {sourceLocation} from "./text.js";
 /** @typedef {ReturnType<typeof lodPanels>} LodPanels */
 /** @typedef {[string, string]} Row  a details row: [name, HTML] */
 
+/** @param {string[]} items HTML */
+function ul(items) {
+  const more = items.length > 40 ? "<li class='dx-muted'>\u2026 and " + (items.length - 40) + " more</li>" : "";
+  return "<ul class='dx-list'>" + items.slice(0, 40).map((t) => "<li>" + t + "</li>").join("") + more + "</ul>";
+}
+/** @param {Row[]} pairs */
+function rows(pairs) {
+  return "<table class='dx-kv'>" + pairs.map((p) => "<tr><td>" + p[0] + "</td><td>" + p[1] + "</td></tr>").join("") + "</table>";
+}
+/** @param {LodBase} B @param {number} i */
+function instrRef(B, i) { const {OPS} = B; return "<span class='dx-muted'>#" + i + "</span> <span class='dx-code'>" + esc(OPS.opTable[OPS.op[i]][0]) + "</span>"; }
+/** @param {LodBase} B @param {number} v */
+function valueRef(B, v) {
+  const {L, n, TT, rowOf, swatch} = B;
+  const r = v >= 0 && v < n ? rowOf[v] : -1;
+  if (v < 0 || v >= n) return "<span class='dx-muted'>%" + v + " (points nowhere)</span>";
+  if (r < 0) return "<span class='dx-muted'>%" + v + " " + esc(L.valueKinds[L.valueKind[v]] || "?") + "</span>";
+  return swatch(TT.dev[r]) + " <b>" + esc(TT.label[r]) + "</b>" + (TT.named[r] ? " <span class='dx-muted'>%" + v + "</span>" : "");
+}
+// tensors of the same arena whose bytes overlap v's (row r): [value, shares its lifetime too]
+/** @param {LodBase} B @param {number} v @param {number} r @returns {[number, boolean][]} */
+function sharers(B, v, r) {
+  const {L, TT, rowOf} = B;
+  const lo = TT.off[r], hi = lo + Math.max(TT.nbytes[r], 0), out = /** @type {[number, boolean][]} */ ([]);
+  if (TT.mem[r] < 0 || hi <= lo) return out;
+  const arena = L.arenas.find((a) => a.id === TT.mem[r]);
+  for (const u of arena ? arena.rows : []) {
+    const q = rowOf[u];
+    if (u === v || q < 0 || TT.mem[q] !== TT.mem[r]) continue;
+    const a = TT.off[q], b = a + Math.max(TT.nbytes[q], 0);
+    if (a < hi && b > lo) out.push([u, TT.first[q] >= 0 && TT.first[r] >= 0 && TT.first[q] <= TT.last[r] && TT.first[r] <= TT.last[q]]);
+  }
+  return out;
+}
+/** @param {LodBase} B @param {[number, boolean]} e */
+function sharerRef(B, e) {
+  const {TT, rowOf} = B;
+  const q = rowOf[e[0]];
+  return valueRef(B, e[0]) + " <span class='dx-muted'>[" + TT.off[q] + ", " + (TT.off[q] + Math.max(TT.nbytes[q], 0)) + ")" +
+    (TT.first[q] >= 0 ? " alive #" + TT.first[q] + " \u2013 #" + TT.last[q] : "") + "</span>" +
+    (e[1] ? " <span class='dx-badge dx-error'>alive at the same time</span>" : "");
+}
+
 /** @param {LodBase} B @param {LodState} S @param {import("./base.js").LodHost} host */
 export function lodPanels(B, S, host) {
-  const {P, L, m, n, G, TT, F, OPS, rowOf, fstart, inputs, outputs, swatch, kindOf} = B;
-  /** @param {string[]} items HTML */
-  function ul(items) {
-    const more = items.length > 40 ? "<li class='dx-muted'>\u2026 and " + (items.length - 40) + " more</li>" : "";
-    return "<ul class='dx-list'>" + items.slice(0, 40).map((t) => "<li>" + t + "</li>").join("") + more + "</ul>";
-  }
+  const {P, L, m, G, TT, F, OPS, rowOf, fstart, inputs, outputs, swatch, kindOf} = B;
   // host.detailRows (overlay/view.js): rows the app adds to a node's details, e.g. an overlay's number
   /** @param {"value" | "instr" | "group"} kind @param {number} index @returns {Row[]} */
   function extra(kind, index) { return host.detailRows ? host.detailRows(kind, index) : []; }
-  /** @param {Row[]} pairs */
-  function rows(pairs) {
-    return "<table class='dx-kv'>" + pairs.map((p) => "<tr><td>" + p[0] + "</td><td>" + p[1] + "</td></tr>").join("") + "</table>";
-  }
-  /** @param {number} i */
-  function instrRef(i) { return "<span class='dx-muted'>#" + i + "</span> <span class='dx-code'>" + esc(OPS.opTable[OPS.op[i]][0]) + "</span>"; }
-  /** @param {number} v */
-  function valueRef(v) {
-    const r = v >= 0 && v < n ? rowOf[v] : -1;
-    if (v < 0 || v >= n) return "<span class='dx-muted'>%" + v + " (points nowhere)</span>";
-    if (r < 0) return "<span class='dx-muted'>%" + v + " " + esc(L.valueKinds[L.valueKind[v]] || "?") + "</span>";
-    return swatch(TT.dev[r]) + " <b>" + esc(TT.label[r]) + "</b>" + (TT.named[r] ? " <span class='dx-muted'>%" + v + "</span>" : "");
-  }
-  // tensors of the same arena whose bytes overlap v's (row r): [value, shares its lifetime too]
-  /** @param {number} v @param {number} r @returns {[number, boolean][]} */
-  function sharers(v, r) {
-    const lo = TT.off[r], hi = lo + Math.max(TT.nbytes[r], 0), out = /** @type {[number, boolean][]} */ ([]);
-    if (TT.mem[r] < 0 || hi <= lo) return out;
-    const arena = L.arenas.find((a) => a.id === TT.mem[r]);
-    for (const u of arena ? arena.rows : []) {
-      const q = rowOf[u];
-      if (u === v || q < 0 || TT.mem[q] !== TT.mem[r]) continue;
-      const a = TT.off[q], b = a + Math.max(TT.nbytes[q], 0);
-      if (a < hi && b > lo) out.push([u, TT.first[q] >= 0 && TT.first[r] >= 0 && TT.first[q] <= TT.last[r] && TT.first[r] <= TT.last[q]]);
-    }
-    return out;
-  }
-  /** @param {[number, boolean]} e */
-  function sharerRef(e) {
-    const q = rowOf[e[0]];
-    return valueRef(e[0]) + " <span class='dx-muted'>[" + TT.off[q] + ", " + (TT.off[q] + Math.max(TT.nbytes[q], 0)) + ")" +
-      (TT.first[q] >= 0 ? " alive #" + TT.first[q] + " \u2013 #" + TT.last[q] : "") + "</span>" +
-      (e[1] ? " <span class='dx-badge dx-error'>alive at the same time</span>" : "");
-  }
   /** @param {number} i */
   function stackOf(i) {
     const k = OPS.stack ? OPS.stack[i] : -1;
@@ -87,8 +91,8 @@ export function lodPanels(B, S, host) {
       const LIVES = {constant: "constant (in the file)", runtime: "supplied at run time", external: "external (.ptd)"};
       out.push(["lives", esc(LIVES[storage] || storage)]);
     }
-    const shared = sharers(v, r);
-    if (shared.length) out.push(["shares bytes with", ul(shared.map(sharerRef))]);
+    const shared = sharers(B, v, r);
+    if (shared.length) out.push(["shares bytes with", ul(shared.map((x) => sharerRef(B, x)))]);
     if (TT.first[r] >= 0) out.push(["alive", "#" + TT.first[r] + " \u2013 #" + TT.last[r]]);
     if (TT.dyns[TT.dyn[r]] !== "static") out.push(["dynamism", esc(TT.dyns[TT.dyn[r]])]);
     out.push(["dim order", esc(TT.dimOrders[TT.dimOrder[r]])]);
@@ -96,8 +100,8 @@ export function lodPanels(B, S, host) {
     if (role.length) out.push(["role", role.join(" \u00b7 ")]);
     const prod = /** @type {number[]} */ ([]), cons = /** @type {number[]} */ ([]);
     for (let k2 = 0; k2 < F.v.length; k2++) if (F.v[k2] === v) (F.w[k2] ? prod : cons).push(F.i[k2]);
-    if (prod.length) out.push(["written by", ul(prod.map(instrRef))]);
-    if (cons.length) out.push(["read by", ul(cons.map(instrRef))]);
+    if (prod.length) out.push(["written by", ul(prod.map((x) => instrRef(B, x)))]);
+    if (cons.length) out.push(["read by", ul(cons.map((x) => instrRef(B, x)))]);
     out.push(...producerRows(P.context, prod, cons));
     const fs = findingsAbout([v], []);
     if (fs.length) out.push(["findings", ul(fs)]);
@@ -123,8 +127,8 @@ export function lodPanels(B, S, host) {
     }
     const reads = /** @type {number[]} */ ([]), writes = /** @type {number[]} */ ([]);
     for (let k2 = fstart[i]; k2 < fstart[i + 1]; k2++) (F.w[k2] ? writes : reads).push(F.v[k2]);
-    if (reads.length) out.push(["reads", ul(reads.map(valueRef))]);
-    if (writes.length) out.push(["writes", ul(writes.map(valueRef))]);
+    if (reads.length) out.push(["reads", ul(reads.map((x) => valueRef(B, x)))]);
+    if (writes.length) out.push(["writes", ul(writes.map((x) => valueRef(B, x)))]);
     const args = [], wrote = new Set(writes);  // every argument, with its role (a non-tensor is read)
     for (let k2 = OPS.argStart[i]; k2 < OPS.argStart[i + 1]; k2++) {
       const a = OPS.args[k2];

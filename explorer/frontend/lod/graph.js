@@ -7,7 +7,7 @@ import {fresh, planFigures} from "./figures.js";
 import {collapseGroup, openGroup, revealGroups} from "./expand.js";
 import {boxes, focusView, homeView, nodesIn, plotSize, regionOf, spread, zoomedOut} from "./views.js";
 import {statusLines, tint, windowLine} from "./captions.js";
-import {graphTraces} from "./traces.js";
+import {foldTraces} from "./traces.js";
 import {followPans} from "./pans.js";
 import {ringSelection} from "./selection.js";
 
@@ -54,8 +54,8 @@ function drawGraph(B, S, host, baseData, windowMin, view, reset) {
   const region = regionOf(f, windowMin, !!gd._fullLayout, lay.xaxis && lay.xaxis.range, lay.yaxis && lay.yaxis.range);
   const coarse = !!region && zoomedOut(plotSize(gd, 0), lay.xaxis.range, lay.yaxis.range) && nodesIn(f, region) > DRAW_MAX;
   const bx = boxes(B, f, S.expanded);
-  const host2 = {shown: host.shown(), paint: host.paint, size: () => plotSize(gd, 0)};
-  graphTraces(B, S, f, bx, region, coarse, host2).forEach((t, q) => { Object.keys(t).forEach((key) => { setPath(data[q], key, t[key]); }); });
+  const seen = {shown: host.shown(), paint: host.paint, size: () => plotSize(gd, 0)};
+  foldTraces(B, S, f, bx, region, coarse, seen).forEach((t, q) => { Object.keys(t).forEach((key) => { setPath(data[q], key, t[key]); }); });
   S.region = region;
   S.viewArea = region ? Math.abs((lay.xaxis.range[1] - lay.xaxis.range[0]) * (lay.yaxis.range[1] - lay.yaxis.range[0])) : 0;
   // the layout's parts that change with the fold: the groups' boxes, the status line

@@ -23,6 +23,9 @@ const MIN_PX = [3, 3], LARGEST = 300;
 /** @type {AxisMap} */
 const INSTRUCTIONS = {to: (x) => x, from: (x) => x};
 
+// long-function: not split yet: the lanes' drawing, zoom, hit test and axis share the memory map's window (S.win),
+// the lanes' cached blocks and bins and the axis map as closure state; splitting by job needs that state made
+// explicit first (as lod/graph.js was split).
 /** @param {LodBase} B @param {LodState} S @param {import("./base.js").LodHost} host */
 export function lodMemory(B, S, host) {
   const {L, m, DEV, ST, TT, rowOf, errors, tensorHover} = B;

@@ -144,7 +144,7 @@ function nodeTraces(B, f, kinds, label, groupLabel, shown) {
  * @param {{shown: Record<string, boolean>, paint?: (traces: Record<string, any>[]) => void, size: () => {w: number, h: number}}} host
  * @returns {Record<string, any>[]}
  */
-export function graphTraces(B, S, f, bx, region, coarse, host) {
+export function foldTraces(B, S, f, bx, region, coarse, host) {
   const {T, G} = B, out = /** @type {Record<string, any>[]} */ ([]);
   const drawn = inRegion(f, region);
   let tk = /** @type {number[]} */ ([]), ok = /** @type {number[]} */ ([]), gk = /** @type {number[]} */ ([]);

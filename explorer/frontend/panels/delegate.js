@@ -142,6 +142,8 @@ export function innerDetails(D, k) {
 // the trace slots, `host` the app (host.moved() after positions change, host.html(markup) for details). The app
 // calls rebase() after every draw of the graph (the groups fold and unfold under it); only a delegate drawn as
 // itself (not folded into a group) opens.
+// long-function: not split yet: opening, drawing and placing share the open delegates' state (the figure as drawn
+// before them: origin, shapes, notes, ranges; the open calls' boxes) in a dozen closure variables.
 /** @param {import("../types/payload").DrawnPlan} P @param {any} gd @param {import("../types/payload").TraceIndex} T @param {import("../types/app").LodHost} host */
 export function delegateExpander(P, gd, T, host) {
   /** @type {Map<number, Inside>} */

@@ -177,6 +177,8 @@ async function copyText(text) {
   }
 }
 
+// long-function: not split yet: the "Move to ▸" menu, the moves bar and its commands share the pending list and
+// the live/report switch in closures; splitting by job needs that state passed explicitly first.
 /** The what-if bar and the "Move to ▸" offers of one app.
  * ctx: {root (the app's element: clicks are caught there), model, publish(key, value), data (the payload), mount(bar)}.
  * Live (a widget: the model has `moves`): a move is sent to the kernel; else (a report) it joins a pending list.
