@@ -204,7 +204,8 @@ def _families(folder: Path, suffixes: tuple[str, ...]) -> dict[str, list[str]]:
     for f in folder.iterdir():
         if f.is_file() and f.name.endswith(suffixes) and f.name != "__init__.py":
             groups[f.name.split(".")[0].split("_")[0]].append(f.name)
-    return {k: sorted(v) for k, v in groups.items() if len(v) > 1}
+    # a module and its own stylesheet (profile.js, profile.css) share a stem, not a prefix: no family
+    return {k: sorted(v) for k, v in groups.items() if len({n.split(".")[0] for n in v}) > 1}
 
 
 def test_no_family_of_modules_shares_a_prefix_in_one_folder():

@@ -3,7 +3,7 @@ import {bytesText, countText} from "../util/format.js";
 
 // What a plan's graph says in words and marks besides its tables' own hover texts (lod/base.js): a folded group's
 // label tail and hover, a node's symbol, a group box's tint, and the status line under the graph
-// (explorer.views.overview.Overview.status_lines).
+// (Python's overview once wrote these; the app is now the only place).
 /** @typedef {import("./base.js").LodBase} LodBase */
 /** @typedef {import("./base.js").LodState} LodState */
 /** @typedef {import("./base.js").FoldNode} FoldNode */
@@ -47,7 +47,7 @@ export function tint(B, g, alpha) {
   return "rgba(" + parseInt(c.slice(1, 3), 16) + "," + parseInt(c.slice(3, 5), 16) + "," + parseInt(c.slice(5, 7), 16) + "," + alpha + ")";
 }
 
-/** Overview.status_lines @param {LodBase} B @param {LodState} S @param {Folded} f @returns {string[]} */
+/** the status line under the graph @param {LodBase} B @param {LodState} S @param {Folded} f @returns {string[]} */
 export function statusLines(B, S, f) {
   const {TT, nG, m} = B, groups = f.nodes.filter((nd) => nd[0] === "g").length, raw = f.nodes.length - groups;
   let tensors = 0;

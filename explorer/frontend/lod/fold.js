@@ -42,7 +42,7 @@ function edgePath(pts, tops, xa, ya, xb, yb) {
   return out;
 }
 
-const SOURCE_WEIGHT = 1, MAIN_WEIGHT = 4;  // as explorer/analysis/layout.py
+const SOURCE_WEIGHT = 1, MAIN_WEIGHT = 4;  // a value nothing writes pulls its reader a quarter as hard as the main flow
 /** a value unit nothing writes @param {Tables} t @param {number} u */
 function isSource(t, u) { return u >= t.m && u < t.gbase && !t.written[u - t.m]; }
 /** the device table index a unit runs or lives on (-1: none or several) @param {Tables} t @param {number} u */
