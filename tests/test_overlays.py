@@ -18,6 +18,7 @@ import pytest
 import traitlets
 from lod_helpers import llm_program
 
+from explorer.units import nbytes_text
 from explorer import Explorer, frontend, load
 from explorer.analysis.pipeline import analyze
 from explorer.analysis.facts import Facts
@@ -314,13 +315,6 @@ console.log(JSON.stringify({{root: hoverLine(O, "group", 0), at17: hoverLine(O, 
     assert out["colors"][3] == "#D0D7DE"  # %4 has no number
     assert out["colors"][2] == "#FDE725" and out["colors"][1] == "#440154"  # 2 is the largest drawn, 0.25 the smallest
     assert out["legend"] == "a folded group shows the sum of its entries"
-
-
-def nbytes_text(b: int) -> str:
-    for name, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if b >= size:
-            return f"{b / size:.1f} {name}"
-    return f"{b} B"
 
 
 # -- the widget, the report, the CLI ----------------------------------------------------------------
