@@ -1,4 +1,4 @@
-"""``device-explorer``: inspect, check and show ExecuTorch programs from the shell.
+"""``device-explorer``: inspect, check, show, diff and what-if ExecuTorch programs from the shell.
 
 Each subcommand lives in its own module exposing ``register(subparsers)`` (adds its parser and sets
 ``func``) and a ``run(args, out) -> int``. ``main`` catches :class:`PteFormatError` once, prints one
