@@ -15,14 +15,24 @@ Nothing here reads bytes: :mod:`explorer.format.companions.etdump` fills :class:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Any, Mapping
 
 __all__ = ["LoggedTensor", "LoggedValue", "TensorStats", "LoggedOutput", "InstructionNumerics", "PlanNumerics",
-           "Numerics", "Gap", "NumericsPair", "FirstDivergence", "PlanComparison", "NumericsComparison",
+           "Numerics", "Gap", "jnum", "NumericsPair", "FirstDivergence", "PlanComparison", "NumericsComparison",
            "VALUE_KINDS"]
 
 # etdump ValueType (schema/etdump_schema_flatcc.fbs) -> our name
 VALUE_KINDS = ("null", "int", "bool", "float", "double", "tensor", "tensor_list", "string")
+
+
+def jnum(x: float | None) -> float | str | None:
+    """A number as JSON can hold it: an infinity (an SNR of identical tensors) is the string ``"inf"``/``"-inf"``,
+    NaN is null."""
+    if x is None or x != x:
+        return None
+    if x in (float("inf"), float("-inf")):
+        return "inf" if x > 0 else "-inf"
+    return x
 
 
 @dataclass(frozen=True)
@@ -60,6 +70,7 @@ class TensorStats:
     posinf: int
     neginf: int
     first: tuple[float, ...] = ()
+    first_nonfinite: tuple[int, ...] | None = None  # index of the first NaN/Inf in memory order
     readable: bool = True  # False for a dtype whose bytes we can't turn into numbers (quint4x2, ...)
 
     @property
@@ -79,6 +90,7 @@ class LoggedOutput:
     value: int | None  # the plan's value index (None: the entries did not line up with the instruction's args)
     device: str  # where the plan puts that value ("cpu", "cuda:0"; a delegate's outputs: its target's)
     event: int  # index of the debug event in its run block (for messages)
+    array: Any = field(default=None, repr=False, compare=False)  # the elements (numpy, a view of the buffer)
 
 
 @dataclass(frozen=True)
@@ -157,8 +169,9 @@ class Gap:
         return self.nonfinite_mismatch > 0 or (self.relative is not None and self.relative > tol)
 
     def to_json(self) -> dict:
-        return {"max_abs": self.max_abs, "mse": self.mse, "l1": self.l1, "cosine": self.cosine, "snr_db": self.snr_db,
-                "nonfinite_mismatch": self.nonfinite_mismatch, "relative": self.relative,
+        return {"max_abs": jnum(self.max_abs), "mse": jnum(self.mse), "l1": jnum(self.l1), "cosine": jnum(self.cosine),
+                "snr_db": jnum(self.snr_db), "nonfinite_mismatch": self.nonfinite_mismatch,
+                "relative": jnum(self.relative),
                 **({"why": self.why} if self.why else {})}
 
 
@@ -189,7 +202,7 @@ class FirstDivergence:
 
     def to_json(self) -> dict:
         return {"tol": self.tol, "a_instruction": self.a_instruction, "b_instruction": self.b_instruction,
-                "relative": None if self.gap is None else self.gap.relative}
+                "relative": None if self.gap is None else jnum(self.gap.relative)}
 
 
 @dataclass(frozen=True)
