@@ -181,7 +181,7 @@ class NumericsPair:
 
     a_instruction: int
     b_instruction: int
-    by: str  # "debug_handle" | "node_name" | "op_order"
+    by: str  # "debug_handle" | "source" | "op_order"
     gap: Gap
     a_device: str = "cpu"
     b_device: str = "cpu"
@@ -211,7 +211,7 @@ class PlanComparison:
     pairs: tuple[NumericsPair, ...]
     output_gap: Gap | None
     first_divergence: FirstDivergence
-    pairing: str  # how the pairs were made: "debug_handle", "node_name" or "op_order"
+    pairing: str  # how the pairs were made: "debug_handle", "source" or "op_order"
     notes: tuple[str, ...] = ()  # e.g. why handles were not used
 
     def to_json(self) -> dict:
