@@ -117,9 +117,23 @@ def _components(ka: dict[int, set], kb: dict[int, set]) -> list[tuple[list[int],
     return [(sorted(x), sorted(y)) for x, y in groups.values() if x and y]
 
 
+def _matched(x: InstructionNumerics, y: InstructionNumerics) -> list:
+    """Output pairs: in order when both have as many; else (a delegate of B with several outputs against A's last op)
+    each A output with the last B output of the same shape, else of the same number of elements."""
+    if len(x.outputs) == len(y.outputs):
+        return list(zip(x.outputs, y.outputs))
+    out = []
+    for ox in x.outputs:
+        same = [oy for oy in y.outputs if oy.stats.shape == ox.stats.shape] or \
+            [oy for oy in y.outputs if oy.stats.numel == ox.stats.numel]
+        if same:
+            out.append((ox, same[-1]))
+    return out
+
+
 def _pair_gap(x: InstructionNumerics, y: InstructionNumerics) -> Gap:
     worst: Gap | None = None
-    for ox, oy in zip(x.outputs, y.outputs):
+    for ox, oy in _matched(x, y):
         g = gap(ox.array, oy.array, ox.stats.shape, oy.stats.shape)
         if worst is None or _worse(g, worst):
             worst = g

@@ -18,8 +18,9 @@ What each instruction logged (executorch 1.5.1, checked on the fixtures' runs):
 * the **program outputs** are logged after the run with ``output`` set (chain index 2**64-1).
 
 Each output says on which device the plan puts it (the value's device; a delegate's target device when the
-value says nothing). NaN/Inf an instruction produced — present in an output while none of the logged tensors it
-reads has any — is a ``numerics-nonfinite`` finding at that instruction, with the count and the first index.
+value says nothing). NaN/Inf an instruction produced — a kind (NaN, +Inf, -Inf) in an output that none of the
+logged tensors it reads has — is a ``numerics-nonfinite`` finding at that instruction, with the counts and the
+index of the first.
 """
 
 from __future__ import annotations
@@ -164,28 +165,41 @@ def _logged(data: memoryview, run: int, k: int, t, v: int | None, f: Facts, dev:
     return LoggedOutput(tensor_stats(t, arr), v, device, k, arr)
 
 
+def _kinds(o: LoggedOutput) -> set[str]:
+    s = o.stats
+    return {w for n, w in ((s.nan, "NaN"), (s.posinf, "+Inf"), (s.neginf, "-Inf")) if n}
+
+
 def _nonfinite(plan: Plan, instrs: list[InstructionNumerics], e) -> list[Finding]:
-    """NaN/Inf first produced at an instruction: its outputs have some, the logged tensors it reads have none."""
-    bad_values: set[int] = set()
+    """NaN/Inf first produced at an instruction: a kind of non-finite value (NaN, +Inf, -Inf) in its outputs that no
+    logged tensor it reads has (Inf - Inf making NaN is a finding; a NaN passed along is not)."""
+    kinds_of: dict[int, set[str]] = {}
     found = []
     for ins in instrs:
-        reads = e.value[e.bounds[ins.instruction]:e.bounds[ins.instruction + 1]][
-            ~e.write[e.bounds[ins.instruction]:e.bounds[ins.instruction + 1]]].tolist()
-        inherited = any(v in bad_values for v in reads) or any(x.stats.nonfinite for x in ins.inputs)
-        produced = [o for o in ins.outputs if o.stats.nonfinite]
-        for o in produced:
+        lo, hi = int(e.bounds[ins.instruction]), int(e.bounds[ins.instruction + 1])
+        reads = e.value[lo:hi][~e.write[lo:hi]].tolist()
+        seen: set[str] = set()
+        for v in reads:
+            seen |= kinds_of.get(v, set())
+        for x in ins.inputs:
+            seen |= _kinds(x)
+        new: list[tuple[LoggedOutput, set[str]]] = []
+        for o in ins.outputs:
+            k = _kinds(o)
             if o.value is not None:
-                bad_values.add(o.value)
-        if produced and not inherited:
-            o = produced[0]
+                kinds_of[o.value] = k
+            if k - seen:
+                new.append((o, k - seen))
+        if new:
+            o, k = new[0]
             s = o.stats
-            kinds = ", ".join(f"{n} {w}" for n, w in ((s.nan, "NaN"), (s.posinf, "+Inf"), (s.neginf, "-Inf")) if n)
-            at = f" first at [{', '.join(map(str, s.first_nonfinite))}]" if s.first_nonfinite is not None else ""
+            counts = ", ".join(f"{n} {w}" for n, w in ((s.nan, "NaN"), (s.posinf, "+Inf"), (s.neginf, "-Inf")) if n)
+            at = f", first at [{', '.join(map(str, s.first_nonfinite))}]" if s.first_nonfinite is not None else ""
             what = f"%{o.value}" if o.value is not None else "its output"
             found.append(Finding("numerics-nonfinite", "error", plan.name,
-                                 f"instruction {ins.instruction} ({ins.name or 'instruction'}) produced {kinds} in "
-                                 f"{what} ({s.dtype} {list(s.shape)}, {s.numel} values) on {o.device}{at}; "
-                                 f"none in what it reads",
-                                 values=tuple(x.value for x in produced if x.value is not None),
+                                 f"instruction {ins.instruction} ({ins.name or 'instruction'}) produced "
+                                 f"{' and '.join(sorted(k))} on {o.device}: {what} ({s.dtype} {list(s.shape)}) holds "
+                                 f"{counts} of {s.numel} values{at}; none of that kind in what it reads",
+                                 values=tuple(x.value for x, _ in new if x.value is not None),
                                  instructions=(ins.instruction,)))
     return found

@@ -46,7 +46,8 @@ def tensor_stats(t: LoggedTensor, arr: np.ndarray | None) -> TensorStats:
         mean = _num(np.mean(finite, dtype=np.float64))
     else:
         lo = hi = mean = None
-    first = tuple(float(v) for v in arr[:FIRST].astype(np.float64))
+    with np.errstate(invalid="ignore", over="ignore"):
+        first = tuple(float(v) for v in arr[:FIRST].astype(np.float64))
     where = first_nonfinite(arr, t.sizes) if (n_nan or n_pinf or n_ninf) else None
     return TensorStats(dtype, t.sizes, numel, lo, hi, mean, n_nan, n_pinf, n_ninf, first, where)
 
