@@ -126,6 +126,8 @@ def _plan_numerics(program: Program, plan: Plan, events: tuple[DebugEvent, ...],
         tensor_entries = [(k, t) for k, t, _ in entries if t is not None]
         written = writes[i]
         dev = str(f.device(int(devs[i]))) if devs[i] >= 0 else "cpu"
+        o_items: list[tuple[int, Any, int | None]]
+        i_items: list[tuple[int, Any, int | None]]
         if ins.kind == "DelegateCall":
             args = list(ins.args)
             if len(entries) == len(args):

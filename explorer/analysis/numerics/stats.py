@@ -41,6 +41,9 @@ def tensor_stats(t: LoggedTensor, arr: np.ndarray | None) -> TensorStats:
     else:
         n_nan = n_pinf = n_ninf = 0
         finite = arr
+    lo: float | None
+    hi: float | None
+    mean: float | None
     if finite.size:
         lo, hi = _num(finite.min()), _num(finite.max())
         mean = _num(np.mean(finite, dtype=np.float64))
