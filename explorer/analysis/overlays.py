@@ -25,7 +25,9 @@ number shows that module's number (``source`` says whose). The rule is stated in
 Built-in overlays (:func:`builtin_overlays`), from what the program and a joined profile already say:
 ``time`` (median measured time per instruction, :mod:`.profile`), ``copy_bytes`` (bytes each copy
 instruction moves, :mod:`.transfers`), ``size`` (bytes per tensor) and ``lifetime`` (how many
-instructions a tensor stays alive, :mod:`.lifetimes`).
+instructions a tensor stays alive, :mod:`.lifetimes`); with a run's numbers (:mod:`.numerics`) ``output_range``
+(the largest finite |value| each instruction produced) and, compared with another run, ``gap`` (each paired
+instruction's max|a-b| / max(1, max|a|); the A instructions a delegate of B holds share its pair's).
 
 Bad arguments raise :class:`OverlayError` (a ``ValueError``) naming the argument or key and, where there
 is a fixed set, the valid choices.
@@ -57,7 +59,7 @@ __all__ = ["Overlay", "OverlayError", "Scale", "Threshold", "ModuleItem", "Group
 AGGREGATES = ("sum", "max", "mean")
 BY = ("instruction", "value", "module", "group")
 FORMATS = ("number", "bytes", "time", "count")  # how the app writes a number: as is (+ unit), KiB/MiB, ns/µs/ms/s
-BUILTINS = ("time", "copy_bytes", "size", "lifetime")
+BUILTINS = ("time", "copy_bytes", "size", "lifetime", "output_range", "gap")
 # colour scales by name, as (position, colour) stops: perceptually uniform and readable with the common
 # colour-vision deficiencies (matplotlib's viridis family); the first is the default
 SCALES: dict[str, tuple[tuple[float, str], ...]] = {
@@ -473,11 +475,13 @@ def group_aggregates(ov: Overlay, starts: np.ndarray, stops: np.ndarray, home: n
 
 # -- built-ins --------------------------------------------------------------------------------------
 
-def builtin_overlays(plan: Plan, analysis=None, profile=None) -> dict[str, Overlay]:
+def builtin_overlays(plan: Plan, analysis=None, profile=None, numerics=None, comparison=None) -> dict[str, Overlay]:
     """The built-in overlays that have data on ``plan``, by name (:data:`BUILTINS` order).
 
     ``analysis``: a :class:`~.lazy.LazyAnalysis` of the plan (its arrays are reused; else computed);
-    ``profile``: the plan's :class:`~.profile.PlanProfile` (``time`` needs it)."""
+    ``profile``: the plan's :class:`~.profile.PlanProfile` (``time`` needs it); ``numerics``: the plan's
+    :class:`~explorer.model.numerics.PlanNumerics` (``output_range``); ``comparison``: its
+    :class:`~explorer.model.numerics.PlanComparison` with another run, this plan as A (``gap``)."""
 
     f = getattr(analysis, "facts", None)
     if f is None or not hasattr(analysis, "moving"):
@@ -514,4 +518,35 @@ def builtin_overlays(plan: Plan, analysis=None, profile=None) -> dict[str, Overl
                                   np.where(alive, last - first + 1, np.nan).astype(np.float64), none_from, (), Scale(),
                                   (), "max", "instructions", "count", True,
                                   "instructions a tensor stays alive, first to last use (inclusive)")
+    out.update(_numeric_overlays(plan, m, n, numerics, comparison))
+    return out
+
+
+def _numeric_overlays(plan: Plan, m: int, n: int, numerics, comparison) -> dict[str, Overlay]:
+    out: dict[str, Overlay] = {}
+    none_from = np.full(m, -1, dtype=np.int64)
+    if numerics is not None:
+        rng = np.full(m, np.nan)
+        for ins in numerics.instructions:
+            tops = [max(abs(o.stats.min), abs(o.stats.max)) for o in ins.outputs if o.stats.min is not None]
+            if tops and ins.instruction < m:
+                rng[ins.instruction] = max(tops)
+        if (~np.isnan(rng)).any():
+            out["output_range"] = Overlay("output_range", plan.name, rng, np.full(n, np.nan), none_from, (), Scale(),
+                                          (), "max", "", "number", True,
+                                          "largest finite |value| each instruction produced (ETDump debug buffer)")
+    if comparison is not None and comparison.pairs:
+        g = np.full(m, np.nan)
+        for p in comparison.pairs:
+            rel = p.gap.relative
+            if not p.gap.comparable or rel is None:
+                continue
+            v = max(rel, 1.0) if p.gap.nonfinite_mismatch else rel
+            for i in (p.a_instruction, *p.folded):
+                if i < m:
+                    g[i] = v if np.isnan(g[i]) else max(g[i], v)
+        if (~np.isnan(g)).any():
+            out["gap"] = Overlay("gap", plan.name, g, np.full(n, np.nan), none_from, (), Scale(), (), "max", "", "number",
+                                 True, f"gap vs B: max|a-b| / max(1, max|a|) of each paired op (first divergence "
+                                       f"above {comparison.first_divergence.tol:g})")
     return out

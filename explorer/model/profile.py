@@ -19,6 +19,8 @@ from typing import Sequence
 
 import numpy as np
 
+from explorer.model.numerics import LoggedValue
+
 __all__ = ["ETDump", "RunData", "ProfileEvent", "AllocationEvent", "DebugEvent", "ProfileColumns",
            "AllocationColumns", "NO_ID"]
 
@@ -57,13 +59,16 @@ class AllocationEvent:
 
 @dataclass(frozen=True)
 class DebugEvent:
-    """An intermediate-output record; only its location is kept (the tensor payload is not decoded)."""
+    """An intermediate-output record: where it was logged and its entry (a tensor's dtype, sizes and offset into
+    the debug buffer, or a scalar); the tensor's bytes live in the debug buffer (:mod:`explorer.analysis.numerics`).
+    executorch writes the program's outputs with ``chain_index`` 2**64-1 and ``entry.output`` set."""
 
     chain_index: int
     instruction_id: int
     delegate_debug_id_int: int = NO_ID
     delegate_debug_id_str: str | None = None
     name: str | None = None
+    entry: LoggedValue | None = None
 
 
 @dataclass(frozen=True, eq=False)

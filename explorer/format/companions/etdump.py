@@ -10,7 +10,9 @@ by table.
 Layout (``schema/etdump_schema_flatcc.fbs``, written by flatcc): executorch's ``ETDumpGen`` writes a
 *size-prefixed* flatbuffer — a little-endian u32 with the size of what follows, then the root offset
 and the identifier ``ED00`` at bytes 8-12. A dump without the prefix (identifier at bytes 4-8) is read
-too. Debug events keep only where they were recorded; their tensor payloads are not decoded.
+too. A debug event keeps where it was recorded and its entry (:func:`_value`: a tensor's dtype, sizes, strides
+and offset into the debug buffer, or a scalar); the tensors' bytes are in the debug buffer, read by
+:mod:`explorer.analysis.numerics.join` with the same checks.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Union
 import numpy as np
 
 from explorer.errors import PteFormatError
+from explorer.model.numerics import VALUE_KINDS, LoggedTensor, LoggedValue
 from explorer.model.profile import AllocationColumns, DebugEvent, ETDump, ProfileColumns, RunData
 from explorer.format.flatbuf import FlatReader
 from explorer.format.gather import NONE, Gather
@@ -40,6 +43,8 @@ PE_NAME, PE_CHAIN_INDEX, PE_INSTRUCTION_ID, PE_DELEGATE_ID_INT, PE_DELEGATE_ID_S
 PE_DELEGATE_METADATA, PE_START_TIME, PE_END_TIME = 5, 6, 7
 AE_ALLOCATOR_ID, AE_ALLOCATION_SIZE = 0, 1
 DE_CHAIN_INDEX, DE_INSTRUCTION_ID, DE_DEBUG_ENTRY, DE_DELEGATE_ID_INT, DE_DELEGATE_ID_STR, DE_NAME = 0, 1, 2, 3, 4, 5
+V_VAL, V_TENSOR, V_TENSOR_LIST, V_INT, V_FLOAT, V_DOUBLE, V_BOOL, V_OUTPUT = 0, 1, 2, 3, 4, 5, 6, 7
+T_SCALAR_TYPE, T_SIZES, T_STRIDES, T_OFFSET = 0, 1, 2, 3
 
 Source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview]
 _U32 = struct.Struct("<I").unpack_from
@@ -106,7 +111,7 @@ def _decode(data: bytes, path: str | None) -> ETDump:
     texts = _Interner()
     profile = _profile_columns(g, prof, run_of, where, texts)
     allocations = _allocation_columns(g, alloc, run_of, where)
-    debug = _debug_events(g, dbg, run_of, where, texts)
+    debug = _debug_events(r, g, dbg, run_of, where, texts)
     texts_final = texts.names()
     profile = ProfileColumns(**{**profile, "names": texts_final})
 
@@ -274,7 +279,8 @@ def _allocation_columns(g: Gather, alloc: np.ndarray, run_of: np.ndarray, where)
                              g.field(ap, af, AE_ALLOCATION_SIZE, "<u8", 0))
 
 
-def _debug_events(g: Gather, dbg: np.ndarray, run_of: np.ndarray, where, texts: _Interner) -> dict[int, list]:
+def _debug_events(r: FlatReader, g: Gather, dbg: np.ndarray, run_of: np.ndarray, where,
+                  texts: _Interner) -> dict[int, list]:
     sub = np.flatnonzero(dbg != NONE)
     if not len(sub):
         return {}
@@ -288,12 +294,59 @@ def _debug_events(g: Gather, dbg: np.ndarray, run_of: np.ndarray, where, texts: 
         "{}", where(sub, ".debug_event.delegate_debug_id_str")))
     name = texts.codes(g, g.refs(dp, df, DE_NAME, "{}", where(sub, ".debug_event.name")), "{}",
                        where(sub, ".debug_event.name"))
+    entries = g.refs(dp, df, DE_DEBUG_ENTRY, "{}", where(sub, ".debug_event.debug_entry"))
     names = list(texts._ids)  # noqa: SLF001 - the interner's current table, decoded below as needed
     out: dict[int, list] = {}
     for k in range(len(sub)):
         s, n = int(dstr[k]), int(name[k])
+        entry = None
+        if entries[k] != NONE:
+            try:
+                entry = _value(r, int(entries[k]))
+            except PteFormatError as exc:
+                raise exc.within(where(sub, ".debug_event.debug_entry")(k)) from None
         out.setdefault(int(run_of[sub[k]]), []).append(DebugEvent(
             int(chain[k]), int(instr[k]), int(did[k]),
             names[s].decode("utf-8", "replace") if s >= 0 else None,
-            names[n].decode("utf-8", "replace") if n >= 0 else None))
+            names[n].decode("utf-8", "replace") if n >= 0 else None, entry))
     return out
+
+
+def _value(r: FlatReader, pos: int) -> LoggedValue:
+    """A debug entry (``Value``): its kind, its tensors' (dtype, sizes, strides, offset), or its scalar.
+
+    Every vector is checked against the flatbuffer and charged to the file's budget (:meth:`FlatReader.charge`),
+    so entries aliasing one long ``sizes`` vector cannot make a small file decode gigabytes.
+    """
+    vt = r.table(pos)
+    code = r.field(pos, vt, V_VAL, "B")
+    kind = VALUE_KINDS[code] if code < len(VALUE_KINDS) else f"unknown({code})"
+    out_ref = r.ref(pos, vt, V_OUTPUT)
+    output = False
+    if out_ref is not None:
+        output = bool(r.field(out_ref, r.table(out_ref), 0, "B"))
+    tensors: tuple[LoggedTensor, ...] = ()
+    scalar: int | float | bool | None = None
+    if kind == "tensor":
+        ref = r.ref(pos, vt, V_TENSOR)
+        tensors = (_tensor(r, ref),) if ref is not None else ()
+    elif kind == "tensor_list":
+        ref = r.ref(pos, vt, V_TENSOR_LIST)
+        if ref is not None:
+            items = r.tables(r.ref(ref, r.table(ref), 0))
+            tensors = tuple(_tensor(r, t) for t in items)
+    elif kind in ("int", "float", "double", "bool"):
+        slot, fmt = {"int": (V_INT, "q"), "float": (V_FLOAT, "f"), "double": (V_DOUBLE, "d"),
+                     "bool": (V_BOOL, "B")}[kind]
+        ref = r.ref(pos, vt, slot)
+        if ref is not None:
+            scalar = r.field(ref, r.table(ref), 0, fmt)
+            if kind == "bool":
+                scalar = bool(scalar)
+    return LoggedValue(kind, tensors, scalar, output)
+
+
+def _tensor(r: FlatReader, pos: int) -> LoggedTensor:
+    vt = r.table(pos)
+    return LoggedTensor(int(r.field(pos, vt, T_SCALAR_TYPE, "b")), tuple(r.scalars(r.ref(pos, vt, T_SIZES), "q")),
+                        tuple(r.scalars(r.ref(pos, vt, T_STRIDES), "q")), int(r.field(pos, vt, T_OFFSET, "q")))

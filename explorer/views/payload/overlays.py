@@ -126,8 +126,9 @@ class OverlaySet:
     """Overlays over ``program``'s plans. ``views``: plan name -> PlanView (the ones the payload draws, so
     group ids match); ``profile``: a joined :class:`~explorer.analysis.profile.join.Profile` or None."""
 
-    def __init__(self, program, views: dict, profile=None):
+    def __init__(self, program, views: dict, profile=None, numerics=None, comparison=None):
         self.program, self.views, self.profile = program, views, profile
+        self.numerics, self.comparison = numerics, comparison  # a run's Numerics / NumericsComparison (this program A)
         self.default_plan = default_plan(program) if program.plans else None
         self._builtins: dict[str, dict[str, Overlay]] = {}
         self.user: dict[str, dict[str, Overlay]] = {}  # name -> plan -> overlay, in the order added
@@ -140,7 +141,9 @@ class OverlaySet:
         if got is None:
             view = self.views[plan]
             pp = self.profile.plans.get(plan) if self.profile is not None else None
-            got = self._builtins[plan] = builtin_overlays(view.plan, view.analysis, pp)
+            pn = self.numerics.plan(plan) if self.numerics is not None else None
+            pc = self.comparison.plan(plan) if self.comparison is not None else None
+            got = self._builtins[plan] = builtin_overlays(view.plan, view.analysis, pp, pn, pc)
         return got
 
     def names(self, plan: str | None = None) -> list[str]:
