@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from explorer.analysis.context import attach_etrecord
 from explorer.analysis.diff.compare import diff
+from explorer.analysis.numerics.load import load_numerics
 from explorer.analysis.pipeline import check
 from explorer.errors import EtrecordFormatError, PteFormatError
 from explorer.format.companions.etdump import load_etdump
@@ -19,7 +20,7 @@ from explorer.format.reader import load as _load
 from explorer.whatif.predict import what_if
 from explorer.model.program import CPU, Buffer, DataFile, Delegate, Device, Instruction, Plan, Program, Tensor, Value
 
-__all__ = ["load", "load_etdump", "load_etrecord", "EtrecordFormatError", "check", "diff", "what_if", "Explorer", "Diff", "PteFormatError", "Program", "Plan", "Tensor", "Value",
+__all__ = ["load", "load_etdump", "load_etrecord", "load_numerics", "EtrecordFormatError", "check", "diff", "what_if", "Explorer", "Diff", "PteFormatError", "Program", "Plan", "Tensor", "Value",
            "Buffer", "Instruction", "Delegate", "Device", "CPU", "DataFile", "__version__"]
 
 __version__ = "0.1.0"
