@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The README's test command: every set-up step the tests need on a fresh Debian machine, then the whole suite.
+# .ci/run calls exactly this. Arguments go to pytest (e.g. `bash scripts/test.sh -m "not interop and not browser"`).
+#
+#  - Debian's chromium (the browser tests; never a browser download of Playwright's own), nodejs and npm (the app's
+#    JavaScript tests and `tsc --checkJs`), installed with apt-get when missing (as root, or through sudo);
+#  - typescript and the other dev-time node packages pinned in tests/js/package.json;
+#  - a fresh virtual environment ($DEX_VENV, default .venv) with the package and its test and interop extras
+#    (torch + executorch: the real exports and executorch's own readers the tests compare with).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export DEBIAN_FRONTEND=noninteractive PIP_DISABLE_PIP_VERSION_CHECK=1
+
+missing=()
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
+if ((${#missing[@]})); then
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+(cd tests/js && npm install --no-package-lock --no-audit --no-fund --silent)
+
+VENV="${DEX_VENV:-.venv}"
+rm -rf "$VENV"
+python3 -m venv "$VENV"
+# shellcheck disable=SC1091
+source "$VENV/bin/activate"
+python -m pip install -q --upgrade pip
+python -m pip install -q -e ".[test,interop]"
+
+python -m pytest -q "$@"
