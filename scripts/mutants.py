@@ -152,7 +152,7 @@ MUTANTS: tuple[Mutant, ...] = (
       '.replace(">", "&gt;")', ["tests/test_injection.py", "tests/test_views.py"],
       "plotly text keeps a file's '<' (markup in hover text)"),
     M("escape-script-end-tag", "escaping", "escape", '_SCRIPT_UNSAFE = {"</": "<\\\\/", ',
-      '_SCRIPT_UNSAFE = {"</": "</", ', ["tests/test_injection.py", "tests/test_report.py"],
+      '_SCRIPT_UNSAFE = {"</": "</", ', ["tests/test_views.py", "tests/test_injection.py"],
       "a '</script>' in a name ends the report's data script"),
     M("escape-visible", "escaping", "text", "ch if ch.isprintable() else repr(ch)[1:-1]",
       "ch if ch.isprintable() or ch == '\\u202e' else repr(ch)[1:-1]", ["tests/test_injection.py", "tests/test_views.py"],
