@@ -324,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
         where = Path(tmp)
         _copy_repo(where)
         if not args.no_baseline:  # a test set that fails unmutated would call every mutant caught
-            for tests in dict.fromkeys(m.tests for m in chosen):
+            for tests in dict.fromkeys(tuple(sorted(m.tests)) for m in chosen):  # each set once, in any order
                 status, seconds, detail = _run(tests, where, args.timeout)
                 print(f"baseline {' '.join(tests)}: {status} ({seconds:.0f} s)", flush=True)
                 if status != "passed":
