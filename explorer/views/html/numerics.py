@@ -24,10 +24,12 @@ def numerics_shown(report: NumericsReport, plan: str | None = None) -> str | Non
     return "output_range" if pn is not None and pn.instructions else None
 
 
-def numerics_report_html(report: NumericsReport, *, plan: str | None = None, title: str | None = None) -> str:
+def numerics_report_html(report: NumericsReport, *, plan: str | None = None, title: str | None = None,
+                         profile=None) -> str:
+    """The page; ``profile``: the run's joined profile (its times drawn as ``show --profile`` draws them)."""
     program = report.a.program
     name = title or (Path(report.a.name).name if report.a.name else
                      (Path(program.source).name if program.source else "program"))
     shown_plan = plan or next(iter(report.a.numerics.plans), None)
-    return overlay_report_html(program, numerics=report, plan=shown_plan, title=name,
+    return overlay_report_html(program, numerics=report, plan=shown_plan, title=name, profile=profile,
                                shown=numerics_shown(report, shown_plan))
