@@ -219,11 +219,8 @@ function appView(ctx, data) {
   let shown = false;  // the first plan was drawn
 
   const OV = overlayView({controls: $("dx-controls"), model, data, publish, redraw: () => { if (LOD) LOD.redraw(); }});
-  // a run's numbers compared with another run's: the button that selects the first divergence (profile/numerics.js)
-  const NUM = divergenceControl($("dx-controls"), data.numerics, (where) => {
-    select({values: [], instructions: [where.a]});
-    LOD.reveal([], [where.a]);  // open the groups holding it
-  });
+  // two runs compared: "first divergence" selects it and opens the groups holding it (profile/numerics.js)
+  const NUM = divergenceControl($("dx-controls"), data.numerics, (at) => { select({values: [], instructions: [at.a]}); LOD.reveal([], [at.a]); });
   // what-if: "Move to ▸" and the moves (the kernel predicts; a report lists the command that will) are the shell's
   // bar (ctx.moves); this mode offers them in a node's details
 
