@@ -61,7 +61,7 @@ export function divergenceControl(controls, N, go) {
       box.hidden = !PN || !PN.firstText;
       button.hidden = !where;
       button.title = PN && PN.firstText ? PN.firstText + " (tolerance " + (N ? N.tol : "") + ")" : "";
-      note.textContent = where ? "#" + where.a + (where.b !== null ? " / B #" + where.b : "") : (PN && PN.firstText) || "";
+      note.textContent = where ? "#" + where.a + (where.b !== null ? " / B #" + where.b : "") : "runs agree: " + ((PN && PN.firstText) || "");
     },
     click() { if (where) go(where); return !!where; },
   };
