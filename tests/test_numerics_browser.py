@@ -7,7 +7,8 @@
 * the built-in overlays colour the ops: ``gap`` (opened first when compared) gives the first divergence the top of
   the scale and unpaired ops the no-data grey; ``output_range`` is on a log scale;
 * the "first divergence" button selects it: in the report one instruction, ringed, with both sides' outputs and the
-  gap in its details; in the diff view A's instruction and B's paired one, each side's details with its own outputs.
+  gap in its details; in the diff view A's instruction and B's paired one, each side's details with its own outputs;
+  in the widget (JupyterLab, ``Explorer(..., debug_buffer=, against=)``) the same, and the selection reaches Python.
 
 Screenshots: ``artifacts/numerics_*.png``."""
 
@@ -17,7 +18,19 @@ import re
 from pathlib import Path
 
 import pytest
-from browser_helpers import ARTIFACTS, TRACE_POINTS_JS, chromium, hex_to_rgb, require_browser, screenshot_on_failure
+from browser_helpers import (
+    ARTIFACTS,
+    TRACE_POINTS_JS,
+    chromium,
+    hex_to_rgb,
+    jupyter_lab,
+    require_browser,
+    run_all,
+    screenshot_on_failure,
+    settled,
+    wait_kernel_idle,
+    write_notebook,
+)
 
 from explorer.cli import main
 from explorer.views.payload.embed import page_payload
@@ -141,3 +154,35 @@ def test_first_divergence_in_the_diff_view_selects_both_sides(tmp_path):
             assert text.count("min / max / mean") == 2  # each side's own output
             page.screenshot(path=str(ARTIFACTS / "numerics_diff_first_divergence.png"), full_page=False)
         assert not [m for m in console if m.startswith(("error", "pageerror"))], console
+
+
+def test_widget_first_divergence_reaches_python(tmp_path):
+    a, b = (tuple(str(F / f"{n}.{x}") for x in ("pte", "etdp", "bin", "etrecord")) for n in ("diverge_portable",
+                                                                                                 "diverge_xnnpack"))
+    notebook = tmp_path / "numerics.ipynb"
+    write_notebook(notebook, [
+        f"import explorer\nex = explorer.Explorer({a[0]!r}, profile={a[1]!r}, debug_buffer={a[2]!r}, etrecord={a[3]!r},"
+        f" against={b!r})\nex",
+        "print('selected:', list(ex.selected.instructions))",
+    ])
+    with jupyter_lab(tmp_path) as (base, token), chromium((1600, 1000)) as (page, messages), \
+            screenshot_on_failure(page, "numerics_lab_failure.png", tmp_path / "jupyter.log"):
+        page.goto(f"{base}/lab/tree/{notebook.name}?token={token}")
+        wait_kernel_idle(page)
+        run_all(page)
+        page.wait_for_selector(".dx-explorer button.dx-num-first", timeout=90_000)
+        page.locator(".dx-explorer").first.scroll_into_view_if_needed()
+        settled(page, ".dx-explorer .dx-graph")
+        assert page.locator(".dx-explorer select.dx-ov-pick").input_value() == "gap"
+        page.locator(".dx-explorer button.dx-num-first").click()
+        page.wait_for_function("() => { const h = document.querySelector('.dx-explorer .dx-details h4');"
+                               " return h && h.textContent.startsWith('#5 '); }", timeout=15_000)
+        assert "first divergence" in page.locator(".dx-explorer .dx-details .dx-num-first").first.inner_text()
+        page.screenshot(path=str(ARTIFACTS / "numerics_lab_widget.png"))
+        cell = page.locator(".jp-Notebook .jp-Cell").nth(1)
+        cell.locator(".jp-InputArea-editor").click()
+        page.keyboard.press("Shift+Enter")
+        page.wait_for_function(
+            "([sel, text]) => Array.from(document.querySelectorAll(sel)).some(o => o.textContent.includes(text))",
+            arg=[".jp-Notebook .jp-Cell .jp-OutputArea-output", "selected: [5]"], timeout=15_000)
+        assert not [m for m in messages if m.startswith("pageerror")], messages
