@@ -198,3 +198,16 @@ def test_values_do_not_depend_on_offsets():
     assert [[o.stats for o in i.outputs] for i in base.instructions] == \
         [[o.stats for o in i.outputs] for i in moved.instructions]
     np.testing.assert_array_equal(base.instructions[1].outputs[0].array, moved.instructions[1].outputs[0].array)
+
+
+def test_fuzz_numerics_sample(capsys):
+    """scripts/fuzz_numerics.py's sample: mutated debug buffers, ETDump bytes and debug entries, each answered with
+    numbers or our refusal (the campaign's count and rate: docs/numerics.md)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("fuzz_numerics", Path(__file__).parent.parent / "scripts" / "fuzz_numerics.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.main(["--cases", "80", "--seed", "5", "--mem-every", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "80 cases" in out and "unexpected (crash/hang/memory): 0" in out

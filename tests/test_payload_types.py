@@ -64,6 +64,22 @@ def _with_overlays(pte: Path, etdump: Path) -> dict:
     return page_payload(overlay_report_html(program, profile=open_profile(program, etdump)))
 
 
+def _numerics(name: str, against: str | None = None, *, diff: bool = False) -> dict:
+    """A run's numbers (``payload["numerics"]``): the report ``numerics -o`` writes (the NaN run: its findings and the
+    ``output_range`` overlay), or, compared, the diff view's payload (``diff --debug-buffer``)."""
+    from explorer.views.payload.embed import page_payload
+    from explorer.views.html.diff import diff_report_html
+    from explorer.views.html.numerics import numerics_report_html
+
+    N = F / "numerics"
+    side = lambda n: tuple(str(N / f"{n}.{x}") for x in ("pte", "etdp", "bin", "etrecord"))  # noqa: E731
+    report = explorer.load_numerics(*side(name)[:3], etrecord=side(name)[3],
+                                    against=side(against) if against else None)
+    if diff:
+        return page_payload(diff_report_html(report.a.program, report.b.program, numerics=report))
+    return page_payload(numerics_report_html(report))
+
+
 def _as_received(payload: dict) -> dict:
     """The payload as the app reads it: packed (binary columns lifted out) and unpacked, as host/model.js does."""
     return unpack(pack(payload))
@@ -78,6 +94,9 @@ def payloads() -> dict[str, tuple[str, dict]]:
         ("twoMethods", "AppPayload", _app(F / "two_methods.pte", F / "etdump" / "two_methods.etdp")),
         ("etrecord", "AppPayload", _app(rec / "net_xnnpack.pte", rec / "net_xnnpack.etdp", rec / "net_xnnpack.etrecord")),
         ("overlays", "AppPayload", _with_overlays(F / "xnnpack_mlp.pte", F / "etdump" / "xnnpack_mlp.etdp")),
+        ("numericsNaN", "AppPayload", _numerics("nonfinite_portable")),
+        ("numericsGap", "AppPayload", _numerics("diverge_portable", "diverge_xnnpack")),
+        ("numericsDiff", "DiffPayload", _numerics("diverge_portable", "diverge_xnnpack", diff=True)),
         ("dataFile", "DataPayload", data_file_payload(open_program(F / "companions" / "external.ptd"))),
         ("diff", "DiffPayload", _diff(F / "diff" / "cpu_only.pte", F / "diff" / "device_cuda0.pte")),
         ("diffProfiled", "DiffPayload", _diff(rec / "net.pte", rec / "net_xnnpack.pte",
@@ -108,6 +127,12 @@ def _broken(payloads: dict) -> list[tuple[str, str, dict]]:
     variant("nullLod", "AppPayload", app, lambda p: p["plans"][0].__setitem__("lod", None))
     variant("renamedOverlayKey", "AppPayload", payloads["overlays"][1],
             lambda p: next(iter(p["overlays"]["plans"].values()))[0].__setitem__("colour", "x"))
+    variant("renamedNumericsRows", "AppPayload", payloads["numericsGap"][1],
+            lambda p: p["numerics"]["plans"]["forward"].__setitem__("row", p["numerics"]["plans"]["forward"].pop("rows")))
+    variant("unknownNumericsMark", "AppPayload", payloads["numericsGap"][1],
+            lambda p: p["numerics"]["plans"]["forward"]["rows"]["5"][0].__setitem__(2, "red"))
+    variant("stringFirst", "DiffPayload", payloads["numericsDiff"][1],
+            lambda p: p["numerics"]["plans"]["forward"].__setitem__("first", "5"))
     variant("renamedPairs", "DiffPayload", diff,
             lambda p: p["plans"][0].__setitem__("ipair", p["plans"][0].pop("ipairs")))
     variant("stringMark", "DiffPayload", diff, lambda p: p["plans"][0]["marks"]["a"].__setitem__("vs", ["moved"]))
@@ -151,3 +176,7 @@ def test_the_fixtures_reach_every_optional_part(payloads):
     assert overlays and {o["scale"]["kind"] for o in overlays} >= {"continuous"}
     dplans = [pl for kind, p in payloads.values() if kind == "DiffPayload" for pl in p["plans"]]
     assert {"profiles", "profileDiff", "contexts"} <= {k for pl in dplans for k in pl}
+    numbers = [p["numerics"]["plans"]["forward"] for _k, p in payloads.values() if "numerics" in p]
+    assert any(pn["rowsB"] for pn in numbers) and any(pn["rowsB"] is None for pn in numbers)
+    assert {r[2] for pn in numbers for rs in pn["rows"].values() for r in rs} == {"", "bad", "first"}
+    assert any(pn["first"] is not None for pn in numbers)

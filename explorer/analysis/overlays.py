@@ -532,9 +532,12 @@ def _numeric_overlays(plan: Plan, m: int, n: int, numerics, comparison) -> dict[
             if tops and ins.instruction < m:
                 rng[ins.instruction] = max(tops)
         if (~np.isnan(rng)).any():
-            out["output_range"] = Overlay("output_range", plan.name, rng, np.full(n, np.nan), none_from, (), Scale(),
-                                          (), "max", "", "number", True,
-                                          "largest finite |value| each instruction produced (ETDump debug buffer)")
+            # on a log scale: the ranges of one run span many orders of magnitude (an exp overflowing to 1e28 next to
+            # activations of 1), and a linear scale would draw all but the largest in one colour
+            out["output_range"] = Overlay("output_range", plan.name, rng, np.full(n, np.nan), none_from, (),
+                                          Scale(log=True), (), "max", "", "number", True,
+                                          "largest finite |value| each instruction produced (ETDump debug buffer; "
+                                          "log scale)")
     if comparison is not None and comparison.pairs:
         g = np.full(m, np.nan)
         for p in comparison.pairs:

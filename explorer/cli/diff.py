@@ -21,11 +21,13 @@ from explorer.describe.diff import diff_lines
 from explorer.analysis.diff.compare import diff
 from explorer.cli.data_option import add_data_option, load_program
 from explorer.cli.etrecord_opts import add_etrecord_option, with_etrecord
-from explorer.cli.profile_opts import add_profile_options, joined_profile
+from explorer.cli.profile_opts import add_profile_options, joined_profile, run_numerics
 from explorer.views.html.diff import write_diff_report
 from explorer.analysis.profile.compare import profile_diffs
 from explorer.describe.profile import profile_diff_lines
 from explorer.jsonform.etrecord import diff_context
+from explorer.jsonform.numerics import numerics_json
+from explorer.describe.numerics import numerics_lines
 
 __all__ = ["register", "run"]
 
@@ -44,7 +46,7 @@ def register(sub) -> None:
     p.add_argument("--html", metavar="OUT", help="also write the diff view (both graphs, memory maps, runtime needs) "
                                                  "as one self-contained, offline HTML file")
     add_data_option(p)
-    add_profile_options(p, nargs=2)
+    add_profile_options(p, nargs=2, numerics=True)
     add_etrecord_option(p, nargs=2)
     p.set_defaults(func=run)
 
@@ -59,16 +61,27 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     profiles = None
     if getattr(args, "profile", None):
         profiles = (joined_profile(args, a, args.profile[0]), joined_profile(args, b, args.profile[1]))
+    numerics = None
+    if getattr(args, "debug_buffer", None):
+        if not profiles:
+            print("device-explorer: --debug-buffer needs --profile (the ETDumps of the same runs, A then B)",
+                  file=sys.stderr)
+            return 2
+        numerics = run_numerics(args, a, args.profile[0], args.debug_buffer[0],
+                                against=(b, args.profile[1], args.debug_buffer[1]))
     if args.html and not result.plans:
         print("device-explorer: the two programs have no plan in common; no HTML written", file=sys.stderr)
     elif args.html:
-        write_diff_report(a, b, args.html, result=result, programs=(a, b), plan=args.plan, profiles=profiles)
+        write_diff_report(a, b, args.html, result=result, programs=(a, b), plan=args.plan, profiles=profiles,
+                          numerics=numerics)
     if args.json:
         doc = result.to_json()
         if any(records):
             doc["etrecord"] = diff_context(a, b)
         if profiles is not None:
             doc["profile"] = [d.to_json() for d in profile_diffs(a, b, result, *profiles)]
+        if numerics is not None:
+            doc["numerics"] = numerics_json(numerics, args.plan)
         json.dump(doc, out, indent=1, sort_keys=True)
         out.write("\n")
         return 0
@@ -79,6 +92,10 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             print("", file=out)
             for line in profile_diff_lines(d, limit=max(args.limit, 1)):
                 print(line, file=out)
+    if numerics is not None:
+        print("", file=out)
+        for line in numerics_lines(numerics, args.plan):
+            print(line, file=out)
     if args.html and result.plans:
         print(f"\nwrote {args.html}", file=out)
     return 0

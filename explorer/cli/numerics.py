@@ -23,6 +23,7 @@ from explorer.errors import PteFormatError
 from explorer.describe.numerics import numerics_lines
 from explorer.jsonform.numerics import numerics_json
 from explorer.views.html.numerics import numerics_report_html
+from explorer.views.payload.profile import open_profile
 
 __all__ = ["register", "run"]
 
@@ -90,7 +91,9 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     if args.plan is not None:
         report.a.program.plan(args.plan)  # KeyError naming the plans
     if args.output:
-        html = numerics_report_html(report, plan=args.plan)
+        # the same run's times too, as `show --profile --debug-buffer` draws them (one page, whichever command wrote it)
+        profile = open_profile(report.a.program, args.profile_a, method=args.profile_method)
+        html = numerics_report_html(report, plan=args.plan, profile=profile)
         with open(args.output, "w", encoding="utf-8") as fh:
             fh.write(html)
         print(f"wrote {os.path.abspath(args.output)}", file=out)

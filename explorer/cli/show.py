@@ -24,10 +24,11 @@ from explorer.units import nbytes_text
 from explorer.model.program import DataFile
 from explorer.cli.data_option import add_data_option, load_with_data
 from explorer.cli.etrecord_opts import add_etrecord_option, with_etrecord
-from explorer.cli.profile_opts import add_profile_options, optional_profile
+from explorer.cli.profile_opts import add_profile_options, optional_profile, run_numerics
 from explorer.analysis.overlays import OverlayError
 from explorer.cli.whatif import predict
 from explorer.views.html.data_file import data_file_html
+from explorer.views.html.numerics import numerics_shown
 from explorer.views.html.overlay import write_overlay_report
 from explorer.views.html.whatif import write_whatif_report
 from explorer.views.payload.overlays import OverlaySet
@@ -52,13 +53,14 @@ def register(sub) -> None:
     p.add_argument("-o", "--output", default=DEFAULT_OUTPUT, help=f"where to write the report (default {DEFAULT_OUTPUT})")
     p.add_argument("--plan", help="the plan (method) shown first (default: forward, else the first)")
     add_data_option(p)
-    add_profile_options(p)
+    add_profile_options(p, numerics=True)
     add_etrecord_option(p)
     p.add_argument("--overlay", action="append", default=None, metavar="FILE.json",
                    help="colour the graph by your numbers: a JSON object of keys (@N instruction, %%N value, a module "
                         "path) to numbers, or with options (docs/overlays.md); repeatable")
     p.add_argument("--show-overlay", metavar="NAME",
-                   help="the overlay drawn when the report opens (yours, or a built-in: time, copy_bytes, size, lifetime)")
+                   help="the overlay drawn when the report opens (yours, or a built-in: time, copy_bytes, size, "
+                        "lifetime, output_range, gap)")
     p.add_argument("--move", action="append", default=None, metavar="SELECTOR=DEVICE",
                    help="write the what-if view instead: original vs what executorch would export with this move "
                         "(as `whatif FILE --move ... -o`; docs/whatif.md); repeatable")
@@ -80,13 +82,20 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     if args.move:
         return _whatif_page(program, args, out)
     profile = optional_profile(args, program)
-    findings = list(check(program))
+    numerics = None
+    if getattr(args, "debug_buffer", None):
+        if not args.profile:
+            print("device-explorer: --debug-buffer needs --profile (the ETDump of the same run)", file=sys.stderr)
+            return 2
+        numerics = run_numerics(args, program, args.profile, args.debug_buffer)
+    findings = list(check(program)) + (list(numerics.a.numerics.findings) if numerics is not None else [])
     views = {plan.name: plan_view(plan, program) for plan in program.plans}
-    overlays = _overlays(program, views, profile, args)
+    overlays = _overlays(program, views, profile, args, numerics)
     if overlays is None:
         return 2
+    shown = args.show_overlay or (numerics_shown(numerics, args.plan) if numerics is not None else None)
     written = write_overlay_report(program, args.output, findings=findings, plan=args.plan, views=views,
-                                   profile=profile, overlays=overlays, shown=args.show_overlay)
+                                   profile=profile, overlays=overlays, shown=shown, numerics=numerics)
     name = os.path.basename(str(source)) + (" (the bundled sample)" if not args.file else "")
     print(f"wrote {written.resolve()} ({nbytes_text(written.stat().st_size)}; self-contained, works offline)", file=out)
     for plan in program.plans:
@@ -103,7 +112,8 @@ def _whatif_page(program, args: argparse.Namespace, out: TextIO) -> int:
     moves=[...]).save_html(path)``). Exit 1 when executorch would refuse the placement, 2 for a bad move."""
 
     unused = [opt for opt, given in (("--overlay", args.overlay), ("--show-overlay", args.show_overlay),
-                                     ("--profile", getattr(args, "profile", None))) if given]
+                                     ("--profile", getattr(args, "profile", None)),
+                                     ("--debug-buffer", getattr(args, "debug_buffer", None))) if given]
     if unused:
         print(f"device-explorer: {', '.join(unused)} cannot go with --move: the what-if view compares the original "
               f"with a prediction, which has no overlays or run profile", file=sys.stderr)
@@ -117,11 +127,12 @@ def _whatif_page(program, args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def _overlays(program, views: dict, profile, args: argparse.Namespace):
+def _overlays(program, views: dict, profile, args: argparse.Namespace, numerics=None):
     """The report's overlays: the built-ins and each ``--overlay`` file (as ``Explorer.load_overlay`` reads
     it); None after printing why one cannot be used."""
 
-    overlays = OverlaySet(program, views, profile)
+    overlays = OverlaySet(program, views, profile, *((numerics.a.numerics, numerics.comparison)
+                                                     if numerics is not None else ()))
     if args.plan:
         overlays.default_plan = args.plan  # a file without "plan" goes on the plan shown, as in the widget
     for path in args.overlay or ():

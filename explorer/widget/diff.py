@@ -29,6 +29,9 @@ from explorer.views.state.selection import resolve
 from explorer.analysis.context import attach_etrecord
 from explorer.views.html.diff import write_diff_report
 from explorer.views.payload.profile import open_profile
+from explorer.analysis.numerics.compare import DEFAULT_TOL
+from explorer.analysis.numerics.load import load_numerics
+from explorer.analysis.profile.join import Profile
 from explorer.views.state.plan import open_program
 
 __all__ = ["Diff", "DiffSelection"]
@@ -56,7 +59,8 @@ class Diff(AppWidget):
     selected = traitlets.Instance(DiffSelection, args=("",), help="what both sides highlight").tag(
         sync=True, to_json=lambda sel, _widget: sel.to_json(), from_json=_selection_from_json)
 
-    def __init__(self, a, b, *, plan: str | None = None, profiles=None, etrecords=None, **kwargs):
+    def __init__(self, a, b, *, plan: str | None = None, profiles=None, etrecords=None, debug_buffers=None,
+                 tol: float = DEFAULT_TOL, **kwargs):
         if etrecords is not None:  # (ETRecord of A, of B); either may be None
 
             a, b = (open_program(x) if e is None else attach_etrecord(open_program(x), e)
@@ -66,11 +70,19 @@ class Diff(AppWidget):
         self.profiles = None if profiles is None else (open_profile(self.program_a, profiles[0]),
                                                        open_profile(self.program_b, profiles[1]))
         self.diff: ProgramDiff
+        # (debug buffer of A's run, of B's) with those runs' ETDumps: both runs' numbers compared (docs/numerics.md),
+        # as `device-explorer diff --profile A B --debug-buffer A B` and explorer.load_numerics(..., against=...)
+        self.numerics = None
+        if debug_buffers is not None:
+            if profiles is None or any(isinstance(p, Profile) for p in profiles):
+                raise ValueError("debug_buffers= needs profiles= as the runs' ETDumps (paths, bytes or loaded ETDumps)")
+            self.numerics = load_numerics(self.program_a, profiles[0], debug_buffers[0],
+                                          against=(self.program_b, profiles[1], debug_buffers[1]), tol=tol)
         first = plan or default_diff_plan(self.diff)
         self.diff.plan(first)  # KeyError naming the missing plan
         self._views: dict[str, DiffPlanView] = diff_views(self.diff, self.program_a, self.program_b)
         payload = diff_payload(self.diff, self._views, plan=first, profiles=self.profiles,
-                               programs=(self.program_a, self.program_b))
+                               programs=(self.program_a, self.program_b), numerics=self.numerics)
         super().__init__(_payload=pack(payload), plan=first, selected=DiffSelection(first), **kwargs)
         self.observe(self._on_plan, names=["plan"])
 
@@ -111,7 +123,7 @@ class Diff(AppWidget):
         """Write the same view as one self-contained, offline HTML file; returns its path."""
         return write_diff_report(self.program_a, self.program_b, path, result=self.diff,
                                  programs=(self.program_a, self.program_b), plan=self.plan, selected=self.selected,
-                                 views=self._views, profiles=self.profiles)
+                                 views=self._views, profiles=self.profiles, numerics=self.numerics)
 
     # -- trait observers and messages ---------------------------------------------------------------
 

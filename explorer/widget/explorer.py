@@ -42,6 +42,11 @@ from explorer.analysis.pipeline import check
 from explorer.views.html.overlay import write_overlay_report
 from explorer.views.html.whatif import write_whatif_report
 from explorer.views.payload.profile import open_profile
+from explorer.views.payload.numerics import numerics_payload
+from explorer.views.html.numerics import numerics_shown
+from explorer.analysis.numerics.compare import DEFAULT_TOL
+from explorer.analysis.numerics.load import load_numerics
+from explorer.analysis.profile.join import Profile
 
 __all__ = ["Explorer", "Selection"]
 
@@ -74,7 +79,13 @@ class Explorer(WhatIfWidget, OverlayWidget, AppWidget):
 
     ``profile=`` (an ETDump path or bytes; docs/profiles.md) draws run times on it: ops sized by their time,
     a per-device time bar, time per run of the selection, the memory map's x axis switchable to measured
-    time. ``self.profile`` is the joined profile.
+    time. ``self.profile`` is the joined profile. With ``debug_buffer=`` (the ``.bin`` written with that run;
+    docs/numerics.md) each op's details show what it produced (range, NaN/±Inf counts, first values, device), a
+    NaN/Inf an op produced is a finding at it, and the built-in overlay ``output_range`` colours the ops;
+    ``against=(program_b, etdump_b, debug_buffer_b[, etrecord_b])`` compares with another run: B's outputs and the
+    gap in the details, the ``gap`` overlay (shown first), the "first divergence" button (tolerance ``tol``).
+    ``self.numerics`` is the :class:`~explorer.analysis.numerics.load.NumericsReport`, as
+    ``explorer.load_numerics`` returns it.
 
     ``moves=["delegate:*=cuda:0", ...]`` (or :meth:`move`, or "Move to ▸" in the details of a selected op,
     delegate, tensor or group) shows what executorch would export for that placement: the diff of the
@@ -89,7 +100,7 @@ class Explorer(WhatIfWidget, OverlayWidget, AppWidget):
     expanded = traitlets.Tuple(help="ids of the open groups of the plan's graph").tag(sync=True)
 
     def __init__(self, source=None, *, plan: str | None = None, data=None, profile=None,
-                 etrecord=None, moves=None, **kwargs):
+                 etrecord=None, moves=None, debug_buffer=None, against=None, tol: float = DEFAULT_TOL, **kwargs):
 
         if "lod" in kwargs:
             raise TypeError("Explorer(lod=...) is gone: every plan is drawn the same way, a small one with every "
@@ -106,7 +117,16 @@ class Explorer(WhatIfWidget, OverlayWidget, AppWidget):
             super().__init__(_payload=pack(data_file_payload(self.program)), selected=Selection(""), **kwargs)
             return
         self.profile = open_profile(self.program, profile)  # run times drawn on the panels (docs/profiles.md)
+        self.numerics = None  # a run's numbers (docs/numerics.md): the debug buffer with the profile's run
+        if debug_buffer is not None:
+            if profile is None or isinstance(profile, Profile):
+                raise ValueError("debug_buffer= needs profile= as the run's ETDump (a path, bytes or a loaded ETDump)")
+            self.numerics = load_numerics(self.program, profile, debug_buffer, against=against, tol=tol)
+        elif against is not None:
+            raise ValueError("against= compares two runs' numbers: it needs debug_buffer= (and profile=)")
         self.findings: list[Finding] = self._check()
+        if self.numerics is not None:
+            self.findings += list(self.numerics.a.numerics.findings)
         if not self.program.plans:  # valid, if useless: the page `device-explorer show` writes for it
             if plan is not None:
                 raise KeyError(f"no plan {plan!r}: the program has no execution plans")
@@ -118,12 +138,18 @@ class Explorer(WhatIfWidget, OverlayWidget, AppWidget):
             raise KeyError(f"no plan {first!r}: the program has {', '.join(self.program.plan_names)}")
         payload = app_payload(self.program, findings=self.findings, plan=first, views=self._view_all(),
                               profile=self.profile)
+        if self.numerics is not None:
+            payload["numerics"] = numerics_payload(self.numerics)
         self._plan_devices = {p["name"]: [d for d, _color in p["devices"]] for p in payload["plans"]}
         super().__init__(_payload=pack(payload), plan=first, selected=Selection(first),
                          devices=tuple(self._devices(first)), expanded=tuple(self._views[first].overview.expanded),
                          **kwargs)
         self.observe(self._on_plan, names=["plan"])
-        self._init_overlays(self.program, self._views, self.profile)  # ex.overlay(...): widget/overlays.py
+        self._init_overlays(self.program, self._views, self.profile, self.numerics)  # ex.overlay(...): widget/overlays.py
+        if self.numerics is not None and not self.shown_overlay:
+            shown = numerics_shown(self.numerics, first)
+            if shown is not None and shown in self._overlay_set.names(first):
+                self.shown_overlay = shown
         self._init_whatif(moves)  # ex.move(...), ex.moves: widget/whatif.py
 
     def __repr__(self) -> str:
@@ -200,7 +226,7 @@ class Explorer(WhatIfWidget, OverlayWidget, AppWidget):
 
         return write_overlay_report(self.program, path, findings=self.findings, plan=self.plan, selected=self.selected,
                                     profile=self.profile, views=self._views, overlays=self._overlay_set,
-                                    shown=self.shown_overlay or None)
+                                    shown=self.shown_overlay or None, numerics=self.numerics)
 
     # -- building -----------------------------------------------------------------------------------
 

@@ -36,9 +36,11 @@ class OverlayWidget(traitlets.HasTraits):
 
     _overlay_set: OverlaySet | None = None  # None: a data file (.ptd), no plans to draw on
 
-    def _init_overlays(self, program, views: dict, profile) -> None:
-        """Called by the widget once its plan views exist."""
-        self._overlay_set = OverlaySet(program, views, profile)
+    def _init_overlays(self, program, views: dict, profile, numerics=None) -> None:
+        """Called by the widget once its plan views exist; ``numerics``: a NumericsReport of a run of ``program``
+        (the built-ins ``output_range`` and, compared, ``gap``)."""
+        self._overlay_set = OverlaySet(program, views, profile, *((numerics.a.numerics, numerics.comparison)
+                                                                  if numerics is not None else ()))
         self._send_overlays()
 
     # -- public API ---------------------------------------------------------------------------------

@@ -73,8 +73,9 @@ def gap(a: np.ndarray | None, b: np.ndarray | None, shape_a: tuple[int, ...], sh
     if math.prod(shape_a) != math.prod(shape_b) or a.size != b.size:
         return Gap(None, None, None, None, None, 0, 0.0, False,
                    f"shapes differ: {list(shape_a)} vs {list(shape_b)}")
-    x = a.astype(np.float64)
-    y = b.astype(np.float64)
+    with np.errstate(invalid="ignore"):  # a signalling NaN in the buffer raises FE_INVALID as it widens: still NaN
+        x = a.astype(np.float64)
+        y = b.astype(np.float64)
     fx, fy = np.isfinite(x), np.isfinite(y)
     both = fx & fy
     # elements finite on one side only, or non-finite on both but not the same (NaN vs Inf, +Inf vs -Inf)

@@ -17,6 +17,7 @@ import {CONFIG} from "../shell/frame.js";
 import {createShell} from "../shell/shell.js";
 import {linkOf} from "../host/links.js";
 import {overlayView} from "../overlay/view.js";
+import {divergenceControl, numericsRows, planNumerics} from "../profile/numerics.js";
 import {fresh, planFigures} from "../lod/figures.js";
 import {deviceButtons, markDevices, shownList} from "./devices.js";
 import {appSelection} from "./selection.js";
@@ -148,7 +149,9 @@ function appHost(graphDiv, memoryDiv, state, detailsBox, data, publish, app) {
           paint: (traces) => app.overlays().paint(traces),
           // first in a node's details: an overlay's number, "Move to ▸" (shell/moves.js)
           // (both are [label, cell] pairs; shell/moves.js and overlay/view.js return them as string[][])
-          detailRows: (kind, index) => /** @type {[string, string][]} */ (app.overlays().detailRows(kind, index).concat(app.moves.detailRows(app.plan(), kind, index)))};
+          // then a run's numbers (profile/numerics.js): the outputs' statistics, compared: B's and the gap
+          detailRows: (kind, index) => /** @type {[string, string][]} */ (app.overlays().detailRows(kind, index).concat(app.moves.detailRows(app.plan(), kind, index)))
+            .concat(numericsRows(planNumerics(data.numerics, app.plan().name), kind, index))};
 }
 
 /** The plots' click and zoom handlers, once plotly has drawn into each div (it gives a div its events when it first
@@ -216,6 +219,8 @@ function appView(ctx, data) {
   let shown = false;  // the first plan was drawn
 
   const OV = overlayView({controls: $("dx-controls"), model, data, publish, redraw: () => { if (LOD) LOD.redraw(); }});
+  // two runs compared: "first divergence" selects it and opens the groups holding it (profile/numerics.js)
+  const NUM = divergenceControl($("dx-controls"), data.numerics, (at) => { select({values: [], instructions: [at.a]}); LOD.reveal([], [at.a]); });
   // what-if: "Move to ▸" and the moves (the kernel predicts; a report lists the command that will) are the shell's
   // bar (ctx.moves); this mode offers them in a node's details
 
@@ -238,6 +243,7 @@ function appView(ctx, data) {
     if (!over) over = planLayers($, graphDiv, memoryDiv, () => LOD, () => P.nInstructions);
     DG = delegateExpander(P, graphDiv, T, host);
     OV.plan(P);  // its overlays in the picker, before its graph is drawn
+    NUM.plan(P.name);
     LOD = lodPlan(P, host, {draw: false});
     if (!P.labels) P.labels = LOD.labels();
     // the page's first view in stages (a task each); a plan switched to later is drawn at once, as before (what
@@ -292,7 +298,7 @@ function appView(ctx, data) {
           find: (text) => select(search(P, text)), started: handlers.graph,
           api: {drawn: () => Q.idle(), select, search: (/** @type {string} */ text) => search(P, text), lod: () => LOD,
                 delegates: () => DG,
-                profile: () => PROF, overlays: () => OV,
+                profile: () => PROF, overlays: () => OV, firstDivergence: () => NUM.click(),
                 openLink: (/** @type {string} */ text) => model.set("selected", Object.assign({plan: state.plan, finding: null}, search(P, text))),
                 hashOf: (/** @type {Parameters<typeof linkOf>[0]} */ sel, /** @type {string} */ first) => linkOf(sel, first)}};
 }

@@ -7,6 +7,7 @@
 import {arr, esc} from "../util/common.js";
 import {markCircles, overlay} from "../panels/rings.js";
 import {profileDiffView} from "../profile/diff.js";
+import {divergenceControl, numericsRows, planNumerics} from "../profile/numerics.js";
 import {diffLod, SIDES, other} from "./sides.js";
 import {labelLayer} from "../panels/labels.js";
 import {CONFIG} from "../shell/frame.js";
@@ -84,10 +85,21 @@ function diffView(ctx, data) {
   /** @param {Side} s @param {"value" | "instr" | "group"} kind @param {number} x */
   function moveBlock(s, kind, x) { return MV ? MV.diffBlock(P, s, kind, x) : ""; }
 
+  // two runs compared (diff --debug-buffer): the button that selects where they part, on both sides (profile/numerics.js)
+  const NUM = divergenceControl($("dx-controls"), data.numerics, (where) => {
+    select({side: "a", instructions: [where.a]}, SIDES);
+    if (where.b !== null && state.instructions.b.indexOf(where.b) < 0) {  // B's paired instruction, when the diff's pairing differs
+      state.instructions.b = [where.b];
+      highlight(SIDES); details();
+      publish("selected", selection());
+    }
+  });
+
   /** @param {import("../types/payload").DiffPlanPayload} plan */
   function show(plan) {  // the shell switched to `plan` (shell/shell.js)
     if (PROF) { PROF.remove(); PROF = null; }  // puts back what it changed on the previous plan's figures
     P = plan;
+    NUM.plan(P.name);
     $("dx-header").innerHTML = P.header;  // escaped when built (explorer.views.fragments.review)
     $("dx-req").innerHTML = P.requirements;
     if (!over) over = {a: overlay(G.a), b: overlay(G.b), ma: overlay(M.a), mb: overlay(M.b)};
@@ -95,7 +107,8 @@ function diffView(ctx, data) {
     /** @type {import("./sides.js").DiffCtx} */
     const host = {graphs: G, memories: M, overlays: {a: over.a, b: over.b}, memoryOverlays: {a: over.ma, b: over.mb},
                   config: CONFIG, details: $("dx-details"), names: {a: data.nameA, b: data.nameB},
-                  select: (sel) => select(sel), drawn: (s) => { if (PROF) PROF.sizeOps(s); }};
+                  select: (sel) => select(sel), drawn: (s) => { if (PROF) PROF.sizeOps(s); },
+                  detailRows: (s, kind, index) => numericsRows(planNumerics(data.numerics, P.name), kind, index, s)};
     D = diffLod(P, host);
     // two run profiles: the runs compared, what got faster or slower (a click selects it on both sides, opening the
     // groups that hold it on a big pair), and time per run in the details
@@ -225,7 +238,7 @@ function diffView(ctx, data) {
   // counterpart), else a search of both; a selection -> its hash
   return {state, plots: [G.a, G.b, M.a, M.b], show, holds, apply, selection, find, started: wire,
           clear: () => select({side: "", values: [], instructions: []}),
-          api: {select, find, profile: () => PROF, lod: () => D,
+          api: {select, find, profile: () => PROF, lod: () => D, firstDivergence: () => NUM.click(),
                 openLink(/** @type {string} */ text) {
                   const node = sideNode(text);
                   if (node) select(/** @type {SideSel} */ (node), SIDES);  // its side is "a" or "b" (host/links.js)

@@ -179,7 +179,7 @@ export function formatValue(O, v) {
   if (O.format === "bytes") return bytesText(Math.round(x));
   if (O.format === "time") return timeText(x);
   if (O.format === "count" && Number.isInteger(x)) text = countText(x);
-  else text = Math.abs(x) >= 1e4 && Number.isInteger(x) ? countText(x) : String(Number(x.toPrecision(3)));
+  else text = Math.abs(x) >= 1e4 && Math.abs(x) < 1e15 && Number.isInteger(x) ? countText(x) : String(Number(x.toPrecision(3)));
   return O.unit ? text + " " + O.unit : text;
 }
 

@@ -5,7 +5,8 @@
 // Writers: AppPayload views/html/report.py app_payload; LodPayload views/payload/plan.py lod_payload; DiffPayload
 // views/html/diff.py diff_payload; DataPayload views/html/data_file.py data_file_payload (and
 // views/html/empty_program.py); ProfilePayload views/payload/profile.py; ContextPayload views/payload/context.py;
-// CompanionsPayload views/payload/companions.py add_to_plan_payload; OverlaysPayload views/payload/overlays.py.
+// CompanionsPayload views/payload/companions.py add_to_plan_payload; OverlaysPayload views/payload/overlays.py;
+// NumericsPayload views/payload/numerics.py.
 
 /** A per-row integer column (numpy in Python, packed by views/payload/embed.py, read back as a plain array). */
 export type Column = number[];
@@ -178,6 +179,7 @@ export interface AppPayload {
   selected: Selection | null;
   profileFindings?: string[];
   overlays?: OverlaysPayload;
+  numerics?: NumericsPayload;
   whatif?: WhatIfPayload;
 }
 
@@ -230,6 +232,7 @@ export interface DiffPayload {
   trace: TraceIndex; plan: string; empty: Html;
   plans: DiffPlanPayload[];
   selected: DiffSelection | null;
+  numerics?: NumericsPayload;
   whatif?: WhatIfPayload;
 }
 
@@ -238,6 +241,20 @@ export interface DiffPayload {
 export interface DataPayload { mode: "data"; title: Text; html: Html; }
 
 export type Payload = AppPayload | DiffPayload | DataPayload;
+
+// ---- a run's numbers (views/payload/numerics.py; profile/numerics.js) ----
+
+/** [label, text, mark]: plain text; mark "" | "bad" (NaN/Inf, a gap over the tolerance) | "first" (the first divergence) */
+export type NumericsRow = [Text, Text, "" | "bad" | "first"];
+
+/** per instruction (rows) or value (values) index, as a string key, its rows; B's own as rowsB / valuesB */
+export interface PlanNumericsPayload {
+  rows: Record<string, NumericsRow[]>; values: Record<string, NumericsRow[]>;
+  rowsB: Record<string, NumericsRow[]> | null; valuesB: Record<string, NumericsRow[]> | null;
+  first: number | null; firstB: number | null; firstText: Text | null;
+}
+
+export interface NumericsPayload { tol: number; against: Text | null; plans: Record<string, PlanNumericsPayload>; }
 
 // ---- overlays (views/payload/overlays.py) ----
 

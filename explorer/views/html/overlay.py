@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 from explorer.model.program import Program
+from explorer.views.payload.numerics import numerics_payload
 from explorer.views.payload.overlays import OverlaySet
 from explorer.views.state.plan import plan_view
 from explorer.views.payload.app import app_payload
@@ -23,20 +24,27 @@ __all__ = ["overlay_report_html", "write_overlay_report"]
 
 def overlay_report_html(program: Program, *, overlays: OverlaySet | None = None, shown: str | None = None,
                         findings=None, plan: str | None = None, selected=None, title: str | None = None,
-                        views: dict | None = None, profile=None) -> str:
-    """The report page of ``program`` carrying ``overlays`` (built-ins only when None), ``shown`` drawn first."""
+                        views: dict | None = None, profile=None, numerics=None) -> str:
+    """The report page of ``program`` carrying ``overlays`` (built-ins only when None), ``shown`` drawn first.
+    ``numerics``: a :class:`~explorer.analysis.numerics.load.NumericsReport` of a run of ``program`` (its A): the
+    built-ins ``output_range`` and ``gap`` when ``overlays`` is None, its NaN/Inf findings after ``check``'s, and
+    ``payload["numerics"]`` (:mod:`explorer.views.payload.numerics`)."""
     if not program.plans:
         return report_html(program, findings=findings, title=title)
     if findings is None:
-        findings = list(check(program))
+        findings = list(check(program)) + (list(numerics.a.numerics.findings) if numerics is not None else [])
     views = dict(views or {})
     for p in program.plans:
         if p.name not in views:
             views[p.name] = plan_view(p, program)
-    overlays = overlays if overlays is not None else OverlaySet(program, views, profile)
+    if overlays is None:
+        overlays = OverlaySet(program, views, profile, *((numerics.a.numerics, numerics.comparison)
+                                                         if numerics is not None else ()))
     payload = app_payload(program, findings=findings, plan=plan, selected=selected, title=title, views=views,
                           profile=profile)
     payload["overlays"] = overlays.payload(shown)
+    if numerics is not None:
+        payload["numerics"] = numerics_payload(numerics)
     return page_html(title or (Path(program.source).name if program.source else "program"), payload)
 
 

@@ -14,6 +14,7 @@ from explorer.views.diff_style import OP_STATUS_STYLES, STATUS_STYLES, status_ba
 from explorer.views.escape import visible
 from explorer.views.fragments.review import EMPTY_DETAILS, pair_details, summary_html
 from explorer.views.fragments.requirements import requirements_diff_html
+from explorer.views.payload.numerics import numerics_payload
 from explorer.views.payload.app import plan_entry
 from explorer.views.payload.context import context_columns
 from explorer.views.payload.profile import attach_profile_pair
@@ -98,11 +99,14 @@ def diff_marks(dv: DiffPlanView) -> dict:
 
 def diff_payload(result: ProgramDiff, views: dict[str, DiffPlanView], *, plan: str | None = None,
                  selected: DiffSelection | None = None, title: str | None = None, profiles=None,
-                 programs: tuple[Program, Program] | None = None) -> dict:
+                 programs: tuple[Program, Program] | None = None, numerics=None) -> dict:
     """Everything the app's diff mode draws: every common plan, both names, the first selection.
     The Diff widget sends the same payload as the page embeds. ``profiles``: (profile of A, profile of B),
     joined run profiles compared per paired instruction and per device (docs/profiles.md). ``programs``: when
-    either has an ETRecord joined, each plan gets ``contexts: {"a", "b"}`` (``views/payload/context.py``)."""
+    either has an ETRecord joined, each plan gets ``contexts: {"a", "b"}`` (``views/payload/context.py``).
+    ``numerics``: a :class:`~explorer.analysis.numerics.load.NumericsReport` of a run of A compared with a run of B
+    (``payload["numerics"]``, :mod:`.numerics`: each side's outputs and the gap in its details, the first
+    divergence)."""
     shown = views[result.plans[0].plan]
     only = [f"plans only in A: {', '.join(result.plans_only_a)}"] if result.plans_only_a else []
     only += [f"plans only in B: {', '.join(result.plans_only_b)}"] if result.plans_only_b else []
@@ -118,6 +122,8 @@ def diff_payload(result: ProgramDiff, views: dict[str, DiffPlanView], *, plan: s
             name = p.get("name")
             p["contexts"] = {side: context_columns(prog, prog.plan(name)) if name in prog.plan_names else None
                              for side, prog in zip(("a", "b"), programs)}
+    if numerics is not None:
+        out["numerics"] = numerics_payload(numerics)
     return out
 
 
