@@ -114,6 +114,37 @@ def _models() -> dict[str, tuple[str, Callable[[], dict]]]:
                 x = ops[i % len(ops)](x + y)
             return x + y
 
+    class Reshape(torch.nn.Module):
+        """A device delegate's output read through a static view (``reshape`` of a contiguous tensor becomes a
+        ``memory.view``, no kernel) by a CPU op, and a CPU result's static view read by a device region; each
+        method input has one user."""
+
+        def forward(self, x, y, z):
+            a = (x + y).reshape(8)
+            r = torch.relu(a)
+            return r.reshape(2, 4) + z
+
+    class ViewOut(torch.nn.Module):
+        """A device delegate's output feeding the method outputs through views: a static view read by a CPU op
+        whose result is returned, a ``transpose`` (a ``permute_copy`` kernel) returned, and a ``view`` returned
+        (a returned view stays a ``view_copy`` kernel); each method input has one user."""
+
+        def forward(self, x, y):
+            a = x + y
+            return torch.relu(a.view(8)), a.transpose(0, 1), a.view(2, 2, 2)
+
+    class Between(torch.nn.Module):
+        """A CPU op independent of the first region (``relu(z)``) that ``to_backend`` places between the
+        delegate call and its ``getitem``, so executorch emits it before the d2h copy of ``a``; ``a`` is returned
+        as ``a.view(8)`` and read through ``transpose``; ``b`` (a delegate output) is returned only as
+        ``b.view(8)``; each method input has one user."""
+
+        def forward(self, x, y, z):
+            a = x + y
+            t = torch.sigmoid(a.transpose(0, 1))
+            b = torch.tanh(a) + torch.relu(z)
+            return a.view(8), t, b.view(8)
+
     def seeded(make: Callable[[], dict]) -> Callable[[], dict]:
         def build() -> dict:
             torch.manual_seed(0)
@@ -134,6 +165,18 @@ def _models() -> dict[str, tuple[str, Callable[[], dict]]]:
         "chain": (f"{CHAIN_REGIONS + 1} separate add regions, alternating with relu/sin/tanh/neg on the CPU, each "
                   "reading the input y; forward(x, y)",
                   seeded(lambda: {"forward": (Chain(), (torch.randn(2, 4), torch.randn(2, 4)))})),
+        "reshape": ("a delegate output read through a static view (reshape) by a CPU op, whose reshaped result "
+                    "feeds a last region; forward(x, y, z) = relu((x+y).reshape(8)).reshape(2, 4) + z",
+                    seeded(lambda: {"forward": (Reshape(), (torch.randn(2, 4), torch.randn(2, 4),
+                                                            torch.randn(2, 4)))})),
+        "view_out": ("a delegate output returned through views: relu(a.view(8)), a.transpose(0, 1) and "
+                     "a.view(2, 2, 2) with a = x+y; forward(x, y)",
+                     seeded(lambda: {"forward": (ViewOut(), (torch.randn(2, 4), torch.randn(2, 4)))})),
+        "between": ("a CPU op independent of the first region (relu(z)) ordered between its delegate call and "
+                    "getitem: a = x+y returned as a.view(8) and read through a transpose by sigmoid and by tanh; "
+                    "b = tanh(a)+relu(z) returned only as b.view(8); forward(x, y, z)",
+                    seeded(lambda: {"forward": (Between(), (torch.randn(2, 4), torch.randn(2, 4),
+                                                            torch.randn(2, 4)))})),
     }
 
 
@@ -318,6 +361,12 @@ output node's spec was taken before the copy was inserted, so `MemoryPlanningPas
 skips the device tensor `a` instead of the copy. Nothing allocates `a`, yet the first delegate writes it and
 the last one reads it; `device-explorer check` reports it as `unplanned-device-tensor` (as for
 `../faults/real_paired_skip_unplanned.pte`). Every other file gets no finding.
+
+`reshape` and `view_out` read a device delegate's output through a static view (`memory.view`: a tensor on the
+d2h copy's own bytes), so a prediction must number the copy and its view as the emitter does. `between` is the
+case `explorer.what_if` gets wrong (pinned in `tests/test_whatif_fixtures_predict.py`, `KNOWN_WRONG`): `to_backend`
+orders the independent `relu(z)` between the first delegate call and its `getitem`, so executorch emits `relu`
+before that output's d2h copy, while the prediction emits the copy right after the call.
 
 Models:
 {models}

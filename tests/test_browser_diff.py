@@ -444,12 +444,28 @@ def test_hostile_names_in_a_big_pair_stay_text(tmp_path):
         page.goto(report.as_uri())
         page.wait_for_function("() => document.body.dataset.ready === '1' && window.dxDiff.lod()", timeout=30_000)
         assert_clean(page)
+        view = views[PLAN_NAMES[0]]
         page.evaluate("(v) => window.dxDiff.select({side: 'a', values: [v]})", moved[0])
         details = page.locator(".dx-details").inner_text()
         assert "moved device" in details and "img src=x" in details
+        # the counterpart is selected on side b too, and ringed there (its group opens by itself)
+        state = page.evaluate("() => window.dxDiff.state")
+        assert (state["values"], state["instructions"]) == ({"a": [moved[0]], "b": [view.pair("a", moved[0])]},
+                                                            {"a": [], "b": []}), state
+        page.wait_for_function("() => ['a', 'b'].every(s => document.querySelectorAll("
+                               "'.dx-graph-' + s + ' .dx-overlay .dx-ring').length === 1)", timeout=15_000)
         assert_clean(page)
         page.evaluate("() => window.dxDiff.select({side: 'b', instructions: [0]})")
-        assert page.locator(".dx-details").inner_text().strip()
+        # an instruction selected on side b selects its counterpart on side a (Python's pairing), rings it on both
+        # sides, and the details name the pair
+        counterpart = view.instruction_pair("b", 0)
+        assert counterpart is not None
+        state = page.evaluate("() => window.dxDiff.state")
+        assert (state["side"], state["values"], state["instructions"]) == (
+            "b", {"a": [], "b": []}, {"a": [counterpart], "b": [0]}), state
+        page.wait_for_function("() => ['a', 'b'].every(s => document.querySelectorAll("
+                               "'.dx-graph-' + s + ' .dx-overlay .dx-ring').length === 1)", timeout=15_000)
+        assert f"#{counterpart} \u2192 #0" in page.locator(".dx-details").inner_text()
         assert_clean(page)
         page.fill(".dx-search", "img")
         assert page.evaluate("() => window.dxDiff.state.values.a.length") > 0

@@ -44,12 +44,35 @@ def test_the_hash_selects_and_selecting_writes_the_hash(tmp_path):
         assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
 
 
+# centres of the selection rings drawn over a graph (explorer/frontend/overlay.js), page coordinates
+RINGS_JS = """(sel) => Array.from(document.querySelectorAll(sel + ' .dx-overlay .dx-ring'))
+  .map(r => { const b = r.getBoundingClientRect(); return [b.x + b.width / 2, b.y + b.height / 2] })"""
+
+
+def _ringed(page, graph: str, trace: int, ident: int) -> None:
+    """Exactly one selection ring on ``graph``, around the drawn node ``ident`` of data trace ``trace``."""
+    from browser_helpers import point_of, trace_points
+
+    node = point_of(trace_points(page, graph, trace), ident)
+    page.wait_for_function(f"() => document.querySelectorAll('{graph} .dx-overlay .dx-ring').length === 1",
+                           timeout=10_000)
+    (x, y), = page.evaluate(RINGS_JS, graph)
+    assert abs(x - node["x"]) < 3 and abs(y - node["y"]) < 3, (graph, ident, (x, y), node)
+
+
 def test_the_diff_reports_hash_selects_a_side_or_searches_both(tmp_path):
     require_browser()
     from explorer.views.html.diff import write_diff_report
+    from explorer.views.state.diff import diff_plan_view, open_diff
+    from explorer.views.state.overview import TRACE
 
     fixtures = "tests/fixtures/diff/"
     path = write_diff_report(fixtures + "cpu_only.pte", fixtures + "device_cuda0.pte", tmp_path / "d.html")
+    pa, pb, result = open_diff(fixtures + "cpu_only.pte", fixtures + "device_cuda0.pte")
+    dv = diff_plan_view(result, pa, pb, pa.plans[0].name)
+    # the counterparts the page must select on the other side (Python's pairing, not the page's)
+    b_of_a1, a_of_b3 = dv.instruction_pair("a", 1), dv.pair("b", 3)
+    assert b_of_a1 == 0 and a_of_b3 is not None  # A's permute_copy #1 is B's #0: a pairing that is no identity
     STATE_D = "() => ({side: window.dxDiff.state.side, values: window.dxDiff.state.values, " \
               "instructions: window.dxDiff.state.instructions, hash: location.hash})"
     with chromium() as (page, messages):
@@ -57,11 +80,19 @@ def test_the_diff_reports_hash_selects_a_side_or_searches_both(tmp_path):
         page.wait_for_function(READY)
         got = page.evaluate(STATE_D)
         assert got["side"] == "b" and got["values"]["b"] == [3] and got["hash"] == "#b:%3"
+        assert got["values"]["a"] == [a_of_b3], got  # ... and its counterpart on side a, ringed there
+        _ringed(page, ".dx-graph-a", TRACE["tensors"], a_of_b3)
+        _ringed(page, ".dx-graph-b", TRACE["tensors"], 3)
         page.goto("about:blank")
         page.goto(path.as_uri() + "#a:@1")
         page.wait_for_function(READY)
         got = page.evaluate(STATE_D)
         assert got["side"] == "a" and got["instructions"]["a"] == [1]
+        # side b selects the counterpart of A's #1 (B's #0) and rings it, and nothing else
+        assert got["instructions"]["b"] == [b_of_a1] and got["values"] == {"a": [], "b": []}, got
+        _ringed(page, ".dx-graph-b", TRACE["ops"], b_of_a1)
+        _ringed(page, ".dx-graph-a", TRACE["ops"], 1)
+        assert f"#1 \u2192 #{b_of_a1}" in page.locator(".dx-details").inner_text()
         page.goto("about:blank")
         page.goto(path.as_uri() + "#%2")  # a search: value 2 on each side
         page.wait_for_function(READY)

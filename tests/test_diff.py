@@ -359,3 +359,22 @@ def test_alike_new_findings_are_one_line_with_a_count():
     from explorer.describe.program import finding_lines
     text = finding_lines(explorer.check(program))
     assert text[3].startswith("  [cross-device-no-copy] plan 'forward': 3 alike (instructions 0, 1, 2), the first: ")
+
+
+def test_a_name_duplicated_on_one_side_only_is_an_ambiguous_pair():
+    """Pairing by name guesses when either side holds the name twice (a damaged or hand-made program): A has two
+    buffers named ``cache``, B one; the pair made is counted ambiguous (scripts/mutants.py match-ambiguous-names)."""
+    def build(copies: int):
+        b = PlanBuilder(arenas=[(256, "cpu")])
+        x = b.tensor(arena=1, offset=0)
+        for k in range(copies):
+            cache = b.tensor(arena=1, offset=32 + 32 * k, name="cache")
+            out = b.tensor(arena=1, offset=128 + 32 * k)
+            b.kernel("aten::add.out", x, cache, b.scalar(1), out, out)
+        b.inputs(x)
+        return b.program()
+
+    for a, b in ((build(2), build(1)), (build(1), build(2))):
+        p = diff(a, b).plan("forward")
+        assert p.matching["name"] == 1 and p.matching["ambiguous"] == 1, p.matching
+    assert diff(build(1), build(1)).plan("forward").matching["ambiguous"] == 0

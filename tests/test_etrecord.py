@@ -211,6 +211,24 @@ def test_a_few_unlike_kernels_are_a_warning_not_a_refusal():
     assert program.etrecord.plan("forward").at(2).ops == ("aten.sigmoid.default",)
 
 
+def test_mostly_unlike_kernels_are_a_refusal():
+    """More than half the kernels not the op the ETRecord's nodes say: the record is another program's, refused
+    (not strict: kept as a warning); scripts/mutants.py etrecord-wrong-ops-error."""
+    raw = members("net")
+    graph = json.loads(raw["edge_dialect_exported_program/forward"])
+    changed = 0
+    for node in graph["graph_module"]["graph"]["nodes"]:
+        if str(node.get("target", "")).startswith("executorch.exir.dialects.edge.ops.aten."):
+            node["target"] = "executorch.exir.dialects.edge.ops.aten.sigmoid.default"
+            changed += 1
+    assert changed >= 2
+    raw["edge_dialect_exported_program/forward"] = json.dumps(graph).encode()
+    with pytest.raises(EtrecordMismatch, match="kernels are not the op the ETRecord says"):
+        explorer.load(pte("net"), etrecord=rezip(raw))
+    lenient = join_etrecord(explorer.load(pte("net")), load_etrecord(rezip(raw)), strict=False)
+    assert any("kernels are not the op the ETRecord says" in w for w in lenient.warnings)
+
+
 # -- damage --------------------------------------------------------------------------------------------------
 
 def _damaged() -> dict[str, bytes]:

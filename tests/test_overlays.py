@@ -160,6 +160,7 @@ def test_a_module_crossing_a_groups_edge_counts_only_where_it_is_whole():
     ({0: 1}, {"scale": "jet"}, "Invalid value of 'scale' for overlay 'x': 'jet'. Expected one of ['viridis', 'cividis', 'magma', 'plasma']"),
     ({0: 1}, {"scale": {"name": "viridis", "lo": 0}}, "Invalid key 'lo' in 'scale' of overlay 'x'. Expected keys among ['name', 'min', 'max', 'log']"),
     ({0: 1}, {"scale": {"min": 5, "max": 1}}, "min 5.0 is not below max 1.0"),
+    ({0: 1}, {"scale": {"min": 2, "max": 2}}, "min 2.0 is not below max 2.0"),  # an empty range: no colour to map
     ({0: 1}, {"scale": {"log": True, "min": 0}}, "a log scale needs min and max above 0"),
     ({0: 1}, {"scale": "viridis", "thresholds": [(0, "#000")]}, "give 'scale' or 'thresholds', not both"),
     ({0: 1}, {"thresholds": [(5, "#000"), (1, "#fff")]}, "Invalid thresholds[1] of overlay 'x': bound 1.0 is not above the one before (5.0)"),

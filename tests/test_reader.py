@@ -134,3 +134,21 @@ def test_tensor_label_and_types():
     assert {"Tensor", "Int"} <= kinds
     t = plan.tensors[0]
     assert isinstance(t, Tensor) and t.type == "Tensor" and t.label in (t.name, f"%{t.index}")
+
+
+def test_a_managers_in_memory_data_files_keep_their_own_names():
+    """``load(manager)`` names each of an ExecutorchProgramManager's in-memory data files as
+    ``write_tensor_data_to_file`` would (``<key>.ptd``), each its own (scripts/mutants.py reader-ptd-name)."""
+    from pathlib import Path
+
+    import explorer
+
+    comp = Path(__file__).parent / "fixtures" / "companions"
+
+    class Manager:  # what the reader needs of executorch's ExecutorchProgramManager
+        buffer = (comp / "external.pte").read_bytes()
+        _tensor_data = {"external": (comp / "external.ptd").read_bytes(),
+                        "more.ptd": (comp / "device_external.ptd").read_bytes()}
+
+    live = explorer.load(Manager())
+    assert [f.source for f in live.data_files] == ["external.ptd", "more.ptd"]

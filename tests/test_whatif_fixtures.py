@@ -140,6 +140,23 @@ def test_the_chain_has_fifty_plus_regions():
     assert chain["copies"]["h2d"]["count"] == 2 * 53
 
 
+@pytest.mark.parametrize("model,views", [("reshape", 1), ("view_out", 1)])
+def test_a_delegate_output_is_read_through_a_static_view(model, views):
+    """What ``reshape`` and ``view_out`` are for: in the cuda:0 export the d2h copy of a delegate output has a
+    static view (a tensor of another shape on the copy's very bytes that no instruction writes, executorch's
+    ``memory.view``) read by a CPU op, so a prediction must number the copy and its view as the emitter does."""
+    plan = _load(_twin({"model": model}, "cuda0")).plans[0]
+    written = {v for i in plan.instructions if i.kind == "KernelCall" for v in i.args[-1:]}
+    copies = [i.args[-1] for i in plan.instructions if i.op == "et_copy::_d2h_copy.out"]
+    found = []
+    for c in copies:
+        t = plan.values[c]
+        found += [v.index for v in plan.tensors if v.index != c and v.memory_id == t.memory_id and
+                  v.offset == t.offset and v.sizes != t.sizes and v.index not in written and
+                  any(v.index in i.args[:-1] for i in plan.instructions if i.kind == "KernelCall")]
+    assert len(found) == views, (model, found)
+
+
 def test_refusals_are_executorchs_skip_h2d_rule():
     refused = [e for e in ENTRIES if e["file"] is None]
     assert {(e["model"], e["variant"]) for e in refused} == {

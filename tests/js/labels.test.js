@@ -12,7 +12,12 @@ function item(x, y, text, extra = {}) {
   return Object.assign({x, y, r: 6, parts: [[text, null]], prio: 1, side: "right", size: 10, id: `${x}:${y}`}, extra);
 }
 function markersOf(items) { return items.map((it) => ({x: it.x, y: it.y, r: it.r, id: it.id})); }
+function assertInside(placed, area = AREA) {
+  placed.forEach((a) => assert.ok(a.box[0] >= area[0] && a.box[2] <= area[2] && a.box[1] >= area[1] && a.box[3] <= area[3],
+                                  `label box ${a.box.map((v) => v.toFixed(1))} leaves the plot ${area}`));
+}
 function assertClean(placed, markers) {
+  assertInside(placed);
   placed.forEach((a, k) => {
     placed.slice(k + 1).forEach((b) => assert.ok(!hits(a.box, b.box), "labels overlap"));
     markers.forEach((m) => assert.ok(!hits(a.box, [m.x - m.r, m.y - m.r, m.x + m.r, m.y + m.r]), "label covers a marker"));
@@ -57,6 +62,26 @@ test("higher priority labels win the space", () => {
 test("labels outside the plot are not drawn", () => {
   assert.equal(placeLabels([item(-50, 10, "off")], [], AREA, measure).length, 0);
   assert.equal(placeLabels([item(995, 10, "edge")], [], AREA, measure)[0].box[2] < 1000, true, "flipped left");
+});
+
+test("labels by the top and bottom edges stay inside the plot, on a side where they fit", () => {
+  // a label beside its node is centred on it: by the bottom edge its box would hang past it, by the top edge
+  // above it, so it goes above (resp. below) the node instead
+  const bottom = item(500, 998, "bottom_edge"), top = item(500, 2, "top_edge");
+  const below = placeLabels([bottom], markersOf([bottom]), AREA, measure);
+  assert.equal(below.length, 1, "placed");
+  assertInside(below);
+  assert.ok(below[0].box[3] <= bottom.y - bottom.r, "above its node");
+  const above = placeLabels([top], markersOf([top]), AREA, measure);
+  assert.equal(above.length, 1, "placed");
+  assertInside(above);
+  assert.ok(above[0].box[1] >= top.y + top.r, "below its node");
+  // a plot that does not start at 0: a row of nodes along each edge of [40, 60, 640, 300]
+  const area = [40, 60, 640, 300], row = [];
+  for (let i = 0; i < 12; i++) row.push(item(50 + i * 50, 61, "t" + i), item(50 + i * 50, 299, "b" + i));
+  const placed = placeLabels(row, markersOf(row), area, measure);
+  assert.ok(placed.length >= 12, `${placed.length} of 24 placed`);
+  assertInside(placed, area);
 });
 
 test("parts: coloured spans become coloured text, entities decode, padding goes", () => {
