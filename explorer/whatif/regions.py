@@ -46,7 +46,7 @@ def make_regions(g: Neutral, moved: dict[int, Device]) -> None:
     members = [by_orig[k] for k in sorted(moved) if k in by_orig]
     position = {id(op): k for k, op in enumerate(g.ops)}
     ordered: list[list[Op]] = []
-    for device in dict.fromkeys(moved[op.orig] for op in members):  # one partitioner run per device
+    for device in dict.fromkeys(moved.values()):  # one partitioner run per device, in the order of the moves
         chosen = {id(op) for op in members if moved[op.orig] == device}
         for part in _partitions(g, chosen):
             ordered.append([g.ops[k] for k in part])
@@ -207,7 +207,19 @@ def _legalize(g: Neutral, ops: list[Op], new_calls: list[Op]) -> list[Op]:
         nodes.append(None)
     add_views(list(g.placeholders))
     index_of: dict[int, int] = {}
+    fresh = {id(c) for c in new_calls}
+    lowered: dict[int, int] = {}  # a delegate call made before this sort -> its get_attr node
+    # buffer write-backs do not exist yet when to_backend sorts: insert_write_back_for_buffers_pass adds them
+    # after partitioning, just before the output (exir/passes/insert_write_back_for_buffers_pass.py)
+    write_backs = [op for op in ops if _write_back(g, op)]
+    if write_backs:
+        ops = [op for op in ops if not _write_back(g, op)]
     for op in ops:
+        if op.kind == "delegate" and id(op) not in fresh:
+            # _insert_lowered_submodule (exir/backend/backend_api.py) put a get_attr of the lowered module
+            # before the call: a root of the sort, so the call waits for no placeholder-only input after it
+            lowered[id(op)] = len(nodes)
+            nodes.append(None)
         k = len(nodes)
         index_of[id(op)] = k
         nodes.append(op)
@@ -220,7 +232,6 @@ def _legalize(g: Neutral, ops: list[Op], new_calls: list[Op]) -> list[Op]:
                 producer[w] = k
             add_views(made)
     count = len(nodes)
-    fresh = {id(c) for c in new_calls}
     users: list[list[int]] = [[] for _ in range(count)]
     late: list[list[int]] = [[] for _ in range(count)]  # a new call: last among its producers' users
     indeg = [0] * count
@@ -232,6 +243,8 @@ def _legalize(g: Neutral, ops: list[Op], new_calls: list[Op]) -> list[Op]:
             ds = [index_of[id(op.source)]]
         else:
             ds = list(dict.fromkeys(producer[v] for v in op.reads if v in producer and producer[v] != k))
+            if id(op) in lowered:
+                ds.append(lowered[id(op)])
         indeg[k] = len(ds)
         for d in ds:
             (late if op is not None and id(op) in fresh else users)[d].append(k)
@@ -248,5 +261,14 @@ def _legalize(g: Neutral, ops: list[Op], new_calls: list[Op]) -> list[Op]:
             if indeg[u] == 0:
                 queue.append(u)
     if len(out) != len(ops):  # a cycle: keep the order we had
-        return ops
-    return out
+        return ops + write_backs
+    return out + write_backs
+
+
+def _write_back(g: Neutral, op: Op) -> bool:
+    """An in-place kernel writing a mutable buffer (``aten::copy_(buffer, new)``): a write-back."""
+    if op.kind != "kernel" or op.orig is None:
+        return False
+    name = g.plan.instructions[op.orig].op or ""
+    base = name.split(".", 1)[0]
+    return base.endswith("_") and not base.endswith("__") and any(w in g.state for w in op.writes)
