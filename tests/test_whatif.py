@@ -4,6 +4,7 @@ The comparisons with real executorch exports are in test_whatif_interop.py (inte
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 
@@ -272,10 +273,11 @@ def test_inspect_says_a_program_is_predicted():
     assert "prediction" not in program_json(_two_delegates())
 
 
-def test_time_estimate_divides_moved_time_and_charges_copies_by_bandwidth():
+def test_time_estimate_divides_moved_time_and_charges_copies_by_the_cost_model():
     import numpy as np
 
     from explorer.analysis.profile.join import join_profile
+    from explorer.whatif.costs import H200
     from explorer.whatif.review import estimate
     from explorer.format.companions.etdump import load_etdump
 
@@ -284,17 +286,21 @@ def test_time_estimate_divides_moved_time_and_charges_copies_by_bandwidth():
     program = explorer.load(FIXTURES / "mlp.pte")
     profile = join_profile(program, load_etdump(FIXTURES / "etdump" / "mlp.etdp"))
     predicted = what_if(program, ["op:aten::addmm=cuda:0"])
-    (est,) = estimate(program, predicted, profile, speedup="cuda:0=8", bandwidth="h2d=1GB/s,d2h=2GB/s")
+    (est,) = estimate(program, predicted, profile, speedup="cuda:0=8")
     prof = profile.plans["forward"]
     times = np.nan_to_num(np.nanmedian(prof.times, axis=0)) * prof.tick_ns * 1e-9
     moved = [i.index for i in program.plans[0].instructions if i.op == "aten::addmm.out"]
-    assert est.after["cuda:0"] == pytest.approx(sum(times[moved]) / 8)
+    regions = sum(1 for i in predicted.plans[0].instructions if i.kind == "DelegateCall")
+    assert regions >= 1
+    # every moved kernel pays the built-in launch cost once (each region is made of moved kernels only)
+    assert est.after["cuda:0"] == pytest.approx(sum(times[moved]) / 8 + len(moved) * H200.launch_s("cuda:0"))
     assert est.before["cpu"] == pytest.approx(sum(times))
     plan = predicted.plans[0]
-    h2d = sum(plan.values[i.args[0]].nbytes for i in plan.instructions if i.op and "h2d" in i.op)
-    d2h = sum(plan.values[i.args[0]].nbytes for i in plan.instructions if i.op and "d2h" in i.op)
-    assert est.after["copies"] == pytest.approx(h2d / 1e9 + d2h / 2e9)
-    assert "ESTIMATE" in est.lines()[0] and any("bandwidth" in a for a in est.assumptions)
+    want = sum(H200.copy_s("h2d" if "h2d" in i.op else "d2h", plan.values[i.args[0]].nbytes, "cuda:0")
+               for i in plan.instructions if i.op and "et_copy" in i.op)
+    assert est.after["copies"] == pytest.approx(want) == pytest.approx(est.copy_s)
+    assert "ESTIMATE" in est.lines()[0] and any("cost model" in a for a in est.assumptions)
+    assert any("your assumption" in a for a in est.assumptions)
 
 
 def test_many_regions_legalized_once_equal_one_legalize_per_region(monkeypatch):
@@ -367,21 +373,25 @@ def test_cli_profile_estimate_and_report(tmp_path):
 
     out = io.StringIO()
     status = main(["whatif", str(FIXTURES / "mlp.pte"), "--move", "op:aten::addmm=cuda:0", "--profile",
-                   str(FIXTURES / "etdump" / "mlp.etdp"), "--speedup", "cuda:0=8", "--bandwidth", "h2d=6GB/s"], stdout=out)
+                   str(FIXTURES / "etdump" / "mlp.etdp"), "--speedup", "cuda:0=8"], stdout=out)
     text = out.getvalue()
     assert status == 0 and "time ESTIMATE for plan 'forward'" in text
-    assert "h2d 6 GB/s" in text and "d2h 12 GB/s" in text and "cuda:0=8" in text
+    assert "H200 (built-in)" in text and "cuda:0=8" in text and "your assumption" in text
     out = io.StringIO()
     assert main(["whatif", str(FIXTURES / "mlp.pte"), "--move", "op:aten::addmm=cuda:0", "--json", "--profile",
                  str(FIXTURES / "etdump" / "mlp.etdp")], stdout=out) == 0
     est = json.loads(out.getvalue())["estimate"][0]
     assert est["estimate"] is True and est["speedups"] == {} and est["assumptions"]
+    assert est["cost_model"] == "H200 (built-in)" and est["copy_s"]["total"] > 0
     report = tmp_path / "r.html"
     assert main(["whatif", str(FIXTURES / "mlp.pte"), "--move", "op:aten::addmm=cuda:0", "-o", str(report)],
                 stdout=io.StringIO()) == 0
     assert report.stat().st_size > 10_000
-    assert main(["whatif", str(FIXTURES / "mlp.pte"), "--move", "op:aten::addmm=cuda:0", "--profile",
-                 str(FIXTURES / "etdump" / "mlp.etdp"), "--bandwidth", "h2d=fast"], stdout=io.StringIO()) == 2
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        assert main(["whatif", str(FIXTURES / "mlp.pte"), "--move", "op:aten::addmm=cuda:0", "--profile",
+                     str(FIXTURES / "etdump" / "mlp.etdp"), "--speedup", "cuda:0=fast"], stdout=io.StringIO()) == 2
+    assert "expected a number" in err.getvalue()
 
 
 def test_damaged_plans_get_a_clear_error_never_a_traceback():
