@@ -74,6 +74,7 @@ def make_regions(g: Neutral, moved: dict[int, Device], *, owned: bool = True, mo
     for v, b in g.alias.items():
         views_of.setdefault(b, []).append(v)
     swallowed: set[int] = set()  # static views a module region takes inside
+    moved_writes = {w for op in members for w in op.writes}  # a view of these goes with the region making it
     for ops in ordered:
         device = moved[ops[0].orig]
         inside = {id(op) for op in ops}
@@ -82,7 +83,7 @@ def make_regions(g: Neutral, moved: dict[int, Device], *, owned: bool = True, mo
         module = any(op.orig in modules for op in ops)
         bases: set[int] = set()  # region results returned through their views
         if module:
-            swallowed |= {v for op in ops for v in op.reads if v in g.alias and g.alias[v] not in written_set
+            swallowed |= {v for op in ops for v in op.reads if v in g.alias and g.alias[v] not in moved_writes
                           and v not in returned and v not in listed and v not in views_of
                           and all(id(r) in inside for r in readers.get(v, []))}
             results: list[int] = []
