@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import explorer
-from explorer.whatif.predict import Refusal, what_if
+from explorer.whatif.predict import MoveError, Refusal, what_if
 from whatif_helpers import same_program
 
 pytestmark = pytest.mark.filterwarnings("ignore")
@@ -96,3 +96,31 @@ def test_the_corpus_has_what_issue_31_asks_for():
         buffers = max(buffers, sum(1 for i in plan.instructions if i.op == "aten::copy_"))
     assert {"int64", "bool", "float32"} <= dtypes, dtypes
     assert dynamic and buffers >= 3
+
+
+def test_the_constants_convention_is_stated_and_every_entry_point_takes_it():
+    """A weight read by a moved kernel and by a kept one (tied_weights): owned by the new delegate (the default,
+    tag_constant_data) it stays in the program for the kept reader and is no argument; left as an argument,
+    executorch refuses. The CLI, show and the Python API answer alike, and the prediction says which it assumed."""
+    import io
+
+    from explorer.cli import main
+
+    tied = Path(__file__).parent / "fixtures" / "zoo" / "tied_weights.pte"
+    original = explorer.load(tied)
+    got = what_if(original, ["@0=cuda:0"])
+    assert got.prediction.constants == "owned" and "constants owned by the new delegates" in got.prediction.text
+    plan = got.plans[0]
+    call = next(i for i in plan.instructions if i.kind == "DelegateCall")
+    assert not any(plan.values[a].type == "Tensor" and plan.values[a].storage == "constant" for a in call.args)
+    assert sum(t.storage == "constant" for t in plan.tensors) == sum(
+        t.storage == "constant" for t in original.plans[0].tensors)  # still read outside: kept
+    with pytest.raises(Refusal, match="reads constant"):
+        what_if(original, ["@0=cuda:0"], constants="arguments")
+    with pytest.raises(MoveError, match="constants=.shared."):
+        what_if(original, ["@0=cuda:0"], constants="shared")
+    out = io.StringIO()
+    assert main(["whatif", str(tied), "--move", "@0=cuda:0", "--json"], stdout=out) == 0
+    assert "constants owned" in json.loads(out.getvalue())["prediction"]["text"]
+    assert main(["whatif", str(tied), "--move", "@0=cuda:0", "--constants", "arguments"], stdout=io.StringIO()) == 1
+    assert main(["show", str(tied), "--move", "@0=cuda:0", "--constants", "arguments", "-o", "/dev/null"]) == 1

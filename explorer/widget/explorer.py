@@ -80,6 +80,8 @@ class Explorer(WhatIfWidget, OverlayWidget, AppWidget):
     delegate, tensor or group) shows what executorch would export for that placement: the diff of the
     original vs the program :func:`explorer.what_if` predicts, in the same output (:mod:`explorer.widget.whatif`,
     docs/whatif.md). :meth:`undo` and :meth:`clear_moves` take moves back; :attr:`predicted` is the prediction.
+    ``constants="arguments"``: predict as a partitioner that leaves the weights of moved kernels as delegate
+    arguments (default ``"owned"``, as executorch's CUDA partitioner does; ``what_if(constants=...)``).
     """
 
     plan = traitlets.Unicode(help="name of the plan (method) shown").tag(sync=True)
@@ -89,7 +91,7 @@ class Explorer(WhatIfWidget, OverlayWidget, AppWidget):
     expanded = traitlets.Tuple(help="ids of the open groups of the plan's graph").tag(sync=True)
 
     def __init__(self, source=None, *, plan: str | None = None, data=None, profile=None,
-                 etrecord=None, moves=None, **kwargs):
+                 etrecord=None, moves=None, constants: str = "owned", **kwargs):
 
         if "lod" in kwargs:
             raise TypeError("Explorer(lod=...) is gone: every plan is drawn the same way, a small one with every "
@@ -125,7 +127,7 @@ class Explorer(WhatIfWidget, OverlayWidget, AppWidget):
                          **kwargs)
         self.observe(self._on_plan, names=["plan"])
         self._init_overlays(self.program, self._views, self.profile)  # ex.overlay(...): widget/overlays.py
-        self._init_whatif(moves)  # ex.move(...), ex.moves: widget/whatif.py
+        self._init_whatif(moves, constants)  # ex.move(...), ex.moves: widget/whatif.py
 
     def __repr__(self) -> str:
         name = Path(self.program.source).name if self.program.source else "program"
