@@ -149,7 +149,7 @@ def make_regions(g: Neutral, moved: dict[int, Device], *, owned: bool = True, mo
             g.alias.pop(v, None)
     if owned:  # a constant only the regions read leaves the program with its value
         read = {v for op in g.ops if id(op) not in absorbed for v in op.reads} | set(g.outputs) | listed
-        gone = {v for _, inside, _ in calls for op in g.ops if id(op) in inside for v in op.reads
+        gone = {v for op in g.ops if id(op) in absorbed for v in op.reads
                 if v < n and v not in read and isinstance(values[v], Tensor)
                 and values[v].storage in ("constant", "external")}
         if gone:
@@ -221,6 +221,7 @@ def _partitions(g: Neutral, chosen: set[int]) -> list[list[int]]:
     node_of_op: list[int] = []
     op_of_node: list[int] = []  # -1 for a view node
     producer: dict[int, int] = {}  # value -> node making it
+    view_at: dict[int, int] = {}  # view node -> its value
     for k, op in enumerate(g.ops):
         node = len(op_of_node)
         node_of_op.append(node)
@@ -231,6 +232,7 @@ def _partitions(g: Neutral, chosen: set[int]) -> list[list[int]]:
         for w in made:
             for v in views_of.get(w, []):
                 producer[v] = len(op_of_node)
+                view_at[len(op_of_node)] = v
                 op_of_node.append(-1)
     count = len(op_of_node)
     users: list[list[int]] = [[] for _ in range(count + 1)]
@@ -241,8 +243,7 @@ def _partitions(g: Neutral, chosen: set[int]) -> list[list[int]]:
 
     for node, k in enumerate(op_of_node):
         if k < 0:  # a view node reads its base
-            v = next(v for v, p in producer.items() if p == node)
-            use(producer.get(g.alias[v]), node)
+            use(producer.get(g.alias[view_at[node]]), node)
             continue
         op = g.ops[k]
         if op.kind == "getitem":
