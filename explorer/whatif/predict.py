@@ -283,7 +283,8 @@ def _predict_plan(plan: Plan, picks: list[tuple[Selection, Device]], skip_h2d: b
     if not plan.instructions:  # a constant getter: nothing runs, nothing is planned or placed
         return plan, ()
     _require_well_formed(plan)
-    g = neutralize(plan)
+    # the emulation indexes values ~10x per value: a tuple once instead of the decoder's lazy sequence each time
+    g = neutralize(replace(plan, values=tuple(plan.values)))
     seen = (g.skip_inputs_seen, any(isinstance(t := plan.values[o], Tensor) and not t.device.is_cpu
                                     for o in plan.outputs if 0 <= o < len(plan.values)),
             g.alloc_inputs, g.alloc_outputs)
