@@ -124,3 +124,21 @@ def test_the_constants_convention_is_stated_and_every_entry_point_takes_it():
     assert "constants owned" in json.loads(out.getvalue())["prediction"]["text"]
     assert main(["whatif", str(tied), "--move", "@0=cuda:0", "--constants", "arguments"], stdout=io.StringIO()) == 1
     assert main(["show", str(tied), "--move", "@0=cuda:0", "--constants", "arguments", "-o", "/dev/null"]) == 1
+
+
+def test_whatif_etrecord_moves_a_group_by_module_path_from_the_cli():
+    """``whatif --etrecord``: the CLI takes module paths as the Python API does (without the ETRecord, this
+    export names no module and the move names nothing: exit 2)."""
+    import io
+
+    from explorer.cli import main
+
+    case = next(c for c in CASES if c["moves"] == ["group:q=cuda:0"] and c["target"])
+    src, rec = str(HERE / case["source"]), str(HERE / case["etrecord"])
+    out = io.StringIO()
+    assert main(["whatif", src, "--etrecord", rec, "--move", "group:q=cuda:0", "--json"], stdout=out) == 0
+    got = json.loads(out.getvalue())["plans"][0]["values"]
+    want = explorer.load(HERE / case["target"]).plans[0].values
+    assert [(v.get("memory_id"), v.get("offset")) for v in got] == \
+        [(getattr(v, "memory_id", None), getattr(v, "offset", None)) for v in want]
+    assert main(["whatif", src, "--move", "group:q=cuda:0"], stdout=io.StringIO()) == 2

@@ -23,6 +23,7 @@ from typing import TextIO
 
 from explorer.whatif.predict import CONSTANTS, MoveError, Refusal, what_if
 from explorer.cli.data_option import add_data_option, load_program
+from explorer.cli.etrecord_opts import add_etrecord_option, with_etrecord
 from explorer.cli.profile_opts import joined_profile
 from explorer.describe.diff import diff_lines
 from explorer.describe.program import finding_lines
@@ -66,6 +67,7 @@ def register(sub) -> None:
     p.add_argument("--constants", choices=CONSTANTS, default="owned",
                    help="constants a region of moved kernels reads: owned by its delegate (tag_constant_data, as "
                         "executorch's CUDA partitioner does; default) or left as arguments (executorch refuses)")
+    add_etrecord_option(p)
     add_data_option(p)
     p.set_defaults(func=run)
 
@@ -85,7 +87,7 @@ def predict(program, moves, command: str, **flags):
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    program = load_program(args.file, args.data)
+    program = with_etrecord(load_program(args.file, args.data), args.etrecord)  # group:PATH by module path
     predicted, code = predict(program, args.move, "device-explorer whatif", skip_h2d_inputs=args.skip_h2d_inputs,
                               skip_d2h_outputs=args.skip_d2h_outputs, method=args.method,
                               alloc_graph_input=args.alloc_graph_input, alloc_graph_output=args.alloc_graph_output,
