@@ -142,3 +142,16 @@ def test_whatif_etrecord_moves_a_group_by_module_path_from_the_cli():
     assert [(v.get("memory_id"), v.get("offset")) for v in got] == \
         [(getattr(v, "memory_id", None), getattr(v, "offset", None)) for v in want]
     assert main(["whatif", src, "--move", "group:q=cuda:0"], stdout=io.StringIO()) == 2
+
+
+@pytest.mark.interop
+def test_the_corpus_is_what_the_script_makes():
+    """scripts/make_whatif_hard_fixtures.py --check: executorch 1.5.1 re-exports every file byte for byte and
+    every ETRecord member alike, and refuses the same placements (~2.5 min on 2 shared cores)."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, str(root / "scripts" / "make_whatif_hard_fixtures.py"), "--check"],
+                          capture_output=True, text=True, cwd=root)
+    assert done.returncode == 0, done.stdout + done.stderr
