@@ -62,8 +62,8 @@ def _ringed(page, graph: str, trace: int, ident: int) -> None:
 
 def test_the_diff_reports_hash_selects_a_side_or_searches_both(tmp_path):
     require_browser()
-    from explorer.views.state.diff import diff_plan_view, open_diff
     from explorer.views.html.diff import write_diff_report
+    from explorer.views.state.diff import diff_plan_view, open_diff
     from explorer.views.state.overview import TRACE
 
     fixtures = "tests/fixtures/diff/"

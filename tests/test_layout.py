@@ -22,7 +22,7 @@ PACKAGE = ROOT / "explorer"
 GENERATED = PACKAGE / "_generated"
 
 # imports that may stay inside a function: heavy optional dependencies only, each with its reason on its line
-LAZY_ALLOWED = {"explorer.widget.explorer", "explorer.widget.diff"}
+LAZY_ALLOWED = {"explorer.widget.explorer", "explorer.widget.diff", "torch"}  # torch: calibrate only
 
 
 def _modules() -> dict[str, Path]:

@@ -71,43 +71,10 @@ def _cases():
         yield model, "portable", "cuda0", "op:aten::add=cuda:0"
 
 
-# A known wrong prediction, pinned exactly (not skipped): in the ``between`` model a CPU op that does not depend on
-# the first delegate (``relu(z)``) sits, in the graph ``to_backend`` leaves, between that delegate's call and its
-# ``getitem``; ``_insert_d2h_for_getitem`` puts the d2h copy right after the getitem, so executorch 1.5.1 emits
-# ``relu`` BEFORE the d2h copy of the delegate's output. The prediction puts every delegate's getitems (and so its
-# d2h copies) right after the call (``whatif_graph.neutralize``), so it emits the copy first: the two instructions
-# swap and the values they create are numbered the other way round. The cpu-only export shows no trace of where
-# the getitem was (getitems emit nothing); the cuda:N exports do (their d2h copy comes after ``relu``), and the
-# prediction from them is wrong too. When the prediction learns it, these cases fail here: move them back.
-KNOWN_WRONG = {("between", "cpu_only", v) for v in ("cuda0", "cuda1", "cuda0_skip_h2d", "cuda0_skip_d2h",
-                                                       "cuda0_skip_both")} | {("between", "cuda0", "cuda1"),
-                                                                              ("between", "cuda1", "cuda0")}
-
-
-def _the_known_swap(predicted: explorer.Program, export: explorer.Program) -> None:
-    """Everything the same but one d2h copy emitted before the independent ``relu`` instead of after it."""
-    with pytest.raises(AssertionError):
-        _same(predicted, export)
-    a, b = predicted.plans[0], export.plans[0]
-    assert len(a.values) == len(b.values) and a.buffer_sizes == b.buffer_sizes
-    assert sorted((i.kind, i.op) for i in a.instructions) == sorted((i.kind, i.op) for i in b.instructions)
-    got = [(i.kind, i.op) for i in a.instructions]
-    want = [(i.kind, i.op) for i in b.instructions]
-    k = next(k for k, (x, y) in enumerate(zip(got, want)) if x != y)
-    assert got[k:k + 2] == [("KernelCall", "et_copy::_d2h_copy.out"), ("KernelCall", "aten::relu.out")], got
-    assert want[k:k + 2] == [("KernelCall", "aten::relu.out"), ("KernelCall", "et_copy::_d2h_copy.out")], want
-    assert got[k + 2:] == want[k + 2:] and got[:k] == want[:k]
-    assert want[k - 1][0] == "DelegateCall"  # right after the first delegate call
-    assert b.instructions[k].args[0] in b.inputs  # relu reads the method input z: it does not need the delegate
-
-
 @pytest.mark.parametrize("model,source,target,move", list(_cases()))
 def test_prediction_equals_the_export(model, source, target, move):
     original = _load(model, source)
     kwargs = _kwargs(target)
-    if (model, source, target) in KNOWN_WRONG:
-        _the_known_swap(what_if(original, [move], **kwargs), _load(model, target))
-        return
     if not _exported(model, target):  # executorch refused this placement: so must we
         import re
 

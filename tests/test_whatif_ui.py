@@ -31,7 +31,8 @@ from explorer.views.payload.whatif import whatif_payload
 
 FIX = Path(__file__).parent / "fixtures"
 RESIDUAL = FIX / "whatif" / "residual_cpu_only.pte"
-REFUSED = FIX / "zoo" / "tied_weights.pte"  # @0=cuda:0: a region reads a weight, executorch's emitter fails
+# @0=cuda:0: a region reads a weight; left a delegate argument (constants="arguments"), executorch's emitter fails
+REFUSED = FIX / "zoo" / "tied_weights.pte"
 
 
 def test_moves_trait_move_undo_clear_and_the_payload_it_draws():
@@ -61,7 +62,7 @@ def test_moves_trait_move_undo_clear_and_the_payload_it_draws():
 
 
 def test_a_bad_or_refused_move_from_python_raises_and_changes_nothing():
-    ex = explorer.Explorer(REFUSED)
+    ex = explorer.Explorer(REFUSED, constants="arguments")
     original = ex._payload
     with pytest.raises(Refusal):
         ex.move("@0", "cuda:0")
@@ -80,7 +81,7 @@ def test_a_bad_or_refused_move_from_python_raises_and_changes_nothing():
 def test_a_refused_move_from_the_page_is_kept_out_with_executorchs_reason():
     """ipywidgets applies the page's changes with set_state: no exception reaches the kernel's log, the list goes
     back (and is sent back), the reason is in whatif_error for the page to show."""
-    ex = explorer.Explorer(REFUSED)
+    ex = explorer.Explorer(REFUSED, constants="arguments")
     ex.move("@1", "cuda:0")
     sent = []
     ex.comm.kernel = object()  # ipywidgets sends state only when its comm has a kernel
@@ -116,7 +117,7 @@ def test_every_entry_point_writes_the_same_whatif_page(tmp_path, monkeypatch):
 
 def test_show_move_exits_as_whatif_does(tmp_path, capsys):
     out = tmp_path / "r.html"
-    assert main(["show", str(REFUSED), "--move", "@0=cuda:0", "-o", str(out)]) == 1
+    assert main(["show", str(REFUSED), "--move", "@0=cuda:0", "--constants", "arguments", "-o", str(out)]) == 1
     assert "would refuse to export this placement" in capsys.readouterr().err and not out.exists()
     assert main(["show", str(RESIDUAL), "--move", "op:nothing=cuda:0", "-o", str(out)]) == 2
     assert "names nothing" in capsys.readouterr().err and not out.exists()

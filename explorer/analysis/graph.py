@@ -16,9 +16,11 @@ returns nothing), so such a call writes nothing. Every other argument is read.
 
 **DelegateCall** — the emitter appends the delegate's inputs, then its freshly emitted outputs. So the
 **outputs are the longest run of trailing arguments that no earlier instruction named** and that are
-not plan inputs or constants (if there is no such run, the last argument). A scalar input emitted
-just before the outputs, or a mutable buffer first read by the delegate as its last input, would be
-miscounted as an output; neither occurs in real exports we have seen.
+not plan inputs or constants (if there is no such run, the last argument), and each above every argument
+before it (the emitter makes the outputs after the inputs exist, so a lower index is an input: a mutable
+buffer first read by the delegate as its last input, as in tests/fixtures/whatif_hard/buffers_cpu.pte). A
+scalar input emitted just before the outputs would be miscounted as an output; that does not occur in real
+exports we have seen.
 
 **MoveCall** reads ``move_from`` and writes ``move_to``. **JumpFalseCall** reads its condition.
 **FreeCall** consumes (reads) the value it frees.
@@ -121,6 +123,12 @@ def edges(plan: Plan, facts: Facts | None = None) -> Edges:
         # Outputs start after the last argument that isn't fresh (named before, a plan input, data).
         sealed = (vkind == 5) & np.isin(storage, (STORAGE["constant"], STORAGE["external"], STORAGE["mutable"]))
         fresh = valid & (first_named[safe_v] == e_i) & ~f.input_mask[safe_v] & ~sealed
+        # an output is made after every input of its call: an argument below an earlier one of the same call
+        # is an input (a mutable buffer the delegate reads first, as the last input)
+        seg = e_i * (n + 1)
+        running = np.maximum.accumulate(seg + safe_v) if e_v.size else seg
+        before = np.concatenate([np.full(1, -1, np.int64), running[:-1]]) if e_v.size else running
+        fresh &= ~((before >= seg) & (safe_v < before - seg))
         split = np.full(m, -1, dtype=np.int64)
         np.maximum.at(split, e_i[delegate & ~fresh], e_pos[delegate & ~fresh])
         split += 1

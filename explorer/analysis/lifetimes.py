@@ -47,6 +47,8 @@ A plan with no instructions still has one step (0), so inputs and outputs get ``
 
 from __future__ import annotations
 
+import bisect
+
 import numpy as np
 
 from explorer.model.program import Plan
@@ -203,23 +205,27 @@ def _static_views(plan: Plan, f: Facts, e: Edges) -> dict[int, int]:
     for v, k in zip(planned.tolist(), map(tuple, key[planned].tolist())):
         if k in wanted:
             groups.setdefault(k, []).append(v)
+    # per group, the candidates a view can be of (an input or mutable buffer from time 0, else a tensor from its
+    # first write; another view or a tensor never written is none) by time, the first in planned order per time:
+    # a view is of the candidate with the latest time at or before its first read
+    inputs = f.input_mask.tolist()
+    mutable = (f.storage == STORAGE["mutable"]).tolist()
+    writes = first_write.tolist()
+    timeline: dict[tuple, tuple[list[int], list[int]]] = {}
+    for k, members in groups.items():
+        best: dict[int, int] = {}
+        for t in members:
+            time = 0 if inputs[t] or mutable[t] else writes[t] if writes[t] < m else None
+            if time is not None and time not in best:
+                best[time] = t
+        times = sorted(best)
+        timeline[k] = (times, [best[x] for x in times])
     out: dict[int, int] = {}
     for view, k in zip(views.tolist(), map(tuple, key[views].tolist())):
-        use = int(first_read[view])
-        best, best_time = None, -1
-        for t in groups[k]:
-            if t == view:
-                continue
-            if f.input_mask[t] or f.storage[t] == STORAGE["mutable"]:
-                time = 0
-            elif first_write[t] < m:
-                time = int(first_write[t])
-            else:
-                continue  # another view, or never written
-            if best_time < time <= use:
-                best, best_time = t, time
-        if best is not None:
-            out[view] = best
+        times, tensors = timeline[k]
+        i = bisect.bisect_right(times, int(first_read[view])) - 1
+        if i >= 0 and tensors[i] != view:
+            out[view] = tensors[i]
     return out
 
 

@@ -15,14 +15,14 @@ import sys
 from pathlib import Path
 from typing import Sequence, TextIO
 
-from explorer.cli import check, diff, inspect, numerics, show, whatif
+from explorer.cli import calibrate, check, diff, inspect, numerics, show, whatif
 from explorer.cli.profile_opts import ProfileExit
 from explorer.errors import PteFormatError
 from explorer.safe_text import visible
 
 __all__ = ["main"]
 
-_SUBCOMMANDS = (inspect, check, show, diff, whatif, numerics)  # in the order ``--help`` lists them
+_SUBCOMMANDS = (inspect, check, show, diff, whatif, numerics, calibrate)  # in the order ``--help`` lists them
 _BROKEN_PIPE = 128 + 13  # what a shell reports for a process ended by SIGPIPE
 
 

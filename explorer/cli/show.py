@@ -27,6 +27,7 @@ from explorer.cli.etrecord_opts import add_etrecord_option, with_etrecord
 from explorer.cli.profile_opts import add_profile_options, optional_profile, run_numerics
 from explorer.analysis.overlays import OverlayError
 from explorer.cli.whatif import predict
+from explorer.whatif.predict import CONSTANTS
 from explorer.views.html.data_file import data_file_html
 from explorer.views.html.numerics import numerics_shown
 from explorer.views.html.overlay import write_overlay_report
@@ -64,6 +65,9 @@ def register(sub) -> None:
     p.add_argument("--move", action="append", default=None, metavar="SELECTOR=DEVICE",
                    help="write the what-if view instead: original vs what executorch would export with this move "
                         "(as `whatif FILE --move ... -o`; docs/whatif.md); repeatable")
+    p.add_argument("--constants", choices=CONSTANTS, default="owned",
+                   help="with --move: constants a region of moved kernels reads are owned by its delegate (default) "
+                        "or left as arguments (as `whatif --constants`)")
     p.set_defaults(func=run)
 
 
@@ -118,7 +122,7 @@ def _whatif_page(program, args: argparse.Namespace, out: TextIO) -> int:
         print(f"device-explorer: {', '.join(unused)} cannot go with --move: the what-if view compares the original "
               f"with a prediction, which has no overlays or run profile", file=sys.stderr)
         return 2
-    predicted, code = predict(program, args.move, "device-explorer")
+    predicted, code = predict(program, args.move, "device-explorer", constants=args.constants)
     if predicted is None:
         return code
     written = write_whatif_report(program, predicted, args.output, plan=args.plan)

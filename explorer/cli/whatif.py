@@ -5,7 +5,9 @@ per device before -> after, runtime needs before -> after, findings on the predi
 ``--json``: the ``inspect --json`` document of the predicted program plus ``"moves"`` and ``"diff"`` (the
 ``diff --json`` form, original as A). ``-o report.html``: the diff view of original vs predicted with the moves
 listed (``show FILE --move ... -o`` writes the same page).
-``--profile run.etdp`` adds a time ESTIMATE (``--speedup``, ``--bandwidth``), labelled as one.
+The predicted copies' time per run, from the cost model (``--costs FILE``, default the built-in H200 figures,
+explorer/whatif/costs.py), is always given; ``--profile run.etdp`` adds a run-time ESTIMATE before -> after
+(``--speedup``, the user's assumption), labelled as one.
 
 Exit status: 0 for a prediction, 1 when executorch would refuse to export that placement (its reason
 is printed), 2 for a move that cannot be honoured or a file that cannot be read.
@@ -19,8 +21,9 @@ import os
 import sys
 from typing import TextIO
 
-from explorer.whatif.predict import MoveError, Refusal, what_if
+from explorer.whatif.predict import CONSTANTS, MoveError, Refusal, what_if
 from explorer.cli.data_option import add_data_option, load_program
+from explorer.cli.etrecord_opts import add_etrecord_option, with_etrecord
 from explorer.cli.profile_opts import joined_profile
 from explorer.describe.diff import diff_lines
 from explorer.describe.program import finding_lines
@@ -56,9 +59,15 @@ def register(sub) -> None:
     p.add_argument("-o", "--output", metavar="HTML", help="write the diff view of original vs predicted")
     p.add_argument("--profile", metavar="ETDP", help="an ETDump of the original: add a time estimate")
     p.add_argument("--profile-method", metavar="NAME", help=argparse.SUPPRESS)
-    p.add_argument("--speedup", metavar="DEV=X,...", help="time on DEV = time on the CPU / X (estimate only)")
-    p.add_argument("--bandwidth", metavar="h2d=R,d2h=R",
-                   help="copy bandwidths for the estimate (default h2d=12GB/s,d2h=12GB/s)")
+    p.add_argument("--speedup", metavar="DEV=X,...",
+                   help="your assumption: time on DEV = time on the CPU / X (estimate with --profile only)")
+    p.add_argument("--costs", metavar="FILE",
+                   help="the cost model of copies and launches (what `device-explorer calibrate` writes; "
+                        "default: the built-in H200 figures)")
+    p.add_argument("--constants", choices=CONSTANTS, default="owned",
+                   help="constants a region of moved kernels reads: owned by its delegate (tag_constant_data, as "
+                        "executorch's CUDA partitioner does; default) or left as arguments (executorch refuses)")
+    add_etrecord_option(p)
     add_data_option(p)
     p.set_defaults(func=run)
 
@@ -78,22 +87,21 @@ def predict(program, moves, command: str, **flags):
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    program = load_program(args.file, args.data)
+    program = with_etrecord(load_program(args.file, args.data), args.etrecord)  # group:PATH by module path
     predicted, code = predict(program, args.move, "device-explorer whatif", skip_h2d_inputs=args.skip_h2d_inputs,
                               skip_d2h_outputs=args.skip_d2h_outputs, method=args.method,
-                              alloc_graph_input=args.alloc_graph_input, alloc_graph_output=args.alloc_graph_output)
+                              alloc_graph_input=args.alloc_graph_input, alloc_graph_output=args.alloc_graph_output,
+                              constants=args.constants)
     if predicted is None:
         return code
 
     rev = review(program, predicted)
-    estimates = []
-    if args.profile:
-        profile = joined_profile(args, program, args.profile)
-        try:
-            estimates = estimate(program, predicted, profile, speedup=args.speedup, bandwidth=args.bandwidth)
-        except ValueError as exc:
-            print(f"device-explorer whatif: {exc}", file=sys.stderr)
-            return 2
+    profile = joined_profile(args, program, args.profile) if args.profile else None
+    try:
+        estimates = estimate(program, predicted, profile, speedup=args.speedup, costs=args.costs)
+    except ValueError as exc:
+        print(f"device-explorer whatif: {exc}", file=sys.stderr)
+        return 2
     if args.output:  # the diff view with the moves listed (views/html/whatif.py); the page writer: only when asked for
         write_whatif_report(program, predicted, args.output, result=rev.diff, plan=args.method)
     name = os.path.basename(args.file)

@@ -134,9 +134,11 @@ def _matching_text(p: PlanDiff) -> str:
     if m["op-occurrence"]:
         text += f"; {m['op-occurrence']} paired only by op and position: check those"
     text += f"; only in A: {m['unmatched_a']}, only in B: {m['unmatched_b']}"
-    most = max(total + m["unmatched_a"], total + m["unmatched_b"])
-    if most and total / most < PAIRED_WARNING:
-        text += (f"\n  warning: only {100 * total / most:.0f}% of the tensors could be paired: these look like "
+    # over what can pair: at most the smaller side's tensors (a what-if's new copies have no twin in A, and all
+    # of A paired means the same program)
+    can = min(total + m["unmatched_a"], total + m["unmatched_b"])
+    if can and total / can < PAIRED_WARNING:
+        text += (f"\n  warning: only {100 * total / can:.0f}% of the tensors could be paired: these look like "
                  f"different programs, so the changes below mean little")
     return text
 

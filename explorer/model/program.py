@@ -389,6 +389,10 @@ class Prediction:
     alloc_graph_input: bool | None = None  # MemoryPlanningPass flags asked for (None: as the original)
     alloc_graph_output: bool | None = None
     original: str | None = None  # path of the program the moves were applied to (optional)
+    # constants a region of moved kernels reads: "owned" by its delegate (tag_constant_data, as executorch's CUDA
+    # partitioner does) or left as "arguments" (executorch then refuses the h2d copy of a constant)
+    constants: str = "owned"
+    regions: bool = False  # whether moved kernels made delegated regions (then ``constants`` was assumed)
     # per re-derived plan, per predicted instruction: the original instructions it stands for (() = a new copy)
     origins: dict = field(default_factory=dict, compare=False)
 
@@ -400,6 +404,9 @@ class Prediction:
                                        ("skip_d2h_outputs", self.skip_d2h_outputs)) if on]
         flags += [f"{name}={on}" for name, on in (("alloc_graph_input", self.alloc_graph_input),
                                                   ("alloc_graph_output", self.alloc_graph_output)) if on is not None]
+        if self.regions:
+            flags.append(f"constants {self.constants}" + (" by the new delegates (tag_constant_data)"
+                                                          if self.constants == "owned" else " of the new delegates"))
         return f"predicted by what-if (not an export): {moves}" + (f"; {', '.join(flags)}" if flags else "")
 
 

@@ -156,14 +156,16 @@ def emit(g: Neutral, stale_outputs: list[int]) -> tuple[Plan, tuple[tuple[int, .
 
 def _delegate_args(op: Op, values, n: int) -> list[int]:
     """A delegate call's arguments: its inputs (tensor positions now the h2d copies or device tensors)
-    then its outputs."""
+    then its outputs. A tensor argument the device pass rewired to a copy (a CPU delegate reading a device
+    delegate's output reads its d2h copy, a value past the original table) is still a tensor position: executorch
+    rewires that one argument and no other (``replace_all_uses_with`` in ``_insert_d2h_for_getitem``)."""
     if op.orig is None:
         return list(op.reads) + list(op.writes)
     ins = op.args[:len(op.args) - len(op.writes)] if op.writes else list(op.args)
     reads = iter(op.reads)
     out = []
     for a in ins:
-        out.append(next(reads) if 0 <= a < n and isinstance(values[a], Tensor) else a)
+        out.append(next(reads) if a >= n or (0 <= a and isinstance(values[a], Tensor)) else a)
     return out + list(op.writes)
 
 

@@ -26,6 +26,7 @@ emit no instruction but count in lifetimes), which :mod:`.whatif_emit` plans and
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 
 from explorer.errors import Refusal
@@ -206,8 +207,57 @@ def neutralize(plan: Plan) -> Neutral:
         for v in moved:
             getitems[alias[v]].owned.append(v)
         op.owned = [v for v in op.owned if v not in moved]
+    ops = settle_getitems(ops, alias)
     return Neutral(plan, ops, outputs, list(plan.inputs), lists, placeholders, state, alias,
                    alloc_inputs, alloc_outputs, skip_seen)
+
+
+def settle_getitems(ops: list[Op], alias: dict[int, int]) -> list[Op]:
+    """Put each delegate's ``getitem`` nodes where ``to_backend``'s last re-sort left them.
+
+    After lowering, ``create_submodule_from_nodes`` (``exir/lowered_backend_module.py``) runs ``legalize_graph``
+    (``torch/fx/passes/tools_common.py``): Kahn's sort with a FIFO queue, so the order is the order nodes became
+    ready. A delegate's getitems become ready when the call is taken from the queue, after every node that was
+    already waiting: the nodes after the call whose inputs were all made before it (an independent CPU op, a
+    ``logical_or`` of two method inputs) come between the call and its getitems — and the d2h copies
+    ``_insert_d2h_for_getitem`` (``exir/passes/propagate_device_pass.py``) puts after the getitems come after
+    them. The emitted plan shows no getitem, but it shows that order, so it is restored from it: the getitems of
+    the earliest pending call go just before the first node that reads something made at or after that call."""
+    base = [op for op in ops if op.kind != "getitem"]
+    getitems: dict[int, list[Op]] = {}
+    for op in ops:
+        if op.kind == "getitem" and op.source is not None:
+            getitems.setdefault(id(op.source), []).append(op)
+    if not getitems:
+        return ops
+    made_at: dict[int, int] = {}  # value -> position of the node that made it (placeholders: absent)
+    waiting: set[int] = set()  # values of getitems not placed yet
+    pending: deque[tuple[int, list[Op]]] = deque()  # (position of the call, its getitems)
+    out: list[Op] = []
+
+    def flush() -> None:
+        _, items = pending.popleft()
+        for gi in items:
+            for w in gi.writes:
+                made_at[w] = len(out)
+                waiting.discard(w)
+            out.append(gi)
+
+    for op in base:
+        reads = [alias.get(v, v) for v in op.reads]
+        while pending and any(v in waiting or made_at.get(v, -1) >= pending[0][0] for v in reads):
+            flush()
+        if op.kind != "delegate":
+            for w in op.writes:
+                made_at.setdefault(w, len(out))
+        out.append(op)
+        items = getitems.get(id(op), [])
+        if items:
+            pending.append((len(out) - 1, items))
+            waiting.update(w for gi in items for w in gi.writes)
+    while pending:
+        flush()
+    return out
 
 
 def _last_real(ops: list[Op]) -> int:

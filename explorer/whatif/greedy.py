@@ -20,15 +20,18 @@ What it emulates, from ``exir/memory_planning.py`` of the executorch 1.5.1 wheel
   ``non_const_buffer_device`` list names every non-CPU arena (none when all are CPU). No spec at all
   still gives one empty CPU arena (``[0, 0]``).
 
-The numbers are node indices of the graph the planner sees (see :mod:`.whatif_graph`); only their
-order matters. Overlap tests run on sorted interval lists, so a plan with thousands of tensors plans in
-milliseconds, with exactly the decisions of the quadratic original.
+The numbers are node indices of the graph the planner sees (see :mod:`.graph`); only their
+order matters. Overlap tests run vectorised over the allocations made so far, so a plan with thousands of
+tensors plans in a fraction of a second, with exactly the decisions of the quadratic original
+(tests/test_whatif.py checks them against a plain transcription on random lifetimes).
 """
 
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+
+import numpy as np
 
 __all__ = ["Spec", "plan_device", "plan_all", "ALIGNMENT", "aligned"]
 
@@ -53,50 +56,15 @@ class Spec:
     offset: int = 0  # result: byte offset in the arena
 
 
-@dataclass
-class _Shared:
-    size: int
-    offset: int = -1
-    allocs: list = field(default_factory=list)  # (offset, spec), in insertion order
-    # intervals of the allocations, sorted by first; with the running max of last, for overlap queries
-    firsts: list = field(default_factory=list)
-    items: list = field(default_factory=list)  # (first, last, offset + allocated) sorted by first
-
-
-def _overlapping(obj: _Shared, spec: Spec) -> list:
-    """Allocations of ``obj`` whose lifetimes overlap ``spec``'s (any order)."""
-    # an allocation overlaps unless it ends before spec starts or starts after spec ends
-    hi = bisect.bisect_right(obj.firsts, spec.last)  # those starting at or before spec.last
-    return [it for it in obj.items[:hi] if it[1] >= spec.first]
-
-
-def _pick(objects: list[_Shared], spec: Spec, size: int) -> None:
-    """``pick_shared_obj`` with allow_overlapping_allocations=True."""
-    for obj in objects:
-        if not _overlapping(obj, spec):
-            _place(obj, spec, 0, size)
-            return
-    for obj in objects:
-        over = _overlapping(obj, spec)
-        top = max((it[2] for it in over), default=0)
-        if top > 0 and top + size <= obj.size:
-            _place(obj, spec, top, size)
-            return
-    obj = _Shared(size)
-    objects.append(obj)
-    _place(obj, spec, 0, size)
-
-
-def _place(obj: _Shared, spec: Spec, offset: int, size: int) -> None:
-    obj.allocs.append((offset, spec))
-    k = bisect.bisect_right(obj.firsts, spec.first)
-    obj.firsts.insert(k, spec.first)
-    obj.items.insert(k, (spec.first, spec.last, offset + size))
-
-
 def plan_device(specs: list[Spec], alignment: int = ALIGNMENT, extra_padding: int = 0) -> int:
     """Greedy-plan one device's specs (in collection order) into one arena; set their ``offset``; return
-    the arena size (``greedy`` + ``_compute_total_sizes``)."""
+    the arena size (``greedy`` + ``_compute_total_sizes``).
+
+    ``pick_shared_obj`` scans every shared object's allocations for each spec; here the allocations made so far
+    are columns (first, last, top, object), so one vectorised test per spec finds which objects overlap it: the
+    first object none of whose allocations overlap takes it at offset 0, else the first whose highest
+    overlapping allocation leaves room above it (``_find_max_overlapping_allocations_offset``, offset > 0),
+    else a new object of its own size — the same decisions, in the same order."""
     if not specs:
         return 0
     ordered: list[Spec] = []
@@ -107,15 +75,44 @@ def plan_device(specs: list[Spec], alignment: int = ALIGNMENT, extra_padding: in
         sizes.insert(k, size)
         ordered.insert(k, spec)
     ordered.reverse()
-    objects: list[_Shared] = []
+    n = len(ordered)
+    first = np.empty(n, np.int64)
+    last = np.empty(n, np.int64)
+    top = np.empty(n, np.int64)  # offset + allocated size, within its object
+    owner = np.empty(n, np.int64)  # object index
+    object_size = np.empty(n, np.int64)
+    allocs: list[list[tuple[int, Spec]]] = []
+    count = 0
     for spec in ordered:
-        _pick(objects, spec, aligned(spec.nbytes, alignment))
+        size = aligned(spec.nbytes, alignment)
+        k = len(allocs)
+        target, offset = k, 0
+        if count:
+            hit = (first[:count] <= spec.last) & (last[:count] >= spec.first)
+            objs = owner[:count][hit]
+            busy = np.zeros(k, dtype=bool)
+            busy[objs] = True
+            free = np.flatnonzero(~busy)
+            if free.size:
+                target = int(free[0])
+            else:
+                highest = np.zeros(k, dtype=np.int64)
+                np.maximum.at(highest, objs, top[:count][hit])
+                room = np.flatnonzero((highest > 0) & (highest + size <= object_size[:k]))
+                if room.size:
+                    target = int(room[0])
+                    offset = int(highest[target])
+        if target == k:
+            allocs.append([])
+            object_size[k] = size
+        allocs[target].append((offset, spec))
+        first[count], last[count], top[count], owner[count] = spec.first, spec.last, offset + size, target
+        count += 1
     total = 0
-    for obj in objects:
-        obj.offset = total
-        total += obj.size
-        for offset, spec in obj.allocs:
-            spec.offset = obj.offset + offset
+    for k, placed in enumerate(allocs):
+        for offset, spec in placed:
+            spec.offset = total + offset
+        total += int(object_size[k])
     return total + extra_padding
 
 

@@ -39,7 +39,9 @@ from explorer.analysis.groups import Groups
 from explorer.format.reader import load
 from explorer.whatif.regions import make_regions
 
-__all__ = ["what_if", "parse_moves", "select", "MoveError", "Refusal", "Selection", "MovesLike"]
+__all__ = ["what_if", "parse_moves", "select", "MoveError", "Refusal", "Selection", "MovesLike", "CONSTANTS"]
+
+CONSTANTS = ("owned", "arguments")  # what_if(constants=...): the partitioner owns a region's constants, or not
 
 MovesLike = Union[Mapping[str, object], Iterable[Union[str, tuple[str, object]]], None]
 
@@ -49,6 +51,7 @@ class Selection:
     """What one selector names in one plan: delegates (by index) and host kernel calls (instructions)."""
     delegates: tuple[int, ...] = ()
     kernels: tuple[int, ...] = ()
+    module: bool = False  # named by a group: (module) selector: its static views go with it (whatif/regions.py)
 
     def __bool__(self) -> bool:
         return bool(self.delegates or self.kernels)
@@ -174,7 +177,7 @@ def _group(plan: Plan, selector: str, path: str, program: Program | None) -> Sel
             delegates.append(ins.delegate_index)
         elif ins.kind == "KernelCall" and not is_copy(ins) and not _in_place(ins):
             kernels.append(k)  # a group's buffer write-backs stay on the host, as a partitioner leaves them
-    return Selection(tuple(dict.fromkeys(delegates)), tuple(kernels))
+    return Selection(tuple(dict.fromkeys(delegates)), tuple(kernels), module=True)
 
 
 _IN_PLACE_WHY = ("instruction {k} ({op}) writes a mutable buffer in place: executorch adds these write-backs "
@@ -189,7 +192,8 @@ def _in_place(ins) -> bool:
 
 def what_if(program: "Program | str | bytes", moves: MovesLike, *, skip_h2d_inputs: bool | None = None,
             skip_d2h_outputs: bool | None = None, method: str | None = None,
-            alloc_graph_input: bool | None = None, alloc_graph_output: bool | None = None) -> Program:
+            alloc_graph_input: bool | None = None, alloc_graph_output: bool | None = None,
+            constants: str = "owned") -> Program:
     """The program executorch 1.5.1 would export with ``moves`` applied (module doc).
 
     ``moves``: ``[(selector, device)]``, ``{selector: device}`` or ``["SELECTOR=DEVICE"]``, applied in order
@@ -199,6 +203,10 @@ def what_if(program: "Program | str | bytes", moves: MovesLike, *, skip_h2d_inpu
     that plan; otherwise every plan, and a selector must name something in at least one.
     ``alloc_graph_input`` / ``alloc_graph_output``: ``MemoryPlanningPass``'s flags (executorch pairs the skip
     flags with them turned off); ``None`` keeps what the original shows (an unplanned input or output).
+    ``constants``: what the partitioner does with the constants (weights, lifted constants) a region of moved
+    kernels reads — ``"owned"`` (the default, as executorch's CUDA partitioner does with ``tag_constant_data``:
+    the delegate owns them, and a constant nothing else reads leaves the program) or ``"arguments"`` (they stay
+    delegate arguments, and executorch 1.5.1 refuses the h2d copy of a constant: a :class:`Refusal`).
 
     Raises :class:`MoveError` (a move that cannot be honoured, naming its selector) or :class:`Refusal`
     (executorch would refuse to export this placement; the message is its reason).
@@ -208,6 +216,8 @@ def what_if(program: "Program | str | bytes", moves: MovesLike, *, skip_h2d_inpu
         program = load(program)
         if not isinstance(program, Program):
             raise MoveError("what_if needs a program; this is a data file (.ptd)")
+    if constants not in CONSTANTS:
+        raise MoveError(f"constants={constants!r}: expected one of {', '.join(CONSTANTS)}")
     parsed = parse_moves(moves)
     if method is not None:
         program.plan(method)  # KeyError naming the plans when it doesn't exist
@@ -224,6 +234,7 @@ def what_if(program: "Program | str | bytes", moves: MovesLike, *, skip_h2d_inpu
             where = f"plan {method!r}" if method else "any plan"
             raise MoveError(f"selector {selector!r} names nothing in {where}")
     new_plans = []
+    regions = False
     origins: dict[str, tuple[tuple[int, ...], ...]] = {}
     for plan in program.plans:
         picks = chosen.get(plan.name)
@@ -233,7 +244,9 @@ def what_if(program: "Program | str | bytes", moves: MovesLike, *, skip_h2d_inpu
             continue
         try:
             predicted, origins[plan.name] = _predict_plan(plan, picks or [], skip_h2d_inputs, skip_d2h_outputs,
-                                                          alloc_graph_input, alloc_graph_output)
+                                                          alloc_graph_input, alloc_graph_output,
+                                                          constants=constants)
+            regions |= any(not d.is_cpu for sel, d in picks or [] for _ in sel.kernels)
         except (MoveError, Refusal):
             raise
         except (KeyError, IndexError, ValueError, TypeError, StopIteration) as exc:
@@ -246,7 +259,7 @@ def what_if(program: "Program | str | bytes", moves: MovesLike, *, skip_h2d_inpu
     prediction = Prediction(moves=tuple((s, str(d)) for s, d in parsed), skip_h2d_inputs=skip_h2d_inputs,
                             skip_d2h_outputs=skip_d2h_outputs, method=method,
                             alloc_graph_input=alloc_graph_input, alloc_graph_output=alloc_graph_output,
-                            original=program.source, origins=origins)
+                            original=program.source, origins=origins, constants=constants, regions=regions)
     # shown wherever the program is named (diff headers, report titles, the widget): "model.pte (what-if)"
     label = f"{program.source} (what-if)" if program.source else "(what-if)"
     return replace(program, plans=tuple(new_plans), prediction=prediction, source=label)
@@ -254,7 +267,7 @@ def what_if(program: "Program | str | bytes", moves: MovesLike, *, skip_h2d_inpu
 
 def _predict_plan(plan: Plan, picks: list[tuple[Selection, Device]], skip_h2d: bool | None,
                   skip_d2h: bool | None, alloc_in: bool | None = None, alloc_out: bool | None = None,
-                  *, rederive: bool = False) -> tuple[Plan, tuple[tuple[int, ...], ...]]:
+                  *, rederive: bool = False, constants: str = "owned") -> tuple[Plan, tuple[tuple[int, ...], ...]]:
     """One plan's prediction and its instructions' origins. ``rederive``: run the emulation even when
     nothing changes (tests use it to check the emulation gives each real plan back)."""
     unsupported = {i.kind for i in plan.instructions} - {"KernelCall", "DelegateCall"}
@@ -265,7 +278,8 @@ def _predict_plan(plan: Plan, picks: list[tuple[Selection, Device]], skip_h2d: b
     if not plan.instructions:  # a constant getter: nothing runs, nothing is planned or placed
         return plan, ()
     _require_well_formed(plan)
-    g = neutralize(plan)
+    # the emulation indexes values ~10x per value: a tuple once instead of the decoder's lazy sequence each time
+    g = neutralize(replace(plan, values=tuple(plan.values)))
     seen = (g.skip_inputs_seen, any(isinstance(t := plan.values[o], Tensor) and not t.device.is_cpu
                                     for o in plan.outputs if 0 <= o < len(plan.values)),
             g.alloc_inputs, g.alloc_outputs)
@@ -278,6 +292,7 @@ def _predict_plan(plan: Plan, picks: list[tuple[Selection, Device]], skip_h2d: b
     same_flags = (skip_h2d, skip_d2h, g.alloc_inputs, g.alloc_outputs) == seen
     targets: dict[int, Device] = {}
     kernels: dict[int, Device] = {}
+    modules = frozenset(k for sel, _ in picks if sel.module for k in sel.kernels)
     for sel, device in picks:
         for d in sel.delegates:
             targets[d] = device
@@ -302,7 +317,7 @@ def _predict_plan(plan: Plan, picks: list[tuple[Selection, Device]], skip_h2d: b
         # nothing changes: executorch would export this very program again (whatever planner made it)
         return plan, tuple(() if is_copy(i) else (i.index,) for i in plan.instructions)
     if moved:
-        make_regions(g, moved)
+        make_regions(g, moved, owned=constants == "owned", modules=modules)
     stale = list(g.outputs)
     propagate(g, bool(skip_h2d), bool(skip_d2h))
     _refuse_constant_copies(g)

@@ -38,15 +38,27 @@ __all__ = ["make_regions", "PREDICTED_BACKEND"]
 PREDICTED_BACKEND = "PredictedDelegate"  # the backend id of a region made by a what-if move
 
 
-def make_regions(g: Neutral, moved: dict[int, Device]) -> None:
-    """Replace the moved kernels (original instruction -> device) of ``g.ops`` by delegated regions."""
+def make_regions(g: Neutral, moved: dict[int, Device], *, owned: bool = True, modules: frozenset[int] = frozenset()
+                 ) -> None:
+    """Replace the moved kernels (original instruction -> device) of ``g.ops`` by delegated regions.
+
+    ``owned``: the partitioner owns the constants its regions read (``tag_constant_data``,
+    ``exir/backend/utils.py``, which executorch's CUDA partitioner calls): they are no delegate argument, and
+    a constant nothing outside the regions reads leaves the program (``_unsafe_adjust_original_program`` in
+    ``exir/lowered_backend_module.py`` erases its placeholder; one still read outside is kept). Otherwise
+    every constant a region reads is an argument of its call (and the device pass copies it: a refusal).
+
+    ``modules``: the kernels a ``group:`` (module) move named. A module partitioner tags the module's nodes, and
+    at partition time a static view is a ``view_copy`` node of the module too: in a region with such kernels, a
+    static view only the region reads goes inside (the call reads its base), and a region result read only
+    through static views is returned as those views (``Linear`` on a 3-d input: view, addmm, view)."""
     values = g.plan.values
     n = len(values)
     by_orig = {op.orig: op for op in g.ops if op.kind == "kernel" and op.orig is not None}
     members = [by_orig[k] for k in sorted(moved) if k in by_orig]
     position = {id(op): k for k, op in enumerate(g.ops)}
     ordered: list[list[Op]] = []
-    for device in dict.fromkeys(moved[op.orig] for op in members):  # one partitioner run per device
+    for device in dict.fromkeys(moved.values()):  # one partitioner run per device, in the order of the moves
         chosen = {id(op) for op in members if moved[op.orig] == device}
         for part in _partitions(g, chosen):
             ordered.append([g.ops[k] for k in part])
@@ -58,20 +70,44 @@ def make_regions(g: Neutral, moved: dict[int, Device]) -> None:
     returned = set(g.outputs)
     calls: list[tuple[Op, set[int], int]] = []  # (call, ids of its kernels, the kernel it goes after)
     strays: list[tuple[int, int]] = []  # (value, position of its region's first kernel)
+    views_of: dict[int, list[int]] = {}
+    for v, b in g.alias.items():
+        views_of.setdefault(b, []).append(v)
+    swallowed: set[int] = set()  # static views a module region takes inside
+    moved_writes = {w for op in members for w in op.writes}  # a view of these goes with the region making it
     for ops in ordered:
         device = moved[ops[0].orig]
         inside = {id(op) for op in ops}
         written = [w for op in ops for w in op.writes]
-        written_set = set(written)
+        written_set = computed = set(written)
+        module = any(op.orig in modules for op in ops)
+        bases: set[int] = set()  # region results returned through their views
+        if module:
+            swallowed |= {v for op in ops for v in op.reads if v in g.alias and g.alias[v] not in moved_writes
+                          and v not in returned and v not in listed and v not in views_of
+                          and all(id(r) in inside for r in readers.get(v, []))}
+            results: list[int] = []
+            for w in written:
+                through = views_of.get(w, [])
+                if through and w not in returned and w not in listed and \
+                        all(id(r) in inside for r in readers.get(w, [])):
+                    results.extend(through)  # returned as its views: the view nodes are the module's
+                    bases.add(w)
+                    for v in through:
+                        del g.alias[v]
+                else:
+                    results.append(w)
+            written, written_set = results, set(results)
         inputs: list[int] = []
         for op in ops:
             for v in op.reads:
+                if v in swallowed:
+                    v = g.alias[v]
                 if v in written_set or v in inputs:
                     continue
                 t = values[v] if v < n else None
-                if isinstance(t, Tensor) and t.storage in ("constant", "external") and \
-                        all(id(r) in inside for r in readers.get(v, [])):
-                    continue  # a weight only this region reads: inside the delegate
+                if owned and isinstance(t, Tensor) and t.storage in ("constant", "external"):
+                    continue  # tagged with the partition: inside the delegate, not an argument
                 inputs.append(v)
         viewed = set(g.alias.values())
         outputs = [w for w in written if w in returned or w in listed or w in viewed
@@ -84,15 +120,18 @@ def make_regions(g: Neutral, moved: dict[int, Device]) -> None:
         call = Op("delegate", None, inputs, outputs, [], device, delegate,
                   region=tuple(op.orig for op in ops), owned=list(outputs))
         out_set = set(outputs)
-        after = max((op for op in ops if any(w in out_set for w in op.writes)), key=lambda o: position[id(o)])
+        after = max((op for op in ops if any(w in out_set or w in bases for w in op.writes)),
+                    key=lambda o: position[id(o)])
         calls.append((call, inside, id(after)))
         # values the emitter made between these kernels that the region does not compute (a static view)
-        strays.extend((v, first_pos) for op in ops for v in op.owned if v not in written_set and v < n
-                      and isinstance(values[v], Tensor) for first_pos in (position[id(ops[0])],))
+        strays.extend((v, first_pos) for op in ops for v in op.owned if v not in computed and v not in out_set and v < n
+                      and v not in swallowed and isinstance(values[v], Tensor)
+                      for first_pos in (position[id(ops[0])],))
     # a stray view of a region's output comes with that output's getitem (then after its d2h copy); any other
     # stays where it was: with the last op before its region that no region takes
     made_by_call = {w: call for call, _, _ in calls for w in call.writes}
     absorbed = set().union(*(inside for _, inside, _ in calls)) if calls else set()
+    displaced: list[int] = []  # static views whose maker went into a region: re-homed after the last sort
     for v, first_pos in strays:
         call = made_by_call.get(g.alias.get(v))
         if call is not None:
@@ -101,11 +140,43 @@ def make_regions(g: Neutral, moved: dict[int, Device]) -> None:
         host = next((g.ops[j] for j in range(first_pos - 1, -1, -1)
                      if id(g.ops[j]) not in absorbed and g.ops[j].kind not in ("getitem", "delegate")), None)
         (host.owned if host is not None else g.placeholders).append(v)
+        displaced.append(v)
+    if swallowed:  # inside a delegate now: no value of the program
+        g.placeholders = [v for v in g.placeholders if v not in swallowed]
+        for op in g.ops:
+            op.owned = [v for v in op.owned if v not in swallowed]
+        for v in swallowed:
+            g.alias.pop(v, None)
+    if owned:  # a constant only the regions read leaves the program with its value
+        read = {v for op in g.ops if id(op) not in absorbed for v in op.reads} | set(g.outputs) | listed
+        gone = {v for op in g.ops if id(op) in absorbed for v in op.reads
+                if v < n and v not in read and isinstance(values[v], Tensor)
+                and values[v].storage in ("constant", "external")}
+        if gone:
+            g.placeholders = [v for v in g.placeholders if v not in gone]
+    placed: dict[int, tuple[int, Op | None]] = {}  # static view -> (its rank in the sort, the op before it)
     if len(calls) <= SEQUENTIAL_LIMIT:
         for call, inside, after in calls:  # executorch: fuse one partition, legalize, the next...
-            g.ops = _legalize(g, _insert(g.ops, [(call, inside, after)]), [call])
+            g.ops = _legalize(g, _insert(g.ops, [(call, inside, after)]), [call], placed)
     else:  # many regions: insert all, legalize once (docs/whatif.md, "Where a prediction can differ")
-        g.ops = _legalize(g, _insert(g.ops, calls), [c for c, _, _ in calls])
+        g.ops = _legalize(g, _insert(g.ops, calls), [c for c, _, _ in calls], placed)
+    _rehome(g, list(g.alias), placed)
+
+
+def _rehome(g: Neutral, views: list[int], placed: dict[int, tuple[int, "Op | None"]]) -> None:
+    """The emitter numbers a static view where its view node is in the sorted graph: after the values of the
+    node before it (``placed``: view -> its rank in the last sort and the op just before it)."""
+    moving = sorted((v for v in views if v in placed), key=lambda v: placed[v][0])  # in the sort's order
+    if not moving:
+        return
+    gone = set(moving)
+    g.placeholders = [v for v in g.placeholders if v not in gone]
+    for op in g.ops:
+        if any(v in gone for v in op.owned):
+            op.owned = [v for v in op.owned if v not in gone]
+    for v in moving:
+        host = placed[v][1]
+        (host.owned if host is not None else g.placeholders).append(v)
 
 
 SEQUENTIAL_LIMIT = 64  # up to this many regions, one legalize_graph per region as executorch does
@@ -150,6 +221,7 @@ def _partitions(g: Neutral, chosen: set[int]) -> list[list[int]]:
     node_of_op: list[int] = []
     op_of_node: list[int] = []  # -1 for a view node
     producer: dict[int, int] = {}  # value -> node making it
+    view_at: dict[int, int] = {}  # view node -> its value
     for k, op in enumerate(g.ops):
         node = len(op_of_node)
         node_of_op.append(node)
@@ -160,6 +232,7 @@ def _partitions(g: Neutral, chosen: set[int]) -> list[list[int]]:
         for w in made:
             for v in views_of.get(w, []):
                 producer[v] = len(op_of_node)
+                view_at[len(op_of_node)] = v
                 op_of_node.append(-1)
     count = len(op_of_node)
     users: list[list[int]] = [[] for _ in range(count + 1)]
@@ -170,8 +243,7 @@ def _partitions(g: Neutral, chosen: set[int]) -> list[list[int]]:
 
     for node, k in enumerate(op_of_node):
         if k < 0:  # a view node reads its base
-            v = next(v for v, p in producer.items() if p == node)
-            use(producer.get(g.alias[v]), node)
+            use(producer.get(g.alias[view_at[node]]), node)
             continue
         op = g.ops[k]
         if op.kind == "getitem":
@@ -185,7 +257,7 @@ def _partitions(g: Neutral, chosen: set[int]) -> list[list[int]]:
     return [[op_of_node[node] for node in part] for part in propose_partitions(users, supported)]
 
 
-def _legalize(g: Neutral, ops: list[Op], new_calls: list[Op]) -> list[Op]:
+def _legalize(g: Neutral, ops: list[Op], new_calls: list[Op], placed: dict | None = None) -> list[Op]:
     """``legalize_graph``: Kahn's topological sort with a FIFO queue over placeholders, ops and the
     ``view_copy`` nodes static views are at that point (each right after its base's producer)."""
     views_of: dict[int, list[int]] = {}
@@ -195,11 +267,14 @@ def _legalize(g: Neutral, ops: list[Op], new_calls: list[Op]) -> list[Op]:
     producer: dict[int, int] = {}
     view_base: dict[int, int] = {}  # view node -> base value
 
+    view_value: dict[int, int] = {}  # view node -> its value
+
     def add_views(made: list[int]) -> None:
         for w in made:
             for v in views_of.get(w, []):
                 producer[v] = len(nodes)
                 view_base[len(nodes)] = w
+                view_value[len(nodes)] = v
                 nodes.append(None)
 
     for v in g.placeholders:
@@ -207,7 +282,19 @@ def _legalize(g: Neutral, ops: list[Op], new_calls: list[Op]) -> list[Op]:
         nodes.append(None)
     add_views(list(g.placeholders))
     index_of: dict[int, int] = {}
+    fresh = {id(c) for c in new_calls}
+    lowered: dict[int, int] = {}  # a delegate call made before this sort -> its get_attr node
+    # buffer write-backs do not exist yet when to_backend sorts: insert_write_back_for_buffers_pass adds them
+    # after partitioning, just before the output (exir/passes/insert_write_back_for_buffers_pass.py)
+    write_backs = [op for op in ops if _write_back(g, op)]
+    if write_backs:
+        ops = [op for op in ops if not _write_back(g, op)]
     for op in ops:
+        if op.kind == "delegate" and id(op) not in fresh:
+            # _insert_lowered_submodule (exir/backend/backend_api.py) put a get_attr of the lowered module
+            # before the call: a root of the sort, so the call waits for no placeholder-only input after it
+            lowered[id(op)] = len(nodes)
+            nodes.append(None)
         k = len(nodes)
         index_of[id(op)] = k
         nodes.append(op)
@@ -220,7 +307,6 @@ def _legalize(g: Neutral, ops: list[Op], new_calls: list[Op]) -> list[Op]:
                 producer[w] = k
             add_views(made)
     count = len(nodes)
-    fresh = {id(c) for c in new_calls}
     users: list[list[int]] = [[] for _ in range(count)]
     late: list[list[int]] = [[] for _ in range(count)]  # a new call: last among its producers' users
     indeg = [0] * count
@@ -232,6 +318,8 @@ def _legalize(g: Neutral, ops: list[Op], new_calls: list[Op]) -> list[Op]:
             ds = [index_of[id(op.source)]]
         else:
             ds = list(dict.fromkeys(producer[v] for v in op.reads if v in producer and producer[v] != k))
+            if id(op) in lowered:
+                ds.append(lowered[id(op)])
         indeg[k] = len(ds)
         for d in ds:
             (late if op is not None and id(op) in fresh else users)[d].append(k)
@@ -243,10 +331,21 @@ def _legalize(g: Neutral, ops: list[Op], new_calls: list[Op]) -> list[Op]:
         k = queue.popleft()
         if nodes[k] is not None:
             out.append(nodes[k])
+        elif placed is not None and k in view_value:
+            placed[view_value[k]] = (len(placed), out[-1] if out else None)
         for u in users[k]:
             indeg[u] -= 1
             if indeg[u] == 0:
                 queue.append(u)
     if len(out) != len(ops):  # a cycle: keep the order we had
-        return ops
-    return out
+        return ops + write_backs
+    return out + write_backs
+
+
+def _write_back(g: Neutral, op: Op) -> bool:
+    """An in-place kernel writing a mutable buffer (``aten::copy_(buffer, new)``): a write-back."""
+    if op.kind != "kernel" or op.orig is None:
+        return False
+    name = g.plan.instructions[op.orig].op or ""
+    base = name.split(".", 1)[0]
+    return base.endswith("_") and not base.endswith("__") and any(w in g.state for w in op.writes)

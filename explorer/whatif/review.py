@@ -2,39 +2,36 @@
 
 :func:`review` pairs the original and the predicted program: the diff (:mod:`.diff`: what moved between
 devices, copies added/removed with bytes, arenas per device, runtime needs before -> after) and the
-findings of the checks on the predicted program. :func:`estimate` turns a profile of the *original*
-into a predicted run time per device, under stated assumptions:
+findings of the checks on the predicted program. :func:`estimate` gives per re-derived plan what the
+predicted copies cost per run, from a cost model (:mod:`explorer.whatif.costs`: measured latency + bandwidth
+per direction and host-memory kind; the built-in one measured on an H200) — no profile needed. With a profile of
+the *original* it also predicts the run time per device, under stated assumptions:
 
 * an instruction that keeps its device keeps its measured median time;
 * an instruction moved from device a to device b takes ``time * speedup[a] / speedup[b]`` (``speedup``
-  is relative to the CPU, which is 1; a region made of moved kernels takes the sum of its kernels);
-* every copy of the predicted program costs ``bytes / bandwidth`` of its direction (h2d, d2h; d2d uses
-  the slower of the two), measured copies of the original keep their measured time in "before".
+  is the user's assumption, relative to the CPU, which is 1; a region made of moved kernels takes the sum of its
+  kernels), and each kernel it runs on a device pays the model's launch cost;
+* every copy of the predicted program costs what the cost model says for its direction and size; measured
+  copies of the original keep their measured time in "before".
 
-It is arithmetic on a measurement, not a measurement: caches, launch overheads, overlap of copies
-and compute are not modelled, and the text and JSON say so.
+It is arithmetic on a measurement and a cost table, not a measurement: caches and overlap of copies and compute
+are not modelled, and the text and JSON say so.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from explorer.model.program import Device, Program
-from explorer.analysis.transfers import transfer_kind
 from explorer.analysis.diff.compare import diff
-from explorer.analysis.facts import Facts
-from explorer.analysis.graph import edges
-from explorer.analysis.graph import is_copy
+from explorer.analysis.graph import D2H_OPS, H2D_OPS, is_copy
 from explorer.analysis.pipeline import check
-from explorer.analysis.transfers import transfer_arrays
+from explorer.units import nbytes_text
+from explorer.whatif.costs import CostModel, load_costs
 
-__all__ = ["Review", "review", "estimate", "Estimate", "parse_speedups", "parse_bandwidths",
-           "DEFAULT_BANDWIDTH"]
-
-DEFAULT_BANDWIDTH = {"h2d": 12e9, "d2h": 12e9}  # bytes/s: a PCIe 4.0 x16 link's order of magnitude
+__all__ = ["Review", "review", "estimate", "Estimate", "parse_speedups", "copy_times"]
 
 
 @dataclass(frozen=True)
@@ -73,62 +70,83 @@ def parse_speedups(text: str | dict | None) -> dict[Device, float]:
     return out
 
 
-_UNITS = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "ki": 1024, "mi": 1024 ** 2, "gi": 1024 ** 3}
-
-
-def parse_bandwidths(text: str | dict | None) -> dict[str, float]:
-    """``"h2d=12GB/s,d2h=12GB/s"`` -> {"h2d": 12e9, "d2h": 12e9} (bytes per second; defaults filled in)."""
-    out = dict(DEFAULT_BANDWIDTH)
-    if not text:
-        return out
-    items = text.items() if isinstance(text, dict) else (p.split("=", 1) for p in str(text).split(",") if p.strip())
-    for key, value in items:
-        key = str(key).strip().lower()
-        if key not in ("h2d", "d2h"):
-            raise ValueError(f"bandwidth {key}: expected h2d or d2h")
-        if isinstance(value, (int, float)):
-            rate = float(value)
-        else:
-            m = re.fullmatch(r"\s*([0-9.]+(?:e[0-9]+)?)\s*([kmgt]i?)?b/s\s*", str(value).lower())
-            if not m:
-                raise ValueError(f"bandwidth {key}={value}: expected e.g. 12GB/s")
-            rate = float(m.group(1)) * _UNITS[m.group(2) or ""]
-        if not rate > 0:
-            raise ValueError(f"bandwidth {key}={value}: must be > 0")
-        out[key] = rate
+def copy_times(plan, costs: CostModel) -> dict[str, dict]:
+    """Per direction (h2d, d2h) of ``plan``'s ``et_copy`` copies: count, bytes and seconds per run by ``costs``
+    (a copy of a dynamic tensor counts at its upper bound)."""
+    out = {d: {"count": 0, "bytes": 0, "seconds": 0.0} for d in ("h2d", "d2h")}
+    values = plan.values
+    for ins in plan.instructions:
+        if not is_copy(ins) or not ins.args:
+            continue
+        base = (ins.op or "").split(".", 1)[0]
+        direction = "h2d" if base in H2D_OPS else "d2h" if base in D2H_OPS else None
+        src, dst = ins.args[0], ins.args[-1]
+        if direction is None or not (0 <= src < len(values) and 0 <= dst < len(values)):
+            continue
+        nbytes = getattr(values[src], "nbytes", None) or 0
+        device = values[dst].device if direction == "h2d" else values[src].device
+        row = out[direction]
+        row["count"] += 1
+        row["bytes"] += nbytes
+        row["seconds"] += costs.copy_s(direction, nbytes, device if not device.is_cpu else "cuda")
     return out
 
 
 @dataclass(frozen=True)
 class Estimate:
-    """Predicted run time per device of one plan, seconds (median-based; see the module doc)."""
+    """One plan's estimate: what its predicted copies cost per run (always), and with a profile of the original
+    the run time per device before -> after (seconds, median-based; module doc)."""
     plan: str
-    before: dict[str, float]  # device (or "copies") -> seconds, measured
-    after: dict[str, float]  # estimated
-    speedups: dict[str, float]
-    bandwidths: dict[str, float]
+    copies: dict  # "h2d" / "d2h" -> {"count", "bytes", "seconds"}
+    cost_model: str
+    cost_source: str
+    before: dict | None = None  # device (or "copies") -> seconds, measured (None: no profile)
+    after: dict | None = None  # estimated
+    speedups: dict = field(default_factory=dict)
     assumptions: tuple[str, ...] = field(default=())
 
     @property
+    def copy_s(self) -> float:
+        return sum(c["seconds"] for c in self.copies.values())
+
+    @property
     def total_before(self) -> float:
-        return sum(self.before.values())
+        return sum((self.before or {}).values())
 
     @property
     def total_after(self) -> float:
-        return sum(self.after.values())
+        return sum((self.after or {}).values())
+
+    @property
+    def slower(self) -> bool:
+        """Whether the estimate says the placement makes the run slower (needs a profile)."""
+        return bool(self.before is not None and self.total_after > self.total_before)
 
     def to_json(self) -> dict:
-        return {"plan": self.plan, "estimate": True, "before_s": self.before, "after_s": self.after,
-                "total_before_s": self.total_before, "total_after_s": self.total_after,
-                "speedups": self.speedups, "bandwidths_bytes_per_s": self.bandwidths,
-                "assumptions": list(self.assumptions)}
+        doc: dict = {"plan": self.plan, "estimate": True, "cost_model": self.cost_model,
+                     "cost_model_source": self.cost_source,
+                     "copy_s": {**{d: c["seconds"] for d, c in self.copies.items()}, "total": self.copy_s},
+                     "copies": {d: {"count": c["count"], "bytes": c["bytes"]} for d, c in self.copies.items()}}
+        if self.before is not None:
+            doc.update(before_s=self.before, after_s=self.after, total_before_s=self.total_before,
+                       total_after_s=self.total_after, slower=self.slower, speedups=self.speedups)
+        doc["assumptions"] = list(self.assumptions)
+        return doc
 
     def lines(self) -> list[str]:
-        keys = list(dict.fromkeys([*self.before, *self.after]))
-        out = [f"time ESTIMATE for plan {self.plan!r} (arithmetic on the measured profile, not a measurement):"]
-        for k in keys:
-            out.append(f"  {k:<8} {_ms(self.before.get(k, 0.0)):>12} -> {_ms(self.after.get(k, 0.0)):>12}")
-        out.append(f"  {'total':<8} {_ms(self.total_before):>12} -> {_ms(self.total_after):>12}")
+        parts = [f"{d} {c['count']} x, {nbytes_text(c['bytes'])}: {_ms(c['seconds'])}"
+                 for d, c in self.copies.items() if c["count"]]
+        out = [f"copies per run, plan {self.plan!r} (ESTIMATE from the cost model {self.cost_model!r}): "
+               + ("; ".join(parts) + f"; total {_ms(self.copy_s)}" if parts else "none")]
+        if self.before is not None and self.after is not None:
+            keys = list(dict.fromkeys([*self.before, *self.after]))
+            out.append(f"time ESTIMATE for plan {self.plan!r} (arithmetic on the measured profile, not a measurement):")
+            for k in keys:
+                out.append(f"  {k:<8} {_ms(self.before.get(k, 0.0)):>12} -> {_ms(self.after.get(k, 0.0)):>12}")
+            out.append(f"  {'total':<8} {_ms(self.total_before):>12} -> {_ms(self.total_after):>12}")
+            if self.slower:
+                out.append(f"  moving makes this run SLOWER by this estimate: {_ms(self.total_before)} -> "
+                           f"{_ms(self.total_after)}, the copies alone {_ms(self.after.get('copies', 0.0))} per run")
         out.append("  assumptions: " + "; ".join(self.assumptions))
         return out
 
@@ -137,19 +155,29 @@ def _ms(seconds: float) -> str:
     return f"{seconds * 1e3:.3f} ms"
 
 
-def estimate(original: Program, predicted: Program, profile, *, speedup=None, bandwidth=None) -> list[Estimate]:
-    """Per re-derived plan with a joined profile (``profile``: :class:`~.profile.Profile` of ``original``),
-    its :class:`Estimate` (module doc). ``speedup``/``bandwidth``: dicts or the CLI's text forms."""
+def estimate(original: Program, predicted: Program, profile=None, *, speedup=None, costs=None) -> list[Estimate]:
+    """Per re-derived plan, its :class:`Estimate` (module doc): the predicted copies' cost per run from ``costs``
+    (a :class:`~explorer.whatif.costs.CostModel`, its JSON form or a file; ``None``: the built-in H200 model),
+    and with ``profile`` (a :class:`~.profile.Profile` of ``original``) the run time before -> after.
+    ``speedup``: a dict or the CLI's text form, the user's assumption."""
 
+    model = load_costs(costs)
     speeds = parse_speedups(speedup)
-    rates = parse_bandwidths(bandwidth)
     pred = predicted.prediction
+    if pred is None:
+        raise ValueError("estimate() takes the program explorer.what_if returned")
     out = []
+    copy_words = (f"copies cost the cost model's latency + bytes / bandwidth for their direction and size "
+                  f"({model.name}: {model.source}; {model.host_memory} host memory)")
     for name, origins in pred.origins.items():
-        prof = profile.plans.get(name)
+        b = predicted.plan(name)
+        copies = copy_times(b, model)
+        prof = profile.plans.get(name) if profile is not None else None
         if prof is None:
+            out.append(Estimate(name, copies, model.name, model.source, assumptions=(
+                copy_words, "synchronous copies, one after the other (no overlap with compute)")))
             continue
-        a, b = original.plan(name), predicted.plan(name)
+        a = original.plan(name)
         tick = prof.tick_ns * 1e-9
         with np.errstate(all="ignore"):
             times = np.nanmedian(prof.times, axis=0) if prof.times.size else np.zeros(len(a.instructions))
@@ -159,32 +187,31 @@ def estimate(original: Program, predicted: Program, profile, *, speedup=None, ba
         for i, t in enumerate(times.tolist()):
             before[dev_a[i]] = before.get(dev_a[i], 0.0) + t
         dev_b = _devices(b)
-        fb = Facts(b)
-        tr = transfer_arrays(fb, edges(b, fb))
-        copy_cost: dict[int, float] = {}
-        for i, s, d, nb in zip(tr["instr"].tolist(), tr["src"].tolist(), tr["dst"].tolist(), tr["nbytes"].tolist()):
-            kind = transfer_kind(fb.value_device(s), fb.value_device(d))
-            rate = rates.get(kind, min(rates.values()))
-            copy_cost[i] = copy_cost.get(i, 0.0) + nb / rate
         after: dict[str, float] = {}
         for i, (origin, dev) in enumerate(zip(origins, dev_b)):
+            ins = b.instructions[i]
             if dev == "copies":
-                t = copy_cost.get(i, 0.0)
+                t = _one_copy(b, ins, model)
             else:
-                t = 0.0
-                for o in origin:
-                    was = dev_a[o]
-                    t += times[o] * _speed(speeds, was) / _speed(speeds, dev)
+                t = float(sum(times[o] * _speed(speeds, dev_a[o]) / _speed(speeds, dev) for o in origin))
+                if dev not in ("cpu", "other"):
+                    t += model.launch_s(dev) * max(1, len(origin))
             after[dev] = after.get(dev, 0.0) + t
         assumptions = (
             "kept instructions keep their measured median time",
             "moved ones take time x speedup(from) / speedup(to), speedups " +
-            (", ".join(f"{d}={f:g}" for d, f in speeds.items()) or "none given (all 1)") + " (cpu = 1)",
-            "copies cost bytes / bandwidth: " + ", ".join(f"{k} {v / 1e9:g} GB/s" for k, v in rates.items()) +
-            (" (defaults)" if not bandwidth else ""),
-            "no overlap of copies and compute, no launch overhead")
-        out.append(Estimate(name, before, after, {str(d): f for d, f in speeds.items()}, rates, assumptions))
+            (", ".join(f"{d}={f:g}" for d, f in speeds.items()) or "none given (all 1)") +
+            " (cpu = 1; the speedup is your assumption, not a measurement)",
+            "each kernel run on a device pays the cost model's launch cost",
+            copy_words, "no overlap of copies and compute")
+        out.append(Estimate(name, copies, model.name, model.source, before, after,
+                            {str(d): f for d, f in speeds.items()}, assumptions))
     return out
+
+
+def _one_copy(plan, ins, model: CostModel) -> float:
+    one = copy_times(replace(plan, instructions=(ins,)), model)
+    return sum(c["seconds"] for c in one.values())
 
 
 def _speed(speeds: dict[Device, float], device: str) -> float:

@@ -91,6 +91,8 @@ class Explorer(WhatIfWidget, OverlayWidget, AppWidget):
     delegate, tensor or group) shows what executorch would export for that placement: the diff of the
     original vs the program :func:`explorer.what_if` predicts, in the same output (:mod:`explorer.widget.whatif`,
     docs/whatif.md). :meth:`undo` and :meth:`clear_moves` take moves back; :attr:`predicted` is the prediction.
+    ``constants="arguments"``: predict as a partitioner that leaves the weights of moved kernels as delegate
+    arguments (default ``"owned"``, as executorch's CUDA partitioner does; ``what_if(constants=...)``).
     """
 
     plan = traitlets.Unicode(help="name of the plan (method) shown").tag(sync=True)
@@ -100,7 +102,7 @@ class Explorer(WhatIfWidget, OverlayWidget, AppWidget):
     expanded = traitlets.Tuple(help="ids of the open groups of the plan's graph").tag(sync=True)
 
     def __init__(self, source=None, *, plan: str | None = None, data=None, profile=None,
-                 etrecord=None, moves=None, debug_buffer=None, against=None, tol: float = DEFAULT_TOL, **kwargs):
+                 etrecord=None, moves=None, constants: str = "owned", debug_buffer=None, against=None, tol: float = DEFAULT_TOL, **kwargs):
 
         if "lod" in kwargs:
             raise TypeError("Explorer(lod=...) is gone: every plan is drawn the same way, a small one with every "
@@ -150,7 +152,7 @@ class Explorer(WhatIfWidget, OverlayWidget, AppWidget):
             shown = numerics_shown(self.numerics, first)
             if shown is not None and shown in self._overlay_set.names(first):
                 self.shown_overlay = shown
-        self._init_whatif(moves)  # ex.move(...), ex.moves: widget/whatif.py
+        self._init_whatif(moves, constants)  # ex.move(...), ex.moves: widget/whatif.py
 
     def __repr__(self) -> str:
         name = Path(self.program.source).name if self.program.source else "program"

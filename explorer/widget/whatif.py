@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import traitlets
 
-from explorer.whatif.predict import MoveError, Refusal, parse_moves, what_if
+from explorer.whatif.predict import CONSTANTS, MoveError, Refusal, parse_moves, what_if
 from explorer.views.payload.embed import pack
 from explorer.views.payload.whatif import whatif_payload
 
@@ -65,8 +65,12 @@ class WhatIfWidget(traitlets.HasTraits):
     _reverting = False
     predicted = None  # the Program explorer.what_if predicted for `moves` (None without moves)
 
-    def _init_whatif(self, moves) -> None:
-        """Called by the widget once its original payload is set; ``moves``: the constructor's."""
+    def _init_whatif(self, moves, constants: str = "owned") -> None:
+        """Called by the widget once its original payload is set; ``moves``: the constructor's; ``constants``:
+        what_if's convention for the constants of moved-kernel regions (``"owned"`` or ``"arguments"``)."""
+        if constants not in CONSTANTS:
+            raise ValueError(f"constants={constants!r}: expected one of {', '.join(CONSTANTS)}")
+        self.whatif_constants = constants
         self._original_payload = self._payload
         self._predictions: dict[tuple[str, ...], tuple] = {}
         self.observe(self._on_moves, names=["moves"])
@@ -103,7 +107,7 @@ class WhatIfWidget(traitlets.HasTraits):
             return self._predictions[moves]
 
         parse_moves(moves)  # MoveError for a malformed one, before any work
-        predicted = what_if(self.program, list(moves))
+        predicted = what_if(self.program, list(moves), constants=self.whatif_constants)
         got = (predicted, pack(whatif_payload(self.program, predicted, plan=self.plan)))
         if len(self._predictions) >= _CACHE:
             self._predictions.pop(next(iter(self._predictions)))

@@ -194,14 +194,14 @@ def pair_details(dv: DiffPlanView, side: str, v: int) -> str:
     elif a_v is not None and b_v is not None:
         rule = "paired"
     notes = [rule] if rule else []
+    made_at, touching = dv.copy_index
     if change and change.kind == "copy":
-        made = next((c for c in dv.diff.copies if (c.a and c.a.destination == a_v) or (c.b and c.b.destination == b_v)),
-                    None)
+        found = [made_at[k] for k in (("a", a_v), ("b", b_v)) if k in made_at]
+        made = dv.diff.copies[min(found)] if found else None
         notes.append(f"{h(made.direction)} copy of {h(made.of)}" if made else "a copy (et_copy)")
-    copies = [c for c in dv.diff.copies if c.status != "same" and
-              ((a_v is not None and c.a and a_v in (c.a.source, c.a.destination)) or
-               (b_v is not None and c.b and b_v in (c.b.source, c.b.destination)) or
-               (a_v is not None and c.of_a == a_v) or (b_v is not None and c.of_b == b_v))]
+    at = sorted(set(touching.get(("a", a_v), []) if a_v is not None else []) |
+                set(touching.get(("b", b_v), []) if b_v is not None else []))
+    copies = [dv.diff.copies[k] for k in at]
     copy_html = (f"<div style='margin-top:6px'><b>copies of it that changed</b><ul class='dx-list'>"
                  f"{''.join(_copy_line(c) for c in copies[:12])}</ul></div>") if copies else ""
     return (f"<div class='dx-root dx-diff'><h4>{status_badge(status)}{h(label)} "

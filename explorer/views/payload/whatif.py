@@ -43,6 +43,9 @@ def whatif_block(original: Program, predicted: Program) -> dict:
         if value is not None:
             cli.append(option if value else "--no-" + option[2:])
             py.append(f"{name}={bool(value)!r}")
+    if pred.constants != "owned":
+        cli += ["--constants", pred.constants]
+        py.append(f"constants={pred.constants!r}")
     if pred.method is not None:
         cli += ["--method", pred.method]
         py.append(f"method={pred.method!r}")

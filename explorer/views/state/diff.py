@@ -73,6 +73,24 @@ class DiffPlanView:
         return self.diff.instruction_status_a if side == "a" else self.diff.instruction_status_b
 
     @cached_property
+    def copy_index(self) -> tuple[dict, dict]:
+        """Positions in ``diff.copies``, built once (a details box per changed tensor looked them all up):
+        ``made[(side, v)]``: the first copy writing ``v``; ``touching[(side, v)]``: the changed copies of ``v``
+        (its source, destination or the tensor copied), in order."""
+        made: dict[tuple[str, int], int] = {}
+        touching: dict[tuple[str, int], list[int]] = {}
+        for k, c in enumerate(self.diff.copies):
+            for side, cs, of in (("a", c.a, c.of_a), ("b", c.b, c.of_b)):
+                if cs is not None:
+                    made.setdefault((side, cs.destination), k)
+                if c.status == "same":
+                    continue
+                for v in dict.fromkeys(x for x in ((cs.source, cs.destination) if cs else ()) + (of,)
+                                       if x is not None):
+                    touching.setdefault((side, v), []).append(k)
+        return made, touching
+
+    @cached_property
     def b2a(self) -> dict[int, int]:
         return {b: a for a, b in self.diff.pairs.items()}
 
