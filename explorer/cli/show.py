@@ -36,7 +36,7 @@ from explorer.views.state.plan import open_program
 from explorer.views.state.plan import plan_view
 from explorer.views.state.plan import program_summary
 from explorer.views.state.plan import sample_path
-from pathlib import Path
+from explorer.outputs import write_text
 
 __all__ = ["register", "run", "DEFAULT_OUTPUT"]
 
@@ -141,8 +141,7 @@ def _overlays(program, views: dict, profile, args: argparse.Namespace):
 def _data_file_page(data_file: DataFile, args: argparse.Namespace, out: TextIO) -> int:
 
     name = os.path.basename(str(args.file))
-    written = Path(args.output)
-    written.write_text(data_file_html(data_file, name), encoding="utf-8")
+    written = write_text(args.output, data_file_html(data_file, name), inputs=(data_file, args.file))
     print(f"wrote {written.resolve()} ({nbytes_text(written.stat().st_size)}; self-contained, works offline)", file=out)
     print(f"{name}: data file, {len(data_file.entries)} entries", file=out)
     return 0
