@@ -22,6 +22,7 @@ import numpy as np
 
 from explorer.analysis.companions import companion_findings
 from explorer.model.program import DataFile, Plan, Program
+from explorer.format.reader import load
 from explorer.analysis.checks.placement import DEFAULT_LIMIT, plan_findings, program_findings
 from explorer.analysis.facts import Facts
 from explorer.analysis.graph import dataflow, edges
@@ -138,7 +139,7 @@ def analyze_program(program: Program, *, limit: int | None = DEFAULT_LIMIT) -> d
     return {plan.name: analyze(plan, program, limit=limit) for plan in program.plans}
 
 
-def check(program: Program | DataFile, *, limit: int | None = DEFAULT_LIMIT,
+def check(program, *, limit: int | None = DEFAULT_LIMIT,
           analyses: dict[str, LazyAnalysis] | None = None) -> list[Finding]:
     """Every placement finding of ``program``: program-wide ones (``plan == ""``) first, then per plan.
 
@@ -151,7 +152,13 @@ def check(program: Program | DataFile, *, limit: int | None = DEFAULT_LIMIT,
 
     ``analyses``, when given, receives each plan's analysis by plan name, so a caller that also draws the
     plans (the widget) reuses them instead of analysing twice.
+
+    ``program`` is what :func:`explorer.load` returned, or anything it takes (a path, bytes, a file object, a
+    manager), loaded first, so every entry point answers alike: bad bytes raise ``PteFormatError``, a thing
+    that is no program at all (``None``, a number) ``TypeError``, never an ``AttributeError`` from inside.
     """
+    if not isinstance(program, (Program, DataFile)):
+        program = load(program)
     if isinstance(program, DataFile):
         return [not_a_program(program)]
     found = program_findings(program, limit)
