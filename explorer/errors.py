@@ -16,7 +16,8 @@ truncated download from a writer bug without reading a flatbuffers stack trace.
 from __future__ import annotations
 
 __all__ = ["PteFormatError", "EtrecordFormatError", "MoveError", "Refusal", "OverlayError", "ProfileMismatch",
-           "EtrecordMismatch", "PayloadVersionError", "OutputIsInput"]
+           "EtrecordMismatch", "PayloadVersionError", "OutputIsInput",
+           "JsonInputError"]
 
 
 class PteFormatError(ValueError):
@@ -86,3 +87,12 @@ class OutputIsInput(ValueError):
     def __init__(self, message: str, *, target: str, source: str) -> None:
         super().__init__(message)
         self.target, self.source = target, source
+
+
+class JsonInputError(ValueError):
+    """JSON from a user's file that is not JSON or exceeds :mod:`explorer.bounded_json`'s limits (nesting depth,
+    length of a number); ``pos`` is the character offset when the parser names one."""
+
+    def __init__(self, message: str, *, pos: int | None = None) -> None:
+        super().__init__(message)
+        self.pos = pos

@@ -40,7 +40,8 @@ import zipfile
 import zlib
 from typing import Any
 
-from explorer.errors import EtrecordFormatError
+from explorer.bounded_json import loads
+from explorer.errors import EtrecordFormatError, JsonInputError
 from explorer.model.etrecord import DelegateRecord, Etrecord, EtrecordMethod, GraphNode, ModuleFrame, SourceFrame
 
 __all__ = ["load_etrecord", "parse_module_stack", "parse_stack_trace", "IDENTIFIER", "PICKLED_SUFFIXES"]
@@ -122,15 +123,9 @@ def _member(archive: zipfile.ZipFile, member: str, name: str | None) -> Any:
     except _ZIP_ERRORS as exc:
         raise EtrecordFormatError(f"cannot be read from the zip ({exc})", member=member, file=name) from None
     try:
-        return json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise EtrecordFormatError(f"not valid JSON ({exc.msg}, line {exc.lineno} column {exc.colno})",
-                                  member=member, offset=exc.pos, file=name) from None
-    except UnicodeDecodeError as exc:
-        raise EtrecordFormatError(f"not UTF-8 text ({exc.reason})", member=member, offset=exc.start,
-                                  file=name) from None
-    except (RecursionError, ValueError) as exc:
-        raise EtrecordFormatError(f"not valid JSON ({type(exc).__name__})", member=member, file=name) from None
+        return loads(raw)  # explorer.bounded_json: nesting and number length bounded, one error type
+    except JsonInputError as exc:
+        raise EtrecordFormatError(str(exc), member=member, offset=exc.pos, file=name) from None
 
 
 def _read(archive: zipfile.ZipFile, name: str | None, size: int) -> Etrecord:
