@@ -23,6 +23,7 @@ import numpy as np
 from explorer.analysis.companions import companion_findings
 from explorer.model.program import DataFile, Plan, Program
 from explorer.format.reader import load
+from explorer.safe_text import shell_path
 from explorer.analysis.checks.placement import DEFAULT_LIMIT, plan_findings, program_findings
 from explorer.analysis.facts import Facts
 from explorer.analysis.graph import dataflow, edges
@@ -177,9 +178,10 @@ def not_a_program(data: DataFile) -> Finding:
     n = len(data.entries)
     what = f"{name} is a data file" if name else "This is a data file"
     arg = name or "DATA.ptd"
+    word = shell_path(arg)  # a name from the user's disk, in a command they copy: quoted, a leading '-' guarded
     return Finding(
         "no-placement-check", "info", "",
         f"{what} (.ptd, {n} named entr{'y' if n == 1 else 'ies'}): it holds tensors, not a plan, so no placement "
         f"check applies. Check the program that uses it, with the data file attached: device-explorer check "
-        f"MODEL.pte --data {arg} (explorer.load('MODEL.pte', data=['{arg}'])); then missing-external compares "
+        f"MODEL.pte --data {word} (explorer.load('MODEL.pte', data=[{arg!r}])); then missing-external compares "
         f"every external tensor with its entry here.")
