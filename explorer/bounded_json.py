@@ -13,7 +13,7 @@ messages but the same limits).
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Iterable
 
 from explorer.errors import JsonInputError
 
@@ -56,6 +56,7 @@ def _check_depth(doc: Any, max_depth: int) -> None:
     stack = [(doc, 1)]
     while stack:
         node, depth = stack.pop()
+        children: Iterable[Any]
         if isinstance(node, dict):
             children = node.values()
         elif isinstance(node, list):

@@ -93,6 +93,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         view = views[plan.name]
         summaries = view.analysis.arenas
         arenas = ", ".join(f"#{a.memory_id} {nbytes_text(a.size)} {a.device}" for a in summaries)
+        if view.analysis.empty_arenas is not None:  # a million declared arenas: one count, not a million words
+            arenas += ", " + view.analysis.empty_arenas.text()
         line = program_summary(view, [f for f in findings if f.plan == plan.name])
         print(f"{name}: {line}" + (f" [arenas {arenas}]" if arenas else ""), file=out)
     return 0
