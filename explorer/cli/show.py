@@ -80,8 +80,9 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     if args.move:
         return _whatif_page(program, args, out)
     profile = optional_profile(args, program)
-    findings = list(check(program))
-    views = {plan.name: plan_view(plan, program) for plan in program.plans}
+    analyses: dict = {}
+    findings = list(check(program, analyses=analyses))  # each plan analysed once: the views reuse it
+    views = {plan.name: plan_view(plan, program, analysis=analyses.get(plan.name)) for plan in program.plans}
     overlays = _overlays(program, views, profile, args)
     if overlays is None:
         return 2
