@@ -211,9 +211,10 @@ class Delegate:
     compile_specs: tuple[CompileSpec, ...] = ()
     data_size: int | None = None  # size of the blob in bytes, when the index resolves (optional)
 
-    @property
+    @cached_property
     def target_device(self) -> Device | None:
-        """The ``target_device`` compile spec parsed (``b"cuda:0"`` -> cuda:0); None when absent/unparseable."""
+        """The ``target_device`` compile spec parsed (``b"cuda:0"`` -> cuda:0); None when absent/unparseable.
+        Parsed once per delegate: the analysis, the groups and the payload each ask, for every delegate."""
         for spec in self.compile_specs:
             if spec.key == "target_device":
                 try:
