@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing as mp
-import os
 import resource
 import shutil
 import statistics
@@ -112,6 +111,8 @@ def main(argv=None) -> int:
     ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--quick", action="store_true", help="sizes 1000 10000, repeat 3")
+    ap.add_argument("--files", nargs="*", default=[], help="real .pte files to measure too (e.g. the transformer "
+                                                            "fixture, whose views by shared storage the check resolves)")
     args = ap.parse_args(argv)
     if args.quick:
         args.sizes, args.repeat = [1000, 10000], 3
@@ -122,15 +123,18 @@ def main(argv=None) -> int:
     folder = Path(tempfile.mkdtemp(prefix="dex-bench-"))
     kinds = [k for k in ("load", "load+check", "flatc", "executorch") if available(k)]
     print(f"{'program':>24} {'reader':>12} {'median':>10} {'vs load':>9} {'vs load+check':>14} {'peak RSS':>10}")
-    for n in args.sizes:
-        program = synthetic_program(n, devices=("cuda:0", "cuda:1"))
-        path = folder / f"synthetic_{n}.pte"
-        path.write_bytes(write(program))
+    jobs = [(n, None) for n in args.sizes] + [(None, Path(f)) for f in args.files]
+    for n, given in jobs:
+        if given is not None:
+            path = given
+        else:
+            path = folder / f"synthetic_{n}.pte"
+            path.write_bytes(write(synthetic_program(n, devices=("cuda:0", "cuda:1"))))
         plan = explorer.load(path).plans[0]
         label = f"{len(plan.values)}v/{len(plan.instructions)}i"
         results = {}
         for kind in kinds:
-            repeat = args.repeat if kind != "executorch" or n < 50000 else max(1, min(args.repeat, 3))
+            repeat = args.repeat if kind != "executorch" or len(plan.values) < 50000 else max(1, min(args.repeat, 3))
             results[kind] = measure(kind, str(path), repeat)
         ours, ours_check = results["load"][0], results["load+check"][0]
         for kind in kinds:

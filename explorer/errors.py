@@ -4,7 +4,8 @@
 others say that well-formed input does not fit: a move that cannot be honoured (:class:`MoveError`), a
 placement executorch would refuse (:class:`Refusal`), an ETDump or ETRecord of another program
 (:class:`ProfileMismatch`, :class:`EtrecordMismatch`), an overlay that cannot be drawn
-(:class:`OverlayError`), a payload of another contract (:class:`PayloadVersionError`).
+(:class:`OverlayError`), a payload of another contract (:class:`PayloadVersionError`), an output that would
+replace an input (:class:`OutputIsInput`).
 
 Every structural problem found while decoding a ``.pte`` becomes a :class:`PteFormatError` that
 says *where* (a byte offset and, when known, the schema path such as
@@ -15,7 +16,8 @@ truncated download from a writer bug without reading a flatbuffers stack trace.
 from __future__ import annotations
 
 __all__ = ["PteFormatError", "EtrecordFormatError", "MoveError", "Refusal", "OverlayError", "ProfileMismatch",
-           "EtrecordMismatch", "PayloadVersionError"]
+           "EtrecordMismatch", "PayloadVersionError", "OutputIsInput",
+           "JsonInputError"]
 
 
 class PteFormatError(ValueError):
@@ -76,3 +78,21 @@ class EtrecordMismatch(ValueError):
 
 class PayloadVersionError(ValueError):
     """A payload written for another contract than this reader's (``explorer.views.payload.embed.PAYLOAD_VERSION``)."""
+
+
+class OutputIsInput(ValueError):
+    """A write refused because its target is one of the inputs (same path, symlink or hard link):
+    :mod:`explorer.outputs` says why; the input is left untouched. The CLI exits 2 on it."""
+
+    def __init__(self, message: str, *, target: str, source: str) -> None:
+        super().__init__(message)
+        self.target, self.source = target, source
+
+
+class JsonInputError(ValueError):
+    """JSON from a user's file that is not JSON or exceeds :mod:`explorer.bounded_json`'s limits (nesting depth,
+    length of a number); ``pos`` is the character offset when the parser names one."""
+
+    def __init__(self, message: str, *, pos: int | None = None) -> None:
+        super().__init__(message)
+        self.pos = pos

@@ -12,6 +12,7 @@ Pure functions over the model; reading delegate blobs (never weights) happens in
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 from explorer.model.program import Device, Payload, Plan, Program, Tensor
@@ -75,9 +76,24 @@ def external_bytes_by_device(plan: Plan) -> dict[Device, int]:
     return out
 
 
+_FOUND: dict[int, tuple[weakref.ref, dict[str, tuple[Payload, ...]]]] = {}  # id(program) -> (program, payloads)
+
+
 def payloads(program: Program) -> dict[str, tuple[Payload, ...]]:
-    """Plan name -> the payload of each of its delegates (in delegate order)."""
-    return identify_all(program)
+    """Plan name -> the payload of each of its delegates (in delegate order).
+
+    Identified once per program object and kept while it lives: a report asks for each plan's payloads, and
+    identifying every delegate of the program per plan made thousands of plans quadratic."""
+    key = id(program)
+    hit = _FOUND.get(key)
+    if hit is not None and hit[0]() is program:
+        return dict(hit[1])
+    found = identify_all(program)
+    def forget(_ref: object, key: int = key) -> None:  # the program is gone: so is its entry
+        _FOUND.pop(key, None)
+
+    _FOUND[key] = (weakref.ref(program, forget), found)
+    return dict(found)
 
 
 def named_data_usage(program: Program, found: dict[str, tuple[Payload, ...]] | None = None) -> list[NamedDataUse]:

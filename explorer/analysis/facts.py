@@ -83,8 +83,8 @@ class Facts:
     def arena_code(self) -> np.ndarray:
         """Device code per memory_id (index 0 unused)."""
         codes = np.full(len(self.plan.buffer_sizes), device_code(Device(0, 0)), dtype=np.int64)
-        for b in self.plan.buffers:
-            codes[b.memory_id] = device_code(b.device)
+        for memory_id, device in self.plan.listed_devices.items():  # the rest are on the CPU: never walked
+            codes[memory_id] = device_code(device)
         return codes
 
     @cached_property

@@ -47,8 +47,6 @@ A plan with no instructions still has one step (0), so inputs and outputs get ``
 
 from __future__ import annotations
 
-import bisect
-
 import numpy as np
 
 from explorer.model.program import Plan
@@ -192,41 +190,40 @@ def _resolve(alias: dict[int, int]) -> dict[int, int]:
 
 
 def _static_views(plan: Plan, f: Facts, e: Edges) -> dict[int, int]:
+    """View -> base of the views memory planning made by sharing storage: a planned, non-input tensor never
+    written but read, whose (arena, offset, bytes, dtype) equals a tensor written (or an input, or mutable
+    state: time 0) at or before that first read; of those, the one written last (the earliest value on a tie).
+
+    On columns: the candidates are sorted once by (storage key, write time, -index) and each view finds its
+    base with one ``searchsorted`` of (its key, its first read): no Python loop over tensors."""
     first_write, first_read = first_uses(f, e)
     m = f.m
     views = np.flatnonzero((f.storage == STORAGE["planned"]) & ~f.input_mask & (first_write == m)
                            & (first_read < m))
     if not views.size:
         return {}
-    key = np.stack([f.memory_id, f.offset, f.raw_nbytes, f.scalar_type.astype(np.int64)], axis=1)
-    wanted = {tuple(k) for k in key[views].tolist()}
     planned = np.flatnonzero(f.planned)
-    groups: dict[tuple, list[int]] = {}
-    for v, k in zip(planned.tolist(), map(tuple, key[planned].tolist())):
-        if k in wanted:
-            groups.setdefault(k, []).append(v)
-    # per group, the candidates a view can be of (an input or mutable buffer from time 0, else a tensor from its
-    # first write; another view or a tensor never written is none) by time, the first in planned order per time:
-    # a view is of the candidate with the latest time at or before its first read
-    inputs = f.input_mask.tolist()
-    mutable = (f.storage == STORAGE["mutable"]).tolist()
-    writes = first_write.tolist()
-    timeline: dict[tuple, tuple[list[int], list[int]]] = {}
-    for k, members in groups.items():
-        best: dict[int, int] = {}
-        for t in members:
-            time = 0 if inputs[t] or mutable[t] else writes[t] if writes[t] < m else None
-            if time is not None and time not in best:
-                best[time] = t
-        times = sorted(best)
-        timeline[k] = (times, [best[x] for x in times])
-    out: dict[int, int] = {}
-    for view, k in zip(views.tolist(), map(tuple, key[views].tolist())):
-        times, tensors = timeline[k]
-        i = bisect.bisect_right(times, int(first_read[view])) - 1
-        if i >= 0 and tensors[i] != view:
-            out[view] = tensors[i]
-    return out
+    at_zero = f.input_mask[planned] | (f.storage[planned] == STORAGE["mutable"])
+    timed = at_zero | (first_write[planned] < m)
+    cand = planned[timed]
+    ctime = np.where(at_zero[timed], 0, first_write[cand]).astype(np.int64)
+    key = np.stack([f.memory_id, f.offset, f.raw_nbytes, f.scalar_type.astype(np.int64)], axis=1)
+    rows = np.concatenate([cand, views])
+    k = key[rows]
+    order = np.lexsort(k.T[::-1])
+    change = np.r_[True, np.any(k[order][1:] != k[order][:-1], axis=1)]
+    gid = np.empty(rows.size, dtype=np.int64)
+    gid[order] = np.cumsum(change) - 1
+    gc, gv = gid[:cand.size], gid[cand.size:]
+    span = m + 2  # times are 0..m: (group, time) packed in one int64
+    packed = gc * span + ctime
+    by = np.lexsort((-cand, packed))  # within a (group, time) tie the smallest index comes last
+    packed, cand = packed[by], cand[by]
+    use = first_read[views].astype(np.int64)
+    pos = np.searchsorted(packed, gv * span + use, side="right") - 1
+    hit = pos >= 0
+    hit[hit] = packed[pos[hit]] // span == gv[hit]
+    return dict(zip(views[hit].tolist(), cand[pos[hit]].tolist()))
 
 
 def state_values(plan: Plan, f: Facts | None = None, e: Edges | None = None,

@@ -118,8 +118,12 @@ def device_totals(f: Facts, p: dict[str, np.ndarray], first: np.ndarray, last: n
                                 return_index=True)
         for v in const[first_of].tolist():
             row(int(codes[v]))["constant"] += int(f.nbytes[v])
-    for b in plan.buffers:
-        row(_code(b.device))["arena"] += b.size
+    if len(plan.buffer_sizes) > 1:  # arena bytes per device, as columns: a million arenas are one bincount
+        codes, sizes = f.arena_code[1:], f.arena_size[1:]
+        for code in np.unique(codes).tolist():
+            mine = sizes[codes == code]
+            exact = mine.size == 0 or int(np.abs(mine).max()) < (1 << 62) // mine.size  # int64 cannot overflow
+            row(int(code))["arena"] += int(mine.sum()) if exact else sum(mine.tolist())
     for t in transfers:
         if t.src_device == t.dst_device:
             continue

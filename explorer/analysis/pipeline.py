@@ -22,14 +22,18 @@ import numpy as np
 
 from explorer.analysis.companions import companion_findings
 from explorer.model.program import DataFile, Plan, Program
+from explorer.format.reader import load
+from explorer.safe_text import shell_path
 from explorer.analysis.checks.placement import DEFAULT_LIMIT, plan_findings, program_findings
 from explorer.analysis.facts import Facts
 from explorer.analysis.graph import dataflow, edges
 from explorer.analysis.lifetimes import aliases, lifetime_arrays, lifetimes
 from explorer.analysis.memory import device_totals, memory_map, peak, planned_arrays
 from explorer.analysis.transfers import transfer_arrays, transfer_totals, transfers
-from explorer.analysis.types import (ArenaMap, Finding, Dataflow, DeviceTotals, Lifetime, MemoryMap, PlanAnalysis, Transfer,
+from explorer.analysis.types import (ArenaMap, EmptyArenas, Finding, Dataflow, DeviceTotals, Lifetime, MemoryMap, PlanAnalysis, Transfer,
     TransferTotals)
+
+EMPTY_SHOWN = 16  # empty arenas listed one by one before the rest are summarised (:attr:`LazyAnalysis.empty_arenas`)
 
 __all__ = ["LazyAnalysis", "analyze", "analyze_program", "check", "not_a_program"]
 
@@ -99,11 +103,42 @@ class LazyAnalysis:
         return tuple(out)
 
     @cached_property
+    def _shown_arenas(self) -> tuple[np.ndarray, np.ndarray]:
+        """(memory ids listed one by one, memory ids summarised): every arena holding a planned tensor and the
+        first ``EMPTY_SHOWN`` empty ones are listed; the other empty ones only counted (:attr:`empty_arenas`).
+        Columns all the way: a million declared arenas cost a few array passes."""
+        n = len(self._plan.buffer_sizes)
+        occupied = np.zeros(max(n, 1), dtype=bool)
+        mids = self.planned["memory_id"]
+        occupied[mids[(mids >= 1) & (mids < n)]] = True
+        occupied[0] = False
+        empty = np.flatnonzero(~occupied[1:]) + 1
+        shown = np.union1d(np.flatnonzero(occupied), empty[:EMPTY_SHOWN])
+        return shown, empty[EMPTY_SHOWN:]
+
+    @cached_property
+    def empty_arenas(self) -> EmptyArenas | None:
+        """The empty arenas past the first ``EMPTY_SHOWN``, summarised (None when every arena is listed)."""
+        rest = self._shown_arenas[1]
+        if not rest.size:
+            return None
+        codes, sizes = self.facts.arena_code[rest], self.facts.arena_size[rest]
+        per = []
+        for code in np.unique(codes).tolist():
+            mine = sizes[codes == code]
+            per.append((self.facts.device(int(code)), int(mine.size), sum(mine.tolist())))
+        per.sort(key=lambda row: row[0])
+        return EmptyArenas(int(rest.size), sum(b for _, _, b in per), tuple(per))
+
+    @cached_property
     def arenas(self) -> tuple[ArenaMap, ...]:
-        """One summary per arena, as ``memory.arenas`` but with ``blocks=()`` (the blocks are the rows of
-        :meth:`arena_rows`): size, device, peak live bytes and where, high water."""
+        """One summary per arena listed (every arena with a planned tensor, and the first ``EMPTY_SHOWN``
+        empty ones; the rest are :attr:`empty_arenas`), as ``memory.arenas`` but with ``blocks=()`` (the
+        blocks are the rows of :meth:`arena_rows`): size, device, peak live bytes and where, high water."""
         out = []
-        for buf in self._plan.buffers:
+        buffers = self._plan.buffers
+        for memory_id in self._shown_arenas[0].tolist():
+            buf = buffers[memory_id - 1]
             rows = self.arena_rows(buf.memory_id)
             counted = np.where(rows["alias"] < 0, rows["nbytes"], 0)
             top, at = peak(rows["first"], rows["last"], counted)
@@ -111,17 +146,25 @@ class LazyAnalysis:
             out.append(ArenaMap(buf.memory_id, buf.size, buf.device, (), top, at, high))
         return tuple(out)
 
+    @cached_property
+    def _by_arena(self) -> tuple[np.ndarray, np.ndarray]:
+        """The planned rows sorted by arena, then offset, then first use (one sort for every arena), and their
+        memory ids in that order: an arena's rows are one searchsorted slice, not a pass over all rows."""
+        p = self.planned
+        first = self.first[p["value"]]
+        order = np.lexsort((np.where(first < 0, -1, first), p["offset"], p["memory_id"]))
+        return order, p["memory_id"][order]
+
     def arena_rows(self, memory_id: int) -> dict[str, np.ndarray]:
         """The planned tensors of one arena as parallel arrays (value, offset, nbytes, first, last,
         alias, dcode), sorted as ``ArenaMap.blocks`` is: by offset, then first use."""
         cache = self.__dict__.setdefault("_rows", {})
         if memory_id not in cache:
             p = self.planned
-            sel = np.flatnonzero(p["memory_id"] == memory_id)
+            order, ids = self._by_arena
+            lo, hi = np.searchsorted(ids, [memory_id, memory_id + 1])
+            sel = order[lo:hi]
             value = p["value"][sel]
-            first = self.first[value]
-            order = np.lexsort((np.where(first < 0, -1, first), p["offset"][sel]))
-            sel, value = sel[order], value[order]
             cache[memory_id] = {"value": value, "offset": p["offset"][sel], "nbytes": p["nbytes"][sel],
                                 "first": self.first[value], "last": self.last[value], "alias": p["alias"][sel],
                                 "dcode": self.facts.dcode[value]}
@@ -138,7 +181,7 @@ def analyze_program(program: Program, *, limit: int | None = DEFAULT_LIMIT) -> d
     return {plan.name: analyze(plan, program, limit=limit) for plan in program.plans}
 
 
-def check(program: Program | DataFile, *, limit: int | None = DEFAULT_LIMIT,
+def check(program, *, limit: int | None = DEFAULT_LIMIT,
           analyses: dict[str, LazyAnalysis] | None = None) -> list[Finding]:
     """Every placement finding of ``program``: program-wide ones (``plan == ""``) first, then per plan.
 
@@ -151,7 +194,13 @@ def check(program: Program | DataFile, *, limit: int | None = DEFAULT_LIMIT,
 
     ``analyses``, when given, receives each plan's analysis by plan name, so a caller that also draws the
     plans (the widget) reuses them instead of analysing twice.
+
+    ``program`` is what :func:`explorer.load` returned, or anything it takes (a path, bytes, a file object, a
+    manager), loaded first, so every entry point answers alike: bad bytes raise ``PteFormatError``, a thing
+    that is no program at all (``None``, a number) ``TypeError``, never an ``AttributeError`` from inside.
     """
+    if not isinstance(program, (Program, DataFile)):
+        program = load(program)
     if isinstance(program, DataFile):
         return [not_a_program(program)]
     found = program_findings(program, limit)
@@ -170,9 +219,10 @@ def not_a_program(data: DataFile) -> Finding:
     n = len(data.entries)
     what = f"{name} is a data file" if name else "This is a data file"
     arg = name or "DATA.ptd"
+    word = shell_path(arg)  # a name from the user's disk, in a command they copy: quoted, a leading '-' guarded
     return Finding(
         "no-placement-check", "info", "",
         f"{what} (.ptd, {n} named entr{'y' if n == 1 else 'ies'}): it holds tensors, not a plan, so no placement "
         f"check applies. Check the program that uses it, with the data file attached: device-explorer check "
-        f"MODEL.pte --data {arg} (explorer.load('MODEL.pte', data=['{arg}'])); then missing-external compares "
+        f"MODEL.pte --data {word} (explorer.load('MODEL.pte', data=[{arg!r}])); then missing-external compares "
         f"every external tensor with its entry here.")

@@ -30,10 +30,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import Iterator, Sequence
 
 import numpy as np
 
-from explorer.model.program import Device, Plan, Tensor
+from explorer.model.program import CPU, Device, Plan, Tensor
 from explorer.analysis.naming import instruction_text, value_text
 from explorer.units import nbytes_text
 from explorer.analysis.facts import Facts
@@ -50,7 +51,8 @@ DEVICE_RUNTIME = "executorch 1.4"
 DEVICE_RUNTIME_WHY = ("older loaders (before executorch 1.4, PR #19746) ignore non_const_buffer_device and give "
                       "every device arena host memory")
 
-__all__ = ["DEVICE_RUNTIME", "ArenaNeed", "DeviceNeed", "AllocatorNeed", "Requirements", "requirements", "requirements_lines"]
+__all__ = ["DEVICE_RUNTIME", "ArenaNeed", "DeviceNeed", "AllocatorNeed", "Requirements", "requirements", "requirements_lines",
+           "arena_list_text", "ARENAS_LISTED"]
 
 
 @dataclass(frozen=True)
@@ -64,12 +66,50 @@ class ArenaNeed:
         return {"memory_id": self.memory_id, "runtime_index": self.runtime_index, "size": self.size}
 
 
+class ArenaNeeds(Sequence[ArenaNeed]):
+    """One device's arenas as columns (memory ids, sizes), each :class:`ArenaNeed` made on access: a file may
+    declare a million CPU arenas, and the needs are built, counted and summed without a record per arena."""
+
+    __slots__ = ("_ids", "_sizes")
+
+    def __init__(self, ids: np.ndarray, sizes: np.ndarray) -> None:
+        self._ids, self._sizes = ids, sizes
+
+    def __len__(self) -> int:
+        return int(self._ids.size)
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return ArenaNeeds(self._ids[index], self._sizes[index])
+        memory_id = int(self._ids[index])
+        return ArenaNeed(memory_id, int(self._sizes[index]), memory_id - 1)
+
+    def __iter__(self) -> Iterator[ArenaNeed]:
+        for memory_id, size in zip(self._ids.tolist(), self._sizes.tolist()):
+            yield ArenaNeed(memory_id, size, memory_id - 1)
+
+    def __eq__(self, other: object) -> bool:
+        return tuple(self) == tuple(other) if isinstance(other, (ArenaNeeds, tuple)) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self._ids.tobytes(), self._sizes.tobytes()))
+
+    def __repr__(self) -> str:
+        return f"ArenaNeeds({list(self)!r})" if len(self) <= 8 else f"ArenaNeeds({len(self)} arenas)"
+
+    @property
+    def total(self) -> int:
+        """Their bytes together (exact: Python ints past what int64 sums hold)."""
+        return int(self._sizes.sum()) if self._sizes.size and int(self._sizes.max()) < (1 << 62) // self._sizes.size \
+            else sum(self._sizes.tolist())
+
+
 @dataclass(frozen=True)
 class DeviceNeed:
     """Everything one device must provide: its arenas and the host<->device copies it serves."""
     device: Device
     provider: str  # "memory-manager" (CPU: host planned buffers) | "device-allocator" (registered per type)
-    arenas: tuple[ArenaNeed, ...]  # in memory_id order
+    arenas: Sequence[ArenaNeed]  # in memory_id order (ArenaNeeds: columns, a record made per access)
     arena_bytes: int
     h2d_count: int = 0  # copy_host_to_device calls (et_copy::_h2d_copy writing to this device)
     h2d_bytes: int = 0
@@ -129,9 +169,7 @@ def requirements(plan: Plan, analysis: PlanAnalysis | None = None) -> Requiremen
         moves = analysis.transfers
     else:
         moves = transfers(plan)
-    arenas: dict[Device, list[ArenaNeed]] = defaultdict(list)
-    for b in plan.buffers:
-        arenas[b.device].append(ArenaNeed(b.memory_id, b.size, b.memory_id - 1))
+    arenas = _arena_needs(plan)
     copies: dict[Device, list[int]] = defaultdict(lambda: [0, 0, 0, 0])  # h2d count, bytes, d2h count, bytes
     kernels: set[str] = set()
     problems: list[str] = []
@@ -155,10 +193,10 @@ def requirements(plan: Plan, analysis: PlanAnalysis | None = None) -> Requiremen
             targeted[d.target_device].add(d.id)
     devices = []
     for device in sorted(set(arenas) | set(copies) | set(targeted)):
-        own = arenas.get(device, [])
+        own = arenas.get(device, _NO_ARENAS)
         c = copies.get(device, [0, 0, 0, 0])
-        devices.append(DeviceNeed(device, "memory-manager" if device.is_host else "device-allocator", tuple(own),
-                                  sum(a.size for a in own), c[0], c[1], c[2], c[3],
+        devices.append(DeviceNeed(device, "memory-manager" if device.is_host else "device-allocator", own,
+                                  own.total, c[0], c[1], c[2], c[3],
                                   tuple(sorted(targeted.get(device, ())))))
     by_type: dict[int, set[int]] = defaultdict(set)
     for d in devices:
@@ -171,12 +209,50 @@ def requirements(plan: Plan, analysis: PlanAnalysis | None = None) -> Requiremen
                         tuple(problems), DEVICE_RUNTIME if device_arenas else None)
 
 
+ARENAS_LISTED = 16  # arenas a need names one by one; the rest are counted (a file may declare a million)
+
+
+def arena_list_text(arenas, item=lambda a: f"#{a.memory_id} ({nbytes_text(a.size)})") -> str:
+    """``#1 (256 B), #3 (64 B), … and 999,981 more (61.0 MiB)``: the first ``ARENAS_LISTED`` arenas by ``item``,
+    the rest as one count, so a need's text scales with what is shown, not with the arenas declared."""
+    shown = ", ".join(item(a) for a in arenas[:ARENAS_LISTED])
+    rest = len(arenas) - ARENAS_LISTED
+    if rest <= 0:
+        return shown
+    more = arenas[ARENAS_LISTED:]
+    total = more.total if isinstance(more, ArenaNeeds) else sum(a.size for a in more)
+    return f"{shown}, … and {rest:,} more ({nbytes_text(total)})"
+
+
+_NO_ARENAS = ArenaNeeds(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+
+
+def _arena_needs(plan: Plan) -> dict[Device, ArenaNeeds]:
+    """Per device, its arenas as columns: the listed ones from the (sparse) device list, the CPU the rest."""
+    n = len(plan.buffer_sizes)
+    if n <= 1:
+        return {}
+    sizes = np.asarray(plan.buffer_sizes, dtype=np.int64)
+    owner = np.zeros(n, dtype=np.int64)  # 0: the CPU; k: the k-th distinct listed device
+    number = {CPU: 0}
+    for memory_id, device in plan.listed_devices.items():
+        owner[memory_id] = number.setdefault(device, len(number))
+    devices = list(number)
+    out: dict[Device, ArenaNeeds] = {}
+    ids = np.arange(n, dtype=np.int64)
+    for k, device in enumerate(devices):
+        mine = np.flatnonzero(owner[1:] == k) + 1
+        if mine.size:
+            out[device] = ArenaNeeds(ids[mine], sizes[mine])
+    return out
+
+
 def requirements_lines(req: Requirements, *, indent: str = "  ") -> list[str]:
     """The "runtime needs" block of ``device-explorer inspect``: one line per device, then kernels,
     backends, notes and problems."""
     lines = []
     for d in req.devices:
-        arenas = ", ".join(f"#{a.memory_id} ({nbytes_text(a.size)})" for a in d.arenas)
+        arenas = arena_list_text(d.arenas)
         if d.device.is_host:
             what = (f"planned buffer{'s' if len(d.arenas) != 1 else ''} {arenas} from the MemoryManager"
                     if d.arenas else "no planned buffers")

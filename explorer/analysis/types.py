@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from explorer.model.program import Device
+from explorer.units import nbytes_text
 
 __all__ = [
     "Dataflow", "Lifetime", "Block", "ArenaMap", "DeviceTotals", "MemoryMap", "Transfer",
@@ -65,6 +66,21 @@ class ArenaMap:
     def utilisation(self) -> float:
         """Peak live bytes / arena size (0 for an empty arena)."""
         return self.peak_live_bytes / self.size if self.size else 0.0
+
+
+@dataclass(frozen=True)
+class EmptyArenas:
+    """The arenas a view or a text does not list one by one: no planned tensor in any of them. A file may
+    declare a million arenas in 8 MB; what is shown scales with the tensors, and these are one line."""
+
+    count: int
+    size: int  # their declared bytes together
+    devices: tuple[tuple[Device, int, int], ...] = ()  # (device, arenas, bytes), cpu first
+
+    def text(self) -> str:
+        """``… and 999,990 empty arenas (61.0 MiB: cpu 999,990)``."""
+        per = ", ".join(f"{d} {n:,}" for d, n, _ in self.devices)
+        return f"… and {self.count:,} empty arena{'s' if self.count != 1 else ''} ({nbytes_text(self.size)}: {per})"
 
 
 @dataclass(frozen=True)

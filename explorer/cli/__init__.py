@@ -17,7 +17,8 @@ from typing import Sequence, TextIO
 
 from explorer.cli import calibrate, check, diff, inspect, numerics, show, whatif
 from explorer.cli.profile_opts import ProfileExit
-from explorer.errors import PteFormatError
+from explorer.errors import OutputIsInput, PteFormatError
+from explorer.outputs import refuse_inputs
 from explorer.safe_text import visible
 
 __all__ = ["main"]
@@ -68,6 +69,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int
         parser.print_help(out)
         return 2
     try:
+        _refuse_outputs_over_inputs(args)
         status = int(args.func(args, out))
         if bare and status == 0:
             url = Path(os.path.abspath(args.output)).as_uri()
@@ -77,6 +79,9 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int
         _silence_stdout()
         return _BROKEN_PIPE
     except ProfileExit:  # a --profile that fits no plan: its reason is already printed
+        return 2
+    except OutputIsInput as exc:
+        print(f"device-explorer: {exc}", file=sys.stderr)
         return 2
     except PteFormatError as exc:
         if args.traceback:
@@ -96,6 +101,23 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int
             raise
         print(f"device-explorer: {exc}", file=sys.stderr)
         return 2
+
+
+_OUTPUTS = ("output", "html")  # the options that name a file to write (show/whatif -o, diff --html)
+_INPUTS = ("file", "other", "data", "profile", "etrecord", "overlay")  # the options that name files read
+
+
+def _refuse_outputs_over_inputs(args: argparse.Namespace) -> None:
+    """Before any work: an output naming one of the command's input files (any spelling, a symlink, a hard
+    link) is refused (OutputIsInput, exit 2); the writers check again with what they loaded."""
+    inputs: list[str] = []
+    for name in _INPUTS:
+        value = getattr(args, name, None)
+        inputs.extend(v for v in (value if isinstance(value, (list, tuple)) else [value]) if isinstance(v, str))
+    for name in _OUTPUTS:
+        target = getattr(args, name, None)
+        if isinstance(target, str):
+            refuse_inputs(target, inputs)
 
 
 def _silence_stdout() -> None:

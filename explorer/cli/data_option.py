@@ -17,6 +17,7 @@ from typing import TextIO, Union
 from explorer.errors import PteFormatError
 from explorer.analysis.companions import external_tensors
 from explorer.units import count
+from explorer.safe_text import shell_path
 from explorer.format.reader import load
 from explorer.model.program import DataFile, Program
 
@@ -61,7 +62,7 @@ def data_hint(program: Program, path: str) -> str | None:
     if not offers:
         return head + "; give it with --data FILE to link them"
     found = ", ".join(f"{os.path.basename(f)} holds {n} of {len(keys)}" for f, n in offers)
-    return f"{head}; next to the program, {found}: add {' '.join(f'--data {os.path.relpath(f)}' for f, _ in offers)}"
+    return f"{head}; next to the program, {found}: add {' '.join(f'--data {shell_path(os.path.relpath(f))}' for f, _ in offers)}"
 
 
 def load_with_data(path: str, data: list[str] | None, err: TextIO | None = None) -> Union[Program, DataFile]:

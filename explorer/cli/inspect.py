@@ -8,7 +8,9 @@ import os
 from collections import defaultdict
 from typing import TextIO
 
-from explorer.analysis.pipeline import analyze_program
+import numpy as np
+
+from explorer.analysis.pipeline import LazyAnalysis
 from explorer.units import count, nbytes_text
 from explorer.describe.program import device_summary_lines
 from explorer.analysis.requirements import requirements, requirements_lines
@@ -17,7 +19,7 @@ from explorer.describe.companions import (bundle_lines, companion_lines, data_fi
     segment_lines)
 from explorer.jsonform.companions import data_file_json
 from explorer.jsonform.program import FORMAT, program_json
-from explorer.model.program import DataFile, Plan, Program
+from explorer.model.program import CPU, DataFile, Plan, Program
 from explorer.cli.data_option import add_data_option, load_with_data
 from explorer.cli.etrecord_opts import add_etrecord_option, context_lines, with_etrecord
 from explorer.cli.profile_opts import add_profile_options, optional_profile
@@ -92,7 +94,7 @@ def summary_lines(program: Program, name: str, only: str | None = None) -> list[
     lines.extend(named_data_lines(program, found))  # keys, sizes and the delegates using each
     lines.append(f"  plans: {', '.join(program.plan_names) or '(none)'}")
     lines.extend(bundle_lines(program))
-    analyses = analyze_program(program)
+    analyses = {plan.name: LazyAnalysis(plan, program) for plan in program.plans}  # no per-arena records
     for plan in program.plans:
         if only and plan.name != only:
             continue
@@ -132,7 +134,7 @@ def _plan_lines(plan: Plan) -> list[str]:
     for t in tensors:
         if t.memory_id is not None:
             planned_in[t.memory_id] += 1
-    lines.extend(_grouped_arenas(buffers, planned_in))
+    lines.extend(_grouped_arenas(plan, planned_in))
     if plan.delegates:
         calls_of: dict[int, int] = defaultdict(int)
         for i in plan.instructions:
@@ -158,15 +160,43 @@ def _span(numbers: list[int]) -> str:
     return f"#{numbers[0]}" if len(numbers) == 1 else f"#{numbers[0]}..#{numbers[-1]}"
 
 
-def _grouped_arenas(buffers, planned_in: dict[int, int]) -> list[str]:
-    """One line per arena; a run of arenas alike (size, device, tensor count) as one line with a count."""
+EMPTY_RUNS_SHOWN = 16  # runs of empty arenas listed before the rest are one summary line
+
+
+def _grouped_arenas(plan: Plan, planned_in: dict[int, int]) -> list[str]:
+    """One line per arena; a run of arenas alike (size, device, tensor count) as one line with a count. Runs
+    found on columns, and past the first ``EMPTY_RUNS_SHOWN`` runs of empty arenas the rest are one line: the
+    text scales with the tensors, not with the arenas a file declares (a million in 8 MB)."""
+    n = len(plan.buffer_sizes) - 1
+    if n <= 0:
+        return []
+    sizes = np.asarray(plan.buffer_sizes[1:], dtype=np.int64)
+    codes = np.zeros(n, dtype=np.int64)
+    listed = plan.listed_devices
+    device_of = {0: CPU}
+    for memory_id, device in listed.items():
+        codes[memory_id - 1] = device.code
+        device_of[device.code] = device
+    tensors = np.zeros(n, dtype=np.int64)
+    for memory_id, k in planned_in.items():
+        if 1 <= memory_id <= n:
+            tensors[memory_id - 1] = k
+    start = np.flatnonzero(np.r_[True, (sizes[1:] != sizes[:-1]) | (codes[1:] != codes[:-1])
+                                 | (tensors[1:] != tensors[:-1])])
+    end = np.r_[start[1:], n]
+    empty_run = tensors[start] == 0
+    shown = ~empty_run | (np.cumsum(empty_run) <= EMPTY_RUNS_SHOWN)
     lines = []
-    for run in _runs(list(buffers), lambda b: (b.size, b.device, planned_in[b.memory_id])):
-        b = run[0]
-        ids = _span([x.memory_id for x in run])
-        times = f"  (×{len(run)})" if len(run) > 1 else ""
-        lines.append(f"    {ids:<4} {nbytes_text(b.size):>10}  {str(b.device):<10} "
-                     f"{count(planned_in[b.memory_id], 'planned tensor')}{' each' if len(run) > 1 else ''}{times}")
+    for a, b in zip(start[shown].tolist(), end[shown].tolist()):
+        ids = _span([a + 1] if b - a == 1 else [a + 1, b])
+        times = f"  (×{b - a})" if b - a > 1 else ""
+        lines.append(f"    {ids:<4} {nbytes_text(int(sizes[a])):>10}  {str(device_of[int(codes[a])]):<10} "
+                     f"{count(int(tensors[a]), 'planned tensor')}{' each' if b - a > 1 else ''}{times}")
+    rest = np.repeat(~shown, end - start)
+    if rest.any():
+        per = ", ".join(f"{device_of[int(c)]} {int((codes[rest] == c).sum()):,}" for c in np.unique(codes[rest]))
+        lines.append(f"    … and {int(rest.sum()):,} more empty arenas in {int((~shown).sum()):,} runs "
+                     f"({nbytes_text(sum(sizes[rest].tolist()))}: {per})")
     return lines
 
 

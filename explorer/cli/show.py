@@ -38,7 +38,7 @@ from explorer.views.state.plan import open_program
 from explorer.views.state.plan import plan_view
 from explorer.views.state.plan import program_summary
 from explorer.views.state.plan import sample_path
-from pathlib import Path
+from explorer.outputs import write_text
 
 __all__ = ["register", "run", "DEFAULT_OUTPUT"]
 
@@ -92,8 +92,10 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             print("device-explorer: --debug-buffer needs --profile (the ETDump of the same run)", file=sys.stderr)
             return 2
         numerics = run_numerics(args, program, args.profile, args.debug_buffer)
-    findings = list(check(program)) + (list(numerics.a.numerics.findings) if numerics is not None else [])
-    views = {plan.name: plan_view(plan, program) for plan in program.plans}
+    analyses: dict = {}
+    findings = list(check(program, analyses=analyses))  # each plan analysed once: the views reuse it
+    findings += list(numerics.a.numerics.findings) if numerics is not None else []
+    views = {plan.name: plan_view(plan, program, analysis=analyses.get(plan.name)) for plan in program.plans}
     overlays = _overlays(program, views, profile, args, numerics)
     if overlays is None:
         return 2
@@ -106,6 +108,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         view = views[plan.name]
         summaries = view.analysis.arenas
         arenas = ", ".join(f"#{a.memory_id} {nbytes_text(a.size)} {a.device}" for a in summaries)
+        if view.analysis.empty_arenas is not None:  # a million declared arenas: one count, not a million words
+            arenas += ", " + view.analysis.empty_arenas.text()
         line = program_summary(view, [f for f in findings if f.plan == plan.name])
         print(f"{name}: {line}" + (f" [arenas {arenas}]" if arenas else ""), file=out)
     return 0
@@ -155,8 +159,7 @@ def _overlays(program, views: dict, profile, args: argparse.Namespace, numerics=
 
 def _data_file_page(data_file: DataFile, args: argparse.Namespace, out: TextIO) -> int:
     name = os.path.basename(str(args.file))
-    written = Path(args.output)
-    written.write_text(data_file_html(data_file, name), encoding="utf-8")
+    written = write_text(args.output, data_file_html(data_file, name), inputs=(data_file, args.file))
     print(f"wrote {written.resolve()} ({nbytes_text(written.stat().st_size)}; self-contained, works offline)", file=out)
     print(f"{name}: data file, {len(data_file.entries)} entries", file=out)
     return 0

@@ -14,7 +14,7 @@ from explorer.units import nbytes_text
 from explorer.analysis.naming import unnumbered
 from explorer.analysis.diff.compare import ArenaChange, CopyChange, PlanDiff, ProgramDiff, ValueChange, pair_ident
 from explorer.analysis.diff.match import RULES
-from explorer.analysis.requirements import DeviceNeed, Requirements, copy_text
+from explorer.analysis.requirements import DeviceNeed, Requirements, arena_list_text, copy_text
 
 __all__ = ["diff_lines", "plan_diff_lines", "headline", "PAIRED_WARNING"]
 
@@ -243,7 +243,7 @@ def _arena_lines(arenas: tuple[ArenaChange, ...]) -> list[str]:
 
 
 def _need_text(d: DeviceNeed) -> str:
-    arenas = ", ".join(f"#{a.memory_id} ({nbytes_text(a.size)})" for a in d.arenas) or "no arenas"
+    arenas = arena_list_text(d.arenas) or "no arenas"
     served = copy_text(d)
     return arenas + (f"; serves {served}" if served else "")
 

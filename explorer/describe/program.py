@@ -86,7 +86,9 @@ def device_summary_lines(program: Program, analyses: Mapping[str, PlanAnalysis],
         if result is None:
             continue
         lines.append(f"plan {p.name!r} per device:")
-        for d in result.memory.devices:
+        # a LazyAnalysis counts the totals on columns, without the memory map's record per arena
+        totals = getattr(result, "device_totals", None)
+        for d in (totals if totals is not None else result.memory.devices):
             util = f" ({100 * d.peak_live_bytes / d.arena_bytes:.0f}% of arenas)" if d.arena_bytes else ""
             moved = ""
             if d.transfers_in or d.transfers_out:

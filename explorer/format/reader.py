@@ -94,15 +94,20 @@ def live_source(source) -> tuple:
                     f"file object or an ExecutorchProgramManager (what to_executorch() returns)")
 
 
+_EMPTY = "file is empty: expected a flatbuffer with identifier 'ET12'"
+
+
 def _load_one(source: Source) -> Union[Program, DataFile]:
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source) if not isinstance(source, bytes) else source
+        if not data:  # the words a path of 0 bytes gets: the same input answers the same, however given
+            raise PteFormatError(_EMPTY, offset=0)
         return _decode(data, len(data), None, lambda off, n: data[off:off + n])
     path = os.fspath(source)
     with open(path, "rb") as fh:
         size = os.fstat(fh.fileno()).st_size
         if size == 0:
-            raise PteFormatError("file is empty: expected a flatbuffer with identifier 'ET12'", offset=0)
+            raise PteFormatError(_EMPTY, offset=0)
         mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
 
     def read(offset: int, count: int) -> bytes:

@@ -211,9 +211,10 @@ class Delegate:
     compile_specs: tuple[CompileSpec, ...] = ()
     data_size: int | None = None  # size of the blob in bytes, when the index resolves (optional)
 
-    @property
+    @cached_property
     def target_device(self) -> Device | None:
-        """The ``target_device`` compile spec parsed (``b"cuda:0"`` -> cuda:0); None when absent/unparseable."""
+        """The ``target_device`` compile spec parsed (``b"cuda:0"`` -> cuda:0); None when absent/unparseable.
+        Parsed once per delegate: the analysis, the groups and the payload each ask, for every delegate."""
         for spec in self.compile_specs:
             if spec.key == "target_device":
                 try:
@@ -295,6 +296,39 @@ class Buffer:
     device: Device  # from the sparse non_const_buffer_device list; CPU when unlisted
 
 
+class Buffers(Sequence[Buffer]):
+    """:attr:`Plan.buffers`: arena ``memory_id`` at index ``memory_id - 1``, each :class:`Buffer` made on access."""
+
+    __slots__ = ("_sizes", "_listed")
+
+    def __init__(self, sizes: tuple[int, ...], listed: dict[int, Device]) -> None:
+        self._sizes, self._listed = sizes, listed
+
+    def __len__(self) -> int:
+        return max(len(self._sizes) - 1, 0)
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return tuple(self[k] for k in range(*index.indices(len(self))))
+        n = len(self)
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError(f"arena index {index} out of range ({n} arenas)")
+        memory_id = index + 1
+        return Buffer(memory_id, self._sizes[memory_id], self._listed.get(memory_id, CPU))
+
+    def __iter__(self) -> Iterator[Buffer]:
+        for memory_id in range(1, len(self._sizes)):
+            yield Buffer(memory_id, self._sizes[memory_id], self._listed.get(memory_id, CPU))
+
+    def __eq__(self, other: object) -> bool:
+        return tuple(self) == tuple(other) if isinstance(other, (Buffers, tuple)) else NotImplemented
+
+    def __repr__(self) -> str:
+        return f"Buffers({len(self)} arenas)"
+
+
 @dataclass(frozen=True)
 class BufferDevice:
     """One raw ``non_const_buffer_device`` entry, kept to report entries that point nowhere."""
@@ -356,17 +390,35 @@ class Plan:
         return tuple(v for v in self.values if isinstance(v, Tensor))
 
     @cached_property
-    def buffers(self) -> tuple[Buffer, ...]:
+    def buffers(self) -> "Buffers":
         """Arenas ``memory_id >= 1`` with their devices (listed ones win; unlisted are CPU). An arena listed
-        twice gets its first entry's device, as the runtime's lookup does (the check reports both)."""
-        devices: dict[int, Device] = {}
+        twice gets its first entry's device, as the runtime's lookup does (the check reports both).
+
+        A sequence whose items are made when asked for: a file may declare a million arenas in 8 MB, so
+        code that must scale walks :attr:`listed_devices` (the few arenas not on the CPU) and the sizes as
+        columns, never every arena."""
+        return Buffers(self.buffer_sizes, self.listed_devices)
+
+    @cached_property
+    def listed_devices(self) -> dict[int, Device]:
+        """``memory_id -> device`` of the arenas ``non_const_buffer_device`` lists (first entry wins, ids that
+        name an arena); every other arena is on the CPU. As small as the list in the file."""
+        out: dict[int, Device] = {}
+        n = len(self.buffer_sizes)
         for bd in self.buffer_devices:
-            devices.setdefault(bd.buffer_idx, bd.device)
-        return tuple(
-            Buffer(memory_id, size, devices.get(memory_id, CPU))
-            for memory_id, size in enumerate(self.buffer_sizes)
-            if memory_id >= 1
-        )
+            if 1 <= bd.buffer_idx < n:
+                out.setdefault(bd.buffer_idx, bd.device)
+        return out
+
+    @cached_property
+    def arena_devices(self) -> tuple[Device, ...]:
+        """The distinct devices of the arenas (CPU first when any arena is unlisted), without walking them."""
+        listed = self.listed_devices
+        devices = [CPU] if len(self.buffer_sizes) - 1 > len(listed) else []
+        for device in listed.values():
+            if device not in devices:
+                devices.append(device)
+        return tuple(devices)
 
     def buffer(self, memory_id: int) -> Buffer | None:
         if 1 <= memory_id < len(self.buffer_sizes):

@@ -51,7 +51,12 @@ def make_regions(g: Neutral, moved: dict[int, Device], *, owned: bool = True, mo
     ``modules``: the kernels a ``group:`` (module) move named. A module partitioner tags the module's nodes, and
     at partition time a static view is a ``view_copy`` node of the module too: in a region with such kernels, a
     static view only the region reads goes inside (the call reads its base), and a region result read only
-    through static views is returned as those views (``Linear`` on a 3-d input: view, addmm, view)."""
+    through static views is returned as those views (``Linear`` on a 3-d input: view, addmm, view).
+
+    long-function: one pass per device over the partitions torch's partitioner proposes, each region's inputs,
+    outputs, constants and views decided from what the passes before it left in ``g``; the steps share a dozen
+    half-built tables.
+    """
     values = g.plan.values
     n = len(values)
     by_orig = {op.orig: op for op in g.ops if op.kind == "kernel" and op.orig is not None}

@@ -3,7 +3,7 @@
 // explorer.whatif.predict.select on real exports: tests/test_whatif_ui.py).
 import test from "node:test";
 import assert from "node:assert/strict";
-import {addMove, cliLine, deviceChoices, originsOf, parseMove, predictedSelectorOf, pythonCall, selectorOf, shellQuote,
+import {addMove, cliLine, deviceChoices, fileWord, originsOf, parseMove, predictedSelectorOf, pythonCall, selectorOf, shellQuote,
   undoMove, writerOf} from "../../explorer/frontend/shell/moves.js";
 
 test("parseMove splits at the last '=' as parse_moves does", () => {
@@ -37,6 +37,15 @@ test("cliLine and pythonCall: the whatif command and the what_if call, every nam
   assert.equal(pythonCall(file, moves, ["method='forward'"]),
     "explorer.what_if(explorer.load(\"dir/it's \\\"x\\\".pte\"), [\"delegate:*=cuda:0\", \"group:layers.1=cuda:1\"], method='forward')");
   assert.equal(pythonCall("m.pte", []), "explorer.what_if(explorer.load(\"m.pte\"), [])");
+});
+
+test("a file or a move starting with '-' cannot pass for an option: ./ before the file, --move= joined", () => {
+  assert.equal(fileWord("-x.pte"), "./-x.pte");
+  assert.equal(fileWord("--help"), "./--help");
+  assert.equal(fileWord("-it's.pte"), "'./-it'\\''s.pte'");
+  assert.equal(fileWord("/abs/-x.pte"), "/abs/-x.pte");
+  assert.equal(cliLine("-o.pte", ["-w=cpu", "@1=cuda:0"]),
+    "device-explorer whatif ./-o.pte --move=-w=cpu --move @1=cuda:0 -o whatif.html");
 });
 
 test("deviceChoices: cpu, the known devices, and a new cuda:N after the highest", () => {

@@ -80,9 +80,9 @@ def _arena_host(plan: Plan) -> np.ndarray:
     """Per memory_id: the arena is host memory as the runtime allocates it (first entry wins; index 0
     unused)."""
     out = np.ones(max(1, len(plan.buffer_sizes)), dtype=bool)  # a plan without sizes still indexes row 0
-    for b in plan.buffers:
-        t = BY_CODE.get(b.device.type)
-        out[b.memory_id] = bool(t and t.host)
+    for memory_id, device in plan.listed_devices.items():  # unlisted arenas are the CPU's: host
+        t = BY_CODE.get(device.type)
+        out[memory_id] = bool(t and t.host)
     return out
 
 
@@ -241,7 +241,7 @@ def _device_index(plan: Plan, f: Facts, host: np.ndarray, sink) -> None:
     dev = f.is_tensor & ~host
     low = np.flatnonzero(dev & (idx < -1))
     high = np.flatnonzero(dev & (idx > MAX_PLAUSIBLE_INDEX))
-    arenas = [b for b in plan.buffers if not b.device.is_host]
+    arenas = [plan.buffers[m - 1] for m, d in sorted(plan.listed_devices.items()) if not d.is_host]
     by: dict[tuple, list[int]] = defaultdict(list)
     for rows in (low, high):
         for v in rows.tolist():

@@ -438,7 +438,7 @@ def _unknown_devices(plan: Plan, f: Facts, sink: Sink) -> None:
                  f"doesn't know (device type byte {device.type}; known: {known_devices_text()}): {values_text(plan, vals)}; "
                  f"the runtime cannot allocate or copy it (the Python bindings abort on such a tensor): export "
                  f"with a registered device type", tuple(vals))
-    for b in plan.buffers:
+    for b in (plan.buffers[m - 1] for m, d in sorted(plan.listed_devices.items()) if not d.known):
         if not b.device.known:
             sink.add("unknown-device",
                      f"arena {b.memory_id} ({nbytes_text(b.size)}) is on {b.device}, a device type this version "

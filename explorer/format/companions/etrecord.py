@@ -40,7 +40,8 @@ import zipfile
 import zlib
 from typing import Any
 
-from explorer.errors import EtrecordFormatError
+from explorer.bounded_json import loads
+from explorer.errors import EtrecordFormatError, JsonInputError
 from explorer.model.etrecord import DelegateRecord, Etrecord, EtrecordMethod, GraphNode, ModuleFrame, SourceFrame
 
 __all__ = ["load_etrecord", "parse_module_stack", "parse_stack_trace", "IDENTIFIER", "PICKLED_SUFFIXES"]
@@ -50,6 +51,11 @@ EDGE = "edge_dialect_exported_program"
 PICKLED_SUFFIXES = ("_state_dict", "_constants", "_example_inputs")
 PICKLED = ("reference_outputs", "representative_inputs")
 MAX_MEMBER = 1 << 30  # a JSON member larger than this (uncompressed) is refused, not inflated
+# Every JSON member read, inflated, together: at most this much plus MAX_RATIO times the archive's bytes. executorch
+# stores its members (ETRecord.save: ZipFile(path, "w"), ZIP_STORED), so a real ETRecord inflates to less than its
+# own size; a zip bomb (1 MB declaring a 1 GiB member) is refused from the directory, before anything is inflated.
+INFLATE_FLOOR = 16 << 20
+MAX_RATIO = 4
 _EDGE_PREFIX = "executorch.exir.dialects.edge.ops."
 _SKIPPED_TARGETS = ("_operator.getitem",)
 _FRAME = re.compile(r'^\s*File "(?P<file>.*)", line (?P<line>\d+), in (?P<func>.*)$')
@@ -122,15 +128,9 @@ def _member(archive: zipfile.ZipFile, member: str, name: str | None) -> Any:
     except _ZIP_ERRORS as exc:
         raise EtrecordFormatError(f"cannot be read from the zip ({exc})", member=member, file=name) from None
     try:
-        return json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise EtrecordFormatError(f"not valid JSON ({exc.msg}, line {exc.lineno} column {exc.colno})",
-                                  member=member, offset=exc.pos, file=name) from None
-    except UnicodeDecodeError as exc:
-        raise EtrecordFormatError(f"not UTF-8 text ({exc.reason})", member=member, offset=exc.start,
-                                  file=name) from None
-    except (RecursionError, ValueError) as exc:
-        raise EtrecordFormatError(f"not valid JSON ({type(exc).__name__})", member=member, file=name) from None
+        return loads(raw)  # explorer.bounded_json: nesting and number length bounded, one error type
+    except JsonInputError as exc:
+        raise EtrecordFormatError(str(exc), member=member, offset=exc.pos, file=name) from None
 
 
 def _read(archive: zipfile.ZipFile, name: str | None, size: int) -> Etrecord:
@@ -141,6 +141,7 @@ def _read(archive: zipfile.ZipFile, name: str | None, size: int) -> Etrecord:
     if "debug_handle_map" not in members:
         raise EtrecordFormatError("missing: an ETRecord saved by executorch always has it (ETRecord.save refuses "
                                   "to write one without)", member="debug_handle_map", file=name)
+    _check_inflated_sizes(archive, members, name, size)
     handle_maps = _method_maps(_member(archive, "debug_handle_map", name), "debug_handle_map", name, _handles)
     delegate_maps = _method_maps(_member(archive, "delegate_map", name), "delegate_map", name, _delegate) \
         if "delegate_map" in members else {}
@@ -166,6 +167,33 @@ def _read(archive: zipfile.ZipFile, name: str | None, size: int) -> Etrecord:
         methods[method] = EtrecordMethod(method, graphs.get(method, ()), handles, outs_maps.get(method, {}),
                                          delegates, has_graph=method in graphs)
     return Etrecord(methods, members, name, size)
+
+
+def _json_members(members: tuple[str, ...]) -> list[str]:
+    """The members :func:`_read` parses (the maps and the edge programs), never the pickles."""
+    maps = ("debug_handle_map", "delegate_map", "instruction_id_to_num_outs_map")
+    return [m for m in members if m in maps or m == EDGE or (m.startswith(EDGE + "/")
+                                                             and not m.endswith(PICKLED_SUFFIXES))]
+
+
+def _check_inflated_sizes(archive: zipfile.ZipFile, members: tuple[str, ...], name: str | None, size: int) -> None:
+    """Refuse, from the zip's directory alone, members that would inflate past :data:`MAX_MEMBER` each or past
+    ``INFLATE_FLOOR + MAX_RATIO * size`` together. ``zipfile`` never inflates past a member's declared size
+    (it stops there and fails the CRC), so the declared sizes bound the memory the JSON can take."""
+    budget = INFLATE_FLOOR + MAX_RATIO * size
+    total = 0
+    for member in _json_members(members):
+        info = archive.getinfo(member)
+        if info.file_size > MAX_MEMBER:
+            raise EtrecordFormatError(f"{info.file_size:,} bytes uncompressed, more than this reader inflates "
+                                      f"({MAX_MEMBER:,})", member=member, file=name)
+        total += info.file_size
+        if total > budget:
+            raise EtrecordFormatError(
+                f"declares {info.file_size:,} bytes uncompressed from {info.compress_size:,} compressed, which "
+                f"brings the JSON members to {total:,} bytes, more than this reader inflates from a "
+                f"{size:,}-byte archive ({budget:,}: {INFLATE_FLOOR >> 20} MiB + {MAX_RATIO}x its size; executorch "
+                f"stores its members uncompressed): a zip bomb, or an ETRecord re-compressed", member=member, file=name)
 
 
 def _method_maps(doc: Any, member: str, name: str | None, convert) -> dict[str, dict[int, Any]]:

@@ -39,6 +39,13 @@ export function shellQuote(s) {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : "'" + s.replace(/'/g, "'\\''") + "'";
 }
 
+/** a file argument of the CLI line: shellQuote, after "./" when it starts with "-" so argparse reads a file, not an
+ * option (explorer/safe_text.py shell_path is the Python twin) @param {string} file @returns {string} */
+export function fileWord(file) {
+  const s = String(file);
+  return shellQuote(s.startsWith("-") ? "./" + s : s);
+}
+
 /** a Python string literal (a JSON string is one: the same escapes) @param {string} s */
 export function pyString(s) { return JSON.stringify(String(s)); }
 
@@ -47,8 +54,9 @@ export const REPORT_NAME = "whatif.html";
 /** the command that predicts `moves` on `file` and writes the what-if view (explorer/cli/whatif.py)
  * @param {string} file @param {string[]} moves @param {string[]} [flags] CLI words (the report's own flags) */
 export function cliLine(file, moves, flags) {
-  const words = ["device-explorer", "whatif", shellQuote(file)];
-  for (const m of moves) words.push("--move", shellQuote(m));
+  const words = ["device-explorer", "whatif", fileWord(file)];
+  // a move starting with "-" joined to its option: argparse would read it as an option of its own
+  for (const m of moves) words.push(...(String(m).startsWith("-") ? [shellQuote("--move=" + m)] : ["--move", shellQuote(m)]));
   for (const f of flags || []) words.push(shellQuote(f));
   words.push("-o", REPORT_NAME);
   return words.join(" ");

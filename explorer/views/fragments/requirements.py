@@ -16,10 +16,9 @@ Every string from the file (backend ids, kernel names, notes naming tensors) goe
 
 from __future__ import annotations
 
-from explorer.analysis.requirements import DeviceNeed, Requirements, copy_text
+from explorer.analysis.requirements import DeviceNeed, Requirements, arena_list_text, copy_text
 from explorer.views.fragments.tables import swatch
 from explorer.views.escape import html_text as h
-from explorer.units import nbytes_text
 from explorer.analysis.requirements import requirements
 
 __all__ = ["requirements_html", "requirements_diff_html", "requirement_changes"]
@@ -34,7 +33,7 @@ def _need(d: DeviceNeed | None) -> str:
     """One device's needs as HTML: arenas, copies served, backends targeting it."""
     if d is None:
         return "<span class='dx-none'>not needed</span>"
-    arenas = ", ".join(f"#{a.memory_id} ({h(nbytes_text(a.size))})" for a in d.arenas) or "no arenas"
+    arenas = h(arena_list_text(d.arenas)) or "no arenas"
     parts = [f"{_provider(d)}: {arenas}"]
     served = copy_text(d)
     if served:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from explorer.outputs import refuse_inputs, write_text
 from explorer.analysis.diff.compare import ProgramDiff
 from explorer.model.program import Program
 from explorer.views.html.page import page_html
@@ -45,7 +46,8 @@ def diff_report_html(a, b, *, plan: str | None = None, result: ProgramDiff | Non
 
 
 def write_diff_report(a, b, path: str | os.PathLike, **kwargs) -> Path:
-    """Write :func:`diff_report_html` to ``path`` (UTF-8) and return the path."""
-    out = Path(path)
-    out.write_text(diff_report_html(a, b, **kwargs), encoding="utf-8")
-    return out
+    """Write :func:`diff_report_html` to ``path`` (UTF-8) and return the path: atomically, and never
+    over an input (:mod:`explorer.outputs`)."""
+    inputs = (a, b, *(kwargs.get("programs") or ()))
+    refuse_inputs(path, inputs)  # before the work, not after it
+    return write_text(path, diff_report_html(a, b, **kwargs), inputs=inputs)

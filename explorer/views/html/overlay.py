@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from explorer.outputs import refuse_inputs, write_text
 from explorer.model.program import Program
 from explorer.views.payload.numerics import numerics_payload
 from explorer.views.payload.overlays import OverlaySet
@@ -49,7 +50,7 @@ def overlay_report_html(program: Program, *, overlays: OverlaySet | None = None,
 
 
 def write_overlay_report(program: Program, path: str | os.PathLike, **kwargs) -> Path:
-    """Write :func:`overlay_report_html` to ``path`` (UTF-8) and return the path."""
-    out = Path(path)
-    out.write_text(overlay_report_html(program, **kwargs), encoding="utf-8")
-    return out
+    """Write :func:`overlay_report_html` to ``path`` (UTF-8) and return the path: atomically, and never
+    over an input (:mod:`explorer.outputs`)."""
+    refuse_inputs(path, (program,))  # before the work, not after it
+    return write_text(path, overlay_report_html(program, **kwargs), inputs=(program,))

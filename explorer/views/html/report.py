@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from explorer.outputs import refuse_inputs, write_text
 from explorer import frontend
 from explorer.analysis.pipeline import check
 from explorer.analysis.types import Finding
@@ -59,7 +60,7 @@ device: there is nothing to draw. {len(program.segments)} segment(s), {program.s
 
 
 def write_report(program: Program, path: str | os.PathLike, **kwargs) -> Path:
-    """Write :func:`report_html` to ``path`` (UTF-8) and return the path."""
-    out = Path(path)
-    out.write_text(report_html(program, **kwargs), encoding="utf-8")
-    return out
+    """Write :func:`report_html` to ``path`` (UTF-8) and return the path: atomically, and never
+    over an input (:mod:`explorer.outputs`)."""
+    refuse_inputs(path, (program,))  # before the work, not after it
+    return write_text(path, report_html(program, **kwargs), inputs=(program,))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from explorer.outputs import refuse_inputs, write_text
 from explorer.model.program import Program
 from explorer.views.html.page import page_html
 from explorer.views.payload.whatif import whatif_payload
@@ -24,7 +25,7 @@ def whatif_report_html(original: Program, predicted: Program, *, plan: str | Non
 
 
 def write_whatif_report(original: Program, predicted: Program, path: str | os.PathLike, **kwargs) -> Path:
-    """Write :func:`whatif_report_html` to ``path`` (UTF-8) and return the path."""
-    out = Path(path)
-    out.write_text(whatif_report_html(original, predicted, **kwargs), encoding="utf-8")
-    return out
+    """Write :func:`whatif_report_html` to ``path`` (UTF-8) and return the path: atomically, and never
+    over an input (:mod:`explorer.outputs`)."""
+    refuse_inputs(path, (original, predicted))  # before the work, not after it
+    return write_text(path, whatif_report_html(original, predicted, **kwargs), inputs=(original, predicted))

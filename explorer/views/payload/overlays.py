@@ -42,13 +42,14 @@ group 5 with ``"by": "group"`` — what the int key means in Python.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
 
 import numpy as np
 
+from explorer.bounded_json import loads
+from explorer.errors import JsonInputError
 from explorer.analysis.overlays import BUILTINS, Overlay, OverlayError, builtin_overlays, make_overlay
 from explorer.analysis.overlays import group_aggregates
 from explorer.views.escape import visible
@@ -187,6 +188,15 @@ class OverlaySet:
         return overlays_payload(shown, per_plan, {p: self.groups(p) for p in self.views})
 
 
+def _key(path: Path, key: str) -> int | str:
+    """A key of digits is a value id (int); one too long to be any (a 5,000-digit key) is refused by name."""
+    if not _DIGITS.match(key):
+        return key
+    if len(key) > 18:
+        raise OverlayError(f"{path}: key {key[:20]}... ({len(key):,} digits) is no value id: ids are small integers")
+    return int(key)
+
+
 def read_overlay_file(path: str | os.PathLike) -> dict:
     """The keyword arguments of :meth:`OverlaySet.add` from a JSON overlay file (module docstring)."""
     p = Path(path)
@@ -195,9 +205,9 @@ def read_overlay_file(path: str | os.PathLike) -> dict:
     except (OSError, UnicodeDecodeError) as exc:
         raise OverlayError(f"{p}: cannot read the overlay file ({exc})") from None
     try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise OverlayError(f"{p}: not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+        doc = loads(text)  # depth and number length bounded: a clear OverlayError, never a RecursionError
+    except JsonInputError as exc:
+        raise OverlayError(f"{p}: {exc}") from None
     if not isinstance(doc, dict):
         raise OverlayError(f"{p}: expected a JSON object (keys -> numbers, or {{\"values\": ...}} with options), "
                            f"got {type(doc).__name__}")
@@ -210,5 +220,5 @@ def read_overlay_file(path: str | os.PathLike) -> dict:
         spec = {"values": doc}
     spec.setdefault("name", p.stem)
     if isinstance(spec["values"], dict):
-        spec["values"] = {(int(k) if _DIGITS.match(k) else k): v for k, v in spec["values"].items()}
+        spec["values"] = {_key(p, k): v for k, v in spec["values"].items()}
     return spec

@@ -41,7 +41,7 @@ def lod_payload(view: PlanView) -> dict:
     G.build_all()
     # the devices in the order legends list them (palette.ordered_devices): the app's legends keep this order
     devices = ordered_devices([f.device(int(c)) for c in np.unique(f.dcode[f.is_tensor])]
-                              + [f.device(c) for c in G.device_codes] + [b.device for b in plan.buffers])
+                              + [f.device(c) for c in G.device_codes] + list(plan.arena_devices))
     dev_index = {d.code: k for k, d in enumerate(devices)}
 
     def dev_of(code: int) -> int:
@@ -126,7 +126,7 @@ def block_text_color(color: str) -> str:
 def lod_devices(view: PlanView) -> list[list[str]]:
     """``[[device, colour], ...]`` for the device filter of a big plan."""
     f = view.analysis.facts
-    devices = [f.device(int(c)) for c in np.unique(f.dcode[f.is_tensor])] + [b.device for b in view.plan.buffers]
+    devices = [f.device(int(c)) for c in np.unique(f.dcode[f.is_tensor])] + list(view.plan.arena_devices)
     return [[visible(d), device_style(d).color] for d in ordered_devices(devices)]
 
 

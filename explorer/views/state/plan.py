@@ -84,7 +84,7 @@ def program_summary(view: PlanView, findings: list[Finding]) -> str:
         counts[f.severity] = counts.get(f.severity, 0) + 1
     found = ", ".join(f"{counts[sev]} {sev}{'s' * (counts[sev] != 1)}" for sev in ("error", "warning", "info")
                       if sev in counts) or "no findings"
-    arenas = len(view.analysis.arenas)
+    arenas = len(plan.buffers)  # every arena declared, listed or summarised
     n_tensors = sum(per_device.values())
 
     return (f"{plan.name}: {count(n_tensors, 'tensor')} ({devices or 'none'}) · "
