@@ -35,13 +35,13 @@ _MEASURE = """
 import json, resource, sys, time
 from explorer.format.companions.etrecord import load_etrecord
 from explorer.errors import EtrecordFormatError
-start = time.perf_counter()
+start = time.process_time()
 try:
     load_etrecord(sys.argv[1])
     outcome = "loaded"
 except EtrecordFormatError as exc:
     outcome = "refused: " + str(exc)
-print(json.dumps({"outcome": outcome, "seconds": time.perf_counter() - start,
+print(json.dumps({"outcome": outcome, "seconds": time.process_time() - start,
                   "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
