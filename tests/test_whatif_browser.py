@@ -209,7 +209,7 @@ def test_widget_move_with_the_mouse_in_jupyterlab(tmp_path):
     notebook = tmp_path / "whatif.ipynb"
     write_notebook(notebook, [f"import explorer\nex = explorer.Explorer({str(FIXTURE)!r})\nex",
                               "print('moves:', ex.moves, ex.predicted is not None)",
-                              f"ex2 = explorer.Explorer({str(REFUSED)!r})\nex2",
+                              f"ex2 = explorer.Explorer({str(REFUSED)!r}, constants='arguments')\nex2",
                               "print('refused:', ex2.moves, ex2.whatif_error.startswith('@0=cuda:0: executorch 1.5.1 would refuse'))"])
     with jupyter_lab(tmp_path) as (base, token), chromium((1400, 1000)) as (page, messages), \
             screenshot_on_failure(page, "whatif_lab_failure.png", tmp_path / "jupyter.log"):
