@@ -50,6 +50,10 @@ def run(argv: list[str], cwd: Path) -> tuple[float, float, int, str, float]:
     on CPU time (user + system, the child's own rusage): on 2 cores shared by several people wall time
     measures the neighbours; the wall time is printed beside it."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    peak_file = Path(tempfile.mkstemp(prefix="dex-peak-")[1])
+    env["DEX_PEAK_FILE"] = str(peak_file)
+    if argv[0] == sys.executable and argv[1] in ("-m", "-c"):
+        argv = [sys.executable, "-c", _PEAK_WRAPPER, *argv[1:]]
     start = time.perf_counter()
     proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     assert proc.stderr is not None
@@ -58,7 +62,30 @@ def run(argv: list[str], cwd: Path) -> tuple[float, float, int, str, float]:
     proc.returncode = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - start
     last = err.strip().splitlines()[-1] if err.strip() else ""
-    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, proc.returncode, last, wall
+    written = peak_file.read_text().strip()
+    peak_file.unlink()
+    peak = int(written) / 1024 if written else usage.ru_maxrss / 1024
+    return usage.ru_utime + usage.ru_stime, peak, proc.returncode, last, wall
+
+
+# The child's peak is its own address space's high-water mark (VmHWM), written at exit. The rusage maxrss is not
+# the child's own: Linux carries it across fork and exec, so a child of a large pytest process reads its parent's.
+_PEAK_WRAPPER = """
+import atexit, os, runpy, sys
+def _peak():
+    with open("/proc/self/status") as status:
+        kib = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
+    with open(os.environ["DEX_PEAK_FILE"], "w") as out:
+        out.write(kib)
+atexit.register(_peak)
+mode, target, *rest = sys.argv[1:]
+if mode == "-m":
+    sys.argv = [target, *rest]
+    runpy.run_module(target, run_name="__main__", alter_sys=True)
+else:
+    sys.argv = ["-c", *rest]
+    exec(compile(target, "<string>", "exec"), {"__name__": "__main__"})
+"""
 
 
 def measure(case: Case, command: str, folder: Path, repeat: int = 1) -> dict:

@@ -32,7 +32,7 @@ def _real_members(skip: str) -> dict[str, bytes]:
 
 
 _MEASURE = """
-import json, resource, sys, time
+import json, sys, time
 from explorer.format.companions.etrecord import load_etrecord
 from explorer.errors import EtrecordFormatError
 start = time.process_time()
@@ -41,8 +41,11 @@ try:
     outcome = "loaded"
 except EtrecordFormatError as exc:
     outcome = "refused: " + str(exc)
+# VmHWM is this address space's peak; ru_maxrss is not: Linux keeps it across fork and exec, so a child of a
+# large pytest process would report its parent's peak.
+hwm = next(line for line in open("/proc/self/status") if line.startswith("VmHWM:"))
 print(json.dumps({"outcome": outcome, "seconds": time.process_time() - start,
-                  "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+                  "peak_mib": int(hwm.split()[1]) / 1024}))
 """
 
 
