@@ -1,19 +1,26 @@
 """JupyterLab and headless Chromium for the browser tests (how they run here: docs/testing.md).
 
 * Chromium is Debian's (``/usr/bin/chromium``), driven by Python Playwright; never ``playwright install``.
-* JupyterLab runs on a free loopback port with its own root, workspace and settings folders (so no old
-  tabs reopen and the news toast stays away) and is stopped through its own process handle.
+* JupyterLab starts once per test process (the suite's 6 minutes have no room for a server per test) on a free
+  loopback port, with its own root, workspace and settings folders; each test's folder is linked under that root,
+  opened in a workspace of its own (so no other test's tabs reopen; the news toast stays away), and its kernels
+  are shut down when the test leaves. The server stops with the process, through its own handle.
+* Chromium is launched once per test process too; each test gets a fresh browser context (no cookies, storage or
+  pages of another test).
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import itertools
 import json
 import os
 import secrets
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -55,9 +62,12 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@contextlib.contextmanager
-def jupyter_lab(root: Path, timeout: float = 60):
-    """Start JupyterLab serving ``root``; yields ``(base_url, token)``; stops it on exit."""
+_LAB: dict = {}  # the one JupyterLab of this test process: proc, base, token, root, log
+_LINKS = itertools.count()
+
+
+def _start_lab(timeout: float) -> dict:
+    root = Path(tempfile.mkdtemp(prefix="dex-lab-"))
     token = secrets.token_hex(16)
     port = free_port()
     settings = root / ".lab-settings"
@@ -66,7 +76,7 @@ def jupyter_lab(root: Path, timeout: float = 60):
     notification.parent.mkdir(parents=True, exist_ok=True)
     notification.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
     workspaces.mkdir(exist_ok=True)
-    log = open(root / "jupyter.log", "w")  # noqa: SIM115 - closed in the finally below, after the server
+    log = open(root / "jupyter.log", "w")  # noqa: SIM115 - closed by stop_server, after the server
     proc = subprocess.Popen(
         [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
          f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
@@ -74,23 +84,64 @@ def jupyter_lab(root: Path, timeout: float = 60):
          "--ServerApp.open_browser=False", "--LabApp.news_url=None"],
         stdout=log, stderr=subprocess.STDOUT, cwd=root, env=_kernel_env())
     base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + timeout
+    while True:
+        if proc.poll() is not None:
+            log.close()
+            raise RuntimeError(f"jupyter lab exited early:\n{(root / 'jupyter.log').read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2) as r:
+                if r.status == 200:
+                    break
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            stop_server(proc, log)
+            raise TimeoutError(f"jupyter lab did not answer on {base} within {timeout} s")
+        time.sleep(0.3)
+    atexit.register(stop_server, proc, log)
+    return {"proc": proc, "base": base, "token": token, "root": root, "log": log}
+
+
+def _api(method: str, url: str, token: str):
+    request = urllib.request.Request(url, method=method, headers={"Authorization": f"token {token}"})
+    with urllib.request.urlopen(request, timeout=10) as r:
+        body = r.read()
+    return json.loads(body) if body else None
+
+
+def _shut_kernels(base: str, token: str) -> None:
+    """Shut every kernel down (a test's kernels must not idle on the 2 cores through the next tests)."""
+    for kernel in _api("GET", f"{base}/api/kernels", token):
+        with contextlib.suppress(OSError):  # it may be gone already (the test restarted or shut it)
+            _api("DELETE", f"{base}/api/kernels/{kernel['id']}", token)
+
+
+@contextlib.contextmanager
+def jupyter_lab(root: Path, timeout: float = 90):
+    """JupyterLab serving ``root``: yields ``(base, token)``; open a notebook of ``root`` with ``lab_url``.
+
+    The process's one server (started on first use) serves ``root`` through a link under its own root; the
+    server's log is linked as ``root / "jupyter.log"`` for screenshot_on_failure. Kernels are shut on exit."""
+    if not _LAB or _LAB["proc"].poll() is not None:
+        _LAB.clear()
+        _LAB.update(_start_lab(timeout))
+    link = f"t{next(_LINKS)}"
+    (_LAB["root"] / link).symlink_to(Path(root).resolve(), target_is_directory=True)
+    with contextlib.suppress(FileExistsError):
+        (Path(root) / "jupyter.log").symlink_to(_LAB["root"] / "jupyter.log")
+    _LAB["links"] = {**_LAB.get("links", {}), str(Path(root).resolve()): link}
     try:
-        deadline = time.monotonic() + timeout
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"jupyter lab exited early:\n{(root / 'jupyter.log').read_text()[-3000:]}")
-            try:
-                with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"jupyter lab did not answer on {base} within {timeout} s")
-            time.sleep(0.3)
-        yield base, token
+        yield _LAB["base"], _LAB["token"]
     finally:
-        stop_server(proc, log)
+        _shut_kernels(_LAB["base"], _LAB["token"])
+
+
+def lab_url(base: str, token: str, notebook: Path) -> str:
+    """The address that opens ``notebook`` (in a folder given to ``jupyter_lab``) in a workspace of its own."""
+    notebook = Path(notebook).resolve()
+    link = _LAB["links"][str(notebook.parent)]
+    return f"{base}/lab/workspaces/{link}/tree/{link}/{notebook.name}?token={token}"
 
 
 def stop_server(proc: subprocess.Popen, log) -> None:
@@ -104,21 +155,45 @@ def stop_server(proc: subprocess.Popen, log) -> None:
     log.close()
 
 
-@contextlib.contextmanager
-def chromium(viewport=(1280, 1000)):
-    """A Playwright page in Debian's headless Chromium; yields ``(page, console_messages)``."""
-    from playwright.sync_api import sync_playwright
+_BROWSER: dict = {}  # the one Chromium of this test process (and its Playwright)
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]})
-            messages: list[str] = []
-            page.on("console", lambda m: messages.append(f"{m.type}: {m.text}"))
-            page.on("pageerror", lambda e: messages.append(f"pageerror: {e}"))
-            yield page, messages
-        finally:
-            browser.close()
+
+def _browser():
+    if not _BROWSER or not _BROWSER["browser"].is_connected():
+        from playwright.sync_api import sync_playwright
+
+        if _BROWSER:
+            with contextlib.suppress(Exception):
+                _BROWSER["playwright"].stop()
+        playwright = sync_playwright().start()
+        _BROWSER.update(playwright=playwright,
+                        browser=playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS))
+        atexit.register(_close_browser)
+    return _BROWSER["browser"]
+
+
+def _close_browser() -> None:
+    if _BROWSER:
+        with contextlib.suppress(Exception):
+            _BROWSER["browser"].close()
+        with contextlib.suppress(Exception):
+            _BROWSER["playwright"].stop()
+        _BROWSER.clear()
+
+
+@contextlib.contextmanager
+def chromium(viewport=(1280, 1000), **context_options):
+    """A Playwright page in a fresh context of the process's headless Chromium (Debian's); yields
+    ``(page, console_messages)``. ``context_options`` go to ``new_context`` (e.g. ``color_scheme="dark"``)."""
+    context = _browser().new_context(viewport={"width": viewport[0], "height": viewport[1]}, **context_options)
+    try:
+        page = context.new_page()
+        messages: list[str] = []
+        page.on("console", lambda m: messages.append(f"{m.type}: {m.text}"))
+        page.on("pageerror", lambda e: messages.append(f"pageerror: {e}"))
+        yield page, messages
+    finally:
+        context.close()
 
 
 @contextlib.contextmanager

@@ -22,7 +22,7 @@ from browser_helpers import (
     click_point,
     follows_width,
     hex_to_rgb,
-    jupyter_lab,
+    jupyter_lab, lab_url,
     point_of,
     require_browser,
     run_all,
@@ -99,7 +99,7 @@ def test_widget_in_jupyterlab(tmp_path, expected):
     with jupyter_lab(tmp_path) as (base, token), chromium((1280, 1000)) as (page, messages), \
             screenshot_on_failure(page, "lab_failure.png", tmp_path / "jupyter.log"):
         start = time.monotonic()
-        page.goto(f"{base}/lab/tree/{notebook.name}?token={token}")
+        page.goto(lab_url(base, token, notebook))
         wait_kernel_idle(page)
         timings["kernel_idle_s"] = time.monotonic() - start
         run_all(page)

@@ -171,14 +171,14 @@ def test_diff_report_links_both_sides(tmp_path, expected):
 
 
 def test_diff_widget_in_jupyterlab(tmp_path, expected):
-    from browser_helpers import jupyter_lab, run_all, wait_kernel_idle, write_notebook
+    from browser_helpers import jupyter_lab, lab_url, run_all, wait_kernel_idle, write_notebook
 
     notebook = tmp_path / "diff.ipynb"
     write_notebook(notebook, [f"import explorer\nd = explorer.Diff({str(A)!r}, {str(B)!r})\nd",
                               "print('selected:', d.selected)"])
     with jupyter_lab(tmp_path) as (base, token), chromium((1400, 1000)) as (page, messages), \
             screenshot_on_failure(page, "diff_lab_failure.png", tmp_path / "jupyter.log"):
-        page.goto(f"{base}/lab/tree/{notebook.name}?token={token}")
+        page.goto(lab_url(base, token, notebook))
         wait_kernel_idle(page)
         run_all(page)
         graph = {s: f".dx-explorer .dx-graph-{s}" for s in "ab"}
@@ -375,7 +375,7 @@ def test_big_diff_widget_in_jupyterlab(tmp_path, big):
                               f"    d.select({far}, side='a')"])
     with jupyter_lab(tmp_path) as (base, token), chromium((1600, 1000)) as (page, messages), \
             screenshot_on_failure(page, "diff_5k_lab_failure.png", tmp_path / "jupyter.log"):
-        page.goto(f"{base}/lab/tree/{notebook.name}?token={token}")
+        page.goto(lab_url(base, token, notebook))
         wait_kernel_idle(page)
         run_all(page)
         groups = _overviews_drawn(page, ".dx-explorer ", T)

@@ -17,7 +17,7 @@ from browser_helpers import (
     ARTIFACTS,
     chromium,
     click_point,
-    jupyter_lab,
+    jupyter_lab, lab_url,
     label_draws,
     require_browser,
     run_all,
@@ -152,7 +152,7 @@ def test_widget_scale_in_jupyterlab(tmp_path, request, values):
     name = f"scale_lab_{values // 1000}k"
     with jupyter_lab(tmp_path) as (base, token), chromium((1280, 1100)) as (page, messages), \
             screenshot_on_failure(page, f"{name}_failure.png", tmp_path / "jupyter.log"):
-        page.goto(f"{base}/lab/tree/{notebook.name}?token={token}")
+        page.goto(lab_url(base, token, notebook))
         wait_kernel_idle(page)
         started = time.monotonic()
         run_all(page)

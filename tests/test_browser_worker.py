@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from browser_helpers import (
     chromium,
-    jupyter_lab,
+    jupyter_lab, lab_url,
     require_browser,
     run_all,
     screenshot_on_failure,
@@ -156,7 +156,7 @@ def test_the_widget_lays_out_in_a_worker_inside_jupyterlab(tmp_path):
             screenshot_on_failure(page, "lab_worker_failure.png", tmp_path / "jupyter.log"):
         workers: list[str] = []
         page.on("worker", lambda w: workers.append(w.url))
-        page.goto(f"{base}/lab/tree/{notebook.name}?token={token}")
+        page.goto(lab_url(base, token, notebook))
         wait_kernel_idle(page)
         run_all(page)
         page.wait_for_function("() => Array.from(document.querySelectorAll('.jp-OutputArea-output'))"

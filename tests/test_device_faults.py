@@ -204,6 +204,7 @@ def test_fixture_readme_names_every_file():
 
 
 @pytest.mark.interop
+@pytest.mark.campaign
 def test_fixtures_are_what_the_script_makes():
     import subprocess
     import sys

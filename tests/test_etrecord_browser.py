@@ -8,7 +8,7 @@ click must reach Python (``ex.selected``).
 from __future__ import annotations
 
 import pytest
-from browser_helpers import (ARTIFACTS, chromium, jupyter_lab, require_browser, run_all, screenshot_on_failure,
+from browser_helpers import (ARTIFACTS, chromium, jupyter_lab, lab_url, require_browser, run_all, screenshot_on_failure,
                              settled, wait_kernel_idle, write_notebook)
 
 pytestmark = [pytest.mark.browser, pytest.mark.interop]
@@ -41,7 +41,7 @@ def test_a_manager_is_drawn_and_clicked_without_a_file(tmp_path):
                                       "ex.program.etrecord.plan('forward').at(0).module_path, 'selected:', ex.selected)"])
     with jupyter_lab(tmp_path) as (base, token), chromium((1280, 1000)) as (page, messages), \
             screenshot_on_failure(page, "live_manager_failure.png", tmp_path / "jupyter.log"):
-        page.goto(f"{base}/lab/tree/{notebook.name}?token={token}")
+        page.goto(lab_url(base, token, notebook))
         wait_kernel_idle(page)
         run_all(page)
         page.wait_for_function(DRAWN, arg=".dx-explorer .js-plotly-plot", timeout=180_000)

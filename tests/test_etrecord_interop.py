@@ -105,6 +105,7 @@ def test_delegate_internal_events_resolve_as_inspector_resolves_them(name):
     assert seen
 
 
+@pytest.mark.campaign
 def test_the_fixture_script_reproduces_the_json_members():
     proc = subprocess.run([sys.executable, "scripts/make_etrecord_fixtures.py", "--check"], capture_output=True,
                           text=True, cwd=ROOT)

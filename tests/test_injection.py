@@ -534,7 +534,7 @@ def test_hostile_widget_in_jupyterlab(program, tmp_path, browser_ready):
         TRACE_POINTS_JS,
         chromium,
         point_of,
-        jupyter_lab,
+        jupyter_lab, lab_url,
         run_all,
         screenshot_on_failure,
         settled,
@@ -550,7 +550,7 @@ def test_hostile_widget_in_jupyterlab(program, tmp_path, browser_ready):
             screenshot_on_failure(page, "injection_lab_failure.png", tmp_path / "jupyter.log"):
         dialogs = []
         page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-        page.goto(f"{base}/lab/tree/{notebook.name}?token={token}")
+        page.goto(lab_url(base, token, notebook))
         wait_kernel_idle(page)
         run_all(page)
         page.wait_for_function(

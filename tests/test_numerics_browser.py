@@ -23,7 +23,7 @@ from browser_helpers import (
     TRACE_POINTS_JS,
     chromium,
     hex_to_rgb,
-    jupyter_lab,
+    jupyter_lab, lab_url,
     require_browser,
     run_all,
     screenshot_on_failure,
@@ -167,7 +167,7 @@ def test_widget_first_divergence_reaches_python(tmp_path):
     ])
     with jupyter_lab(tmp_path) as (base, token), chromium((1600, 1000)) as (page, messages), \
             screenshot_on_failure(page, "numerics_lab_failure.png", tmp_path / "jupyter.log"):
-        page.goto(f"{base}/lab/tree/{notebook.name}?token={token}")
+        page.goto(lab_url(base, token, notebook))
         wait_kernel_idle(page)
         run_all(page)
         page.wait_for_selector(".dx-explorer button.dx-num-first", timeout=90_000)

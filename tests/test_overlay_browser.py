@@ -19,7 +19,7 @@ from browser_helpers import (
     chromium,
     click_point,
     hex_to_rgb,
-    jupyter_lab,
+    jupyter_lab, lab_url,
     point_of,
     require_browser,
     run_all,
@@ -166,7 +166,7 @@ def test_widget_overlay_from_python_and_the_pick_back(tmp_path):
     ov = ex.overlay_data("lat")
     with jupyter_lab(tmp_path) as (base, token), chromium((1400, 1000)) as (page, messages), \
             screenshot_on_failure(page, "overlay_lab_failure.png", tmp_path / "jupyter.log"):
-        page.goto(f"{base}/lab/tree/{notebook.name}?token={token}")
+        page.goto(lab_url(base, token, notebook))
         wait_kernel_idle(page)
         run_all(page)
         page.wait_for_function("() => { const s = document.querySelector('.dx-explorer select.dx-ov-pick');"

@@ -203,7 +203,7 @@ def _run_cell(page, k: int) -> None:
 
 
 def test_widget_move_with_the_mouse_in_jupyterlab(tmp_path):
-    from browser_helpers import jupyter_lab, run_all, wait_kernel_idle, write_notebook
+    from browser_helpers import jupyter_lab, lab_url, run_all, wait_kernel_idle, write_notebook
 
     instruction, delegate = _delegate_call(FIXTURE)
     notebook = tmp_path / "whatif.ipynb"
@@ -213,7 +213,7 @@ def test_widget_move_with_the_mouse_in_jupyterlab(tmp_path):
                               "print('refused:', ex2.moves, ex2.whatif_error.startswith('@0=cuda:0: executorch 1.5.1 would refuse'))"])
     with jupyter_lab(tmp_path) as (base, token), chromium((1400, 1000)) as (page, messages), \
             screenshot_on_failure(page, "whatif_lab_failure.png", tmp_path / "jupyter.log"):
-        page.goto(f"{base}/lab/tree/{notebook.name}?token={token}")
+        page.goto(lab_url(base, token, notebook))
         wait_kernel_idle(page)
         run_all(page)
         page.wait_for_function("() => document.querySelectorAll('.dx-explorer .dx-graph .point').length > 0 &&"

@@ -191,6 +191,7 @@ def test_readme_names_every_file():
 
 
 @pytest.mark.interop
+@pytest.mark.campaign
 def test_fixtures_are_what_the_script_makes():
     """scripts/make_whatif_fixtures.py --check: executorch 1.5.1 re-exports every file byte for byte (~1 min)."""
     import subprocess

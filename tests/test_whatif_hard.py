@@ -145,6 +145,7 @@ def test_whatif_etrecord_moves_a_group_by_module_path_from_the_cli():
 
 
 @pytest.mark.interop
+@pytest.mark.campaign
 def test_the_corpus_is_what_the_script_makes():
     """scripts/make_whatif_hard_fixtures.py --check: executorch 1.5.1 re-exports every file byte for byte and
     every ETRecord member alike, and refuses the same placements (~2.5 min on 2 shared cores)."""
