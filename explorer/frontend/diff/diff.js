@@ -86,11 +86,9 @@ function diffView(ctx, data) {
   /** @param {Side} s @param {"value" | "instr" | "group"} kind @param {number} x */
   function moveBlock(s, kind, x) { return MV ? MV.diffBlock(P, s, kind, x) : ""; }
 
-  // two runs compared (diff --debug-buffer): the "colour" picker over both sides (overlay/view.js: each side's ops by
-  // its own overlay of the name picked, one scale for both), then the button that selects where they part, on both
-  // sides (profile/numerics.js)
-  const OV = overlayView({controls: $("dx-controls"), model: ctx.model, overlays: data.overlays, publish,
-                          redraw: (g) => { if (D && (g === "a" || g === "b")) D.side(g).redraw(); }});
+  // two runs compared (diff --debug-buffer): the button that selects where they part, on both sides
+  // (profile/numerics.js), then the "colour" picker over both sides (overlay/view.js: each side's ops by its own
+  // overlay of the name picked, one scale for both)
   const NUM = divergenceControl($("dx-controls"), data.numerics, (where) => {
     select({side: "a", instructions: [where.a]}, SIDES);
     if (where.b !== null && state.instructions.b.indexOf(where.b) < 0) {  // B's paired instruction, when the diff's pairing differs
@@ -99,6 +97,8 @@ function diffView(ctx, data) {
       publish("selected", selection());
     }
   });
+  const OV = overlayView({controls: $("dx-controls"), model: ctx.model, overlays: data.overlays, publish,
+                          redraw: (g) => { if (D && (g === "a" || g === "b")) D.side(g).redraw(); }});
 
   /** @param {import("../types/payload").DiffPlanPayload} plan */
   function show(plan) {  // the shell switched to `plan` (shell/shell.js)
