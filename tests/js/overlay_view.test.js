@@ -165,4 +165,9 @@ test("an overlay only one side has colours that side; picking another forgets th
   assert.equal(C.shown(), "");
   assert.equal(C.paint("b", opsTraces([0])), null);
   assert.equal(C.legend(), null);
+  // one program's overlays (graph "") under a diff's sides (a what-if's diff in the Explorer widget): none to pick
+  const W = overlayColours(graphSets({shown: "lat", plans: {forward: [overlay()]}}), "lat", () => {});
+  W.plan("forward", {a: T, b: T});
+  assert.deepEqual(W.list(), []);
+  assert.equal(W.shown(), "");
 });

@@ -127,8 +127,9 @@ export function overlayColours(sets, wanted, redraw) {
     graphs, current,
     /** the overlay wanted ("": none) */
     wanted: () => wanted,
-    /** the overlays the picker lists (each name once) */
-    list: () => pickList(sets, planName),
+    /** the overlays the picker lists, each name once: those of the graphs drawn (a what-if's diff in the Explorer
+     * widget is drawn over the widget's one-program overlays, which colour no side of it) */
+    list: () => pickList(Object.fromEntries(graphs().map((g) => [g, sets[g] || null])), planName),
     /** graph g has overlays on this plan @param {string} g */
     has: (g) => planOverlays(sets[g] || null, planName).length > 0,
     /** the name drawn on some graph of this plan, else "" */
