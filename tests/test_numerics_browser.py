@@ -6,6 +6,8 @@
   the instruction's details say how many NaN/+Inf/-Inf each output holds, marked;
 * the built-in overlays colour the ops: ``gap`` (opened first when compared) gives the first divergence the top of
   the scale and unpaired ops the no-data grey; ``output_range`` is on a log scale;
+* the diff view has the same "colour" picker, ``gap`` picked: both sides' ops on one scale, A's instruction and B's
+  paired one in the same colour;
 * the "first divergence" button selects it: in the report one instruction, ringed, with both sides' outputs and the
   gap in its details; in the diff view A's instruction and B's paired one, each side's details with its own outputs;
   in the widget (JupyterLab, ``Explorer(..., debug_buffer=, against=)``) the same, and the selection reaches Python.
@@ -132,16 +134,56 @@ def test_gap_overlay_and_first_divergence_in_the_report(tmp_path):
         assert not [m for m in console if m.startswith(("error", "pageerror"))], console
 
 
+def scale_rgb(stops: list, t: float) -> tuple[int, ...]:
+    """A continuous scale's colour at t (0..1), as overlay/data.js scaleColor interpolates its stops."""
+    rgb = [tuple(int(c[i:i + 2], 16) for i in (1, 3, 5)) for _, c in stops]
+    for k in range(1, len(stops)):
+        if t <= stops[k][0]:
+            u = (t - stops[k - 1][0]) / (stops[k][0] - stops[k - 1][0])
+            return tuple(round(a + u * (b - a)) for a, b in zip(rgb[k - 1], rgb[k]))
+    return rgb[-1]
+
+
+def rgb_of(fill: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"\d+", fill)[:3])
+
+
 def test_first_divergence_in_the_diff_view_selects_both_sides(tmp_path):
     out = tmp_path / "diff.html"
     a, b = "diverge_portable", "diverge_xnnpack"
     assert main(["diff", str(F / f"{a}.pte"), str(F / f"{b}.pte"), "--etrecord", str(F / f"{a}.etrecord"),
                  str(F / f"{b}.etrecord"), "--profile", str(F / f"{a}.etdp"), str(F / f"{b}.etdp"),
                  "--debug-buffer", str(F / f"{a}.bin"), str(F / f"{b}.bin"), "--html", str(out)]) == 0
-    pn = page_payload(out.read_text())["numerics"]["plans"]["forward"]
+    payload = page_payload(out.read_text())
+    pn = payload["numerics"]["plans"]["forward"]
+    gaps = {s: next(o for o in payload["overlays"]["sides"][s]["plans"]["forward"] if o["name"] == "gap") for s in "ab"}
+    numbered = {s: {i: v for i, v in enumerate(gaps[s]["instr"]) if v is not None} for s in "ab"}
+    lo, hi = min(min(n.values()) for n in numbered.values()), max(max(n.values()) for n in numbered.values())
+    stops = gaps["a"]["scale"]["stops"]
     with chromium((1600, 1000)) as (page, console):
         open_report(page, out)
         with screenshot_on_failure(page, "numerics_diff_failure.png"):
+            # the picker, gap opened first; both sides' ops coloured by their gap on one scale over both
+            assert page.locator(".dx-diff select.dx-ov-pick").input_value() == "gap"
+            assert "gap" in page.locator(".dx-diff .dx-ov-legend").inner_text()
+            fills = {}
+            for side in "ab":
+                ops = op_points(page, f".dx-graph-{side}")
+                assert set(numbered[side]) <= set(ops), (side, sorted(ops))
+                for i, p in ops.items():
+                    want = scale_rgb(stops, (numbered[side][i] - lo) / (hi - lo)) if i in numbered[side] else rgb_of(hex_to_rgb(GREY))
+                    assert all(abs(x - y) <= 1 for x, y in zip(rgb_of(p["fill"]), want)), (side, i, p["fill"], want)
+                fills[side] = {i: rgb_of(ops[i]["fill"]) for i in ops}
+            # the first divergence: the same colour on A and B, in the top of the scale with the largest gaps
+            first_a, first_b = fills["a"][pn["first"]], fills["b"][pn["firstB"]]
+            assert first_a == first_b, (first_a, first_b)
+            top = rgb_of(hex_to_rgb(stops[-1][1]))
+            best = max(numbered["b"], key=lambda i: numbered["b"][i])
+            assert fills["b"][best] == top and fills["a"][max(numbered["a"], key=lambda i: numbered["a"][i])] == top
+            bottom = rgb_of(hex_to_rgb(stops[0][1]))
+            assert sum((x - y) ** 2 for x, y in zip(first_a, top)) < sum((x - y) ** 2 for x, y in zip(first_a, bottom))
+            assert len({c for f in fills.values() for c in f.values()}) >= 3, "the gap overlay draws every op alike"
+            page.screenshot(path=str(ARTIFACTS / "numerics_diff_gap_overlay.png"))
             page.locator("button.dx-num-first").click()
             page.wait_for_timeout(500)
             for side, at in (("a", pn["first"]), ("b", pn["firstB"])):
@@ -151,6 +193,9 @@ def test_first_divergence_in_the_diff_view_selects_both_sides(tmp_path):
                 assert any(near(r, ops[at]) for r in rings), f"{side} #{at} is not ringed: {rings}"
             text = page.locator(".dx-details").inner_text()
             assert f"gap vs B #{pn['firstB']}" in text and f"gap vs A #{pn['first']}" in text, text
+            # each side's details start with the overlay's row: the pair's gap on both
+            cells = page.locator(".dx-details .dx-ov-cell").all_inner_texts()
+            assert len(cells) == 2 and cells[0].split("\n")[0] == cells[1].split("\n")[0] != "no data", cells
             assert text.count("min / max / mean") == 2  # each side's own output
             page.screenshot(path=str(ARTIFACTS / "numerics_diff_first_divergence.png"), full_page=False)
         assert not [m for m in console if m.startswith(("error", "pageerror"))], console

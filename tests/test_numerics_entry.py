@@ -76,6 +76,24 @@ def test_diff_cli_and_diff_widget_give_one_comparison(tmp_path):
     assert doc["numerics"]["compare"] == api["compare"]
     assert [p["compare"] for p in doc["numerics"]["plans"]] == [p["compare"] for p in api["plans"]]
     assert doc["numerics"]["compare"]["first_divergence"]["a_instruction"] == 5
+    # each side's built-in overlays, gap first; A's instruction and B's paired one (and the A instructions B's
+    # delegate holds) show the pair's gap
+    overlays = page_payload((tmp_path / "d.html").read_text())["overlays"]
+    assert overlays == unpack(d._payload)["overlays"] == page_payload((tmp_path / "w.html").read_text())["overlays"]
+    assert overlays["shown"] == d.shown_overlay == "gap"
+    gap = {s: next(o for o in overlays["sides"][s]["plans"]["forward"] if o["name"] == "gap") for s in "ab"}
+    assert "output_range" in d.overlays and "gap" in d.overlays
+    pair = {p["a_instruction"]: p for p in report.comparison.plan("forward").to_json()["pairs"]}[5]
+    assert gap["a"]["instr"][5] == gap["b"]["instr"][1] == pytest.approx(pair["relative"]) and pair["relative"] > 1e-4
+    assert all(gap["a"]["instr"][i] == gap["a"]["instr"][5] for i in pair["folded"])
+    assert gap["b"]["group"][0] == max(v for v in gap["b"]["instr"] if v is not None)  # a group: the max
+    # the trait: checked, kept by save_html ("" the device colours)
+    with pytest.raises(Exception, match="Invalid value of 'shown_overlay'"):
+        d.shown_overlay = "nope"
+    d.show_overlay("output_range")
+    assert page_payload(d.save_html(tmp_path / "r.html").read_text())["overlays"]["shown"] == "output_range"
+    d.show_overlay(None)
+    assert page_payload(d.save_html(tmp_path / "n.html").read_text())["overlays"]["shown"] is None
 
 
 def test_text_of_diff_with_runs_names_the_first_divergence():

@@ -171,9 +171,11 @@ def test_the_fixtures_reach_every_optional_part(payloads):
     plans = [pl for kind, p in payloads.values() if kind == "AppPayload" for pl in p["plans"]]
     assert any("profile" in pl for pl in plans) and any("context" in pl for pl in plans)
     assert any(pl["companions"]["delegates"] for pl in plans)
-    overlays = [o for kind, p in payloads.values() if "overlays" in p for ovs in p["overlays"]["plans"].values()
-                for o in ovs]
+    overlays = [o for kind, p in payloads.values() if kind == "AppPayload" and "overlays" in p
+                for ovs in p["overlays"]["plans"].values() for o in ovs]
     assert overlays and {o["scale"]["kind"] for o in overlays} >= {"continuous"}
+    sides = [p["overlays"]["sides"] for kind, p in payloads.values() if kind == "DiffPayload" and "overlays" in p]
+    assert sides and all("gap" in [o["name"] for o in side[s]["plans"]["forward"]] for side in sides for s in "ab")
     dplans = [pl for kind, p in payloads.values() if kind == "DiffPayload" for pl in p["plans"]]
     assert {"profiles", "profileDiff", "contexts"} <= {k for pl in dplans for k in pl}
     numbers = [p["numerics"]["plans"]["forward"] for _k, p in payloads.values() if "numerics" in p]

@@ -27,7 +27,8 @@ Built-in overlays (:func:`builtin_overlays`), from what the program and a joined
 instruction moves, :mod:`.transfers`), ``size`` (bytes per tensor) and ``lifetime`` (how many
 instructions a tensor stays alive, :mod:`.lifetimes`); with a run's numbers (:mod:`.numerics`) ``output_range``
 (the largest finite |value| each instruction produced) and, compared with another run, ``gap`` (each paired
-instruction's max|a-b| / max(1, max|a|); the A instructions a delegate of B holds share its pair's).
+instruction's max|a-b| / max(1, max|a|); the A instructions a delegate of B holds share its pair's; on B's side of a
+diff, ``side="b"``, each B instruction shows its pair's, the largest when several A instructions pair with it).
 
 Bad arguments raise :class:`OverlayError` (a ``ValueError``) naming the argument or key and, where there
 is a fixed set, the valid choices.
@@ -475,13 +476,15 @@ def group_aggregates(ov: Overlay, starts: np.ndarray, stops: np.ndarray, home: n
 
 # -- built-ins --------------------------------------------------------------------------------------
 
-def builtin_overlays(plan: Plan, analysis=None, profile=None, numerics=None, comparison=None) -> dict[str, Overlay]:
+def builtin_overlays(plan: Plan, analysis=None, profile=None, numerics=None, comparison=None,
+                     side: str = "a") -> dict[str, Overlay]:
     """The built-in overlays that have data on ``plan``, by name (:data:`BUILTINS` order).
 
     ``analysis``: a :class:`~.lazy.LazyAnalysis` of the plan (its arrays are reused; else computed);
     ``profile``: the plan's :class:`~.profile.PlanProfile` (``time`` needs it); ``numerics``: the plan's
     :class:`~explorer.model.numerics.PlanNumerics` (``output_range``); ``comparison``: its
-    :class:`~explorer.model.numerics.PlanComparison` with another run, this plan as A (``gap``)."""
+    :class:`~explorer.model.numerics.PlanComparison` with another run (``gap``), this plan its A, or its B with
+    ``side="b"`` (a diff's right side: each pair's gap on its B instruction)."""
 
     f = getattr(analysis, "facts", None)
     if f is None or not hasattr(analysis, "moving"):
@@ -518,11 +521,11 @@ def builtin_overlays(plan: Plan, analysis=None, profile=None, numerics=None, com
                                   np.where(alive, last - first + 1, np.nan).astype(np.float64), none_from, (), Scale(),
                                   (), "max", "instructions", "count", True,
                                   "instructions a tensor stays alive, first to last use (inclusive)")
-    out.update(_numeric_overlays(plan, m, n, numerics, comparison))
+    out.update(_numeric_overlays(plan, m, n, numerics, comparison, side))
     return out
 
 
-def _numeric_overlays(plan: Plan, m: int, n: int, numerics, comparison) -> dict[str, Overlay]:
+def _numeric_overlays(plan: Plan, m: int, n: int, numerics, comparison, side: str = "a") -> dict[str, Overlay]:
     out: dict[str, Overlay] = {}
     none_from = np.full(m, -1, dtype=np.int64)
     if numerics is not None:
@@ -545,11 +548,13 @@ def _numeric_overlays(plan: Plan, m: int, n: int, numerics, comparison) -> dict[
             if not p.gap.comparable or rel is None:
                 continue
             v = max(rel, 1.0) if p.gap.nonfinite_mismatch else rel
-            for i in (p.a_instruction, *p.folded):
-                if i < m:
+            # A: its instruction and those a delegate of B holds; B: its instruction (several pairs: the largest)
+            for i in ((p.a_instruction, *p.folded) if side == "a" else (p.b_instruction,)):
+                if 0 <= i < m:
                     g[i] = v if np.isnan(g[i]) else max(g[i], v)
         if (~np.isnan(g)).any():
+            vs = "B" if side == "a" else "A"
             out["gap"] = Overlay("gap", plan.name, g, np.full(n, np.nan), none_from, (), Scale(), (), "max", "", "number",
-                                 True, f"gap vs B: max|a-b| / max(1, max|a|) of each paired op (first divergence "
+                                 True, f"gap vs {vs}: max|a-b| / max(1, max|a|) of each paired op (first divergence "
                                        f"above {comparison.first_divergence.tol:g})")
     return out

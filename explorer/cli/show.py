@@ -29,7 +29,7 @@ from explorer.analysis.overlays import OverlayError
 from explorer.cli.whatif import predict
 from explorer.whatif.predict import CONSTANTS
 from explorer.views.html.data_file import data_file_html
-from explorer.views.html.numerics import numerics_shown
+from explorer.views.payload.numerics import numerics_shown
 from explorer.views.html.overlay import write_overlay_report
 from explorer.views.html.whatif import write_whatif_report
 from explorer.views.payload.overlays import OverlaySet

@@ -9,8 +9,10 @@ expanded, a big one as an overview of groups, each group holding changes marked 
 selecting something opens the group holding its counterpart on the other side.
 
 It is the Explorer's browser app in its two-program mode (``explorer/frontend/diff/diff.js``), on anywidget,
-with the same payload the diff report embeds. State is two traits synced both ways: ``plan`` and
-``selected`` (a :class:`~explorer.views.state.diff.DiffSelection`).
+with the same payload the diff report embeds. State is traits synced both ways: ``plan``, ``selected`` (a
+:class:`~explorer.views.state.diff.DiffSelection`) and, with two runs' numbers compared (``debug_buffers=``),
+``shown_overlay``: the built-in overlay colouring both sides' ops (``gap`` first; docs/overlays.md), ``""`` for the
+device colours, as :class:`explorer.Explorer`'s.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from explorer.analysis.context import attach_etrecord
 from explorer.views.html.diff import write_diff_report
 from explorer.views.payload.profile import open_profile
 from explorer.analysis.numerics.compare import DEFAULT_TOL
+from explorer.analysis.overlays import OverlayError
 from explorer.analysis.numerics.load import load_numerics
 from explorer.analysis.profile.join import Profile
 from explorer.views.state.plan import open_program
@@ -58,6 +61,7 @@ class Diff(AppWidget):
     plan = traitlets.Unicode(help="name of the plan (method) shown; one both programs have").tag(sync=True)
     selected = traitlets.Instance(DiffSelection, args=("",), help="what both sides highlight").tag(
         sync=True, to_json=lambda sel, _widget: sel.to_json(), from_json=_selection_from_json)
+    shown_overlay = traitlets.Unicode("", help="the overlay colouring both sides' ops ('' for none)").tag(sync=True)
 
     def __init__(self, a, b, *, plan: str | None = None, profiles=None, etrecords=None, debug_buffers=None,
                  tol: float = DEFAULT_TOL, **kwargs):
@@ -83,7 +87,14 @@ class Diff(AppWidget):
         self._views: dict[str, DiffPlanView] = diff_views(self.diff, self.program_a, self.program_b)
         payload = diff_payload(self.diff, self._views, plan=first, profiles=self.profiles,
                                programs=(self.program_a, self.program_b), numerics=self.numerics)
-        super().__init__(_payload=pack(payload), plan=first, selected=DiffSelection(first), **kwargs)
+        # each side's overlays (with numbers compared), by plan: what shown_overlay may name
+        sides = (payload.get("overlays") or {}).get("sides") or {}
+        self._overlay_names = {p.plan: list(dict.fromkeys(o["name"] for s in SIDES if s in sides
+                                                          for o in sides[s]["plans"].get(p.plan, [])))
+                               for p in self.diff.plans}
+        shown = (payload.get("overlays") or {}).get("shown") or ""
+        super().__init__(_payload=pack(payload), plan=first, selected=DiffSelection(first), shown_overlay=shown,
+                         **kwargs)
         self.observe(self._on_plan, names=["plan"])
 
     def __repr__(self) -> str:
@@ -119,13 +130,31 @@ class Diff(AppWidget):
         self.selected = self.view.linked(side, picked.values, picked.instructions)
         return self.selected
 
+    @property
+    def overlays(self) -> list[str]:
+        """The overlays that can colour the plan shown (either side's built-ins; with numbers compared)."""
+        return list(self._overlay_names.get(self.plan, []))
+
+    def show_overlay(self, name: str | None) -> None:
+        """Colour both sides' ops by overlay ``name`` (None: the device colours)."""
+        self.shown_overlay = name or ""
+
     def save_html(self, path: str | os.PathLike) -> Path:
         """Write the same view as one self-contained, offline HTML file; returns its path."""
         return write_diff_report(self.program_a, self.program_b, path, result=self.diff,
                                  programs=(self.program_a, self.program_b), plan=self.plan, selected=self.selected,
-                                 views=self._views, profiles=self.profiles, numerics=self.numerics)
+                                 views=self._views, profiles=self.profiles, numerics=self.numerics,
+                                 shown_overlay=self.shown_overlay)
 
     # -- trait observers and messages ---------------------------------------------------------------
+
+    @traitlets.validate("shown_overlay")
+    def _valid_overlay(self, proposal) -> str:
+        name, names = proposal["value"], list(dict.fromkeys(n for ns in self._overlay_names.values() for n in ns))
+        if name and name not in names:
+            raise traitlets.TraitError(str(OverlayError(
+                f"Invalid value of 'shown_overlay': {name!r}. Expected one of {names} (or '' for none)")))
+        return name
 
     @traitlets.validate("plan")
     def _valid_plan(self, proposal) -> str:

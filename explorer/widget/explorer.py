@@ -43,7 +43,7 @@ from explorer.views.html.overlay import write_overlay_report
 from explorer.views.html.whatif import write_whatif_report
 from explorer.views.payload.profile import open_profile
 from explorer.views.payload.numerics import numerics_payload
-from explorer.views.html.numerics import numerics_shown
+from explorer.views.payload.numerics import numerics_shown
 from explorer.analysis.numerics.compare import DEFAULT_TOL
 from explorer.analysis.numerics.load import load_numerics
 from explorer.analysis.profile.join import Profile

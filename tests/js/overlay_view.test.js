@@ -3,8 +3,8 @@
 // The overlay objects have the shape explorer/views/payload/overlays.py writes.
 import test from "node:test";
 import assert from "node:assert/strict";
-import {detailRow, drawnIds, legendHtml, paintTraces} from "../../explorer/frontend/overlay/view.js";
-import {NO_DATA, VIRIDIS} from "../../explorer/frontend/overlay/data.js";
+import {detailRow, drawnIds, legendHtml, overlayColours, paintTraces} from "../../explorer/frontend/overlay/view.js";
+import {graphSets, mergeDomains, NO_DATA, pickList, VIRIDIS} from "../../explorer/frontend/overlay/data.js";
 
 const T = {tensors: 0, ops: 1, groups: 2};
 // 4 instructions, 3 values, 3 groups (0 = root, 1 = @0-@1, 2 = @2-@3 = module "layers.1")
@@ -80,4 +80,94 @@ test("the details row: the number, a group's rule; nothing when no overlay is sh
   assert.deepEqual(detailRow(overlay(), "instr", 1), ["lat", "3 ms"]);
   const g = detailRow(overlay(), "group", 0);
   assert.equal(g[1], "19 ms (sum of 4 entries)<br><span class='dx-muted'>a folded group shows the sum of its entries</span>");
+});
+
+// ---- the diff: two graphs (its sides "a" and "b"), each coloured by its own overlay of the name picked ----
+
+// a diff's overlays as views/payload/diff.py diff_overlays writes them: each side's {shown, plans}; the gap on A's
+// 4 instructions (0.5 the largest) and on B's 3 (its #2 pairs with A's #3, and #1 holds A's #1-#2)
+function diffOverlays() {
+  const gapA = overlay({name: "gap", label: "gap", unit: "", aggregate: "max", instr: [0, 0.1, 0.1, 0.5], instrFrom: [-1, -1, -1, -1],
+                        value: [null, null, null], modules: [], group: [0.5, 0.1, 0.5], groupCount: [4, 2, 2], groupFrom: [-1, -1, -1],
+                        range: [0, 0.5], groupRange: [0.1, 0.5], note: "gap vs B"});
+  const gapB = overlay({name: "gap", label: "gap", unit: "", aggregate: "max", m: 3, n: 2, instr: [0, 0.1, 0.5], instrFrom: [-1, -1, -1],
+                        value: [null, null], modules: [], group: [0.5], groupCount: [3], groupFrom: [-1], range: [0, 0.5],
+                        groupRange: [0.5, 0.5], note: "gap vs A"});
+  const sizeB = overlay({name: "size", label: "size", m: 3, n: 2, value: [4, 8], instr: [null, null, null], instrFrom: [-1, -1, -1], modules: []});
+  return {shown: "gap", sides: {a: {shown: "gap", plans: {forward: [gapA]}}, b: {shown: "gap", plans: {forward: [gapB, sizeB]}}}};
+}
+const opsTraces = (ids) => [{customdata: []}, {customdata: ids, hovertext: ids.map((i) => "#" + i), "marker.size": ids.map(() => 10)},
+                            {customdata: []}];
+
+test("a payload's overlays become each graph's: a program's one graph, a diff's two sides; the picker lists each name once", () => {
+  const one = {shown: "lat", plans: {forward: [overlay()]}};
+  assert.deepEqual(Object.keys(graphSets(one)), [""]);
+  assert.equal(graphSets(one)[""], one);
+  assert.deepEqual(graphSets(null), {});
+  const sets = graphSets(diffOverlays());
+  assert.deepEqual(Object.keys(sets), ["a", "b"]);
+  assert.deepEqual(pickList(sets, "forward").map((O) => O.name), ["gap", "size"]);  // gap on both sides, once
+  assert.equal(pickList(sets, "forward")[0].note, "gap vs B");  // A's first
+  assert.deepEqual(pickList(sets, "decode"), []);
+});
+
+test("spans merge: the lowest low and the highest high; none numbered is null", () => {
+  assert.deepEqual(mergeDomains([[0, 0.1], null, [0.05, 0.5]]), [0, 0.5]);
+  assert.equal(mergeDomains([null, undefined]), null);
+  assert.equal(mergeDomains([]), null);
+});
+
+test("both sides of a diff are coloured on one scale: the side painted first is drawn again once the other widens it", () => {
+  const redrawn = [];
+  const C = overlayColours(graphSets(diffOverlays()), "gap", (g) => redrawn.push(g));
+  C.plan("forward", {a: T, b: T});
+  assert.equal(C.shown(), "gap");
+  // A draws only its #0-#2 (its #3 folded away, say): its own span is [0, 0.1]
+  const a = opsTraces([0, 1, 2]);
+  assert.deepEqual(C.paint("a", a), [0, 0.1]);
+  assert.deepEqual(redrawn, []);
+  assert.equal(a[1]["marker.color"][1], VIRIDIS[VIRIDIS.length - 1][1]);  // 0.1 the top, for now
+  // B draws its #2 = 0.5: one span for both, and A is asked to draw again
+  const b = opsTraces([0, 1, 2]);
+  assert.deepEqual(C.paint("b", b), [0, 0.5]);
+  assert.deepEqual(redrawn, ["a"]);
+  assert.equal(b[1]["marker.color"][2], "#FDE725");
+  assert.equal(b[1]["marker.color"][0], "#440154");
+  // A drawn again: the same span, the same colour for the same number on both sides, no further redraw
+  const a2 = opsTraces([0, 1, 2]);
+  assert.deepEqual(C.paint("a", a2), [0, 0.5]);
+  assert.deepEqual(redrawn, ["a"]);
+  assert.equal(a2[1]["marker.color"][1], b[1]["marker.color"][1]);  // 0.1 on A and on B
+  assert.notEqual(a2[1]["marker.color"][1], a[1]["marker.color"][1]);
+  assert.ok(a2[1].hovertext[1].endsWith("gap: 0.1") && b[1].hovertext[2].endsWith("gap: 0.5"));
+  // the legend: A's overlay (its note) over the span both are painted with
+  const L = C.legend();
+  assert.equal(L && L.O.note, "gap vs B");
+  assert.deepEqual(L && L.dom, [0, 0.5]);
+});
+
+test("an overlay only one side has colours that side; picking another forgets the old span; none: device colours", () => {
+  const redrawn = [];
+  const C = overlayColours(graphSets(diffOverlays()), "gap", (g) => redrawn.push(g));
+  C.plan("forward", {a: T, b: T});
+  C.paint("a", opsTraces([0, 1, 2, 3]));
+  C.paint("b", opsTraces([0, 1, 2]));
+  C.want("size");
+  assert.equal(C.shown(), "size");
+  const a = opsTraces([0, 1]);
+  assert.equal(C.paint("a", a), null);  // A has no "size": its device colours stay
+  assert.equal(a[1]["marker.color"], undefined);
+  const b = [{customdata: [0, 1], hovertext: ["t0", "t1"]}, {customdata: []}, {customdata: []}];
+  assert.deepEqual(C.paint("b", b), [4, 8]);  // not widened by the gap's old span
+  assert.deepEqual(redrawn, []);
+  assert.equal(C.legend().O.name, "size");
+  C.want("");
+  assert.equal(C.shown(), "");
+  assert.equal(C.paint("b", opsTraces([0])), null);
+  assert.equal(C.legend(), null);
+  // one program's overlays (graph "") under a diff's sides (a what-if's diff in the Explorer widget): none to pick
+  const W = overlayColours(graphSets({shown: "lat", plans: {forward: [overlay()]}}), "lat", () => {});
+  W.plan("forward", {a: T, b: T});
+  assert.deepEqual(W.list(), []);
+  assert.equal(W.shown(), "");
 });

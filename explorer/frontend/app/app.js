@@ -148,9 +148,9 @@ function appHost(graphDiv, memoryDiv, state, detailsBox, data, publish, app) {
           // an overlay picked (overlay/view.js): node colours, hover lines and a details row
           paint: (traces) => app.overlays().paint(traces),
           // first in a node's details: an overlay's number, "Move to ▸" (shell/moves.js)
-          // (both are [label, cell] pairs; shell/moves.js and overlay/view.js return them as string[][])
+          // (both are [label, cell] pairs; shell/moves.js returns them as string[][])
           // then a run's numbers (profile/numerics.js): the outputs' statistics, compared: B's and the gap
-          detailRows: (kind, index) => /** @type {[string, string][]} */ (app.overlays().detailRows(kind, index).concat(app.moves.detailRows(app.plan(), kind, index)))
+          detailRows: (kind, index) => app.overlays().detailRows(kind, index).concat(/** @type {[string, string][]} */ (app.moves.detailRows(app.plan(), kind, index)))
             .concat(numericsRows(planNumerics(data.numerics, app.plan().name), kind, index))};
 }
 
@@ -218,7 +218,7 @@ function appView(ctx, data) {
   const Q = stages(ctx.el);
   let shown = false;  // the first plan was drawn
 
-  const OV = overlayView({controls: $("dx-controls"), model, data, publish, redraw: () => { if (LOD) LOD.redraw(); }});
+  const OV = overlayView({controls: $("dx-controls"), model, overlays: data.overlays, publish, redraw: () => { if (LOD) LOD.redraw(); }});
   // two runs compared: "first divergence" selects it and opens the groups holding it (profile/numerics.js)
   const NUM = divergenceControl($("dx-controls"), data.numerics, (at) => { select({values: [], instructions: [at.a]}); LOD.reveal([], [at.a]); });
   // what-if: "Move to ▸" and the moves (the kernel predicts; a report lists the command that will) are the shell's
@@ -242,7 +242,7 @@ function appView(ctx, data) {
     memoryDiv.style.minHeight = FIG.memory.layout.height + "px";
     if (!over) over = planLayers($, graphDiv, memoryDiv, () => LOD, () => P.nInstructions);
     DG = delegateExpander(P, graphDiv, T, host);
-    OV.plan(P);  // its overlays in the picker, before its graph is drawn
+    OV.plan(P.name, {"": P.lod.trace});  // its overlays in the picker, before its graph is drawn
     NUM.plan(P.name);
     LOD = lodPlan(P, host, {draw: false});
     if (!P.labels) P.labels = LOD.labels();

@@ -8,6 +8,7 @@ import {arr, esc} from "../util/common.js";
 import {markCircles, overlay} from "../panels/rings.js";
 import {profileDiffView} from "../profile/diff.js";
 import {divergenceControl, numericsRows, planNumerics} from "../profile/numerics.js";
+import {overlayView} from "../overlay/view.js";
 import {diffLod, SIDES, other} from "./sides.js";
 import {labelLayer} from "../panels/labels.js";
 import {CONFIG} from "../shell/frame.js";
@@ -85,7 +86,9 @@ function diffView(ctx, data) {
   /** @param {Side} s @param {"value" | "instr" | "group"} kind @param {number} x */
   function moveBlock(s, kind, x) { return MV ? MV.diffBlock(P, s, kind, x) : ""; }
 
-  // two runs compared (diff --debug-buffer): the button that selects where they part, on both sides (profile/numerics.js)
+  // two runs compared (diff --debug-buffer): the button that selects where they part, on both sides
+  // (profile/numerics.js), then the "colour" picker over both sides (overlay/view.js: each side's ops by its own
+  // overlay of the name picked, one scale for both)
   const NUM = divergenceControl($("dx-controls"), data.numerics, (where) => {
     select({side: "a", instructions: [where.a]}, SIDES);
     if (where.b !== null && state.instructions.b.indexOf(where.b) < 0) {  // B's paired instruction, when the diff's pairing differs
@@ -94,11 +97,14 @@ function diffView(ctx, data) {
       publish("selected", selection());
     }
   });
+  const OV = overlayView({controls: $("dx-controls"), model: ctx.model, overlays: data.overlays, publish,
+                          redraw: (g) => { if (D && (g === "a" || g === "b")) D.side(g).redraw(); }});
 
   /** @param {import("../types/payload").DiffPlanPayload} plan */
   function show(plan) {  // the shell switched to `plan` (shell/shell.js)
     if (PROF) { PROF.remove(); PROF = null; }  // puts back what it changed on the previous plan's figures
     P = plan;
+    OV.plan(P.name, {a: P.sides.a.lod.trace, b: P.sides.b.lod.trace});  // before its sides are drawn
     NUM.plan(P.name);
     $("dx-header").innerHTML = P.header;  // escaped when built (explorer.views.fragments.review)
     $("dx-req").innerHTML = P.requirements;
@@ -108,7 +114,10 @@ function diffView(ctx, data) {
     const host = {graphs: G, memories: M, overlays: {a: over.a, b: over.b}, memoryOverlays: {a: over.ma, b: over.mb},
                   config: CONFIG, details: $("dx-details"), names: {a: data.nameA, b: data.nameB},
                   select: (sel) => select(sel), drawn: (s) => { if (PROF) PROF.sizeOps(s); },
-                  detailRows: (s, kind, index) => numericsRows(planNumerics(data.numerics, P.name), kind, index, s)};
+                  paint: (s, traces) => OV.paint(traces, s),
+                  // a node's details: the overlay's number (overlay/view.js), then this side's run's (profile/numerics.js)
+                  detailRows: (s, kind, index) => OV.detailRows(kind, index, s)
+                    .concat(numericsRows(planNumerics(data.numerics, P.name), kind, index, s))};
     D = diffLod(P, host);
     // two run profiles: the runs compared, what got faster or slower (a click selects it on both sides, opening the
     // groups that hold it on a big pair), and time per run in the details
@@ -238,7 +247,7 @@ function diffView(ctx, data) {
   // counterpart), else a search of both; a selection -> its hash
   return {state, plots: [G.a, G.b, M.a, M.b], show, holds, apply, selection, find, started: wire,
           clear: () => select({side: "", values: [], instructions: []}),
-          api: {select, find, profile: () => PROF, lod: () => D, firstDivergence: () => NUM.click(),
+          api: {select, find, profile: () => PROF, lod: () => D, overlays: () => OV, firstDivergence: () => NUM.click(),
                 openLink(/** @type {string} */ text) {
                   const node = sideNode(text);
                   if (node) select(/** @type {SideSel} */ (node), SIDES);  // its side is "a" or "b" (host/links.js)

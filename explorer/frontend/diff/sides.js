@@ -132,11 +132,13 @@ export function sideContext(P, s) {
 /**
  * What the diff page (diff/diff.js) hands diffLod: per side its graph and memory plots, their overlays (panels/rings.js), the
  * plotly config, the details element, where a selection made on a side goes, the sides' names, and (optional) a
- * hook after each draw of a side's graph and the rows a side's node details start with (a run's numbers).
+ * hook after each draw of a side's graph, the rows a side's node details start with (an overlay's number, a run's
+ * numbers) and a side's graph traces before they are drawn (an overlay's colours: overlay/view.js).
  * @typedef {{graphs: Sides<PlotDiv>, memories: Sides<PlotDiv>, overlays: Sides<{set(items: object): void}>,
  *            memoryOverlays: Sides<{set(items: object): void}>, config: object, details: HTMLElement,
  *            select(sel: {side: Side, values: number[], instructions: number[]}): void, names: Sides<string>,
- *            drawn?: (s: Side) => void, detailRows?: (s: Side, kind: "value" | "instr" | "group", index: number) => [string, string][]}} DiffCtx
+ *            drawn?: (s: Side) => void, detailRows?: (s: Side, kind: "value" | "instr" | "group", index: number) => [string, string][],
+ *            paint?: (s: Side, traces: Record<string, any>[]) => void}} DiffCtx
  */
 /** @template T @typedef {import("../types/payload").Sides<T>} Sides */
 /** @typedef {{side: Side | "", values: Sides<number[]>, instructions: Sides<number[]>}} DiffState */
@@ -179,6 +181,8 @@ export function diffLod(P, ctx) {
                   moved: () => {},
                   rings: (/** @type {{edges: object[], rings: object[]}} */ items) => { box.edges = items.edges; box.rings = items.rings; paint(s); },
                   drawn: () => { if (ctx.drawn) ctx.drawn(s); },  // after each draw of this side's graph
+                  // this side's traces before each draw: coloured by the overlay picked (overlay/view.js)
+                  paint: (/** @type {Record<string, any>[]} */ traces) => { if (ctx.paint) ctx.paint(s, traces); },
                   // first in a node's details: this side's numbers (profile/numerics.js), when the diff carries runs
                   detailRows: (/** @type {"value" | "instr" | "group"} */ kind, /** @type {number} */ index) =>
                     ctx.detailRows ? ctx.detailRows(s, kind, index) : [],

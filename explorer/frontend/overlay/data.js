@@ -15,6 +15,9 @@ import {bytesText, countText} from "../util/format.js";
  *   group: Array<?number>, groupCount: number[], groupFrom: number[], range: ?number[], groupRange: ?number[],
  *   count: number}} Overlay
  * @typedef {{shown: ?string, plans: Object<string, Overlay[]>}} OverlayData
+ * @typedef {{shown: ?string, sides: {a: OverlayData, b: OverlayData}}} SidesOverlayData a diff's: each side's overlays
+ * @typedef {Object<string, ?OverlayData>} GraphSets the overlays of each graph a view draws, by graph: "" the one
+ *   program's graph, "a" and "b" a diff's two sides
  * @typedef {"instr" | "value" | "group"} NodeKind
  * @typedef {{value: ?number, count: number, from: ?string, folded: boolean}} NodeNumber
  * @typedef {{value: number, label: string, color: string, t: number}} LegendTick
@@ -36,6 +39,36 @@ const RULES = {sum: "sum", max: "max", mean: "mean"};
 /** The overlays of one plan (an empty list when it has none). @param {?OverlayData} data @param {string} plan @returns {Overlay[]} */
 export function planOverlays(data, plan) {
   return (data && data.plans && data.plans[plan]) || [];
+}
+
+/** The overlays of each graph drawn (GraphSets), from a payload's ``overlays`` (or the widget's ``_overlay_data``):
+ * a program's (OverlayData) for its one graph "", a diff's (SidesOverlayData) for its sides "a" and "b".
+ * @param {?OverlayData | SidesOverlayData | undefined} data @returns {GraphSets} */
+export function graphSets(data) {
+  if (!data) return {};
+  if ("sides" in data && data.sides) return {a: data.sides.a || null, b: data.sides.b || null};
+  return {"": /** @type {OverlayData} */ (data)};
+}
+
+/** The picker's overlays of a plan over every graph: each name once, in the first graph's order, then those only
+ * another graph has (a diff's sides share their built-ins). @param {GraphSets} sets @param {string} plan @returns {Overlay[]} */
+export function pickList(sets, plan) {
+  /** @type {Overlay[]} */
+  const out = [];
+  const seen = new Set();
+  for (const g of Object.keys(sets)) {
+    for (const O of planOverlays(sets[g], plan)) if (!seen.has(O.name)) { seen.add(O.name); out.push(O); }
+  }
+  return out;
+}
+
+/** One span over several graphs' spans (overlayDomain of each; null: nothing numbered there): the smallest low and
+ * the largest high, so one colour is one number on every graph. Null when none has a number.
+ * @param {Array<?number[] | undefined>} doms @returns {?[number, number]} */
+export function mergeDomains(doms) {
+  let lo = Infinity, hi = -Infinity;
+  for (const d of doms) if (d) { lo = Math.min(lo, d[0]); hi = Math.max(hi, d[1]); }
+  return lo <= hi ? [lo, hi] : null;
 }
 
 /** One overlay of a plan by name, or null. @param {?OverlayData} data @param {string} plan @param {?string} name @returns {?Overlay} */

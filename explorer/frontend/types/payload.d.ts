@@ -233,6 +233,8 @@ export interface DiffPayload {
   plans: DiffPlanPayload[];
   selected: DiffSelection | null;
   numerics?: NumericsPayload;
+  /** with two runs' numbers compared: each side's built-in overlays (views/payload/diff.py diff_overlays) */
+  overlays?: DiffOverlaysPayload;
   whatif?: WhatIfPayload;
 }
 
@@ -272,6 +274,9 @@ export type OverlayScale =
   | { kind: "continuous"; name: string; stops: [number, string][]; min: number | null; max: number | null; log: boolean };
 
 export interface OverlaysPayload { shown: string | null; plans: Record<string, OverlayPayload[]>; }
+
+/** a diff's: the overlay drawn first, and each side's overlays as one program's (the same names on both sides) */
+export interface DiffOverlaysPayload { shown: string | null; sides: Sides<OverlaysPayload>; }
 
 /** A plan as the level-of-detail modules draw it (lod/plan.js lodPlan, lod/base.js lodBase, panels/delegate.js, profile/profile.js):
  * one plan of the app, or one side of a diff with its ETRecord context (diff/sides.js sideContext). */

@@ -27,10 +27,11 @@ __all__ = ["diff_report_html", "write_diff_report"]
 def diff_report_html(a, b, *, plan: str | None = None, result: ProgramDiff | None = None,
                      programs: tuple[Program, Program] | None = None, selected: DiffSelection | None = None,
                      views: dict[str, DiffPlanView] | None = None, title: str | None = None, profiles=None,
-                     numerics=None) -> str:
+                     numerics=None, shown_overlay: str | None = None) -> str:
     """The diff page as a string. ``a``/``b``: paths, bytes or Programs; ``result``/``programs``/``views``
     reuse work already done (the CLI's diff, the widget's views); ``plan`` is the plan shown first; ``numerics``
-    a NumericsReport of a run of A compared with one of B (:func:`~explorer.views.payload.diff.diff_payload`)."""
+    a NumericsReport of a run of A compared with one of B, with ``shown_overlay`` the overlay its sides open
+    coloured by (:func:`~explorer.views.payload.diff.diff_payload`)."""
     if result is None or programs is None:
         pa, pb, result = open_diff(a, b)
     else:
@@ -39,7 +40,7 @@ def diff_report_html(a, b, *, plan: str | None = None, result: ProgramDiff | Non
         raise ValueError("the two programs have no plan (method) in common: nothing to compare")
     views = diff_views(result, pa, pb, views)
     payload = diff_payload(result, views, plan=plan, selected=selected, title=title, profiles=profiles,
-                           programs=(pa, pb), numerics=numerics)
+                           programs=(pa, pb), numerics=numerics, shown_overlay=shown_overlay)
     shown = views[result.plans[0].plan]
     name = title or f"{shown.name_a} → {shown.name_b}"
     return page_html(f"{name} · placement diff", payload)

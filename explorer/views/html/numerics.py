@@ -10,18 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from explorer.analysis.numerics.load import NumericsReport
+from explorer.views.payload.numerics import numerics_shown
 from explorer.views.html.overlay import overlay_report_html
 
-__all__ = ["numerics_report_html", "numerics_shown"]
-
-
-def numerics_shown(report: NumericsReport, plan: str | None = None) -> str | None:
-    """The overlay a numbers report opens with: ``gap`` when compared, else ``output_range`` (None: no numbers)."""
-    pn = report.a.numerics.plan(plan) if plan else next(iter(report.a.numerics.plans.values()), None)
-    pc = report.comparison.plan(pn.plan) if report.comparison is not None and pn is not None else None
-    if pc is not None and any(p.gap.comparable and p.gap.relative is not None for p in pc.pairs):
-        return "gap"
-    return "output_range" if pn is not None and pn.instructions else None
+__all__ = ["numerics_report_html"]
 
 
 def numerics_report_html(report: NumericsReport, *, plan: str | None = None, title: str | None = None,

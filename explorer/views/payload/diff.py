@@ -3,7 +3,9 @@
 Per plan each side is exactly the one-program payload of that plan (:func:`.app.plan_entry`), and the diff
 is columns (:func:`diff_marks`: statuses, pairings, badges) with the before → after table of every *changed*
 tensor pair, so the page grows with what changed, not with the programs. The Diff widget sends it, the diff
-report embeds it (:mod:`explorer.views.html.diff`), the what-if adds its moves to it (:mod:`.whatif`).
+report embeds it (:mod:`explorer.views.html.diff`), the what-if adds its moves to it (:mod:`.whatif`). With two
+runs' numbers compared, each side also carries its built-in overlays (:func:`diff_overlays`: the one-program
+``overlays`` per side, the gap on both sides of each pair).
 """
 
 from __future__ import annotations
@@ -14,14 +16,15 @@ from explorer.views.diff_style import OP_STATUS_STYLES, STATUS_STYLES, status_ba
 from explorer.views.escape import visible
 from explorer.views.fragments.review import EMPTY_DETAILS, pair_details, summary_html
 from explorer.views.fragments.requirements import requirements_diff_html
-from explorer.views.payload.numerics import numerics_payload
+from explorer.views.payload.numerics import numerics_payload, numerics_shown
+from explorer.views.payload.overlays import OverlaySet
 from explorer.views.payload.app import plan_entry
 from explorer.views.payload.context import context_columns
 from explorer.views.payload.profile import attach_profile_pair
 from explorer.views.state.diff import SIDES, DiffPlanView, DiffSelection, default_diff_plan, diff_plan_view
 from explorer.views.state.overview import TRACE
 
-__all__ = ["plan_payload", "lod_plan_payload", "diff_marks", "diff_payload", "diff_views"]
+__all__ = ["plan_payload", "lod_plan_payload", "diff_marks", "diff_payload", "diff_views", "diff_overlays"]
 
 def plan_payload(dv: DiffPlanView) -> dict:
     """Everything the page script needs for one plan (see the module docstring)."""
@@ -99,14 +102,16 @@ def diff_marks(dv: DiffPlanView) -> dict:
 
 def diff_payload(result: ProgramDiff, views: dict[str, DiffPlanView], *, plan: str | None = None,
                  selected: DiffSelection | None = None, title: str | None = None, profiles=None,
-                 programs: tuple[Program, Program] | None = None, numerics=None) -> dict:
+                 programs: tuple[Program, Program] | None = None, numerics=None,
+                 shown_overlay: str | None = None) -> dict:
     """Everything the app's diff mode draws: every common plan, both names, the first selection.
     The Diff widget sends the same payload as the page embeds. ``profiles``: (profile of A, profile of B),
     joined run profiles compared per paired instruction and per device (docs/profiles.md). ``programs``: when
     either has an ETRecord joined, each plan gets ``contexts: {"a", "b"}`` (``views/payload/context.py``).
     ``numerics``: a :class:`~explorer.analysis.numerics.load.NumericsReport` of a run of A compared with a run of B
     (``payload["numerics"]``, :mod:`.numerics`: each side's outputs and the gap in its details, the first
-    divergence)."""
+    divergence) and each side's built-in overlays (``payload["overlays"]``, :func:`diff_overlays`), drawn first
+    ``shown_overlay`` (None: ``gap``, else ``output_range``, as a numbers report opens; ``""``: the device colours)."""
     shown = views[result.plans[0].plan]
     only = [f"plans only in A: {', '.join(result.plans_only_a)}"] if result.plans_only_a else []
     only += [f"plans only in B: {', '.join(result.plans_only_b)}"] if result.plans_only_b else []
@@ -124,7 +129,31 @@ def diff_payload(result: ProgramDiff, views: dict[str, DiffPlanView], *, plan: s
                              for side, prog in zip(("a", "b"), programs)}
     if numerics is not None:
         out["numerics"] = numerics_payload(numerics)
+        shown_plan = views[out["plan"]]
+        profile_of = {s: None if profiles is None else profiles[k] for k, s in enumerate(SIDES)}
+        shown = numerics_shown(numerics, shown_plan.diff.plan) if shown_overlay is None else shown_overlay or None
+        out["overlays"] = diff_overlays({p.plan: views[p.plan] for p in result.plans}, numerics, profile_of, shown,
+                                        programs)
     return out
+
+
+def diff_overlays(views: dict[str, DiffPlanView], numerics, profiles: dict, shown: str | None,
+                  programs: tuple[Program, Program] | None = None) -> dict:
+    """``{"shown", "sides": {"a": overlays, "b": overlays}}``: each side's built-in overlays as the one-program
+    report carries them (:meth:`~.overlays.OverlaySet.payload`, over the side's plan views, so group ids are those
+    its ``lod.groups`` lists), ``output_range`` from that side's run and ``gap`` on both sides of each pair (A's
+    instruction and B's paired one show the same number). ``numerics``: a NumericsReport of A's run compared with
+    B's; ``profiles``: side -> its joined profile or None; ``shown``: the overlay drawn first (None: none);
+    ``programs``: (A, B), else the runs' programs."""
+    runs = {"a": numerics.a, "b": numerics.b}
+    sides = {}
+    for k, s in enumerate(SIDES):
+        run = runs[s]
+        program = programs[k] if programs is not None else run.program
+        sets = OverlaySet(program, {name: dv.side(s) for name, dv in views.items()}, profiles[s],
+                          run.numerics if run is not None else None, numerics.comparison, side=s)
+        sides[s] = sets.payload(shown if shown in sets.names() else None)
+    return {"shown": shown, "sides": sides}
 
 
 def diff_views(result: ProgramDiff, pa: Program, pb: Program,

@@ -22,7 +22,7 @@ from explorer.analysis.numerics.load import NumericsReport
 from explorer.describe.numerics import gap_text, stats_text
 from explorer.safe_text import visible
 
-__all__ = ["numerics_payload"]
+__all__ = ["numerics_payload", "numerics_shown"]
 
 Rows = dict[str, list[list[str]]]
 
@@ -101,3 +101,12 @@ def numerics_payload(report: NumericsReport) -> dict:
                        "first": fd.a_instruction if fd else None, "firstB": fd.b_instruction if fd else None,
                        "firstText": first_text}
     return {"tol": report.tol, "against": visible(b.name) if b is not None and b.name else None, "plans": plans}
+
+
+def numerics_shown(report: NumericsReport, plan: str | None = None) -> str | None:
+    """The overlay a numbers report opens with: ``gap`` when compared, else ``output_range`` (None: no numbers)."""
+    pn = report.a.numerics.plan(plan) if plan else next(iter(report.a.numerics.plans.values()), None)
+    pc = report.comparison.plan(pn.plan) if report.comparison is not None and pn is not None else None
+    if pc is not None and any(p.gap.comparable and p.gap.relative is not None for p in pc.pairs):
+        return "gap"
+    return "output_range" if pn is not None and pn.instructions else None

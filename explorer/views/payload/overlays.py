@@ -125,11 +125,13 @@ _DIGITS = re.compile(r"^\d+$")
 
 class OverlaySet:
     """Overlays over ``program``'s plans. ``views``: plan name -> PlanView (the ones the payload draws, so
-    group ids match); ``profile``: a joined :class:`~explorer.analysis.profile.join.Profile` or None."""
+    group ids match); ``profile``: a joined :class:`~explorer.analysis.profile.join.Profile` or None;
+    ``numerics``/``comparison``: a run's Numerics and its NumericsComparison with another run, in which this program
+    is ``side`` (``"a"``; a diff's right side ``"b"``)."""
 
-    def __init__(self, program, views: dict, profile=None, numerics=None, comparison=None):
+    def __init__(self, program, views: dict, profile=None, numerics=None, comparison=None, side: str = "a"):
         self.program, self.views, self.profile = program, views, profile
-        self.numerics, self.comparison = numerics, comparison  # a run's Numerics / NumericsComparison (this program A)
+        self.numerics, self.comparison, self.side = numerics, comparison, side
         self.default_plan = default_plan(program) if program.plans else None
         self._builtins: dict[str, dict[str, Overlay]] = {}
         self.user: dict[str, dict[str, Overlay]] = {}  # name -> plan -> overlay, in the order added
@@ -144,7 +146,7 @@ class OverlaySet:
             pp = self.profile.plans.get(plan) if self.profile is not None else None
             pn = self.numerics.plan(plan) if self.numerics is not None else None
             pc = self.comparison.plan(plan) if self.comparison is not None else None
-            got = self._builtins[plan] = builtin_overlays(view.plan, view.analysis, pp, pn, pc)
+            got = self._builtins[plan] = builtin_overlays(view.plan, view.analysis, pp, pn, pc, self.side)
         return got
 
     def names(self, plan: str | None = None) -> list[str]:
