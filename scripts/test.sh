@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: every set-up step the tests need on a fresh Debian machine, then the whole suite.
 # .ci/run calls exactly this. Arguments go to pytest (e.g. `bash scripts/test.sh -m "not interop and not browser"`).
+# The heavy campaigns (every fixture re-exported, every byte fuzzed) are scripts/campaigns.sh, not this.
 #
 #  - Debian's chromium (the browser tests; never a browser download of Playwright's own), nodejs and npm (the app's
 #    JavaScript tests and `tsc --checkJs`), installed with apt-get when missing (as root, or through sudo);
@@ -31,4 +32,5 @@ source "$VENV/bin/activate"
 python -m pip install -q --upgrade pip
 python -m pip install -q -e ".[test,interop]"
 
-python -m pytest -q "$@"
+# Two workers (2 cores); a test file stays on one worker, so its module-scoped pages and servers start once.
+python -m pytest -q -n 2 --dist loadfile "$@"

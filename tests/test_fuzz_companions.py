@@ -1,8 +1,8 @@
 """Hostile companions: whatever the bytes of a .ptd, a .bpte or an XNNPACK payload, the readers give a
 result or a PteFormatError — fast, in bounded memory, without writing anything.
 
-Every byte of each real .ptd and XNNPACK payload is set to 0x00, 0xFF and flipped in its low bit (every
-byte of the .bpte outside its embedded program, which the program fuzz suite already covers), then random
+Every 7th byte (every byte in the campaign) of each real .ptd and XNNPACK payload is set to 0x00, 0xFF and
+flipped in its low bit (and of the .bpte outside its embedded program, which the program fuzz suite covers), then random
 multi-byte mutations and truncations run through hypothesis (derandomized). A decoded payload must also
 survive the analysis (delegate insides, findings) and its JSON form. ``scripts/fuzz.py`` runs the same
 files in its long campaign (they are among its seeds).
@@ -89,22 +89,37 @@ def file_outcome(data: bytes) -> None:
     assert time.process_time() - start < CASE_LIMIT * 2
 
 
+# The suite edits every 7th byte (a different seventh for each file), the campaign every byte (minutes):
+# `python -m pytest -m campaign tests/test_fuzz_companions.py` (docs/testing.md, "Campaigns").
+STRIDES = [pytest.param(7, id="every-7th-byte"), pytest.param(1, id="every-byte", marks=pytest.mark.campaign)]
+
+
+def _positions(name: str, size: int, stride: int) -> range:
+    return range(int(hashlib.sha256(name.encode()).hexdigest(), 16) % stride, size, stride)
+
+
+@pytest.mark.parametrize("stride", STRIDES)
 @pytest.mark.parametrize("name", sorted(PAYLOADS))
-def test_every_byte_of_an_xnnpack_payload(name):
-    for data in _variants(PAYLOADS[name]):
-        payload_outcome(data)
+def test_byte_edits_of_an_xnnpack_payload(name, stride):
+    data = PAYLOADS[name]
+    for variant in _variants(data, _positions(name, len(data), stride)):
+        payload_outcome(variant)
 
 
+@pytest.mark.parametrize("stride", STRIDES)
 @pytest.mark.parametrize("name", sorted(PTD))
-def test_every_byte_of_a_ptd(name):
-    for data in _variants(PTD[name]):
-        file_outcome(data)
+def test_byte_edits_of_a_ptd(name, stride):
+    data = PTD[name]
+    for variant in _variants(data, _positions(name, len(data), stride)):
+        file_outcome(variant)
 
 
-def test_every_byte_of_a_bpte_around_its_program():
+@pytest.mark.parametrize("stride", STRIDES)
+def test_byte_edits_of_a_bpte_around_its_program(stride):
     b = explorer.load(BPTE).bundle
     inside = range(b.program_offset, b.program_offset + b.program_size)
-    positions = [i for i in range(len(BPTE)) if i not in inside or i % 16 == 0]  # 1/16 of the program's bytes
+    # outside the program, the stride's bytes; inside it, 1/16 of them (the program fuzz suite covers programs)
+    positions = [i for i in _positions("bpte", len(BPTE), stride) if i not in inside or i % 16 == 0]
     for data in _variants(BPTE, positions):
         file_outcome(data)
 
