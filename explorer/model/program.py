@@ -496,10 +496,19 @@ class Program:
                 return data_file, entry
         return None
 
-    def plan(self, name: str) -> Plan:
+    @cached_property
+    def plan_by_name(self) -> dict[str, Plan]:
+        """The plans by name (the first of a repeated name, as ``plan`` answers): a lookup per plan stays O(1)
+        on a program of thousands of plans."""
+        named: dict[str, Plan] = {}
         for plan in self.plans:
-            if plan.name == name:
-                return plan
+            named.setdefault(plan.name, plan)
+        return named
+
+    def plan(self, name: str) -> Plan:
+        found = self.plan_by_name.get(name)
+        if found is not None:
+            return found
         names = ", ".join(repr(p.name) for p in self.plans) or "none"
         raise KeyError(f"no plan named {name!r}; the program has: {names}")
 
