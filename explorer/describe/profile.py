@@ -1,7 +1,7 @@
 """Human text of a joined profile (``inspect --profile``) and of two compared (``diff --profile``).
 
 Times are printed in the dump's ticks with a readable unit when the ticks are nanoseconds (executorch's
-CPU runtime): ``12.2 us``. Every number says over how many runs it was taken.
+CPU runtime): ``12.2 µs``, as the browser app writes them (``profile/profile.js`` ``fmtTime``). Every number says over how many runs it was taken.
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ __all__ = ["time_text", "profile_lines", "profile_header_lines", "profile_diff_l
 
 
 def time_text(ticks: float, tick_ns: float = 1.0) -> str:
-    """``850 ns``, ``12.2 us``, ``3.40 ms``, ``1.20 s``; ``-`` when there is no value."""
+    """``850 ns``, ``12.2 µs``, ``3.40 ms``, ``1.20 s``; ``-`` when there is no value."""
     if ticks is None or (isinstance(ticks, float) and math.isnan(ticks)):
         return "-"
     ns = ticks * tick_ns
-    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
         if abs(ns) >= scale:
             return f"{ns / scale:.3g} {unit}" if abs(ns) / scale < 100 else f"{ns / scale:.0f} {unit}"
     return f"{ns:.0f} ns"

@@ -67,7 +67,7 @@ test("the device bar: one segment per bucket, the executor's rest hatched", () =
   assert.ok(Math.abs(segs.reduce((a, s) => a + s.share, 0) - 1) < 1e-9);
   const html = barHtml(PROF);
   assert.ok(html.includes("width:30.000%") && html.includes("width:60.000%"));
-  assert.ok(html.includes("h2d: 2 copies per run, 32 B, 200 ns, 160 MB/s"));
+  assert.ok(html.includes("h2d: 2 copies per run, 32 B, 200 ns, 152.6 MiB/s"));
   assert.ok(!html.includes("<b>run</b>") && html.includes("&lt;b&gt;run&lt;/b&gt;.etdp"));
 });
 

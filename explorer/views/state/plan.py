@@ -16,7 +16,7 @@ from explorer.analysis.pipeline import LazyAnalysis
 from explorer.views.state.memory import MemoryLod
 from explorer.views.state.overview import Overview
 from explorer.format.reader import load
-from explorer.units import count
+from explorer.units import count, count_text
 from explorer.views.palette import ordered_devices
 
 
@@ -78,15 +78,14 @@ def program_summary(view: PlanView, findings: list[Finding]) -> str:
     f = view.analysis.facts  # counted from the columns: a big plan's Tensor objects are made only when needed
     codes, counts = np.unique(f.dcode[f.is_tensor], return_counts=True)
     per_device = {f.device(int(c)): int(k) for c, k in zip(codes, counts)}
-    devices = ", ".join(f"{d} {per_device[d]}" for d in ordered_devices(per_device))
+    devices = ", ".join(f"{d} {count_text(per_device[d])}" for d in ordered_devices(per_device))
     counts: dict[str, int] = {}
     for f in findings:
         counts[f.severity] = counts.get(f.severity, 0) + 1
-    found = ", ".join(f"{counts[sev]} {sev}{'s' * (counts[sev] != 1)}" for sev in ("error", "warning", "info")
-                      if sev in counts) or "no findings"
+    found = ", ".join(count(counts[sev], sev) for sev in ("error", "warning", "info") if sev in counts) or "no findings"
     arenas = len(plan.buffers)  # every arena declared, listed or summarised
     n_tensors = sum(per_device.values())
 
     return (f"{plan.name}: {count(n_tensors, 'tensor')} ({devices or 'none'}) · "
             f"{count(len(plan.instructions), 'instruction')} · "
-            f"{arenas} arena{'s' * (arenas != 1)} · {found}")
+            f"{count(arenas, 'arena')} · {found}")
