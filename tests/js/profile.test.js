@@ -107,3 +107,12 @@ test("a delegate call's details list its nodes as the backend named them (escape
   assert.ok(html.includes("&lt;img src=x&gt;") && !html.includes("<img") && html.includes("40 ns"));
   assert.ok(!html.includes("other"));
 });
+
+test("a backend that timed only the whole call (its nodes at 0) says so once, never '0 ns' per node", () => {
+  const prof = {...PROF, nodes: [{instruction: 1, id: "GEMM #1", median: 0}, {instruction: 1, id: "GEMM #2", median: 0}]};
+  const html = detailsHtml(prof, [1]);
+  assert.ok(html.includes("inside the delegate: only the delegate's total is reported"), html);
+  assert.ok(html.includes("GEMM #1") && html.includes("GEMM #2") && !/[^0-9]0 ns/.test(html), html);
+  const timed = detailsHtml({...PROF, nodes: [{instruction: 1, id: "GEMM #1", median: 0}, {instruction: 1, id: "GEMM #2", median: 40}]}, [1]);
+  assert.ok(timed.includes("as its backend reported") && timed.includes("40 ns") && timed.includes("</span> 0 ns"));
+});

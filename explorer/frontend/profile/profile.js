@@ -190,8 +190,13 @@ export function detailsHtml(prof, instructions) {
   }
   const chosen = new Set(sel.instructions);
   const nodes = (prof.nodes || []).filter((d) => chosen.has(d.instruction));
-  const nodeList = nodes.length ? `<div class="dx-muted">inside the delegate, as its backend reported (median per run):</div><ul class="dx-list">` +
-    nodes.slice(0, 30).map((d) => `<li><span class="dx-code">${esc(d.id)}</span> ${esc(fmtTime(d.median, prof.tickNs))}` +
+  // a backend that times only the whole call (XNNPACK without its own profiler) still names its nodes, each at 0:
+  // said once, never a list of "0 ns"
+  const timed = nodes.some((d) => d.median !== null && d.median > 0);
+  const nodeHead = timed ? "inside the delegate, as its backend reported (median per run):"
+    : "inside the delegate: only the delegate's total is reported (its backend gave these nodes no time of their own)";
+  const nodeList = nodes.length ? `<div class="dx-muted dx-prof-inside">${nodeHead}</div><ul class="dx-list">` +
+    nodes.slice(0, 30).map((d) => `<li><span class="dx-code">${esc(d.id)}</span>${timed ? " " + esc(fmtTime(d.median, prof.tickNs)) : ""}` +
       (d.node ? ` <span class="dx-muted">(${esc(d.node)})</span>` : "") + `</li>`).join("") +
     (nodes.length > 30 ? `<li class="dx-muted">and ${nodes.length - 30} more</li>` : "") + `</ul>` : "";
   return `<div class="dx-prof-details"><h4>${esc(what)}</h4>${chart}<div>median <b>${esc(fmtTime(sel.median, prof.tickNs))}</b> · ` +
