@@ -36,7 +36,7 @@ from explorer.views.payload.overlays import OverlaySet
 from explorer.views.payload.overlays import read_overlay_file
 from explorer.views.state.plan import open_program
 from explorer.views.state.plan import plan_view
-from explorer.views.state.plan import program_summary
+from explorer.views.state.plan import arena_summary, program_summary
 from explorer.views.state.plan import sample_path
 from explorer.outputs import write_text
 
@@ -107,10 +107,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     print(f"wrote {written.resolve()} ({nbytes_text(written.stat().st_size)}; self-contained, works offline)", file=out)
     for plan in program.plans:
         view = views[plan.name]
-        summaries = view.analysis.arenas
-        arenas = ", ".join(f"#{a.memory_id} {nbytes_text(a.size)} {a.device}" for a in summaries)
-        if view.analysis.empty_arenas is not None:  # a million declared arenas: one count, not a million words
-            arenas += ", " + view.analysis.empty_arenas.text()
+        arenas = arena_summary(view)
         line = program_summary(view, [f for f in findings if f.plan == plan.name])
         print(f"{name}: {line}" + (f" [arenas {arenas}]" if arenas else ""), file=out)
     attached = attached_words(program, args, profile, overlays)

@@ -16,11 +16,11 @@ from explorer.analysis.pipeline import LazyAnalysis
 from explorer.views.state.memory import MemoryLod
 from explorer.views.state.overview import Overview
 from explorer.format.reader import load
-from explorer.units import count, count_text
+from explorer.units import count, count_text, nbytes_text
 from explorer.views.palette import ordered_devices
 
 
-__all__ = ["PlanView", "plan_view", "program_summary", "default_plan", "sample_path", "open_program", "totals_view"]
+__all__ = ["PlanView", "plan_view", "program_summary", "arena_summary", "default_plan", "sample_path", "open_program", "totals_view"]
 
 
 def sample_path() -> Path:
@@ -70,6 +70,15 @@ def default_plan(program: Program) -> str:
     if not names:
         raise ValueError("the program has no execution plans to show")
     return "forward" if "forward" in names else names[0]
+
+
+def arena_summary(view: PlanView) -> str:
+    """``#1 160 B cpu, #2 128 B cuda:0`` (and "..., 999,998 more empty arenas" past a million declared); "" without
+    arenas: what ``show`` prints after a plan's line and a notebook's static summary says."""
+    text = ", ".join(f"#{a.memory_id} {nbytes_text(a.size)} {a.device}" for a in view.analysis.arenas)
+    if view.analysis.empty_arenas is not None:  # a million declared arenas: one count, not a million words
+        text += ", " + view.analysis.empty_arenas.text()
+    return text
 
 
 def program_summary(view: PlanView, findings: list[Finding]) -> str:
