@@ -217,7 +217,8 @@ def check_themes_and_restart(page) -> None:
     page.screenshot(path=str(ARTIFACTS / "lab_widget_dark.png"))
     assert all(r >= 4.5 for r in dark.values()), dark
     assert page.locator(f"{root} .dx-dev").first.inner_text().strip(), "a device chip shows its name"
-    # a kernel restart: the old output says it is no longer live (issue 32: it looked live)
+    # a kernel restart: the old output says it is no longer live (issue 32: it looked live); live, it says nothing
+    assert page.locator(".dx-disconnected").count() == 0
     page.locator(".lm-MenuBar-itemLabel", has_text="Kernel").click()
     page.locator(".lm-Menu-itemLabel").get_by_text("Restart Kernel…", exact=True).click()
     page.locator(".jp-Dialog .jp-mod-accept").click()
