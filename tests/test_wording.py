@@ -78,7 +78,7 @@ def test_program_summary_of_a_one_instruction_plan_is_singular():
         "forward: 1 tensor (cpu 1) · 1 instruction · ")
 
 
-def test_program_summary_separates_thousands_in_the_device_counts():
+def test_program_summary_separates_thousands_in_the_device_counts(tmp_path):
     """"5,200 tensors (cpu 5200)": the total had separators, the per-device counts did not."""
     from explorer.views.state.plan import plan_view, program_summary
 
@@ -90,6 +90,9 @@ def test_program_summary_separates_thousands_in_the_device_counts():
     program = b.program()
     line = program_summary(plan_view(program.plans[0], program), [])
     assert line.startswith("forward: 1,101 tensors (cpu 1,101) · 1,100 instructions · "), line
+    (tmp_path / "wide.pte").write_bytes(write(program))
+    text = _cli("inspect", str(tmp_path / "wide.pte"))  # the per-device lines, as the summary
+    assert "cpu         1,101 tensors" in text, text
 
 
 def test_show_says_what_was_attached(tmp_path):
