@@ -35,14 +35,38 @@ from browser_helpers import (
 from explorer import Device, load
 from explorer.analysis.pipeline import analyze
 from explorer.model.program import Tensor
-from explorer.views.state.overview import TRACE
+from explorer.views.state.overview import OVERVIEW_TRACE, TRACE
 from explorer.views.palette import device_style
 
 pytestmark = pytest.mark.browser
 
 FIXTURE = Path(__file__).parent / "fixtures" / "device_mlp.pte"
+# the contrast of an element's text against what is behind it (WCAG 2: relative luminance; translucent colours and
+# backgrounds blended over the ancestors' up to the first opaque one, the page's white if none)
+CONTRAST_JS = """(el) => {
+  const parse = (c) => { const m = /rgba?\\(([^)]+)\\)/.exec(c); if (!m) return [0, 0, 0, 0];
+    const p = m[1].split(/[\\s,\\/]+/).filter(Boolean).map(Number); return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1]; };
+  const layers = [];
+  for (let n = el; n; n = n.parentElement) { const c = parse(getComputedStyle(n).backgroundColor);
+    if (c[3] > 0) { layers.push(c); if (c[3] >= 1) break; } }
+  let bg = [255, 255, 255];
+  for (const c of layers.reverse()) bg = bg.map((v, i) => c[i] * c[3] + v * (1 - c[3]));
+  const f0 = parse(getComputedStyle(el).color), fg = [0, 1, 2].map((i) => f0[i] * f0[3] + bg[i] * (1 - f0[3]));
+  const lum = (c) => c.map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); })
+    .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+  const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+  return Math.round(100 * (a + 0.05) / (b + 0.05)) / 100; }"""
+# what a person reads first: the file's name, a device chip's text, the search box's and the colour picker's text
+THEMED = (".dx-title", ".dx-dev", ".dx-search", ".dx-ov-pick", ".dx-plan", ".dx-details")
+
+
+def contrasts(page, root: str) -> dict:
+    """Each of THEMED's text contrast inside ``root`` (the first one drawn)."""
+    return {sel: page.locator(f"{root} {sel}").first.evaluate(CONTRAST_JS) for sel in THEMED}
+
+
 PLOTS_DRAWN_JS = """(sel) => { const gds = document.querySelectorAll(sel);
-  return gds.length === 2 && Array.from(gds).every(g => g._fullLayout && g.querySelectorAll('.point').length > 0) }"""
+  return gds.length === 4 && Array.from(gds).every(g => g._fullLayout && g.querySelectorAll('.point').length > 0) }"""
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +118,11 @@ def check_panels(page, graph: str, memory: str, expected: dict) -> list[dict]:
 def test_widget_in_jupyterlab(tmp_path, expected):
     notebook = tmp_path / "explorer.ipynb"
     write_notebook(notebook, [f"import explorer\nex = explorer.Explorer({str(FIXTURE)!r})\nex",
-                              "print('selected:', ex.selected)"])
+                              "print('selected:', ex.selected)",
+                              # a plan with groups (the sample has none): 277 instructions, two groups open
+                              "from writers.synth import synthetic_program\ngrouped = explorer.Explorer(synthetic_program(values=400))\n"
+                              "grouped",
+                              "print('group:', grouped.selected.group)"])
     timings = {}
     with jupyter_lab(tmp_path) as (base, token), chromium((1280, 1000)) as (page, messages), \
             screenshot_on_failure(page, "lab_failure.png", tmp_path / "jupyter.log"):
@@ -104,7 +132,7 @@ def test_widget_in_jupyterlab(tmp_path, expected):
         timings["kernel_idle_s"] = time.monotonic() - start
         run_all(page)
         graph, memory = ".dx-explorer .dx-graph", ".dx-explorer .dx-memory"
-        page.wait_for_function(PLOTS_DRAWN_JS, arg=".dx-explorer .js-plotly-plot", timeout=90_000)
+        page.wait_for_function(PLOTS_DRAWN_JS, arg=".dx-explorer .js-plotly-plot", timeout=90_000)  # both widgets
         timings["open_to_widget_drawn_s"] = time.monotonic() - start
         # the figures fill their boxes (plotly alone would stay at 700 px)
         page.wait_for_function(
@@ -122,7 +150,7 @@ def test_widget_in_jupyterlab(tmp_path, expected):
         assert "float32" in hover and "cuda:0" in hover and "arena 2" in hover, hover
         clicked = time.monotonic()
         page.mouse.click(target["x"], target["y"])
-        details = page.locator(".dx-explorer .dx-details")
+        details = page.locator(".dx-explorer .dx-details").first
         page.wait_for_function(
             "([sel, label]) => { const d = document.querySelector(sel); return d && d.textContent.includes(label)"
             " && d.textContent.includes('written by') }",
@@ -142,13 +170,63 @@ def test_widget_in_jupyterlab(tmp_path, expected):
         page.wait_for_function(
             "([sel, text]) => Array.from(document.querySelectorAll(sel)).some(o => o.textContent.includes(text))",
             arg=[".jp-Notebook .jp-Cell .jp-OutputArea-output", f"values=({index},)"], timeout=15_000)
-        page.locator(memory).scroll_into_view_if_needed()
+        page.locator(memory).first.scroll_into_view_if_needed()
         page.screenshot(path=str(ARTIFACTS / "lab_memory_map.png"))
+        check_group_click_reaches_python(page, page.locator(".jp-Notebook .jp-Cell").nth(3))
+        check_themes_and_restart(page)
         errors = [m for m in messages if m.startswith("pageerror")]
         assert not errors, errors
     # recorded, not asserted: a loaded machine is slow for reasons of its own; bench/bench_view.py times a
     # click against a peer, and the waits above fail a click that never fills the details
     (ARTIFACTS / "timings.json").write_text(json.dumps({k: round(v, 2) for k, v in timings.items()}, indent=1))
+
+
+def check_group_click_reaches_python(page, cell) -> None:
+    """A click on a group (here its header: the plan opens with its two groups expanded) selects it in the page and in
+    Python: ``grouped.selected.group`` (issue 32: the page showed the group's details, ``ex.selected`` never changed)."""
+    graph = ".dx-explorer.dx-grouped .dx-graph"
+    page.evaluate("() => document.querySelectorAll('.dx-explorer')[1].classList.add('dx-grouped')")
+    page.locator(graph).scroll_into_view_if_needed()
+    settled(page, graph)
+    headers = page.evaluate(f"(i) => ({TRACE_POINTS_JS})([document.querySelector('{graph}'), i])", OVERVIEW_TRACE["headers"])
+    assert headers, "the expanded groups' headers are drawn"
+    header = headers[0]
+    click_point(page, graph, header)
+    page.wait_for_function("(g) => document.querySelector('.dx-grouped').dxApp.state.group === g", arg=header["id"],
+                           timeout=10_000)
+    cell.locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Shift+Enter")
+    page.wait_for_function(
+        "([sel, text]) => Array.from(document.querySelectorAll(sel)).some(o => o.textContent.includes(text))",
+        arg=[".jp-Notebook .jp-Cell .jp-OutputArea-output", f"group: {header['id']}"], timeout=15_000)
+
+
+def check_themes_and_restart(page) -> None:
+    """JupyterLab's light and dark themes both read (issue 32: in Dark the file name was dark grey on black, the device
+    chips showed a dot and no text, the search box and colour picker were white boxes of invisible text); then a kernel
+    restart leaves the output saying it is disconnected."""
+    root = ".dx-explorer"
+    light = contrasts(page, root)
+    assert all(r >= 4.5 for r in light.values()), light
+    page.locator(".lm-MenuBar-itemLabel", has_text="Settings").click()
+    page.locator(".lm-Menu-itemLabel", has_text="Theme").first.hover()
+    page.locator(".lm-Menu-itemLabel").get_by_text("JupyterLab Dark", exact=True).click()
+    page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'", timeout=15_000)
+    page.wait_for_timeout(300)  # the theme's stylesheet applied
+    dark = contrasts(page, root)
+    page.screenshot(path=str(ARTIFACTS / "lab_widget_dark.png"))
+    assert all(r >= 4.5 for r in dark.values()), dark
+    assert page.locator(f"{root} .dx-dev").first.inner_text().strip(), "a device chip shows its name"
+    # a kernel restart: the old output says it is no longer live (issue 32: it looked live); live, it says nothing
+    assert page.locator(".dx-disconnected").count() == 0
+    page.locator(".lm-MenuBar-itemLabel", has_text="Kernel").click()
+    page.locator(".lm-Menu-itemLabel").get_by_text("Restart Kernel…", exact=True).click()
+    page.locator(".jp-Dialog .jp-mod-accept").click()
+    banner = page.locator(f"{root} .dx-disconnected").first
+    banner.wait_for(state="visible", timeout=20_000)
+    assert banner.inner_text().startswith("disconnected — re-run the cell")
+    assert banner.evaluate(CONTRAST_JS) >= 4.5
+    page.screenshot(path=str(ARTIFACTS / "lab_widget_disconnected.png"))
 
 
 def test_exported_report_without_kernel(tmp_path, expected):
@@ -197,6 +275,15 @@ def test_exported_report_without_kernel(tmp_path, expected):
         assert [o < 1 for o in faded[1]] == [expected["fills"][v] != cpu for v in faded[0]]
         page.fill(".dx-search", "h2d")
         assert page.evaluate("() => window.dxReport.state.instructions.length") == expected["h2d_copies"]
+        # the page follows the reader's light or dark scheme (issue 32), its text readable in both
+        light = contrasts(page, "#dx-app")
+        assert all(r >= 4.5 for r in light.values()), light
+        page.emulate_media(color_scheme="dark")
+        dark = contrasts(page, "#dx-app")
+        assert all(r >= 4.5 for r in dark.values()), dark
+        assert page.evaluate("() => getComputedStyle(document.body).backgroundColor") == "rgb(1, 4, 9)"
+        assert page.evaluate("() => getComputedStyle(document.querySelector('.dx-search')).backgroundColor") == "rgb(13, 17, 23)"
+        page.screenshot(path=str(ARTIFACTS / "report_dark.png"), full_page=True)
         assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
 
 

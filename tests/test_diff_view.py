@@ -192,6 +192,23 @@ def test_an_unnamed_pair_is_headed_by_its_two_ids_once(widgets, js):
     assert text.endswith("%14 → %16") and "%14 %14" not in text, text
 
 
+def test_an_int_is_said_not_compared_never_unchanged_and_without_counterpart(widgets, js):
+    """Issue 32: an Int of A read "unchanged" in its header and "no counterpart in B (removed)" beside it: the
+    diff pairs tensors only, and says so once."""
+    w = widgets[REAL[0]]
+    P = plan_data(w)
+    L = P["sides"]["a"]["lod"]
+    v = next(v for v, k in enumerate(L["valueKind"]) if L["valueKinds"][k] == "Int" and v not in set(P["pairs"]["a"]))
+    click(w, "a", "tensors", v)
+    html = details(w, js)
+    text = re.sub(r"<[^>]+>", "", html)
+    assert "unchanged" not in text and "removed" not in text and "no counterpart in B" not in text, text
+    assert "not compared" in text and "an Int of A: the diff matches tensors between A and B" in text, text
+    assert "not matched: the diff pairs tensors only" in text
+    click(w, "a", "tensors", 14)  # a paired tensor still reads unchanged
+    assert "unchanged" in re.sub(r"<[^>]+>", "", details(w, js))
+
+
 def test_select_from_code(widgets, js):
     w = widgets[REAL[2]]
     sel = w.select("steps")  # the named mutable buffer, paired by name

@@ -426,6 +426,14 @@ def test_diff_with_two_profiles():
     assert sum(1 for x in d["instructions"] if x["b"] is None) == 4
 
 
+def test_inspect_says_xnnpack_reports_only_its_total_never_0_ns_per_node():
+    """XNNPACK's node events carry no time (only the delegate call is timed): the CLI listed each at "0 ns"."""
+    code, text = cli("inspect", str(FIX / "xnnpack_mlp.pte"), "--profile", str(DUMPS / "xnnpack_mlp.etdp"))
+    nodes = text.split("delegate nodes")[1]
+    assert code == 0 and nodes.startswith(": only the delegate's total is reported (its backend gave these 2 nodes")
+    assert "GEMM #1" in nodes and " 0 ns" not in nodes
+
+
 def test_many_names_are_interned_exactly():
     """The vectorised de-duplication of event names keeps every distinct text, including ones that differ
     only by trailing NULs or are prefixes of each other."""

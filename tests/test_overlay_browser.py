@@ -92,10 +92,15 @@ def test_report_overlay_picked_colours_nodes_and_survives_collapse_and_expand(tm
         page.wait_for_function("() => document.body.dataset.ready === '1' && document.querySelectorAll('.dx-graph .point').length > 0",
                                timeout=30_000)
         picker = page.locator(".dx-controls select.dx-ov-pick")
-        assert picker.input_value() == ""  # device colours until one is picked
-        assert page.locator(".dx-ov-legend").is_hidden()
+        # `--overlay FILE` alone opens with it drawn, as the widget draws a loaded overlay at once
+        assert picker.input_value() == "lat"
+        assert page.locator(".dx-ov-legend").is_visible()
         options = page.eval_on_selector(".dx-ov-pick", "s => Array.from(s.options).map(o => o.value)")
         assert options == ["", "copy_bytes", "size", "lifetime", "lat"]
+        drawn = {p["id"]: p["fill"] for p in points(page, T["ops"]) if p["w"] > 0}
+        assert drawn and all(fill == hex_to_rgb(band(ov.instr[i])) for i, fill in drawn.items()), "drawn on opening"
+        picker.select_option("")
+        settled(page, ".dx-graph")
         before = {p["id"]: p["fill"] for p in points(page, T["tensors"])}
         picker.select_option("lat")
         settled(page, ".dx-graph")

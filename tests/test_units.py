@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from explorer.describe.profile import time_text
 from explorer.units import count, count_text, nbytes_text
 
 TABLE = json.loads((Path(__file__).parent / "fixtures" / "shared" / "number_formats.json").read_text(encoding="utf-8"))
@@ -21,6 +22,12 @@ def test_bytes_read_as_the_shared_table_says(n, text):
 @pytest.mark.parametrize("n, text", TABLE["count"])
 def test_counts_read_as_the_shared_table_says(n, text):
     assert count_text(n) == text
+
+
+@pytest.mark.parametrize("ns, text", TABLE["time"])
+def test_times_read_as_the_shared_table_says(ns, text):
+    """The CLI's times (``inspect --profile``) in µs as the page writes them, never "us"."""
+    assert time_text(ns) == text
 
 
 def test_the_table_holds_the_cases_that_once_disagreed():

@@ -88,7 +88,7 @@ def test_select_from_code_is_sent_as_json(ex):
     assert ex.selected == sel == Selection("forward", (cuda.index,))
     assert sel.tensors(plan) == [cuda]
     assert ex.get_state("selected")["selected"] == {"plan": "forward", "values": [cuda.index], "instructions": [],
-                                                    "finding": None, "query": ""}
+                                                    "finding": None, "query": "", "group": None}
     assert ex.select(cuda.label).values == (cuda.index,)
     assert ex.select(cuda).values == (cuda.index,)
     ex.select(instructions=[2])
@@ -103,6 +103,38 @@ def test_clicks_in_the_page_set_the_trait(ex):
     from_browser(ex, selected={"plan": "forward", "values": [], "instructions": [1, 2], "finding": None,
                                "query": "h2d"})
     assert ex.selected == Selection("forward", (), (1, 2), query="h2d")
+
+
+def test_a_group_clicked_in_the_page_is_the_selection_in_python():
+    """Issue 32: a click on an overview group showed it in the page, but ``ex.selected`` never changed."""
+    from writers.synth import synthetic_program
+
+    grouped = Explorer(synthetic_program(values=400))
+    group = grouped.overview.groups.children(0)[0]
+    from_browser(grouped, selected={"plan": "forward", "values": [], "instructions": [], "finding": None, "query": "",
+                                    "group": group})
+    assert grouped.selected == Selection("forward", group=group) and grouped.selected
+    assert grouped.get_state("selected")["selected"]["group"] == group  # and back to the page as it came
+    grouped.select(3)
+    assert grouped.selected.group is None and grouped.get_state("selected")["selected"]["group"] is None
+
+
+def test_the_output_carries_the_program_in_words_for_pages_without_script(tmp_path):
+    """Issue 32: a notebook exported to HTML and opened where no widget script runs showed nothing; beside its widget
+    view the output bundle has a text/html summary (plans, devices, arenas, how to get the report), escaped."""
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    path = tmp_path / "a<b>&.pte"
+    path.write_bytes((FIXTURES / "device_mlp.pte").read_bytes())
+    data, _ = Explorer(path)._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in data  # a host that draws widgets still draws this one
+    cell = nbformat.v4.new_code_cell("ex", outputs=[nbformat.v4.new_output("display_data", data=data)])
+    page, _ = HTMLExporter().from_notebook_node(nbformat.v4.new_notebook(cells=[cell]))
+    assert "forward: 25 tensors (cpu 14, cuda:0 11) · 20 instructions · 2 arenas · no findings" in page
+    assert "[arenas #1 160 B cpu, #2 128 B cuda:0]" in page and 'ex.save_html("report.html")' in page
+    assert "<b>a&lt;b&gt;&amp;.pte</b>" in page and "a<b>&" not in page
+    assert "device-explorer show '" in page  # the path quoted for a shell
 
 
 def test_select_rejects_what_the_plan_does_not_have(ex):

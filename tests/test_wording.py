@@ -76,3 +76,32 @@ def test_program_summary_of_a_one_instruction_plan_is_singular():
     program = b.program()
     assert program_summary(plan_view(program.plans[0], program), []).startswith(
         "forward: 1 tensor (cpu 1) · 1 instruction · ")
+
+
+def test_program_summary_separates_thousands_in_the_device_counts(tmp_path):
+    """"5,200 tensors (cpu 5200)": the total had separators, the per-device counts did not."""
+    from explorer.views.state.plan import plan_view, program_summary
+
+    b = PlanBuilder()
+    x = b.tensor(arena=1, offset=0)
+    for _ in range(1100):
+        y = b.tensor(arena=1, offset=0)
+        b.kernel("aten::relu.out", x, y)
+    program = b.program()
+    line = program_summary(plan_view(program.plans[0], program), [])
+    assert line.startswith("forward: 1,101 tensors (cpu 1,101) · 1,100 instructions · "), line
+    (tmp_path / "wide.pte").write_bytes(write(program))
+    text = _cli("inspect", str(tmp_path / "wide.pte"))  # the per-device lines, as the summary
+    assert "cpu         1,101 tensors" in text, text
+
+
+def test_show_says_what_was_attached(tmp_path):
+    """``show`` never said whether the profile, ETRecord or overlay it was given were used."""
+    fix = FIX / "etrecord"
+    (tmp_path / "lat.json").write_text('{"@1": 3, "@2": 4}')
+    report = tmp_path / "r.html"
+    text = _cli("show", str(fix / "net.pte"), "-o", str(report), "--profile", str(fix / "net.etdp"),
+                "--etrecord", str(fix / "net.etrecord"), "--overlay", str(tmp_path / "lat.json"))
+    assert ("attached: profile net.etdp (3 runs of forward), ETRecord net.etrecord (1 method joined), "
+            "overlay lat on forward (2 keys)") in text, text
+    assert "attached" not in _cli("show", str(fix / "net.pte"), "-o", str(report))

@@ -20,7 +20,7 @@ import sys
 from typing import TextIO
 
 from explorer.analysis.pipeline import check
-from explorer.units import nbytes_text
+from explorer.units import count, nbytes_text
 from explorer.model.program import DataFile
 from explorer.cli.data_option import add_data_option, load_with_data
 from explorer.cli.etrecord_opts import add_etrecord_option, with_etrecord
@@ -36,7 +36,7 @@ from explorer.views.payload.overlays import OverlaySet
 from explorer.views.payload.overlays import read_overlay_file
 from explorer.views.state.plan import open_program
 from explorer.views.state.plan import plan_view
-from explorer.views.state.plan import program_summary
+from explorer.views.state.plan import arena_summary, program_summary
 from explorer.views.state.plan import sample_path
 from explorer.outputs import write_text
 
@@ -96,23 +96,41 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     findings = list(check(program, analyses=analyses))  # each plan analysed once: the views reuse it
     findings += list(numerics.a.numerics.findings) if numerics is not None else []
     views = {plan.name: plan_view(plan, program, analysis=analyses.get(plan.name)) for plan in program.plans}
-    overlays = _overlays(program, views, profile, args, numerics)
+    overlays, loaded = _overlays(program, views, profile, args, numerics)
     if overlays is None:
         return 2
-    shown = args.show_overlay or (numerics_shown(numerics, args.plan) if numerics is not None else None)
+    # a file given alone opens drawn (the last one), as ``Explorer.load_overlay`` draws it at once
+    shown = args.show_overlay or (numerics_shown(numerics, args.plan) if numerics is not None else None) or loaded
     written = write_overlay_report(program, args.output, findings=findings, plan=args.plan, views=views,
                                    profile=profile, overlays=overlays, shown=shown, numerics=numerics)
     name = os.path.basename(str(source)) + (" (the bundled sample)" if not args.file else "")
     print(f"wrote {written.resolve()} ({nbytes_text(written.stat().st_size)}; self-contained, works offline)", file=out)
     for plan in program.plans:
         view = views[plan.name]
-        summaries = view.analysis.arenas
-        arenas = ", ".join(f"#{a.memory_id} {nbytes_text(a.size)} {a.device}" for a in summaries)
-        if view.analysis.empty_arenas is not None:  # a million declared arenas: one count, not a million words
-            arenas += ", " + view.analysis.empty_arenas.text()
+        arenas = arena_summary(view)
         line = program_summary(view, [f for f in findings if f.plan == plan.name])
         print(f"{name}: {line}" + (f" [arenas {arenas}]" if arenas else ""), file=out)
+    attached = attached_words(program, args, profile, overlays)
+    if attached:
+        print(f"attached: {attached}", file=out)
     return 0
+
+
+def attached_words(program, args: argparse.Namespace, profile, overlays: OverlaySet) -> str:
+    """What was joined to the report, so a run says it was used: ``profile run.etdp (5 runs of forward),
+    debug buffer run.bin, ETRecord model.etrecord (2 methods), overlay lat (60 keys)``; "" when nothing was."""
+    words = []
+    if profile is not None:
+        runs = ", ".join(f"{count(len(p.runs), 'run')} of {p.plan}" for p in profile.plans.values())
+        words.append(f"profile {os.path.basename(str(args.profile))} ({runs or 'no run joined'})")
+    if getattr(args, "debug_buffer", None):
+        words.append(f"debug buffer {os.path.basename(str(args.debug_buffer))}")
+    if program.etrecord is not None:
+        words.append(f"ETRecord {os.path.basename(str(args.etrecord))} "
+                     f"({count(len(program.etrecord.plans), 'method')} joined)")
+    for ov in (ov for per in overlays.user.values() for ov in per.values()):
+        words.append(f"overlay {ov.name} on {ov.plan} ({count(ov.keys, 'key')})")
+    return ", ".join(words)
 
 
 def _whatif_page(program, args: argparse.Namespace, out: TextIO) -> int:
@@ -137,24 +155,25 @@ def _whatif_page(program, args: argparse.Namespace, out: TextIO) -> int:
 
 def _overlays(program, views: dict, profile, args: argparse.Namespace, numerics=None):
     """The report's overlays: the built-ins and each ``--overlay`` file (as ``Explorer.load_overlay`` reads
-    it); None after printing why one cannot be used."""
+    it) and the name of the last file's overlay (None without one); (None, None) after printing why one cannot be used."""
 
     overlays = OverlaySet(program, views, profile, *((numerics.a.numerics, numerics.comparison)
                                                      if numerics is not None else ()))
     if args.plan:
         overlays.default_plan = args.plan  # a file without "plan" goes on the plan shown, as in the widget
+    loaded = None
     for path in args.overlay or ():
         try:
             spec = read_overlay_file(path)
-            overlays.add(spec.pop("name"), spec.pop("values"), **spec)
+            loaded = overlays.add(spec.pop("name"), spec.pop("values"), **spec).name
         except OverlayError as exc:
             print(f"device-explorer: --overlay {path}: {exc}", file=sys.stderr)
-            return None
+            return None, None
     if args.show_overlay and args.show_overlay not in overlays.names():
         print(f"device-explorer: --show-overlay {args.show_overlay!r}: no such overlay (there are: "
               f"{', '.join(overlays.names()) or 'none'})", file=sys.stderr)
-        return None
-    return overlays
+        return None, None
+    return overlays, loaded
 
 
 def _data_file_page(data_file: DataFile, args: argparse.Namespace, out: TextIO) -> int:

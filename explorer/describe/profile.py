@@ -1,7 +1,7 @@
 """Human text of a joined profile (``inspect --profile``) and of two compared (``diff --profile``).
 
 Times are printed in the dump's ticks with a readable unit when the ticks are nanoseconds (executorch's
-CPU runtime): ``12.2 us``. Every number says over how many runs it was taken.
+CPU runtime): ``12.2 µs``, as the browser app writes them (``profile/profile.js`` ``fmtTime``). Every number says over how many runs it was taken.
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ __all__ = ["time_text", "profile_lines", "profile_header_lines", "profile_diff_l
 
 
 def time_text(ticks: float, tick_ns: float = 1.0) -> str:
-    """``850 ns``, ``12.2 us``, ``3.40 ms``, ``1.20 s``; ``-`` when there is no value."""
+    """``850 ns``, ``12.2 µs``, ``3.40 ms``, ``1.20 s``; ``-`` when there is no value."""
     if ticks is None or (isinstance(ticks, float) and math.isnan(ticks)):
         return "-"
     ns = ticks * tick_ns
-    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
         if abs(ns) >= scale:
             return f"{ns / scale:.3g} {unit}" if abs(ns) / scale < 100 else f"{ns / scale:.0f} {unit}"
     return f"{ns:.0f} ns"
@@ -64,12 +64,22 @@ def profile_lines(plan: Plan, pp: PlanProfile, *, limit: int = 10, indent: str =
             lines.append(f"{indent}    {t(s.median):>10} [{t(s.min)}..{t(s.max)}] n={s.n:<3} {where:<8} "
                          f"{instruction_text(plan, i)}{loop}")
     if pp.delegate_nodes:
-        lines.append(f"{indent}  delegate nodes (as the backend reported them):")
-        for d in sorted(pp.delegate_nodes, key=lambda d: -d.stat.median if d.stat.n else 0)[:limit]:
-            node = (f" = subgraph node {d.node[1]} ({d.node[2]})" if isinstance(d.node, tuple) and len(d.node) == 4
-                    else "")
-            lines.append(f"{indent}    {t(d.stat.median):>10} n={d.stat.n:<3} instruction {d.instruction}: "
-                         f"{d.debug_id!s}{node}")
+        lines.extend(_delegate_node_lines(pp, t, limit, indent))
+    return lines
+
+
+def _delegate_node_lines(pp: PlanProfile, t, limit: int, indent: str) -> list[str]:
+    """The nodes a delegate's backend named; a backend that timed only the whole call (XNNPACK without its own
+    profiler: every node at 0) is said so once, not listed at "0 ns"."""
+    timed = any(d.stat.n and d.stat.median > 0 for d in pp.delegate_nodes)
+    lines = [f"{indent}  delegate nodes (as the backend reported them):" if timed else
+             f"{indent}  delegate nodes: only the delegate's total is reported (its backend gave these "
+             f"{count(len(pp.delegate_nodes), 'node')} no time of their own)"]
+    for d in sorted(pp.delegate_nodes, key=lambda d: -d.stat.median if d.stat.n else 0)[:limit]:
+        node = (f" = subgraph node {d.node[1]} ({d.node[2]})" if isinstance(d.node, tuple) and len(d.node) == 4
+                else "")
+        when = f"{t(d.stat.median):>10} n={d.stat.n:<3} " if timed else ""
+        lines.append(f"{indent}    {when}instruction {d.instruction}: {d.debug_id!s}{node}")
     return lines
 
 

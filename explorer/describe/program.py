@@ -12,7 +12,7 @@ from typing import Iterable, Mapping
 
 from explorer.analysis.naming import unnumbered
 from explorer.model.program import Program
-from explorer.units import nbytes_text
+from explorer.units import count_text, nbytes_text
 from explorer.analysis.types import Finding, PlanAnalysis
 
 __all__ = ["finding_lines", "device_summary_lines", "grouped", "SEVERITIES"]
@@ -91,17 +91,17 @@ def device_summary_lines(program: Program, analyses: Mapping[str, PlanAnalysis],
             util = f" ({100 * d.peak_live_bytes / d.arena_bytes:.0f}% of arenas)" if d.arena_bytes else ""
             moved = ""
             if d.transfers_in or d.transfers_out:
-                moved = (f"  copies in {d.transfers_in} ({nbytes_text(d.bytes_in)})"
-                         f" out {d.transfers_out} ({nbytes_text(d.bytes_out)})")
-            lines.append(f"{indent}{str(d.device):<10} {d.tensors:>6} tensors  arenas {nbytes_text(d.arena_bytes):>9}"
+                moved = (f"  copies in {count_text(d.transfers_in)} ({nbytes_text(d.bytes_in)})"
+                         f" out {count_text(d.transfers_out)} ({nbytes_text(d.bytes_out)})")
+            lines.append(f"{indent}{str(d.device):<10} {count_text(d.tensors):>6} tensors  arenas {nbytes_text(d.arena_bytes):>9}"
                          f"  planned (all tensors, all lifetimes) {nbytes_text(d.planned_bytes):>9}"
                          f"  constant {nbytes_text(d.constant_bytes):>9}"
                          f"  peak live {nbytes_text(d.peak_live_bytes):>9}{util}{moved}")
         crossing = [t for t in result.transfer_totals if t.src_device != t.dst_device]
         same = [t for t in result.transfer_totals if t.src_device == t.dst_device]
         if crossing or same:
-            parts = [f"{t.src_device}->{t.dst_device} {t.count} ({nbytes_text(t.nbytes)})" for t in crossing]
-            parts += [f"within {t.src_device} {t.count} ({nbytes_text(t.nbytes)})" for t in same]
+            parts = [f"{t.src_device}->{t.dst_device} {count_text(t.count)} ({nbytes_text(t.nbytes)})" for t in crossing]
+            parts += [f"within {t.src_device} {count_text(t.count)} ({nbytes_text(t.nbytes)})" for t in same]
             lines.append(f"{indent}transfers: " + ", ".join(parts))
         else:
             lines.append(f"{indent}transfers: none")

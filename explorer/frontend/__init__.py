@@ -23,7 +23,7 @@ import re
 from functools import lru_cache
 from importlib import resources
 
-__all__ = ["bundle", "css", "plotly_js", "PLOTLY_VERSION", "source", "modules", "imports", "resolve", "MODULES",
+__all__ = ["bundle", "css", "page_css", "plotly_js", "PLOTLY_VERSION", "source", "modules", "imports", "resolve", "MODULES",
            "strip_comments"]
 
 ENTRIES = {"widget": ("index.js", "export default {{render: {m}.render}};"),
@@ -174,6 +174,11 @@ def bundle(entry: str = "widget") -> str:
 @lru_cache(maxsize=None)
 def css() -> str:
     return source("style.css") + source("profile/profile.css")
+
+
+def page_css() -> str:
+    """The report page's own stylesheet (``page.css``: the page's width and colours; the widget lives in its host's)."""
+    return source("page.css")
 
 
 @lru_cache(maxsize=None)

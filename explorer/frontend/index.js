@@ -90,6 +90,24 @@ function scopedModel(model, rename) {
   };
 }
 
+// The kernel behind the widget is gone (a restart, a shutdown): the widget manager marks the model's comm not live
+// ("comm_live_update"; ipywidgets sets comm_live false for every model when the kernel restarts) or closes it
+// ("comm:close"). The output stays on the page, so it says so — a click there reaches no Python any more.
+export const DISCONNECTED_TEXT = "disconnected — re-run the cell (the kernel that drew this view is gone: " +
+  "what you select here no longer reaches Python)";
+
+/** the banner over a stale output, once @param {HTMLElement} el */
+export function markDisconnected(el) {
+  el.classList.add("dx-stale");
+  el.dataset.disconnected = "1";
+  if (el.querySelector(":scope > .dx-disconnected")) return;
+  const banner = document.createElement("div");
+  banner.className = "dx-root dx-disconnected";
+  banner.setAttribute("role", "status");
+  banner.textContent = DISCONNECTED_TEXT;
+  el.prepend(banner);
+}
+
 /** @param {HTMLElement} el */
 function purge(el) {
   for (const gd of el.querySelectorAll(".js-plotly-plot")) globalThis.Plotly.purge(gd);
@@ -148,8 +166,13 @@ export async function render({model, el}) {
   // a new payload (ex.moves changed: the what-if diff, or the original again) is drawn in the same output
   const onPayload = () => { draw(decodePayload(model.get("_payload"))); };
   model.on("change:_payload", onPayload);
+  const gone = () => { markDisconnected(el); };
+  model.on("comm_live_update", gone);  // after the first render the comm only ever goes from live to not
+  model.on("comm:close", gone);
   return () => {
     model.off("change:_payload", onPayload);
+    model.off("comm_live_update", gone);
+    model.off("comm:close", gone);
     unbindKeys();
     if (scope) scope.dispose();
     purge(el);

@@ -40,6 +40,7 @@ from explorer.views.state.selection import Selection, resolve
 from explorer.analysis.context import attach_etrecord
 from explorer.analysis.pipeline import check
 from explorer.views.html.overlay import write_overlay_report
+from explorer.views.fragments.static import static_summary_html
 from explorer.views.html.whatif import write_whatif_report
 from explorer.views.payload.profile import open_profile
 from explorer.views.payload.numerics import numerics_payload
@@ -54,10 +55,11 @@ __all__ = ["Explorer", "Selection"]
 def _selection_from_json(data, widget: Explorer) -> Selection:
     if not data:
         return Selection(widget.plan)
-    finding = data.get("finding")
+    finding, group = data.get("finding"), data.get("group")
     return Selection(str(data.get("plan") or widget.plan), tuple(int(v) for v in data.get("values") or ()),
                      tuple(int(i) for i in data.get("instructions") or ()),
-                     widget.findings[int(finding)] if finding not in (None, "") else None, str(data.get("query") or ""))
+                     widget.findings[int(finding)] if finding not in (None, "") else None, str(data.get("query") or ""),
+                     int(group) if group is not None else None)
 
 
 class Explorer(WhatIfWidget, OverlayWidget, AppWidget):
@@ -157,6 +159,16 @@ class Explorer(WhatIfWidget, OverlayWidget, AppWidget):
     def __repr__(self) -> str:
         name = Path(self.program.source).name if self.program.source else "program"
         return f"Explorer({name!r}, plan={self.plan!r}, selected={self.selected!r})"
+
+    def _repr_mimebundle_(self, **kwargs):
+        """The widget's view, and beside it the program in words (``text/html``) for wherever no script runs: a saved
+        page opened offline, a notebook viewer (views/fragments/static.py). A host that draws widgets shows the widget."""
+        bundle = super()._repr_mimebundle_(**kwargs)  # anywidget: (data, metadata); ipywidgets: data
+        data = bundle[0] if isinstance(bundle, tuple) else bundle
+        if self._views and isinstance(data, dict):
+            name = Path(self.program.source).name if self.program.source else "program"
+            data["text/html"] = static_summary_html(name, self._views, self.findings, self.program.source)
+        return bundle
 
     # -- public API ---------------------------------------------------------------------------------
 

@@ -3,7 +3,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import {bytesText, countText, fixed} from "../../explorer/frontend/util/format.js";
+import {bytesText, countText, fixed, timeText} from "../../explorer/frontend/util/format.js";
 
 const TABLE = JSON.parse(fs.readFileSync(new URL("../fixtures/shared/number_formats.json", import.meta.url), "utf8"));
 
@@ -18,6 +18,11 @@ test("bytes read as the shared table says, every row", () => {
 
 test("counts read as the shared table says, every row", () => {
   for (const [n, want] of TABLE.count) assert.equal(countText(n), want, `countText(${n})`);
+});
+
+test("times read as the shared table says, every row (the CLI's time_text reads the same table)", () => {
+  assert.ok(TABLE.time.length >= 10);
+  for (const [ns, want] of TABLE.time) assert.equal(timeText(ns), want, `timeText(${ns})`);
 });
 
 test("not a number, or undefined, is '?' as null is", () => {

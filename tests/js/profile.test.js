@@ -67,7 +67,7 @@ test("the device bar: one segment per bucket, the executor's rest hatched", () =
   assert.ok(Math.abs(segs.reduce((a, s) => a + s.share, 0) - 1) < 1e-9);
   const html = barHtml(PROF);
   assert.ok(html.includes("width:30.000%") && html.includes("width:60.000%"));
-  assert.ok(html.includes("h2d: 2 copies per run, 32 B, 200 ns, 160 MB/s"));
+  assert.ok(html.includes("h2d: 2 copies per run, 32 B, 200 ns, 152.6 MiB/s"));
   assert.ok(!html.includes("<b>run</b>") && html.includes("&lt;b&gt;run&lt;/b&gt;.etdp"));
 });
 
@@ -106,4 +106,13 @@ test("a delegate call's details list its nodes as the backend named them (escape
   const html = detailsHtml(prof, [1]);
   assert.ok(html.includes("&lt;img src=x&gt;") && !html.includes("<img") && html.includes("40 ns"));
   assert.ok(!html.includes("other"));
+});
+
+test("a backend that timed only the whole call (its nodes at 0) says so once, never '0 ns' per node", () => {
+  const prof = {...PROF, nodes: [{instruction: 1, id: "GEMM #1", median: 0}, {instruction: 1, id: "GEMM #2", median: 0}]};
+  const html = detailsHtml(prof, [1]);
+  assert.ok(html.includes("inside the delegate: only the delegate's total is reported"), html);
+  assert.ok(html.includes("GEMM #1") && html.includes("GEMM #2") && !/[^0-9]0 ns/.test(html), html);
+  const timed = detailsHtml({...PROF, nodes: [{instruction: 1, id: "GEMM #1", median: 0}, {instruction: 1, id: "GEMM #2", median: 40}]}, [1]);
+  assert.ok(timed.includes("as its backend reported") && timed.includes("40 ns") && timed.includes("</span> 0 ns"));
 });

@@ -127,7 +127,7 @@ function findingsList(list, findings, pick) {
  * (its delegates, profile, layers) change with the plan shown.
  * @param {PlotDiv} graphDiv @param {PlotDiv} memoryDiv @param {import("../types/app").LodHost["state"] & {shown: Record<string, boolean>}} state
  * @param {HTMLElement} detailsBox @param {import("../types/payload").AppPayload} data @param {(key: string, value: unknown) => void} publish
- * @param {{select: (sel: import("../types/app").PanelSelection) => void, highlight: () => void,
+ * @param {{select: (sel: import("../types/app").PanelSelection) => void, group: (g: number) => void, highlight: () => void,
  *          delegates: () => ReturnType<typeof delegateExpander> | null, profile: () => ReturnType<typeof profileView> | null,
  *          layers: () => ReturnType<typeof planLayers>, overlays: () => ReturnType<typeof overlayView>,
  *          moves: ReturnType<typeof import("../shell/moves").movesView>, plan: () => import("../types/payload").PlanPayload}} app
@@ -135,7 +135,7 @@ function findingsList(list, findings, pick) {
 function appHost(graphDiv, memoryDiv, state, detailsBox, data, publish, app) {
   const {delegates: DG, profile: PROF} = app;
   return {graph: graphDiv, memory: memoryDiv, state, config: CONFIG,
-          shown: () => state.shown, select: app.select,
+          shown: () => state.shown, select: app.select, group: app.group,
           html: (markup) => { detailsBox.innerHTML = markup; }, findings: () => data.findings,
           expanded: (list) => publish("expanded", list.slice()),
           moved: app.highlight,
@@ -196,8 +196,8 @@ function appView(ctx, data) {
   $("dx-title").textContent = data.title;
   $("dx-findings-count").textContent = `(${data.findings.length}, from explorer.check — click one to select it)`;
   /** @type {{plan: string | null, values: number[], instructions: number[], finding: string | null, query: string,
-   *          shown: Record<string, boolean>}} */
-  const state = {plan: null, values: [], instructions: [], finding: null, query: "", shown: {}};
+   *          group: number | null, shown: Record<string, boolean>}} */
+  const state = {plan: null, values: [], instructions: [], finding: null, query: "", group: null, shown: {}};
   // The current plan, its graph and memory lanes (lod/plan.js), and the layers over its figures: set by the shell's first
   // show(), which runs before any handler that reads them (createShell starts the view, then shows a plan).
   /** @type {import("../types/app").LabelledPlan} */
@@ -211,7 +211,7 @@ function appView(ctx, data) {
   /** @type {ReturnType<typeof delegateExpander> | null} */
   let DG = null;  // the delegate calls opened in place (panels/delegate.js)
   const host = appHost(graphDiv, memoryDiv, state, detailsBox, data, publish, {select: (sel) => select(sel, true),
-    highlight: () => highlight(), delegates: () => DG, profile: () => PROF, layers: () => over, overlays: () => OV, moves: MV,
+    group: (g) => selectGroup(g), highlight: () => highlight(), delegates: () => DG, profile: () => PROF, layers: () => over, overlays: () => OV, moves: MV,
     plan: () => P});
   // a plan is drawn in stages, each a task of its own (util/common.js stages): the graph, then its labels and minimap,
   // then the memory map; api.drawn() resolves when all are (page.js says "ready" then)
@@ -272,7 +272,7 @@ function appView(ctx, data) {
 
   /** @type {HTMLElement} */
   const findings = $("dx-findings");
-  const {select, selection, apply, highlight} = appSelection(state, detailsBox, findings, publish, () => P, () => LOD, () => PROF);
+  const {select, selection, apply, highlight, selectGroup} = appSelection(state, detailsBox, findings, publish, () => P, () => LOD, () => PROF);
   const handlers = plotHandlers(graphDiv, memoryDiv, T, () => LOD, () => DG, () => over.labels);
 
   findingsList(findings, data.findings, (k) => {

@@ -1,4 +1,5 @@
 import {esc} from "../util/common.js";
+import {queryProblem} from "../shell/search.js";
 
 // The one-program app's details box (app/app.js) for a selection: a finding's details, one value's or
 // instruction's (lod/details.js, with a data file's or delegate payload's companion rows), a list of what a search
@@ -20,7 +21,9 @@ export function detailsHtml(P, LOD, state) {
       : LOD.instrDetails(state.instructions[0]) + (((extra && extra.i) || {})[state.instructions[0]] || "");
   }
   if (!state.values.length && !state.instructions.length) {
-    return (state.query ? "<h4>search “" + esc(state.query) + "”: nothing found</h4>" : "") +
+    const problem = state.query ? queryProblem(P, state.query) : "";
+    return (problem ? "<h4 class='dx-query-problem'>" + esc(problem) + "</h4>"
+      : state.query ? "<h4>search “" + esc(state.query) + "”: nothing found</h4>" : "") +
       "<span class='dx-muted'>Click a tensor, an op, a memory block or a finding to see its details.</span>";
   }
   /** @type {string[]} */

@@ -221,10 +221,10 @@ export function diffLod(P, ctx) {
 
   /** @param {Side} s */
   function nameOf(s) { return "<span class='dx-side-" + s + "'>" + s.toUpperCase() + "</span>" + esc(ctx.names[s]); }
-  /** @param {string | null} a @param {string | null} b @param {string} [what] */
-  function columns(a, b, what) {
+  /** @param {string | null} a @param {string | null} b @param {string} [what] @param {string} [none] a missing side's words */
+  function columns(a, b, what, none) {
     const cell = (/** @type {string | null} */ html, /** @type {Side} */ s) => "<td style='width:50%'>" + (html === null
-      ? "<span class='dx-none'>no counterpart in " + s.toUpperCase() + " (" + (s === "a" ? "added in B" : "removed") + ")</span>"
+      ? "<span class='dx-none'>" + (none || "no counterpart in " + s.toUpperCase() + " (" + (s === "a" ? "added in B" : "removed") + ")") + "</span>"
       : html) + "</td>";
     return "<table class='dx-cmp dx-cols'><tr><th>" + nameOf("a") + "</th><th>" + nameOf("b") + "</th></tr><tr>" +
       cell(a, "a") + cell(b, "b") + "</tr></table>" + (what || "");
@@ -232,13 +232,26 @@ export function diffLod(P, ctx) {
   /** @param {Side} s @param {number} v */
   function valuePair(s, v) {
     const a = s === "a" ? v : I.pair.b.get(v), b = s === "a" ? I.pair.a.get(v) : v;
-    const cols = columns(a === undefined ? null : sideOf("a").lod.valueDetails(a), b === undefined ? null : sideOf("b").lod.valueDetails(b));
     const t = I.text[s].get(v);
+    // a value the pairing does not hold and no status marks: a non-tensor (an Int, a list), which the diff does not
+    // match: said so once, never "unchanged" beside "no counterpart" (the pairing is of tensors)
+    const unpaired = t === undefined && (a === undefined || b === undefined) ? unpairedKind(s, v) : null;
+    const cols = columns(a === undefined ? null : sideOf("a").lod.valueDetails(a), b === undefined ? null : sideOf("b").lod.valueDetails(b),
+                         "", unpaired === null ? "" : "not matched: the diff pairs tensors only");
     if (t !== undefined) return P.texts[t] + "<details class='dx-root'><summary>each side's details</summary>" + cols + "</details>";
     const label = sideOf(s).labels.v[v] !== undefined ? sideOf(s).labels.v[v] : "%" + v;
     const named = label !== "%" + v;  // an unnamed tensor is its %N: not "%14 %14 → %16"
-    return "<div class='dx-root dx-diff'><h4>" + P.badges.same + (named ? esc(label) + " " : "") + "<span class='dx-muted'>" +
-      (a === undefined ? "\u2014" : "%" + a) + " \u2192 " + (b === undefined ? "\u2014" : "%" + b) + "</span></h4>" + cols + "</div>";
+    const badge = unpaired === null ? P.badges.same
+      : "<span class='dx-status dx-status-none'>not compared</span>";
+    return "<div class='dx-root dx-diff'><h4>" + badge + (named ? esc(label) + " " : "") + "<span class='dx-muted'>" +
+      (a === undefined ? "\u2014" : "%" + a) + " \u2192 " + (b === undefined ? "\u2014" : "%" + b) + "</span></h4>" +
+      (unpaired === null ? "" : "<div class='dx-muted dx-unpaired'>" + esc(unpaired) + " of " + s.toUpperCase() +
+        ": the diff matches tensors between A and B, so it has no counterpart to compare</div>") + cols + "</div>";
+  }
+  /** "an Int", "a tensor", ... for value v of side s: what its kind is, from its side's tables @param {Side} s @param {number} v */
+  function unpairedKind(s, v) {
+    const L = sideOf(s).L, kind = L.valueKinds[L.valueKind[v]] || "value";
+    return (/^[aeiou]/i.test(kind) ? "an " : "a ") + kind;
   }
   /** @param {Side} s @param {number} i */
   function instrPair(s, i) {

@@ -209,12 +209,14 @@ export function lodGraph(B, S, host, uses) {
   /** a click on the graph: a group expands, a header collapses, a tensor or op is selected
    * @param {{curveNumber: number, customdata?: any, x: number, y: number}} pt */
   function clickGraph(pt) {
-    if (pt.curveNumber === T.groups) expand(pt.customdata);
+    // a group clicked opens (its body) or closes (its header), and is then what is selected (host.group)
+    const chosen = (/** @type {number} */ g) => { if (host.group) host.group(g); };
+    if (pt.curveNumber === T.groups) { expand(pt.customdata); chosen(pt.customdata); }
     else if (pt.curveNumber === T.crossings) {  // over a group's body after all: that group
       const f = folded(), g = f.nodes.findIndex((nd, p) => nd[0] === "g" && Math.abs(f.x[p] - pt.x) < 0.3 && Math.abs(-f.y[p] - pt.y) < 0.3);
-      if (g >= 0) expand(f.nodes[g][1]);
+      if (g >= 0) { expand(f.nodes[g][1]); chosen(f.nodes[g][1]); }
     }
-    else if (pt.curveNumber === T.headers) collapse(pt.customdata);
+    else if (pt.curveNumber === T.headers) { collapse(pt.customdata); chosen(pt.customdata); }
     else if (pt.curveNumber === T.tensors) host.select({values: [pt.customdata]});
     else if (pt.curveNumber === T.ops) host.select({instructions: [pt.customdata]});
   }

@@ -5,23 +5,19 @@
 // between instruction index and measured time (each instruction as wide as its median time, so a long kernel is a
 // wide column). Pure functions first (node-tested, tests/js/profile.test.js), then the DOM/plotly glue.
 import {arr, esc, h} from "../util/common.js";
+import {bytesText, timeText} from "../util/format.js";
 import {fresh, planFigures} from "../lod/figures.js";
 
 export const SIZE_MIN = 7;  // op marker diameter (px) for no time
 export const SIZE_MAX = 34;  // ... and for the longest op
 
-// "850 ns", "12.2 µs", "3.40 ms", "1.20 s" (ticks × tickNs nanoseconds); "–" for no value
+// "850 ns", "12.2 µs", "3.4 ms", "1.2 s" (ticks × tickNs nanoseconds) as the CLI writes them (util/format.js
+// timeText); "–" for no value
 /** @typedef {import("../types/payload").ProfilePayload} Profile */
 /** @param {number | null | undefined} ticks @param {number | null} [tickNs] @returns {string} */
 export function fmtTime(ticks, tickNs = 1) {
   if (ticks === null || ticks === undefined || Number.isNaN(ticks)) return "–";
-  const ns = ticks * (tickNs === null ? 1 : tickNs), a = Math.abs(ns);
-  /** @type {[string, number][]} */
-  const units = [["s", 1e9], ["ms", 1e6], ["µs", 1e3]];
-  for (const [unit, scale] of units) {
-    if (a >= scale) { const v = ns / scale; return (Math.abs(v) < 100 ? Number(v.toPrecision(3)) : Math.round(v)) + " " + unit; }
-  }
-  return Math.round(ns) + " ns";
+  return timeText(ticks * (tickNs === null ? 1 : tickNs));
 }
 
 // up to `count` round values (1, 2, 5 × 10^k) from small to `max`, for the size legend
@@ -161,7 +157,7 @@ export function barHtml(prof) {
   const keys = segs.map((s) => `<span class="dx-prof-key"><span class="dx-sw" style="background:${s.rest ? "#EEF1F4" : esc(s.color)}"></span>` +
     `${esc(s.name)} <b>${(100 * s.share).toFixed(1)}%</b>${s.median !== null ? " · " + esc(fmtTime(s.median, prof.tickNs)) : ""}</span>`).join("");
   const copies = prof.copies.map((c) => `<li>${esc(c.direction)}: ${c.count} cop${c.count === 1 ? "y" : "ies"} per run, ` +
-    `${c.bytes} B, ${esc(fmtTime(c.median, prof.tickNs))}` + (c.bytesPerS ? `, ${esc(rate(c.bytesPerS))}` : "") + `</li>`).join("");
+    `${esc(bytesText(c.bytes))}, ${esc(fmtTime(c.median, prof.tickNs))}` + (c.bytesPerS ? `, ${esc(rate(c.bytesPerS))}` : "") + `</li>`).join("");
   return `<div class="dx-prof-head"><b>Where the time goes</b> <span class="dx-muted">· run ${esc(fmtTime(prof.run.median, prof.tickNs))} ` +
     `median of ${prof.runs} (${esc(fmtTime(prof.run.min, prof.tickNs))}–${esc(fmtTime(prof.run.max, prof.tickNs))})` +
     (prof.file ? ` · ${esc(prof.file)}` : "") + `</span></div>` +
@@ -169,13 +165,9 @@ export function barHtml(prof) {
     `<div class="dx-prof-keys">${keys}</div>` + (copies ? `<ul class="dx-prof-copies">${copies}</ul>` : "");
 }
 
+// a copy's effective rate as the CLI writes it (describe/profile.py): binary units, "160.0 MiB/s"
 /** @param {number} bps */
-function rate(bps) {
-  /** @type {[string, number][]} */
-  const units = [["GB/s", 1e9], ["MB/s", 1e6], ["kB/s", 1e3]];
-  for (const [u, s] of units) if (bps >= s) return (bps / s).toPrecision(3) + " " + u;
-  return Math.round(bps) + " B/s";
-}
+function rate(bps) { return bytesText(Math.floor(bps)) + "/s"; }
 
 // the details panel's block for a selection: per-run bars (SVG) and median/min/max
 /** @param {Profile} prof @param {number[]} instructions @returns {string} */
@@ -198,8 +190,13 @@ export function detailsHtml(prof, instructions) {
   }
   const chosen = new Set(sel.instructions);
   const nodes = (prof.nodes || []).filter((d) => chosen.has(d.instruction));
-  const nodeList = nodes.length ? `<div class="dx-muted">inside the delegate, as its backend reported (median per run):</div><ul class="dx-list">` +
-    nodes.slice(0, 30).map((d) => `<li><span class="dx-code">${esc(d.id)}</span> ${esc(fmtTime(d.median, prof.tickNs))}` +
+  // a backend that times only the whole call (XNNPACK without its own profiler) still names its nodes, each at 0:
+  // said once, never a list of "0 ns"
+  const timed = nodes.some((d) => d.median !== null && d.median > 0);
+  const nodeHead = timed ? "inside the delegate, as its backend reported (median per run):"
+    : "inside the delegate: only the delegate's total is reported (its backend gave these nodes no time of their own)";
+  const nodeList = nodes.length ? `<div class="dx-muted dx-prof-inside">${nodeHead}</div><ul class="dx-list">` +
+    nodes.slice(0, 30).map((d) => `<li><span class="dx-code">${esc(d.id)}</span>${timed ? " " + esc(fmtTime(d.median, prof.tickNs)) : ""}` +
       (d.node ? ` <span class="dx-muted">(${esc(d.node)})</span>` : "") + `</li>`).join("") +
     (nodes.length > 30 ? `<li class="dx-muted">and ${nodes.length - 30} more</li>` : "") + `</ul>` : "";
   return `<div class="dx-prof-details"><h4>${esc(what)}</h4>${chart}<div>median <b>${esc(fmtTime(sel.median, prof.tickNs))}</b> · ` +

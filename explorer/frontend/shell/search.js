@@ -1,9 +1,11 @@
 // The search box's rules (the one implementation: Python hands a query to the page): "%N" is value N (any value, tensor or
-// not), "#N" instruction N, a bare number value N, anything else a case-insensitive substring of tensor names
+// not), "#N" or "@N" (the links' form) instruction N, a bare number value N, anything else a case-insensitive substring of tensor names
 // and op / delegate names — and, when the plan has an ETRecord's context, of the module paths and source
 // files ("file:line") the instructions come from (a delegate call: those of every node it holds).
 // P is a plan's payload (labels, nValues, nInstructions, context).
 /** @typedef {{values: number[], instructions: number[], query?: string}} Found */
+// a query shaped as an index that is none of the index forms: "#@99", "%%3", "@-1", "#3a"
+const LOOKS_INDEX = /^[%#@]+[-+]?\d/;
 /**
  * @param {{labels: {v: Record<string, string>, i: string[]}, nValues: number, nInstructions: number,
  *          context?: import("../types/payload").ContextPayload}} P
@@ -13,12 +15,13 @@
 export function search(P, typed) {
   const text = typed.trim();
   if (!text) return {values: [], instructions: []};
-  const m = /^([%#]?)(\d+)$/.exec(text);
+  const m = /^([%#@]?)(\d+)$/.exec(text);
   if (m) {
     const k = parseInt(m[2], 10);
-    if (m[1] === "#") return {values: [], instructions: k < P.nInstructions ? [k] : [], query: text};
+    if (m[1] === "#" || m[1] === "@") return {values: [], instructions: k < P.nInstructions ? [k] : [], query: text};
     return {values: k < P.nValues ? [k] : [], instructions: [], query: text};
   }
+  if (LOOKS_INDEX.test(text)) return {values: [], instructions: [], query: text};  // not understood (queryProblem says)
   /** @type {number[]} */
   const values = [];
   /** @type {number[]} */
@@ -48,4 +51,23 @@ export function contextMatches(X, needle) {
     out[i] = found ? 1 : 0;
   }
   return out;
+}
+
+// Why a query that found nothing found nothing, when it is not a plain text search: an index past the plan's end
+// ("no instruction #99: this plan has #0–#19"), or a query that looks like an index but is none of the forms above
+// ("#@99", "%x", "@-1": said not understood, never quietly searched as text); "" otherwise.
+/** @param {{nValues: number, nInstructions: number}} P @param {string} typed @returns {string} */
+export function queryProblem(P, typed) {
+  const text = String(typed || "").trim();
+  const m = /^([%#@]?)(\d+)$/.exec(text);
+  if (m) {
+    const k = parseInt(m[2], 10), instr = m[1] === "#" || m[1] === "@", n = instr ? P.nInstructions : P.nValues;
+    if (k < n) return "";
+    const [noun, mark] = instr ? ["instruction", "#"] : ["value", "%"];
+    return n ? `no ${noun} ${mark}${k}: this plan has ${mark}0–${mark}${n - 1}` : `no ${noun} ${mark}${k}: this plan has none`;
+  }
+  if (LOOKS_INDEX.test(text)) {
+    return `“${text}” is not understood: %N is a value, #N or @N an instruction, any other text searches names`;
+  }
+  return "";
 }

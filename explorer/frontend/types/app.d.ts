@@ -36,6 +36,9 @@ export interface LodHost {
   shown(): Record<string, boolean>;
   /** a click selected something on this plan: the host applies it and publishes it */
   select(sel: PanelSelection): void;
+  /** a click selected group g of the graph (expanded or collapsed by it; its details are shown): the host makes it the
+   * selection and publishes it (the widget's `selected.group`) */
+  group?(g: number): void;
   /** details markup (built and escaped by the caller) for the details box: a group's, a delegate's inner node's */
   html(markup: Html): void;
   /** the findings (explorer.check) a value's or instruction's details list when they name it */

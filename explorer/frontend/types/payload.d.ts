@@ -26,6 +26,8 @@ export interface Finding {
 
 export interface Selection {
   plan: string; values: number[]; instructions: number[]; finding: string | null; query: string;
+  /** a group of the plan's graph selected by a click (its id in `lod.groups`), null otherwise */
+  group: number | null;
 }
 
 // ---- the column tables of one plan (views/payload/plan.py) ----

@@ -41,3 +41,21 @@ export function bytesText(n) {
   if (text === "1024.0" && k < UNITS.length - 1) { k++; text = fixed(v / 1024, 1); }
   return grouped(text) + " " + UNITS[k];
 }
+
+/** @type {[string, number][]} */
+const TIME_UNITS = [["s", 1e9], ["ms", 1e6], ["µs", 1e3]];
+
+/** A time in nanoseconds as the CLI writes it (describe/profile.py `time_text`, the table's `time` rows): `850 ns`,
+ * `12.2 µs`, `3.4 ms`, `1.2 s` — three significant digits under 100 of a unit (Python's `.3g`: trailing zeros
+ * dropped, an exact tie to even), whole ones above. @param {number} ns @returns {string} */
+export function timeText(ns) {
+  const sign = ns < 0 ? "-" : "", a = Math.abs(ns);
+  for (const [unit, scale] of TIME_UNITS) {
+    if (a < scale) continue;
+    const v = a / scale;
+    if (v >= 100) return sign + fixed(v, 0) + " " + unit;
+    const text = fixed(v, v >= 10 ? 1 : 2);
+    return sign + text.replace(/0+$/, "").replace(/\.$/, "") + " " + unit;  // always a point: 2 or 1 decimals
+  }
+  return sign + fixed(a, 0) + " ns";
+}

@@ -12,7 +12,7 @@ from explorer.model.program import Device, Plan, Tensor
 from explorer.views.escape import html_text as h
 from explorer.views.escape import visible
 from explorer.views.palette import device_style, ordered_devices
-from explorer.units import nbytes_text
+from explorer.units import count_text, nbytes_text
 
 __all__ = ["swatch", "finding_details", "device_table", "finding_label", "SEVERITY_MARK"]
 
@@ -84,10 +84,10 @@ def device_table(plan: Plan, analysis) -> str:
     for device in ordered_devices(totals):
         t = totals[device]
         use = f"{t.peak_live_bytes / t.arena_bytes:.0%}" if t.arena_bytes else "–"
-        rows.append((swatch(device), str(t.tensors), h(nbytes_text(t.arena_bytes)), h(nbytes_text(t.peak_live_bytes)), use,
+        rows.append((swatch(device), count_text(t.tensors), h(nbytes_text(t.arena_bytes)), h(nbytes_text(t.peak_live_bytes)), use,
                      h(nbytes_text(t.planned_bytes)), h(nbytes_text(t.constant_bytes)),
-                     f"{t.transfers_in} · {h(nbytes_text(t.bytes_in))}" if t.transfers_in else "–",
-                     f"{t.transfers_out} · {h(nbytes_text(t.bytes_out))}" if t.transfers_out else "–"))
+                     f"{count_text(t.transfers_in)} · {h(nbytes_text(t.bytes_in))}" if t.transfers_in else "–",
+                     f"{count_text(t.transfers_out)} · {h(nbytes_text(t.bytes_out))}" if t.transfers_out else "–"))
     body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows)
     return (f"<div class='dx-root'><table class='dx-tot'><tr>{''.join(f'<th>{c}</th>' for c in head)}</tr>"
             f"{body}</table></div>")

@@ -13,8 +13,8 @@ from explorer.views.payload.embed import data_element
 
 __all__ = ["page_html", "PAGE_CSS"]
 
-# no width cap: a big graph needs every pixel the window has (the side column caps itself in style.css)
-PAGE_CSS = "body{margin:0;background:#F6F8FA}.dx-page{margin:0 auto;padding:14px 18px 28px}"
+# the page around the app: its width and its colours, light or dark as the reader's system asks (frontend/page.css)
+PAGE_CSS = frontend.page_css()
 
 
 def page_html(title: str, payload: dict, entry: str = "page", extra_css: str = "") -> str:

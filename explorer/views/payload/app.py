@@ -92,4 +92,4 @@ def selection_json(selected: Selection, findings: list[Finding]) -> dict:
     """A :class:`Selection` as the app keeps it (the finding by its index in ``findings``)."""
     return {"plan": selected.plan, "values": list(selected.values), "instructions": list(selected.instructions),
             "finding": str(findings.index(selected.finding)) if selected.finding in findings else None,
-            "query": selected.query}
+            "query": selected.query, "group": selected.group}

@@ -16,11 +16,11 @@ from explorer.analysis.pipeline import LazyAnalysis
 from explorer.views.state.memory import MemoryLod
 from explorer.views.state.overview import Overview
 from explorer.format.reader import load
-from explorer.units import count
+from explorer.units import count, count_text, nbytes_text
 from explorer.views.palette import ordered_devices
 
 
-__all__ = ["PlanView", "plan_view", "program_summary", "default_plan", "sample_path", "open_program", "totals_view"]
+__all__ = ["PlanView", "plan_view", "program_summary", "arena_summary", "default_plan", "sample_path", "open_program", "totals_view"]
 
 
 def sample_path() -> Path:
@@ -72,21 +72,29 @@ def default_plan(program: Program) -> str:
     return "forward" if "forward" in names else names[0]
 
 
+def arena_summary(view: PlanView) -> str:
+    """``#1 160 B cpu, #2 128 B cuda:0`` (and "..., 999,998 more empty arenas" past a million declared); "" without
+    arenas: what ``show`` prints after a plan's line and a notebook's static summary says."""
+    text = ", ".join(f"#{a.memory_id} {nbytes_text(a.size)} {a.device}" for a in view.analysis.arenas)
+    if view.analysis.empty_arenas is not None:  # a million declared arenas: one count, not a million words
+        text += ", " + view.analysis.empty_arenas.text()
+    return text
+
+
 def program_summary(view: PlanView, findings: list[Finding]) -> str:
     """One plain line: ``forward: 25 tensors (cpu 14, cuda:0 11) · 20 instructions · 2 arenas · no findings``."""
     plan = view.plan
     f = view.analysis.facts  # counted from the columns: a big plan's Tensor objects are made only when needed
     codes, counts = np.unique(f.dcode[f.is_tensor], return_counts=True)
     per_device = {f.device(int(c)): int(k) for c, k in zip(codes, counts)}
-    devices = ", ".join(f"{d} {per_device[d]}" for d in ordered_devices(per_device))
+    devices = ", ".join(f"{d} {count_text(per_device[d])}" for d in ordered_devices(per_device))
     counts: dict[str, int] = {}
     for f in findings:
         counts[f.severity] = counts.get(f.severity, 0) + 1
-    found = ", ".join(f"{counts[sev]} {sev}{'s' * (counts[sev] != 1)}" for sev in ("error", "warning", "info")
-                      if sev in counts) or "no findings"
+    found = ", ".join(count(counts[sev], sev) for sev in ("error", "warning", "info") if sev in counts) or "no findings"
     arenas = len(plan.buffers)  # every arena declared, listed or summarised
     n_tensors = sum(per_device.values())
 
     return (f"{plan.name}: {count(n_tensors, 'tensor')} ({devices or 'none'}) · "
             f"{count(len(plan.instructions), 'instruction')} · "
-            f"{arenas} arena{'s' * (arenas != 1)} · {found}")
+            f"{count(arenas, 'arena')} · {found}")

@@ -23,9 +23,10 @@ class Selection:
     instructions: tuple[int, ...] = ()  # instruction indices (run order)
     finding: Finding | None = None  # the finding this selection came from (optional)
     query: str = ""  # the search text this selection came from (optional)
+    group: int | None = None  # a group of the plan's graph (its id in the group tree) a click in the page selected
 
     def __bool__(self) -> bool:
-        return bool(self.values or self.instructions)
+        return bool(self.values or self.instructions) or self.group is not None
 
     def tensors(self, plan: Plan) -> list[Tensor]:
         """The selected values that are tensors, as model objects."""
