@@ -135,6 +135,10 @@ def jupyter_lab(root: Path, timeout: float = 90):
         yield _LAB["base"], _LAB["token"]
     finally:
         _shut_kernels(_LAB["base"], _LAB["token"])
+        # what a test changed in the settings (a theme picked from the menu) must not reach the next test
+        for changed in (_LAB["root"] / ".lab-settings").rglob("*.jupyterlab-settings"):
+            if changed.name != "notification.jupyterlab-settings":
+                changed.unlink()
 
 
 def lab_url(base: str, token: str, notebook: Path) -> str:
