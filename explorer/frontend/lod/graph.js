@@ -5,8 +5,8 @@ import {layOut, layoutRunner} from "../layout/worker.js";
 import {currentFold} from "./base.js";
 import {fresh, planFigures} from "./figures.js";
 import {collapseGroup, openGroup, revealGroups} from "./expand.js";
-import {boxes, focusView, homeView, nodesIn, plotSize, regionOf, spread, zoomedOut} from "./views.js";
-import {statusLines, tint, windowLine} from "./captions.js";
+import {boxes, figureHeight, focusView, homeView, nodesIn, plotSize, regionOf, zoomedOut} from "./views.js";
+import {mixShapes, statusLines, tint, windowLine} from "./captions.js";
 import {foldTraces} from "./traces.js";
 import {followPans} from "./pans.js";
 import {ringSelection} from "./selection.js";
@@ -44,7 +44,7 @@ export const DRAW_MAX = 500;
  */
 function drawGraph(B, S, host, baseData, windowMin, view, reset) {
   const gd = host.graph, data = /** @type {Record<string, any>[]} */ (fresh(baseData)), f = currentFold(B, S);
-  const height = Math.round(Math.min(720, Math.max(380, 22 * Math.min(spread(f).depth, B.L.limits.focus) + 110)));  // graph._layout
+  const height = figureHeight(B.G, f, B.L.limits.focus);
   const ranges = reset ? homeView(B.G, f, plotSize(gd, height)) : typeof view === "function" ? view(plotSize(gd, height)) : view;
   const lay = Object.assign({}, gd.layout);
   if (ranges) {
@@ -61,6 +61,8 @@ function drawGraph(B, S, host, baseData, windowMin, view, reset) {
   // the layout's parts that change with the fold: the groups' boxes, the status line
   lay.shapes = bx.map((b) => ({type: "rect", xref: "x", yref: "y", x0: b[1], x1: b[2], y0: b[3], y1: b[4], layer: "below",
                                line: {color: tint(B, b[0], 0.55), width: 1, dash: "dot"}, fillcolor: tint(B, b[0], 0.06), name: "group " + b[0]}));
+  const fl = gd._fullLayout, xr = lay.xaxis && lay.xaxis.range || fl && fl.xaxis.range, yr = lay.yaxis && lay.yaxis.range || fl && fl.yaxis.range;
+  if (xr && yr && S.drawn) lay.shapes = lay.shapes.concat(mixShapes(B, f, S.drawn.gk, xr, yr, plotSize(gd, height)));
   const note = statusLines(B, S, f).concat(windowLine(S, f)).map(ptext).join("<br>");
   lay.images = ((gd.layout || {}).images || []).filter((/** @type {{name?: string}} */ im) => im.name !== "dots").concat(S.image ? [S.image] : []);
   lay.height = height;
