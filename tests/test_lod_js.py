@@ -281,3 +281,23 @@ def test_tensors_past_the_arena_end_are_outlined_and_counted(tmp_path):
     line = dict(zip(r["lane0"], r["lane0line"]))
     named = {v for f in view.analysis.findings if f.severity == "error" for v in f.values}  # outlined anyway
     assert line[spill] == "#B31B1B" and {c for v, c in line.items() if v != spill and v not in named} == {"white"}
+
+
+def test_a_lane_of_few_tensors_draws_every_block_however_thin(tmp_path):
+    """Issue 32 item 4: a 17-tensor plan whose 16 small tensors are under 3 px tall beside a 1 MiB one was binned
+    (their cells pale, the note over the bars); few tensors are drawn as blocks, every one, and the lane has no note."""
+    from analysis_helpers import PlanBuilder
+
+    b = PlanBuilder(arenas=[(1024 + (1 << 20), "cpu")])
+    big = b.tensor((512, 512), arena=1, offset=1024, name="weights")  # 1 MiB
+    x = b.tensor((2, 8), arena=1, offset=0, name="act0")  # 64 B: well under a pixel of the lane's height
+    b.kernel("aten::add.out", x, big, x, x)
+    for i in range(1, 16):
+        y = b.tensor((2, 8), arena=1, offset=64 * (i % 4), name=f"act{i}")
+        b.kernel("aten::add.out", x, big, y, y)
+        x = y
+    program = b.program()
+    view = plan_view(program.plans[0], program)
+    [first] = run_js(tmp_path, view, [{"op": "none"}])
+    assert first["heat"] is None, "nothing binned"
+    assert len(first["lane0"]) == 17 and first["notes"][0] == ""

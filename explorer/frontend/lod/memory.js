@@ -84,7 +84,10 @@ export function lodMemory(B, S, host) {
       if (wide >= MIN_PX[0] && tall >= MIN_PX[1]) { big.push(v); area.set(v, wide * tall); } else thin.push(v);
     });
     const inView = big.length + thin.length;
-    if (!thin.length && inView <= lim) return {blocks: big, heat: null, note: inView < total ? "showing " + countText(inView) + " of " +
+    // bins only where drawing every block would be illegible: a lane of at most LARGEST tensors in view draws each
+    // (a thin one at the least size blockBoxes gives it, still hovered and clicked); binning a 17-tensor plan only
+    // hid tensors a reader could have seen
+    if ((!thin.length || inView <= LARGEST) && inView <= lim) return {blocks: big.concat(thin), heat: null, note: inView < total ? "showing " + countText(inView) + " of " +
       countText(total) + " tensors (#" + countText(Math.round(Math.max(X.from(w[0]), 0))) + " \u2013 #" + countText(Math.round(X.from(w[1]))) + ")" : ""};
     const areaOf = (/** @type {number} */ v) => /** @type {number} */ (area.get(v));
     big.sort((x, y) => areaOf(y) - areaOf(x) || x - y);
