@@ -98,6 +98,9 @@ for (const c of commands) {
             groupOpacity: graph.data[P.lod.trace.groups].marker.opacity,
             memory: memory.data.map((t) => ({type: t.type, n: t.x ? t.x.length : 0, visible: t.visible})),
             notes: (memory.layout.annotations || []).filter((a) => a.name === "aggregated").map((a) => a.text),
+            noteAt: (memory.layout.annotations || []).filter((a) => a.name === "aggregated")
+              .map((a) => ({yref: a.yref, yanchor: a.yanchor, yshift: a.yshift})),
+            memshapes: (memory.layout.shapes || []).map((sh) => sh.name),
             details: [L.valueDetails(c.detail || 0), L.instrDetails(c.instr === undefined ? c.detail || 0 : c.instr)]
               .concat(c.group === undefined ? [] : [L.groupDetails(c.group)]),
             domain: painted,

@@ -300,4 +300,45 @@ def test_a_lane_of_few_tensors_draws_every_block_however_thin(tmp_path):
     view = plan_view(program.plans[0], program)
     [first] = run_js(tmp_path, view, [{"op": "none"}])
     assert first["heat"] is None, "nothing binned"
-    assert len(first["lane0"]) == 17 and first["notes"][0] == ""
+    assert len(first["lane0"]) == 17 and first["notes"] == []
+
+
+def equal_chain(sizes):
+    """A chain of one-step activations, each live for two instructions (wide enough to draw at the lanes' default
+    1,200 px over 500 instructions), ``sizes`` their bytes in run order (``[(count, bytes), ...]``), in a 4 KiB
+    arena: 128 B and more are tall enough to draw as blocks, 64 B under 3 px (binned)."""
+    from analysis_helpers import PlanBuilder
+
+    b = PlanBuilder(arenas=[(4096, "cpu")])
+    shapes = [(nbytes // 32, 8) for count, nbytes in sizes for _ in range(count)]
+    x = b.tensor(shapes[0], arena=1, offset=0, name="act0")
+    b.kernel("aten::relu.out", x, x)
+    for i in range(1, len(shapes)):
+        y = b.tensor(shapes[i], arena=1, offset=1024 * (i % 4), name=f"act{i}")
+        b.kernel("aten::relu.out", x, y, y)
+        x = y
+    program = b.program()
+    return plan_view(program.plans[0], program)
+
+
+def test_equal_tensors_are_never_split_into_blocks_then_bins(tmp_path):
+    """Issue 32 item 4: 400 equal tensors, each legible, beside 100 too thin to draw: the lane drew the first 300 equal
+    ones as blocks up to #300 and pale bins after it — a change in the picture where the data has none. Equal
+    tensors are kept together: the run is binned whole, and the note does not count it as drawn."""
+    [first] = run_js(tmp_path, equal_chain([(400, 128), (100, 64)]), [{"op": "none"}])
+    assert first["heat"] is not None
+    assert len(first["lane0"]) <= 2, f"{len(first['lane0'])} of the equal tensors drawn as blocks"
+    assert "300 largest" not in first["notes"][0]
+    assert "bins start" not in first["memshapes"]
+
+
+def test_where_blocks_stop_and_bins_start_is_marked(tmp_path):
+    """The 300 largest tensors (256 B, #0-#299) drawn as blocks before the thin ones binned: the lane marks where
+    blocks stop and bins start (a dashed line across the lane) and its note says at which instruction; the note is a
+    line of its own above the lane's title, outside the plot, so it covers no bar."""
+    [first] = run_js(tmp_path, equal_chain([(300, 256), (200, 64)]), [{"op": "none"}])
+    assert len(first["lane0"]) == 300 and first["heat"] is not None
+    assert first["memshapes"].count("bins start") == 1
+    assert "the 300 largest drawn (blocks before #30" in first["notes"][0], first["notes"]
+    [note] = first["noteAt"]
+    assert note["yanchor"] == "bottom" and note["yref"] == "paper" and note["yshift"] > 0
