@@ -342,3 +342,40 @@ def test_where_blocks_stop_and_bins_start_is_marked(tmp_path):
     assert "the 300 largest drawn (blocks before #30" in first["notes"][0], first["notes"]
     [note] = first["noteAt"]
     assert note["yanchor"] == "bottom" and note["yref"] == "paper" and note["yshift"] > 0
+
+
+def fan_out_program(readers: int = 30):
+    """A chain of ``readers`` adds, every one reading the same constant ``w``."""
+    from analysis_helpers import PlanBuilder
+
+    b = PlanBuilder(arenas=[(64 * 4, "cpu")])
+    w = b.constant((2, 8), name="w")
+    x = b.tensor((2, 8), arena=1, offset=0, name="x0")
+    b.kernel("aten::relu.out", x, x)
+    for i in range(1, readers + 1):
+        y = b.tensor((2, 8), arena=1, offset=64 * (i % 4), name=f"x{i}")
+        b.kernel("aten::add.out", x, w, y, y)
+        x = y
+    program = b.program()
+    return plan_view(program.plans[0], program), w
+
+
+def test_a_value_read_by_30_ops_is_drawn_as_stubs_highlighted_together(tmp_path):
+    """Issue 32 item 6: a constant read by 30 operators drew 30 long edges across the plan. Past FANOUT_STUB readers
+    it is drawn as Netron draws an initializer: one edge to its first reader, a short stub (with a dot naming it) at
+    each other; selecting it draws every one of them bold."""
+    view, w = fan_out_program(30)
+    [plain, picked] = run_js(tmp_path, view, [{"op": "none"}, {"op": "select", "values": [w]}])
+    unit = plain["valueUnit"][w]
+    out = [q for q, e in enumerate(plain["edges"]) if e[0] == unit]
+    assert len(out) == 30, "an edge to each reader"
+    assert sorted(plain["stubs"]) == sorted(out[1:]), "every reader but the first gets a stub"
+    for q in plain["stubs"]:
+        p = plain["paths"][q]
+        assert len(p) == 4 and abs(p[0] - p[2]) < 1 and abs(p[1] - p[3]) < 1, "a stub is short, at its reader"
+        reader = plain["edges"][q][1]
+        assert (p[2], p[3]) == (plain["x"][reader], plain["y"][reader])
+    long_ = [plain["paths"][q] for q in out if q not in plain["stubs"]]
+    assert len(long_) == 1
+    assert plain["stubDots"] == 29
+    assert picked["bold"] == 30, "selected: the edge and all 29 stubs bold"
