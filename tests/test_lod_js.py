@@ -284,7 +284,7 @@ def test_tensors_past_the_arena_end_are_outlined_and_counted(tmp_path):
 
 
 def test_a_lane_of_few_tensors_draws_every_block_however_thin(tmp_path):
-    """Issue 32 item 4: a 17-tensor plan whose 16 small tensors are under 3 px tall beside a 1 MiB one was binned
+    """Issue 32 item 4: a 17-tensor plan (at most 100: every block drawn) whose 16 small tensors are under 3 px tall beside a 1 MiB one was binned
     (their cells pale, the note over the bars); few tensors are drawn as blocks, every one, and the lane has no note."""
     from analysis_helpers import PlanBuilder
 

@@ -21,6 +21,9 @@ import {planFigures} from "./figures.js";
 // (a 5,000-op chain's one-step activations) are binned, since thousands of 2-px bars only make a pale wash.
 // Of the legible ones, the LARGEST biggest (on screen) stay blocks in a binned lane, the rest join the bins.
 const MIN_PX = [3, 3], LARGEST = 300;
+// A lane of at most this many tensors in view is never binned: a hundred thin bars still read one by one (the
+// wash binning avoids is of thousands: a 1k-op program's lane of 278 one-step tensors stays binned).
+const ALL_BLOCKS = 100;
 /** @type {AxisMap} */
 const INSTRUCTIONS = {to: (x) => x, from: (x) => x};
 
@@ -85,10 +88,10 @@ export function lodMemory(B, S, host) {
       if (wide >= MIN_PX[0] && tall >= MIN_PX[1]) { big.push(v); area.set(v, wide * tall); } else thin.push(v);
     });
     const inView = big.length + thin.length;
-    // bins only where drawing every block would be illegible: a lane of at most LARGEST tensors in view draws each
+    // bins only where drawing every block would be illegible: a lane of at most ALL_BLOCKS tensors in view draws each
     // (a thin one at the least size blockBoxes gives it, still hovered and clicked); binning a 17-tensor plan only
     // hid tensors a reader could have seen
-    if ((!thin.length || inView <= LARGEST) && inView <= lim) return {blocks: big.concat(thin), heat: null, note: inView < total ? "showing " + countText(inView) + " of " +
+    if ((!thin.length || inView <= ALL_BLOCKS) && inView <= lim) return {blocks: big.concat(thin), heat: null, note: inView < total ? "showing " + countText(inView) + " of " +
       countText(total) + " tensors (#" + countText(Math.round(Math.max(X.from(w[0]), 0))) + " \u2013 #" + countText(Math.round(X.from(w[1]))) + ")" : ""};
     const areaOf = (/** @type {number} */ v) => /** @type {number} */ (area.get(v));
     big.sort((x, y) => areaOf(y) - areaOf(x) || x - y);
