@@ -356,15 +356,15 @@ def fan_out_program(readers: int = 30):
         y = b.tensor((2, 8), arena=1, offset=64 * (i % 4), name=f"x{i}")
         b.kernel("aten::add.out", x, w, y, y)
         x = y
-    program = b.program()
-    return plan_view(program.plans[0], program), w
+    return b.program(), w
 
 
 def test_a_value_read_by_30_ops_is_drawn_as_stubs_highlighted_together(tmp_path):
     """Issue 32 item 6: a constant read by 30 operators drew 30 long edges across the plan. Past FANOUT_STUB readers
     it is drawn as Netron draws an initializer: one edge to its first reader, a short stub (with a dot naming it) at
     each other; selecting it draws every one of them bold."""
-    view, w = fan_out_program(30)
+    program, w = fan_out_program(30)
+    view = plan_view(program.plans[0], program)
     [plain, picked] = run_js(tmp_path, view, [{"op": "none"}, {"op": "select", "values": [w]}])
     unit = plain["valueUnit"][w]
     out = [q for q, e in enumerate(plain["edges"]) if e[0] == unit]

@@ -80,7 +80,7 @@ export function graphTraces(L) {
   out.push(scatter({x: [], y: [], mode: "markers+text", name: "expanded", customdata: [], showlegend: false,
     hoverinfo: "text", hovertext: [], text: [], textposition: "middle right", textfont: {size: 11, color: ST.muted},
     marker: {symbol: "triangle-down", size: 11, color: ST.muted}}));
-  out.push(scatter({x: [], y: [], mode: "markers", name: "crossings", hoverinfo: "text", hovertext: [], text: [],
+  out.push(scatter({x: [], y: [], mode: "markers", name: "crossings", hoverinfo: "text", hovertext: [], text: [], customdata: [],
     showlegend: false, textfont: {size: 9, color: "#57606A"}, textposition: "middle left",
     marker: {size: 7, color: "#8C959F", symbol: "circle"}}));
   return out;

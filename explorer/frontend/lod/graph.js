@@ -9,7 +9,7 @@ import {boxes, figureHeight, focusView, homeView, nodesIn, plotSize, regionOf, z
 import {mixShapes, statusLines, tint, windowLine} from "./captions.js";
 import {foldTraces} from "./traces.js";
 import {followPans} from "./pans.js";
-import {ringSelection} from "./selection.js";
+import {ringSelection, stubHover} from "./selection.js";
 
 // folds of this many units or more are laid out in the worker; smaller ones here (in a task of their own), where
 // they take a few ms, less than the worker's round trip (transformer3k: 357 units, ~30 ms of layout)
@@ -126,12 +126,17 @@ function layoutInTurn(B, S, gd, runner, land, before) {
  * (panels/nav.js: the figure holds only the nodes near the view). A plan shown before in the same div is let go
  * (its layout in flight would otherwise draw it over this one).
  * @param {PlotDiv & {_dxLod?: {close(): void}, dxPoints?: () => [number, number, string | null][], removeListener?(event: string, cb: (ev: any) => void): void}} gd
- * @param {LodBase} B @param {LodState} S @param {() => void} close @param {(ev: Record<string, any>) => void} onRelayout */
-function holdDiv(gd, B, S, close, onRelayout) {
+ * @param {LodBase} B @param {LodState} S @param {() => void} close @param {(ev: Record<string, any>) => void} onRelayout
+ * @param {ReturnType<typeof stubHover>} stubs a fan-out value's stubs lit under the pointer */
+function holdDiv(gd, B, S, close, onRelayout, stubs) {
   const {DEV, TT, rowOf, G} = B;
   if (gd._dxLod) gd._dxLod.close();
-  if (gd.on) gd.on("plotly_relayout", onRelayout);
-  gd._dxLod = {close: () => { close(); if (gd.removeListener) gd.removeListener("plotly_relayout", onRelayout); }};
+  if (gd.on) { gd.on("plotly_relayout", onRelayout); gd.on("plotly_hover", stubs.onHover); gd.on("plotly_unhover", stubs.onUnhover); }
+  gd._dxLod = {close: () => {
+    close();
+    if (!gd.removeListener) return;
+    gd.removeListener("plotly_relayout", onRelayout); gd.removeListener("plotly_hover", stubs.onHover); gd.removeListener("plotly_unhover", stubs.onUnhover);
+  }};
   gd.dxPoints = () => {
     const f = currentFold(B, S);
     return f.x.map((x, p) => {
@@ -161,8 +166,8 @@ export function lodGraph(B, S, host, uses) {
     if (host.drawn) host.drawn();  // what the app draws over a fresh figure: open delegates, a profile's op sizes
     highlight(host.state.values, host.state.instructions);
   }
-  const runner = layoutRunner(), pans = followPans(B, S, host.graph, draw, windowMin);
-  holdDiv(host.graph, B, S, () => { runner.close(); pans.cancel(); }, (ev) => { pans.onRelayout(ev); });
+  const runner = layoutRunner(), pans = followPans(B, S, host.graph, draw, windowMin), stubs = stubHover(B, S, host);
+  holdDiv(host.graph, B, S, () => { runner.close(); pans.cancel(); }, (ev) => { pans.onRelayout(ev); }, stubs);
   const refresh = layoutInTurn(B, S, host.graph, runner, draw, pans.cancel);
   /** @param {number} g @returns {ViewOf} */
   const focus = (g) => (size) => focusView(B, folded(), S.expanded, g, size);
@@ -212,6 +217,7 @@ export function lodGraph(B, S, host, uses) {
    * @param {{curveNumber: number, customdata?: any, x: number, y: number}} pt */
   function clickGraph(pt) {
     if (pt.curveNumber === T.groups) expand(pt.customdata);
+    else if (pt.curveNumber === T.crossings && typeof pt.customdata === "number" && pt.customdata >= 0) host.select({values: [pt.customdata]});  // a stub's dot: its value
     else if (pt.curveNumber === T.crossings) {  // over a group's body after all: that group
       const f = folded(), g = f.nodes.findIndex((nd, p) => nd[0] === "g" && Math.abs(f.x[p] - pt.x) < 0.3 && Math.abs(-f.y[p] - pt.y) < 0.3);
       if (g >= 0) expand(f.nodes[g][1]);
