@@ -93,11 +93,17 @@ for (const c of commands) {
             lane0: memory.data.length ? memory.data[0].customdata : [], lane0text: memory.data.length ? memory.data[0].text : [],
             lane0line: memory.data.length && memory.data[0].marker.line ? memory.data[0].marker.line.color : [],
             overflow: (memory.layout.annotations || []).filter((a) => a.name === "overflow").map((a) => a.text),
-            ringed: rings.rings.length, outlined: outlines.rects.length,
+            ringed: rings.rings.length, outlined: outlines.rects.length, stubs: f.stubs,
+            bold: (rings.edges || []).reduce((k, e) => k + e.xs.filter((x) => x === null).length, 0),
+            drawnEdges: [0, 1, 2, 3].reduce((k, q) => k + (graph.data[q].x || []).filter((x) => x === null).length, 0),
+            stubDots: (graph.data[P.lod.trace.crossings].hovertext || []).filter((h) => / drawn as a stub /.test(h)).length,
             groups: graph.data[P.lod.trace.groups].customdata, tensors: graph.data[P.lod.trace.tensors].x.length,
             groupOpacity: graph.data[P.lod.trace.groups].marker.opacity,
             memory: memory.data.map((t) => ({type: t.type, n: t.x ? t.x.length : 0, visible: t.visible})),
             notes: (memory.layout.annotations || []).filter((a) => a.name === "aggregated").map((a) => a.text),
+            noteAt: (memory.layout.annotations || []).filter((a) => a.name === "aggregated")
+              .map((a) => ({yref: a.yref, yanchor: a.yanchor, yshift: a.yshift})),
+            memshapes: (memory.layout.shapes || []).map((sh) => sh.name),
             details: [L.valueDetails(c.detail || 0), L.instrDetails(c.instr === undefined ? c.detail || 0 : c.instr)]
               .concat(c.group === undefined ? [] : [L.groupDetails(c.group)]),
             domain: painted,

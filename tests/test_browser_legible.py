@@ -228,3 +228,34 @@ def test_minimap_and_memory_strip_move_the_view(reports):
         page.wait_for_function("() => { const r = document.querySelector('.dx-memory')._fullLayout.xaxis.range;"
                                " return r[0] <= -0.5 && r[1] >= 970 }", timeout=30_000)
         assert not [m for m in messages if m.startswith(("error", "pageerror"))], messages
+
+
+FIRST_VIEW_JS = """(sel) => { const gd = document.querySelector(sel), L = gd._fullLayout, d = gd.data[8];
+  const xr = L.xaxis.range, yr = L.yaxis.range, ids = Array.from(d.customdata || []);
+  const inside = d.x.filter((x, k) => x >= xr[0] && x <= xr[1] && d.y[k] >= yr[0] && d.y[k] <= yr[1]).length;
+  const edges = [0, 1, 2, 3].flatMap((q) => gd.data[q].x.map((x, k) => [x, gd.data[q].y[k]])).filter((p) => p[0] !== null);
+  const out = edges.filter((p) => p[0] < xr[0] || p[0] > xr[1] || p[1] < yr[0] || p[1] > yr[1]).length;
+  const mix = {};
+  (L.shapes || []).forEach((s) => { if (/^mix /.test(s.name || '')) mix[s.name.slice(4)] = (mix[s.name.slice(4)] || 0) + 1; });
+  const legend = gd.data.filter((t) => t.legendgroup === 'groups').map((t) => t.name);
+  const lod = window.dxReport.lod(), several = ids.filter((g) => lod.groupDevices(g).length > 1);
+  return {groups: ids.length, inside, edgesOut: out, mix, several, legend}; }"""
+
+
+@pytest.mark.parametrize("name", ["transformer3k", "v100k"])
+def test_big_plan_first_view_fits_and_shows_device_mix(reports, name):
+    """Issue 32 item 5: the first view of a big plan shows every group (before: 11 of 17 groups of transformer3k and
+    17 of 32 of the 100k-value program inside the axes) and every edge inside the axes; a group holding several
+    devices carries a bar split by them (one segment per device), and the legend has an entry for groups."""
+    with chromium((1400, 1000)) as (page, messages), screenshot_on_failure(page, f"legible_{name}_first_view_failure.png"):
+        open_report(page, reports[name])
+        got = page.evaluate(FIRST_VIEW_JS, GRAPH)
+        assert got["groups"] >= 17 and got["inside"] == got["groups"], got
+        assert got["edgesOut"] == 0, got
+        assert got["legend"], "a legend entry for groups"
+        if name == "v100k":  # 71% cpu, 29% cuda:0 in every group
+            assert got["several"], "groups on several devices"
+        assert sorted(got["mix"]) == sorted(str(g) for g in got["several"]), got
+        assert all(got["mix"][str(g)] >= 2 for g in got["several"])
+        assert_legible(page, f"{name} first view", min_labels=got["groups"] // 2)
+        assert not [m for m in messages if m.startswith(("error", "pageerror"))], messages

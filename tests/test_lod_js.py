@@ -281,3 +281,101 @@ def test_tensors_past_the_arena_end_are_outlined_and_counted(tmp_path):
     line = dict(zip(r["lane0"], r["lane0line"]))
     named = {v for f in view.analysis.findings if f.severity == "error" for v in f.values}  # outlined anyway
     assert line[spill] == "#B31B1B" and {c for v, c in line.items() if v != spill and v not in named} == {"white"}
+
+
+def test_a_lane_of_few_tensors_draws_every_block_however_thin(tmp_path):
+    """Issue 32 item 4: a 17-tensor plan (at most 100: every block drawn) whose 16 small tensors are under 3 px tall beside a 1 MiB one was binned
+    (their cells pale, the note over the bars); few tensors are drawn as blocks, every one, and the lane has no note."""
+    from analysis_helpers import PlanBuilder
+
+    b = PlanBuilder(arenas=[(1024 + (1 << 20), "cpu")])
+    big = b.tensor((512, 512), arena=1, offset=1024, name="weights")  # 1 MiB
+    x = b.tensor((2, 8), arena=1, offset=0, name="act0")  # 64 B: well under a pixel of the lane's height
+    b.kernel("aten::add.out", x, big, x, x)
+    for i in range(1, 16):
+        y = b.tensor((2, 8), arena=1, offset=64 * (i % 4), name=f"act{i}")
+        b.kernel("aten::add.out", x, big, y, y)
+        x = y
+    program = b.program()
+    view = plan_view(program.plans[0], program)
+    [first] = run_js(tmp_path, view, [{"op": "none"}])
+    assert first["heat"] is None, "nothing binned"
+    assert len(first["lane0"]) == 17 and first["notes"] == []
+
+
+def equal_chain(sizes):
+    """A chain of one-step activations, each live for two instructions (wide enough to draw at the lanes' default
+    1,200 px over 500 instructions), ``sizes`` their bytes in run order (``[(count, bytes), ...]``), in a 4 KiB
+    arena: 128 B and more are tall enough to draw as blocks, 64 B under 3 px (binned)."""
+    from analysis_helpers import PlanBuilder
+
+    b = PlanBuilder(arenas=[(4096, "cpu")])
+    shapes = [(nbytes // 32, 8) for count, nbytes in sizes for _ in range(count)]
+    x = b.tensor(shapes[0], arena=1, offset=0, name="act0")
+    b.kernel("aten::relu.out", x, x)
+    for i in range(1, len(shapes)):
+        y = b.tensor(shapes[i], arena=1, offset=1024 * (i % 4), name=f"act{i}")
+        b.kernel("aten::relu.out", x, y, y)
+        x = y
+    program = b.program()
+    return plan_view(program.plans[0], program)
+
+
+def test_equal_tensors_are_never_split_into_blocks_then_bins(tmp_path):
+    """Issue 32 item 4: 400 equal tensors, each legible, beside 100 too thin to draw: the lane drew the first 300 equal
+    ones as blocks up to #300 and pale bins after it — a change in the picture where the data has none. Equal
+    tensors are kept together: the run is binned whole, and the note does not count it as drawn."""
+    [first] = run_js(tmp_path, equal_chain([(400, 128), (100, 64)]), [{"op": "none"}])
+    assert first["heat"] is not None
+    assert len(first["lane0"]) <= 2, f"{len(first['lane0'])} of the equal tensors drawn as blocks"
+    assert "300 largest" not in first["notes"][0]
+    assert "bins start" not in first["memshapes"]
+
+
+def test_where_blocks_stop_and_bins_start_is_marked(tmp_path):
+    """The 300 largest tensors (256 B, #0-#299) drawn as blocks before the thin ones binned: the lane marks where
+    blocks stop and bins start (a dashed line across the lane) and its note says at which instruction; the note is a
+    line of its own above the lane's title, outside the plot, so it covers no bar."""
+    [first] = run_js(tmp_path, equal_chain([(300, 256), (200, 64)]), [{"op": "none"}])
+    assert len(first["lane0"]) == 300 and first["heat"] is not None
+    assert first["memshapes"].count("bins start") == 1
+    assert "the 300 largest drawn (blocks before #30" in first["notes"][0], first["notes"]
+    [note] = first["noteAt"]
+    assert note["yanchor"] == "bottom" and note["yref"] == "paper" and note["yshift"] > 0
+
+
+def fan_out_program(readers: int = 30):
+    """A chain of ``readers`` adds, every one reading the same constant ``w``."""
+    from analysis_helpers import PlanBuilder
+
+    b = PlanBuilder(arenas=[(64 * 4, "cpu")])
+    w = b.constant((2, 8), name="w")
+    x = b.tensor((2, 8), arena=1, offset=0, name="x0")
+    b.kernel("aten::relu.out", x, x)
+    for i in range(1, readers + 1):
+        y = b.tensor((2, 8), arena=1, offset=64 * (i % 4), name=f"x{i}")
+        b.kernel("aten::add.out", x, w, y, y)
+        x = y
+    return b.program(), w
+
+
+def test_a_value_read_by_30_ops_is_drawn_as_stubs_highlighted_together(tmp_path):
+    """Issue 32 item 6: a constant read by 30 operators drew 30 long edges across the plan. Past FANOUT_STUB readers
+    it is drawn as Netron draws an initializer: one edge to its first reader, a short stub (with a dot naming it) at
+    each other; selecting it draws every one of them bold."""
+    program, w = fan_out_program(30)
+    view = plan_view(program.plans[0], program)
+    [plain, picked] = run_js(tmp_path, view, [{"op": "none"}, {"op": "select", "values": [w]}])
+    unit = plain["valueUnit"][w]
+    out = [q for q, e in enumerate(plain["edges"]) if e[0] == unit]
+    assert len(out) == 30, "an edge to each reader"
+    assert sorted(plain["stubs"]) == sorted(out[1:]), "every reader but the first gets a stub"
+    for q in plain["stubs"]:
+        p = plain["paths"][q]
+        assert len(p) == 4 and abs(p[0] - p[2]) < 1 and abs(p[1] - p[3]) < 1, "a stub is short, at its reader"
+        reader = plain["edges"][q][1]
+        assert (p[2], p[3]) == (plain["x"][reader], plain["y"][reader])
+    long_ = [plain["paths"][q] for q in out if q not in plain["stubs"]]
+    assert len(long_) == 1
+    assert plain["stubDots"] == 29
+    assert picked["bold"] == 30, "selected: the edge and all 29 stubs bold"

@@ -2,7 +2,7 @@
 // another side or shorten before they hide, and names stay text.
 import test from "node:test";
 import assert from "node:assert/strict";
-import {abbreviate, parseParts, placeLabels} from "../../explorer/frontend/panels/labels.js";
+import {abbreviate, crosses, parseParts, placeLabels} from "../../explorer/frontend/panels/labels.js";
 
 const measure = (text, size) => text.length * size * 0.6;
 const hits = (a, b) => a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
@@ -95,4 +95,42 @@ test("labels keep clear of boxes floating over the plot", () => {
   const it = item(100, 100, "under_the_minimap");
   const placed = placeLabels([it], markersOf([it]), AREA, measure, 600, [[100, 80, 400, 120]]);
   assert.ok(!placed.length || placed[0].box[2] <= 100 || placed[0].box[1] >= 120, "not under the box");
+});
+
+test("labels keep clear of the edges where they can", () => {
+  // an edge leaves the node to the right: its label goes to the left instead
+  const it = item(300, 100, "clear_of_edges");
+  const placed = placeLabels([it], markersOf([it]), AREA, measure, 600, [], {segments: [[300, 100, 600, 100]]});
+  assert.equal(placed.length, 1);
+  assert.ok(placed[0].box[2] < 300, "went left, off the edge");
+  assert.ok(!crosses([300, 100, 600, 100], placed[0].box));
+});
+
+test("every mode: a small plan shows every label, clear of edges, further out with a leader where it must", () => {
+  // a column of 16 small nodes 6 px apart with an edge down it: beside their nodes only some labels fit (a label is
+  // 13 px tall); every label is still placed, none overlapping another or a marker, none crossed by the edge
+  const items = [], segments = [[300, 90, 300, 270]];
+  for (let k = 0; k < 16; k++) items.push(item(300, 100 + 6 * k, "t" + k, {r: 2}));
+  const markers = markersOf(items);
+  assert.ok(placeLabels(items, markers, AREA, measure, 600, [], {segments}).length < items.length, "not in the default mode");
+  const placed = placeLabels(items, markers, AREA, measure, 600, [], {segments, every: true});
+  assert.equal(placed.length, items.length);
+  assertClean(placed, markers);
+  assert.ok(placed.some((p) => p.leader), "some went further out");
+  placed.forEach((p) => {
+    assert.ok(segments.every((s) => !crosses(s, p.box)), `label ${p.parts[0][0]} crossed by the edge`);
+    assert.deepEqual(p.parts, p.item.parts, "in full");
+    if (!p.leader) return;
+    const [x0, y0, x1, y1] = p.leader;
+    assert.ok(Math.abs(Math.hypot(x0 - p.item.x, y0 - p.item.y) - p.item.r) < 0.01, "the leader starts at its node");
+    assert.ok(x1 >= p.box[0] && x1 <= p.box[2] && y1 >= p.box[1] && y1 <= p.box[3], "and ends at its box");
+    placed.forEach((o) => { if (o !== p) assert.ok(!crosses(p.leader, o.box), "a leader crosses no other label"); });
+  });
+});
+
+test("crosses: a segment through, beside and ending at a box", () => {
+  assert.equal(crosses([0, 5, 20, 5], [5, 0, 10, 10]), true);
+  assert.equal(crosses([0, 15, 20, 15], [5, 0, 10, 10]), false);
+  assert.equal(crosses([0, 0, 4, 4], [5, 0, 10, 10]), false);
+  assert.equal(crosses([7, 7, 7, 7.5], [5, 0, 10, 10]), true);
 });

@@ -23,15 +23,16 @@ import {groupSums} from "./summary.js";
  * A fold's first half (foldPlan): its units (instructions, tensors, folded groups, as unit codes), merged edges,
  * and the layout's job; foldFinish turns it and the job's answer into a Folded.
  * @typedef {{expanded: number[], units: number[], list: FoldEdge[], A: number[], B: number[], pos: Map<number, number>,
- *            instUnit: Int32Array, valueCode: Int32Array, job: import("../layout/worker.js").LayoutJob}} FoldPlan
+ *            instUnit: Int32Array, valueCode: Int32Array, stub: boolean[], job: import("../layout/worker.js").LayoutJob}} FoldPlan
  */
 /**
  * A fold as drawn: per node (in drawing order) what it is and where (layout units: x, layer y going down), per
  * edge its ends, polyline ([x0, y0, x1, y1, ...]), tensors, bytes, kind and device (-1: several); per instruction
- * and value the node drawing it (-1: none), and node positions by "v12" / "i5" / "g3".
+ * and value the node drawing it (-1: none), and node positions by "v12" / "i5" / "g3"; `stubs`: the edges drawn as a
+ * short stub at their reader (a value read by many: lod/fold.js FANOUT_STUB).
  * @typedef {{nodes: FoldNode[], x: number[], y: number[], edges: [number, number][], paths: number[][],
  *            tensors: number[], bytes: number[], kinds: EdgeKind[], devs: number[], instUnit: Int32Array,
- *            valueUnit: Int32Array, index: Map<string, number>}} Folded
+ *            valueUnit: Int32Array, index: Map<string, number>, stubs: number[]}} Folded
  */
 /**
  * What a group holds: its ops per device [device, count, share], its tensors' bytes per device and in all, and its

@@ -1,5 +1,6 @@
 import {ptext} from "../util/common.js";
 import {bytesText, countText} from "../util/format.js";
+import {groupSize} from "./views.js";
 
 // What a plan's graph says in words and marks besides its tables' own hover texts (lod/base.js): a folded group's
 // label tail and hover, a node's symbol, a group box's tint, and the status line under the graph
@@ -71,4 +72,28 @@ export function windowLine(S, f) {
   if (!S.region || !S.drawn) return [];
   if (S.coarse) return ["zoomed out: " + countText(S.coarse) + " tensors and ops near the view painted as dots, without hover, labels or clicks \u2014 zoom in to read them"];
   return ["showing the " + countText(S.drawn.count) + " of " + countText(f.nodes.length) + " nodes in and near the view: pan or zoom draws the others"];
+}
+
+/** A folded group's device mix drawn on it: under its marker a bar split by device in proportion to the group's
+ * instructions on each (lod/summary.js groupSummary), so a group 28% on cuda does not read as all-CPU from its
+ * majority colour. Layout shapes (cheap, no trace), `px` px wide, sized in px at the view's scale.
+ * @param {LodBase} B @param {Folded} f @param {number[]} gk fold positions of the groups drawn
+ * @param {number[]} xr @param {number[]} yr the view's ranges @param {{w: number, h: number}} size the plot area in px
+ * @returns {object[]} */
+export function mixShapes(B, f, gk, xr, yr, size) {
+  const ux = Math.abs(xr[1] - xr[0]) / Math.max(size.w, 1), uy = Math.abs(yr[1] - yr[0]) / Math.max(size.h, 1), out = [];
+  const W = 24, H = 5;
+  for (const p of gk) {
+    const g = f.nodes[p][1], ops = B.groupSummary(g).ops;
+    if (ops.length < 2) continue;
+    const top = -f.y[p] - (groupSize(B.G, g) / 2 + 2) * uy;
+    let x = f.x[p] - W / 2 * ux;
+    for (const o of ops) {
+      const w = W * o[2] * ux;
+      out.push({type: "rect", xref: "x", yref: "y", x0: x, x1: x + w, y0: top - H * uy, y1: top, layer: "above",
+                line: {width: 0.5, color: "#FFFFFF"}, fillcolor: B.DEV[o[0]].color, name: "mix " + g});
+      x += w;
+    }
+  }
+  return out;
 }

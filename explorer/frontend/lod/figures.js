@@ -80,8 +80,9 @@ export function graphTraces(L) {
   out.push(scatter({x: [], y: [], mode: "markers+text", name: "expanded", customdata: [], showlegend: false,
     hoverinfo: "text", hovertext: [], text: [], textposition: "middle right", textfont: {size: 11, color: ST.muted},
     marker: {symbol: "triangle-down", size: 11, color: ST.muted}}));
-  out.push(scatter({x: [], y: [], mode: "markers", name: "crossings", hoverinfo: "text", hovertext: [],
-    showlegend: false, marker: {size: 7, color: "#8C959F", symbol: "circle"}}));
+  out.push(scatter({x: [], y: [], mode: "markers", name: "crossings", hoverinfo: "text", hovertext: [], text: [], customdata: [],
+    showlegend: false, textfont: {size: 9, color: "#57606A"}, textposition: "middle left",
+    marker: {size: 7, color: "#8C959F", symbol: "circle"}}));
   return out;
 }
 
@@ -105,6 +106,15 @@ export function graphLegend(L) {
     if (!kinds.has(kind)) continue;
     const st = ST.op[kind];
     entry("ops", "ops", st.label, {symbol: st.symbol, size: 11, color: "#F6F8FA", line: {width: 2, color: ST.ink}});
+  }
+  // a plan that opens with folded groups: what a group's marker is (its majority device's colour; the bar under it
+  // splits its instructions by device: lod/captions.js mixShapes)
+  const open = new Set(L.expanded || []), G = L.groups || {kind: [], parent: []};
+  // a group drawn folded at first: not the root, not open, its parent open (or the root)
+  const folded = G.kind.filter((k, g) => k !== "root" && !open.has(g) && (G.kind[G.parent[g]] === "root" || open.has(G.parent[g])));
+  if (folded.length) {
+    const sym = ST.group[/** @type {keyof typeof ST.group} */ (folded[0])];
+    entry("groups", "groups", "a group: bar = its ops by device", {symbol: sym, size: 13, color: "#D0D7DE", line: {width: 1.2, color: ST.ink}});
   }
   return out;
 }

@@ -42,6 +42,28 @@ function edgePath(pts, tops, xa, ya, xb, yb) {
   return out;
 }
 
+// A value read by more units than this (a weight, an input or a constant read by 30 operators) is drawn as Netron
+// draws an initializer: its edge to its first reader as usual, and to every other reader a short stub ending at that
+// reader, not a long edge across the plan. Its stubs are left out of the layout (they would pull every reader
+// towards it), and selecting the value draws all of them bold at once (lod/selection.js). Eight: up to that many
+// readers sit within a few columns of the value and their edges read as a fan; past it the edges cross the plan and
+// each other (a what-if's copies read by every op became a thick bar).
+export const FANOUT_STUB = 8;
+// a stub: from above and left of its reader, this far in layout units
+const STUB = [-0.3, -0.55];
+
+/** the edges of `list` to draw as stubs: every edge but the first out of a value unit read by over FANOUT_STUB units
+ * @param {Tables} t @param {FoldEdge[]} list @returns {boolean[]} */
+function stubEdges(t, list) {
+  const out = list.map(() => false), reads = /** @type {Map<number, number[]>} */ (new Map());
+  list.forEach((e, q) => {
+    if (e.src < t.m || e.src >= t.gbase) return;
+    let r = reads.get(e.src); if (!r) reads.set(e.src, r = []); r.push(q);
+  });
+  reads.forEach((qs) => { if (qs.length > FANOUT_STUB) qs.slice(1).forEach((q) => { out[q] = true; }); });
+  return out;
+}
+
 const SOURCE_WEIGHT = 1, MAIN_WEIGHT = 4;  // a value nothing writes pulls its reader a quarter as hard as the main flow
 /** a value unit nothing writes @param {Tables} t @param {number} u */
 function isSource(t, u) { return u >= t.m && u < t.gbase && !t.written[u - t.m]; }
@@ -123,8 +145,9 @@ export function folder(t, tree, kindOf) {
     // written) sits just above its first reader; the main dataflow weighs more, so it runs short and straight;
     // units keyed by device keep each device's run together where the order allows
     const weight = list.map((e) => isSource(t, e.src) ? SOURCE_WEIGHT : MAIN_WEIGHT);
-    return {expanded: expanded.slice(), units: units, list: list, A: A, B: B, pos: pos, instUnit: instUnit, valueCode: valueCode,
-            job: {count: units.length, src: A, dst: B, weight: weight, key: units.map((u) => unitDevice(t, u))}};
+    const stub = stubEdges(t, list), laid = (/** @type {unknown} */ _, /** @type {number} */ q) => !stub[q];
+    return {expanded: expanded.slice(), units: units, list: list, A: A, B: B, pos: pos, instUnit: instUnit, valueCode: valueCode, stub: stub,
+            job: {count: units.length, src: A.filter(laid), dst: B.filter(laid), weight: weight.filter(laid), key: units.map((u) => unitDevice(t, u))}};
   }
   /** @param {FoldPlan} pl foldPlan()'s @param {import("../layout/worker.js").LayoutResult} lay layout/layout.js's @returns {Folded} */
   function foldFinish(pl, lay) {
@@ -138,15 +161,19 @@ export function folder(t, tree, kindOf) {
     const styled = rawKinds();
     /** @type {Folded} */
     const out = {nodes: [], x: [], y: [], edges: [], paths: [], tensors: [], bytes: [], kinds: [], devs: [],
-                 instUnit: new Int32Array(m), valueUnit: new Int32Array(n).fill(-1), index: new Map()};
+                 instUnit: new Int32Array(m), valueUnit: new Int32Array(n).fill(-1), index: new Map(), stubs: []};
     fin.forEach((j) => {
       const u = units[j];
       out.nodes.push(u < m ? ["i", u] : u < gbase ? ["v", u - m] : ["g", u - gbase]);
       out.x.push(x[j]); out.y.push(layer[j]);
     });
+    let jq = 0;  // the edge's index in the layout's job (stubs were left out of it)
     pl.list.forEach((e, q) => {
       out.edges.push([renum[A[q]], renum[B[q]]]);
-      out.paths.push(edgePath(lay.paths[q] || [0, 0, 0, 0], tops, x[A[q]], layer[A[q]], x[B[q]], layer[B[q]]));
+      if (pl.stub[q]) {
+        out.stubs.push(q);
+        out.paths.push([x[B[q]] + STUB[0], layer[B[q]] + STUB[1], x[B[q]], layer[B[q]]]);
+      } else out.paths.push(edgePath(lay.paths[jq++] || [0, 0, 0, 0], tops, x[A[q]], layer[A[q]], x[B[q]], layer[B[q]]));
       out.tensors.push(e.count); out.bytes.push(e.bytes); out.devs.push(e.lo === e.hi ? e.lo : -1);
       const atOp = e.src < m || e.dst < m;
       out.kinds.push(atOp ? (styled.get(e.i + ":" + e.v + ":" + e.w) || "same") : "same");

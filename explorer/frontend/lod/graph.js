@@ -5,11 +5,11 @@ import {layOut, layoutRunner} from "../layout/worker.js";
 import {currentFold} from "./base.js";
 import {fresh, planFigures} from "./figures.js";
 import {collapseGroup, openGroup, revealGroups} from "./expand.js";
-import {boxes, focusView, homeView, nodesIn, plotSize, regionOf, spread, zoomedOut} from "./views.js";
-import {statusLines, tint, windowLine} from "./captions.js";
+import {boxes, figureHeight, focusView, homeView, nodesIn, plotSize, regionOf, zoomedOut} from "./views.js";
+import {mixShapes, statusLines, tint, windowLine} from "./captions.js";
 import {foldTraces} from "./traces.js";
 import {followPans} from "./pans.js";
-import {ringSelection} from "./selection.js";
+import {ringSelection, stubHover} from "./selection.js";
 
 // folds of this many units or more are laid out in the worker; smaller ones here (in a task of their own), where
 // they take a few ms, less than the worker's round trip (transformer3k: 357 units, ~30 ms of layout)
@@ -44,7 +44,7 @@ export const DRAW_MAX = 500;
  */
 function drawGraph(B, S, host, baseData, windowMin, view, reset) {
   const gd = host.graph, data = /** @type {Record<string, any>[]} */ (fresh(baseData)), f = currentFold(B, S);
-  const height = Math.round(Math.min(720, Math.max(380, 22 * Math.min(spread(f).depth, B.L.limits.focus) + 110)));  // graph._layout
+  const height = figureHeight(B.G, f, B.L.limits.focus);
   const ranges = reset ? homeView(B.G, f, plotSize(gd, height)) : typeof view === "function" ? view(plotSize(gd, height)) : view;
   const lay = Object.assign({}, gd.layout);
   if (ranges) {
@@ -61,6 +61,8 @@ function drawGraph(B, S, host, baseData, windowMin, view, reset) {
   // the layout's parts that change with the fold: the groups' boxes, the status line
   lay.shapes = bx.map((b) => ({type: "rect", xref: "x", yref: "y", x0: b[1], x1: b[2], y0: b[3], y1: b[4], layer: "below",
                                line: {color: tint(B, b[0], 0.55), width: 1, dash: "dot"}, fillcolor: tint(B, b[0], 0.06), name: "group " + b[0]}));
+  const fl = gd._fullLayout, xr = lay.xaxis && lay.xaxis.range || fl && fl.xaxis.range, yr = lay.yaxis && lay.yaxis.range || fl && fl.yaxis.range;
+  if (xr && yr && S.drawn) lay.shapes = lay.shapes.concat(mixShapes(B, f, S.drawn.gk, xr, yr, plotSize(gd, height)));
   const note = statusLines(B, S, f).concat(windowLine(S, f)).map(ptext).join("<br>");
   lay.images = ((gd.layout || {}).images || []).filter((/** @type {{name?: string}} */ im) => im.name !== "dots").concat(S.image ? [S.image] : []);
   lay.height = height;
@@ -124,12 +126,17 @@ function layoutInTurn(B, S, gd, runner, land, before) {
  * (panels/nav.js: the figure holds only the nodes near the view). A plan shown before in the same div is let go
  * (its layout in flight would otherwise draw it over this one).
  * @param {PlotDiv & {_dxLod?: {close(): void}, dxPoints?: () => [number, number, string | null][], removeListener?(event: string, cb: (ev: any) => void): void}} gd
- * @param {LodBase} B @param {LodState} S @param {() => void} close @param {(ev: Record<string, any>) => void} onRelayout */
-function holdDiv(gd, B, S, close, onRelayout) {
+ * @param {LodBase} B @param {LodState} S @param {() => void} close @param {(ev: Record<string, any>) => void} onRelayout
+ * @param {ReturnType<typeof stubHover>} stubs a fan-out value's stubs lit under the pointer */
+function holdDiv(gd, B, S, close, onRelayout, stubs) {
   const {DEV, TT, rowOf, G} = B;
   if (gd._dxLod) gd._dxLod.close();
-  if (gd.on) gd.on("plotly_relayout", onRelayout);
-  gd._dxLod = {close: () => { close(); if (gd.removeListener) gd.removeListener("plotly_relayout", onRelayout); }};
+  if (gd.on) { gd.on("plotly_relayout", onRelayout); gd.on("plotly_hover", stubs.onHover); gd.on("plotly_unhover", stubs.onUnhover); }
+  gd._dxLod = {close: () => {
+    close();
+    if (!gd.removeListener) return;
+    gd.removeListener("plotly_relayout", onRelayout); gd.removeListener("plotly_hover", stubs.onHover); gd.removeListener("plotly_unhover", stubs.onUnhover);
+  }};
   gd.dxPoints = () => {
     const f = currentFold(B, S);
     return f.x.map((x, p) => {
@@ -159,8 +166,8 @@ export function lodGraph(B, S, host, uses) {
     if (host.drawn) host.drawn();  // what the app draws over a fresh figure: open delegates, a profile's op sizes
     highlight(host.state.values, host.state.instructions);
   }
-  const runner = layoutRunner(), pans = followPans(B, S, host.graph, draw, windowMin);
-  holdDiv(host.graph, B, S, () => { runner.close(); pans.cancel(); }, (ev) => { pans.onRelayout(ev); });
+  const runner = layoutRunner(), pans = followPans(B, S, host.graph, draw, windowMin), stubs = stubHover(B, S, host);
+  holdDiv(host.graph, B, S, () => { runner.close(); pans.cancel(); }, (ev) => { pans.onRelayout(ev); }, stubs);
   const refresh = layoutInTurn(B, S, host.graph, runner, draw, pans.cancel);
   /** @param {number} g @returns {ViewOf} */
   const focus = (g) => (size) => focusView(B, folded(), S.expanded, g, size);
@@ -212,6 +219,7 @@ export function lodGraph(B, S, host, uses) {
     // a group clicked opens (its body) or closes (its header), and is then what is selected (host.group)
     const chosen = (/** @type {number} */ g) => { if (host.group) host.group(g); };
     if (pt.curveNumber === T.groups) { expand(pt.customdata); chosen(pt.customdata); }
+    else if (pt.curveNumber === T.crossings && typeof pt.customdata === "number" && pt.customdata >= 0) host.select({values: [pt.customdata]});  // a stub's dot: its value
     else if (pt.curveNumber === T.crossings) {  // over a group's body after all: that group
       const f = folded(), g = f.nodes.findIndex((nd, p) => nd[0] === "g" && Math.abs(f.x[p] - pt.x) < 0.3 && Math.abs(-f.y[p] - pt.y) < 0.3);
       if (g >= 0) { expand(f.nodes[g][1]); chosen(f.nodes[g][1]); }

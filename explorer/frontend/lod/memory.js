@@ -14,12 +14,16 @@ import {planFigures} from "./figures.js";
 /** An x axis other than instructions: `to` maps instruction units to axis units, `from` back (profile/profile.js: measured time).
  * @typedef {{to: (x: number) => number, from: (x: number) => number}} AxisMap */
 /** A lane as lane() chooses to draw it: the tensors drawn as blocks, the rest binned (null: none), the lane's note.
- * @typedef {{blocks: number[], heat: Grid | null, note: string}} Lane */
+ * cut: where blocks end and bins begin along the axis, when they do not interleave.
+ * @typedef {{blocks: number[], heat: Grid | null, note: string, cut?: number | null}} Lane */
 
 // A block is drawn when it is at least MIN_PX wide and tall on screen at the current zoom; thinner tensors
 // (a 5,000-op chain's one-step activations) are binned, since thousands of 2-px bars only make a pale wash.
 // Of the legible ones, the LARGEST biggest (on screen) stay blocks in a binned lane, the rest join the bins.
 const MIN_PX = [3, 3], LARGEST = 300;
+// A lane of at most this many tensors in view is never binned: a hundred thin bars still read one by one (the
+// wash binning avoids is of thousands: a 1k-op program's lane of 278 one-step tensors stays binned).
+const ALL_BLOCKS = 100;
 /** @type {AxisMap} */
 const INSTRUCTIONS = {to: (x) => x, from: (x) => x};
 
@@ -84,18 +88,38 @@ export function lodMemory(B, S, host) {
       if (wide >= MIN_PX[0] && tall >= MIN_PX[1]) { big.push(v); area.set(v, wide * tall); } else thin.push(v);
     });
     const inView = big.length + thin.length;
-    if (!thin.length && inView <= lim) return {blocks: big, heat: null, note: inView < total ? "showing " + countText(inView) + " of " +
+    // bins only where drawing every block would be illegible: a lane of at most ALL_BLOCKS tensors in view draws each
+    // (a thin one at the least size blockBoxes gives it, still hovered and clicked); binning a 17-tensor plan only
+    // hid tensors a reader could have seen
+    if ((!thin.length || inView <= ALL_BLOCKS) && inView <= lim) return {blocks: big.concat(thin), heat: null, note: inView < total ? "showing " + countText(inView) + " of " +
       countText(total) + " tensors (#" + countText(Math.round(Math.max(X.from(w[0]), 0))) + " \u2013 #" + countText(Math.round(X.from(w[1]))) + ")" : ""};
     const areaOf = (/** @type {number} */ v) => /** @type {number} */ (area.get(v));
     big.sort((x, y) => areaOf(y) - areaOf(x) || x - y);
-    const keep = big.slice(0, LARGEST), drawnSet = new Set(keep);
+    // the LARGEST biggest stay blocks, but never part of a run of equal ones: 300 of 3,000 equal tensors drawn as
+    // blocks up to some instruction and binned after it read as a change in the data where there is none
+    let cut = Math.min(big.length, LARGEST);
+    if (cut < big.length) while (cut > 0 && areaOf(big[cut - 1]) === areaOf(big[cut])) cut--;
+    const keep = big.slice(0, cut), drawnSet = new Set(keep);
     laneErrors[k2].forEach((v) => { if (!drawnSet.has(v)) { keep.push(v); drawnSet.add(v); } });
-    const rest = thin.concat(big.slice(LARGEST)).filter((v) => !drawnSet.has(v));
+    const rest = thin.concat(big.slice(cut)).filter((v) => !drawnSet.has(v));
     const height = Math.max(a.size, a.high, 1), nx = Math.max(1, Math.min(BINS[0], Math.ceil(w[1] - w[0])));
-    const shown = Math.min(big.length, LARGEST);
+    const at = splitAt(keep.slice(0, cut), rest), from = at === null ? "" : " (blocks before #" +
+      countText(Math.ceil(X.from(at))) + ", bins from it: the dashed line)";
     return {blocks: keep, heat: rest.length ? occupancy(rest, rect, w, height, nx, BINS[1], marks ? marked : undefined) : null,
             note: "aggregated: " + countText(rest.length) + " tensors" + (S.win ? " in view" : "") + " in " + nx + "\u00d7" + BINS[1] +
-              " bins" + (shown > 0 ? ", the " + countText(shown) + " largest drawn" : "") + " \u2014 zoom in to see tensors"};
+              " bins" + (cut > 0 ? ", the " + countText(cut) + " largest drawn" + from : "") + " \u2014 zoom in to see tensors",
+            cut: at};
+  }
+  /** where drawn blocks end and binned tensors begin along the axis, when they do not interleave (axis units), else
+   * null: the lane marks it, so a change from blocks to bins is not read as a change in the data
+   * @param {number[]} blocks @param {number[]} binned @returns {number | null} */
+  function splitAt(blocks, binned) {
+    if (!blocks.length || !binned.length) return null;
+    let end = -Infinity, start = Infinity;
+    blocks.forEach((v) => { end = Math.max(end, bounds(v)[1]); });
+    binned.forEach((v) => { start = Math.min(start, bounds(v)[0]); });
+    // a chain hands over within an instruction: the last block and the first binned tensor may share one
+    return X.from(end) - X.from(start) <= 1 ? (end + start) / 2 : null;
   }
   /** a block is at least ~2 px wide and 1.5 px tall @param {number} k2 */
   function minSizes(k2) {
@@ -133,12 +157,12 @@ export function lodMemory(B, S, host) {
   }
   /** every lane (what is legible depends on the zoom), notes, selection: one update; nothing for a plan without arenas */
   function drawMemory() {
-    const gd = host.memory, notes = /** @type {string[]} */ ([]), shown = host.shown(), b = batch(), images = /** @type {object[]} */ ([]);
+    const gd = host.memory, notes = /** @type {string[]} */ ([]), cuts = /** @type {(number | null | undefined)[]} */ ([]), shown = host.shown(), b = batch(), images = /** @type {object[]} */ ([]);
     if (!nA || !gd.data) return;  // no lanes, or their skeleton not drawn yet (app/app.js draws the first view in stages)
     if (gd.dxCells) gd.dxCells.hide();  // a cell's label from before this draw
     AR.forEach((a, k2) => {
       const ln = lane(k2), dim = ST.opacity.block[1], op = shown[DEV[a.dev].name] === false ? dim : 1, ax = k2 ? String(k2 + 1) : "";
-      notes.push(ln.note);
+      notes.push(ln.note); cuts.push(ln.cut);
       grids[k2] = ln.heat;
       boxes[k2] = blockBoxes(ln.blocks, k2);
       b.set(2 * k2, blockData(ln.blocks, k2, boxes[k2]));
@@ -148,12 +172,20 @@ export function lodMemory(B, S, host) {
         if (img) images.push(img);
       }
     });
-    const ann = /** @type {object[]} */ (baseAnnotations.slice());
+    const ann = /** @type {object[]} */ (baseAnnotations.slice()), shapes = baseShapes.slice();
+    // a lane's note: a line of its own above the lane's title, outside the plot (lod/figures.js leaves the room), so
+    // it never covers a bar and is never cut by the plot's edge
     notes.forEach((t, k2) => {
-      ann.push({text: ptext(t), xref: "paper", yref: "paper", x: 1, y: titles[k2].y, xanchor: "right", yanchor: "top", yshift: -4,
-                showarrow: false, font: {size: 11, color: "#1F2328"}, bgcolor: "rgba(255,255,255,0.85)", name: "aggregated"});
+      if (t) ann.push({text: ptext(t), xref: "paper", yref: "paper", x: 0, y: titles[k2].y, xanchor: "left", yanchor: "bottom",
+                       yshift: 16, showarrow: false, font: {size: 11, color: "#57606A"}, name: "aggregated"});
     });
-    b.send(gd, {annotations: ann, shapes: baseShapes.slice(), images: images});
+    cuts.forEach((c, k2) => {  // where blocks stop and bins start, on the lane and its axis
+      if (c === null || c === undefined) return;
+      const ax = k2 ? String(k2 + 1) : "";
+      shapes.push({type: "line", xref: "x" + ax, yref: "y" + ax + " domain", x0: c, x1: c, y0: -0.06, y1: 1, layer: "above",
+                   line: {color: "#1F2328", width: 1, dash: "dash"}, name: "bins start"});
+    });
+    b.send(gd, {annotations: ann, shapes: shapes, images: images});
     memoryHighlight(host.state.values, host.state.instructions);
   }
   /** outlines and instruction lines over the map (panels/rings.js) @param {number[]} values @param {number[]} instructions */

@@ -33,5 +33,7 @@ export function lodPlan(P, host, opts) {
           setAxis: memory.setAxis, axis: memory.axisMap, lanes: () => P.lod.arenas.length,
           /** the fold as drawn */
           folded: () => currentFold(B, S),
+          /** the devices a group's instructions run on (lod/summary.js), as its device bar splits them @param {number} g */
+          groupDevices: (g) => B.groupSummary(g).ops.map((o) => o[0]),
           state: () => ({expanded: S.expanded.slice(), window: S.win, note: S.note, status: graph.status()})};
 }

@@ -28,3 +28,29 @@ export function ringSelection(B, S, host, values, instructions) {
   host.rings({edges: [{xs: lines[0], ys: lines[1]}],
               rings: chosen.map((p) => { const at = place(f.x[p], -f.y[p]); return {x: at[0], y: at[1], symbol: symbolOf(B, f.nodes[p])}; })});
 }
+
+/** A value drawn as stubs (lod/fold.js FANOUT_STUB) lights up whole under the pointer: hovering it or one of its
+ * stubs' dots draws the selection and that value's edge and stubs bold; leaving draws the selection alone.
+ * @param {LodBase} B @param {LodState} S @param {import("./base.js").LodHost} host
+ * @returns {{onHover: (ev: {points?: {curveNumber: number, customdata?: any}[]}) => void, onUnhover: () => void}} */
+export function stubHover(B, S, host) {
+  const T = B.L.trace;
+  let lit = -1;
+  /** @param {number} v */
+  const hasStubs = (v) => {
+    const f = currentFold(B, S), u = v >= 0 && v < B.n ? f.valueUnit[v] : -1;
+    return u >= 0 && f.stubs.some((q) => f.edges[q][0] === u);
+  };
+  const plain = () => ringSelection(B, S, host, host.state.values, host.state.instructions);
+  return {
+    onHover(ev) {
+      const pt = ev && ev.points && ev.points[0];
+      const v = pt && (pt.curveNumber === T.crossings || pt.curveNumber === T.tensors) && typeof pt.customdata === "number" ? pt.customdata : -1;
+      if (v === lit) return;
+      lit = v >= 0 && hasStubs(v) ? v : -1;
+      if (lit < 0) { plain(); return; }
+      ringSelection(B, S, host, host.state.values.concat([lit]), host.state.instructions);
+    },
+    onUnhover() { if (lit >= 0) { lit = -1; plain(); } },
+  };
+}

@@ -68,7 +68,25 @@ function crossings(B, f, drawnEdge) {
       (d >= 0 ? " on " + ptext(DEV[d].name) : " on several devices") +
       (f.kinds[q] !== "same" ? " \u00b7 " + ST.edge[f.kinds[q]].label : ""));
   });
-  return {x: cx, y: cy, hovertext: ch};
+  // a crossing's dot has no label and no value; a stub's is named (panels/labels.js places it) and holds its value
+  const text = cx.map(() => ""), customdata = cx.map(() => -1);
+  stubEnds(B, f, drawnEdge, cx, cy, ch, text, customdata);
+  return {x: cx, y: cy, hovertext: ch, text: text, customdata: customdata};
+}
+
+/** a dot at the free end of each stub drawn (lod/fold.js FANOUT_STUB), its hover naming the value it brings
+ * @param {LodBase} B @param {Folded} f @param {boolean[]} drawnEdge @param {number[]} cx @param {number[]} cy @param {string[]} ch
+ * @param {string[]} text the dots' labels: the value's name @param {number[]} customdata the dots' value */
+function stubEnds(B, f, drawnEdge, cx, cy, ch, text, customdata) {
+  const readers = new Map();
+  f.edges.forEach((e) => { readers.set(e[0], (readers.get(e[0]) || 0) + 1); });
+  f.stubs.forEach((q) => {
+    if (!drawnEdge[q]) return;
+    const nd = f.nodes[f.edges[q][0]];
+    cx.push(f.paths[q][0]); cy.push(-f.paths[q][1]); text.push(ptext(short(B.TT.label[B.rowOf[nd[1]]], 16))); customdata.push(nd[1]);
+    ch.push("<b>" + ptext(B.TT.label[B.rowOf[nd[1]]]) + "</b> \u00b7 read by " + countText(readers.get(f.edges[q][0])) +
+            " \u00b7 drawn as a stub at each reader: hover or click to see them all");
+  });
 }
 
 /** the region's tensors and ops as dots, in the colours their markers have in `out`, and its edges as lines: one

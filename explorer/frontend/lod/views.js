@@ -56,7 +56,7 @@ export function spread(f) {
 export function groupSize(G, g) { return 14 + 3 * Math.log10(Math.max(G.stop[g] - G.start[g], 1)); }
 
 /** px a layer needs: the biggest group marker drawn, and a gap, so neighbours never touch @param {LodBase["G"]} G @param {Folded} f */
-function rowPx(G, f) {
+export function rowPx(G, f) {
   let most = 0;
   f.nodes.forEach((nd) => { if (nd[0] === "g") most = Math.max(most, groupSize(G, nd[1])); });
   return Math.max(READABLE.y, Math.ceil(most * 1.25) + 4);
@@ -70,9 +70,39 @@ export function plotSize(gd, height) {
   return {w: sz.w, h: height && fl.height ? sz.h + height - fl.height : sz.h};
 }
 
-/** the view a big plan opens at: its top, at a readable scale, room for group labels
- * @param {LodBase["G"]} G @param {Folded} f @param {Size} size @returns {View} */
+// an overview of folded groups of at most this many nodes opens whole (every group and edge inside the axes),
+// whatever the scale: a reviewer's first view must show every part of the plan (a big plan's overview is a few dozen
+// groups, readable at ~25 px a layer); a bigger fold opens at a readable scale at its top
+export const FIT_MAX = 150;
+
+/** every node and every edge's bends of a fold: [x0, x1, y0, y1] (y up) @param {Folded} f @returns {number[]} */
+export function extentOf(f) {
+  let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+  const add = (/** @type {number} */ x, /** @type {number} */ y) => { x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y); };
+  f.x.forEach((x, p) => add(x, -f.y[p]));
+  f.paths.forEach((pts) => { for (let k = 0; k < pts.length; k += 2) add(pts[k], -pts[k + 1]); });
+  return x0 > x1 ? [0, 0, 0, 0] : [x0, x1, y0, y1];
+}
+
+/** whether a fold opens whole (homeView): an overview of folded groups of at most FIT_MAX nodes @param {Folded} f */
+export function fitsWhole(f) { return f.nodes.length <= FIT_MAX && f.nodes.some((nd) => nd[0] === "g"); }
+
+/** the graph figure's height for a fold (px): 22 px a layer up to the plan's focus depth, within 380-720 px; a fold
+ * that opens whole gets its layers' room (rowPx: group markers never touch, the device bar under each fits), up to
+ * 1,200 px @param {LodBase["G"]} G @param {Folded} f @param {number} focus the plan's focus layers (limits.focus) */
+export function figureHeight(G, f, focus) {
+  const depth = spread(f).depth, base = Math.min(720, Math.max(380, 22 * Math.min(depth, focus) + 110));
+  return Math.round(fitsWhole(f) ? Math.max(base, Math.min(1200, rowPx(G, f) * depth + 110)) : base);
+}
+
+/** the view a plan opens at: an overview of groups whole (FIT_MAX), else its top at a readable scale; room for
+ * group labels @param {LodBase["G"]} G @param {Folded} f @param {Size} size @returns {View} */
 export function homeView(G, f, size) {
+  if (fitsWhole(f)) {
+    // whole: the extent, half a slot around it and room on the right for the last column's labels
+    const e = extentOf(f), x = [e[0] - 0.5, e[1] + 3.5], y = [e[2] - 0.75, e[3] + 0.5];  // below: the last bar
+    return {"xaxis.range": x, "yaxis.range": y};
+  }
   let {lo, hi, depth} = spread(f);
   if (lo > hi) { lo = 0; hi = 0; }
   const v = readableView({x0: lo, x1: hi, y0: -(Math.max(depth, 1) - 1), y1: 0}, size,

@@ -8,6 +8,11 @@ const NS = "http://www.w3.org/2000/svg";
 const GAP = 3;  // px between a marker and its label
 const PAD = 1.5;  // px kept free around every label box
 const MAX_DRAWN = 600;  // labels drawn at most (DOM size); the rest wait for a zoom
+// a view of at most this many labelled nodes (a plan of <= 100 nodes, or a zoom into a bigger one) shows every label:
+// one that finds no room beside its node goes further out with a leader line before it is shortened or hidden. At
+// that size the plot has room for all of them and a reader expects to read every name; past it, labels hidden until
+// a zoom are the price of seeing the whole graph.
+const EVERY_MAX = 100;
 /** @type {Record<string, string[]>} */
 const SIDES = {right: ["right", "left", "below", "above"], left: ["left", "right", "above", "below"]};
 
@@ -92,17 +97,87 @@ function grid(cell) {
   };
 }
 
+/** does the segment [x0, y0, x1, y1] cross the box (Liang-Barsky clipping)? @param {number[]} sg @param {Box} b */
+export function crosses(sg, b) {
+  const dx = sg[2] - sg[0], dy = sg[3] - sg[1];
+  let t0 = 0, t1 = 1;
+  const p = [-dx, dx, -dy, dy], q = [sg[0] - b[0], b[2] - sg[0], sg[1] - b[1], b[3] - sg[1]];
+  for (let k = 0; k < 4; k++) {
+    if (p[k] === 0) { if (q[k] < 0) return false; continue; }
+    const t = q[k] / p[k];
+    if (p[k] < 0) { if (t > t1) return false; if (t > t0) t0 = t; }
+    else { if (t < t0) return false; if (t < t1) t1 = t; }
+  }
+  return t0 < t1;
+}
+
+// the edges' segments in a uniform grid: whether a box is clear of every one
+/** @param {number[][]} segs [x0, y0, x1, y1] px @returns {(b: Box) => boolean} */
+function edgeGrid(segs) {
+  const cell = 32, cells = /** @type {Map<number, number[]>} */ (new Map());
+  segs.forEach((sg, id) => {
+    // a long segment is kept in every cell of its box: cheap for the few long edges of a small plan
+    const x0 = Math.floor(Math.min(sg[0], sg[2]) / cell), x1 = Math.floor(Math.max(sg[0], sg[2]) / cell);
+    const y0 = Math.floor(Math.min(sg[1], sg[3]) / cell), y1 = Math.floor(Math.max(sg[1], sg[3]) / cell);
+    if ((x1 - x0 + 1) * (y1 - y0 + 1) > 4096) return;  // off the plot by far: never near a label
+    for (let i = x0; i <= x1; i++) for (let j = y0; j <= y1; j++) {
+      const k = i * 100003 + j;
+      let c = cells.get(k); if (!c) cells.set(k, c = []); c.push(id);
+    }
+  });
+  return (b) => {
+    for (let i = Math.floor(b[0] / cell); i <= Math.floor(b[2] / cell); i++)
+      for (let j = Math.floor(b[1] / cell); j <= Math.floor(b[3] / cell); j++)
+        for (const id of cells.get(i * 100003 + j) || []) if (crosses(segs[id], b)) return false;
+    return true;
+  };
+}
+
+// Where a label may go, nearest first: beside its node (its preferred side, then the others); in `every` mode (a
+// small plan: every label shown) then further out in rings, joined to its node by a leader line. Rings of 7 px up
+// to 84 px out, 16 directions: a label of a small plan finds a free place within a few rows of its node.
+const RING_STEP = 7, RINGS = 12, ANGLES = 16;
+/** the boxes beside an item's node, nearest first @param {Item} it @param {number} w @param {number} h @returns {Box[]} */
+function nearBoxes(it, w, h) {
+  return (SIDES[it.side] || SIDES.right).map((side) => boxAt(side, it.x, it.y, it.r, w, h));
+}
+/** boxes in rings around the node, the gap growing RING_STEP px a ring @param {Item} it @param {number} w @param {number} h */
+function farBoxes(it, w, h) {
+  const out = /** @type {Box[]} */ ([]);
+  for (let ring = 1; ring <= RINGS; ring++) {
+    const d = it.r + GAP + ring * RING_STEP;
+    for (let a = 0; a < ANGLES; a++) {
+      const t = (a / ANGLES) * 2 * Math.PI, c = Math.cos(t), s = Math.sin(t);
+      // the box's nearest point to the node at distance d along the angle
+      const cx = it.x + c * d + (c >= 0 ? w / 2 : -w / 2) * Math.min(1, Math.abs(c) * 2);
+      const cy = it.y + s * d + (s >= 0 ? h / 2 : -h / 2) * Math.min(1, Math.abs(s) * 2);
+      out.push([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2]);
+    }
+  }
+  return out;
+}
+/** the leader from a node's marker to its label's box: [x0, y0, x1, y1] px @param {Item} it @param {Box} b */
+function leaderTo(it, b) {
+  const px = Math.max(b[0], Math.min(it.x, b[2])), py = Math.max(b[1], Math.min(it.y, b[3]));
+  const dx = px - it.x, dy = py - it.y, len = Math.hypot(dx, dy) || 1;
+  return [it.x + dx / len * it.r, it.y + dy / len * it.r, px, py];
+}
+
 // items: [{x, y (px), r (marker half-size, px), parts, prio, side: "right"|"left", size (font px), id}]
 // markers: [{x, y, r}] every drawn marker (labelled or not); area: [x0, y0, x1, y1] the plot in px;
-// measure(text, size) -> width in px. Returns the labels to draw: [{item, parts, box}], never overlapping
-// one another or a marker other than their own, and inside the area.
+// measure(text, size) -> width in px. Returns the labels to draw: [{item, parts, box, leader?}], never overlapping
+// one another or a marker other than their own, and inside the area. opts.segments: the edges drawn, [x0, y0, x1,
+// y1] px: a label is placed clear of them where it can be (else over them, as before: the halo keeps it legible);
+// opts.every: every label must show (a small plan): before an abbreviation or a label over an edge, a place further
+// out joined to its node by a leader line.
 /**
  * @param {Item[]} items @param {Marker[]} markers @param {Box} area @param {(text: string, size: number) => number} measure
- * @param {number} [limit] @param {Box[]} [avoid] @returns {{item: Item, parts: Parts, box: Box}[]}
+ * @param {number} [limit] @param {Box[]} [avoid] @param {{segments?: number[][], every?: boolean}} [opts]
+ * @returns {{item: Item, parts: Parts, box: Box, leader?: number[]}[]}
  */
-export function placeLabels(items, markers, area, measure, limit = MAX_DRAWN, avoid = []) {
-  const obstacles = grid(32), placed = grid(32);
-  /** @type {{item: Item, parts: Parts, box: Box}[]} */
+export function placeLabels(items, markers, area, measure, limit = MAX_DRAWN, avoid = [], opts = {}) {
+  const obstacles = grid(32), placed = grid(32), clear = edgeGrid(opts.segments || []);
+  /** @type {{item: Item, parts: Parts, box: Box, leader?: number[]}[]} */
   const out = [];
   avoid.forEach((b) => obstacles.add(b, "avoid"));  // boxes over the plot (the minimap): no label under them
   // a marker's box is its symbol's bounding box (a diamond's corners are empty): half a PAD around it is enough
@@ -113,32 +188,60 @@ export function placeLabels(items, markers, area, measure, limit = MAX_DRAWN, av
     return it.parts.length && it.x >= area[0] && it.x <= area[2] && it.y >= area[1] && it.y <= area[3];
   });
   order.sort((a, b) => items[b].prio - items[a].prio || items[a].y - items[b].y || items[a].x - items[b].x);
+  /** @param {Box} b */
+  const inside = (b) => b[0] >= area[0] && b[2] <= area[2] && b[1] >= area[1] && b[3] <= area[3];
+  // markers are stored padded already (half a PAD); two PADs between labels
+  /** @param {Item} it @param {Box} b */
+  const free = (it, b) => inside(b) && obstacles.free(b, it.id) && placed.free([b[0] - PAD, b[1] - PAD, b[2] + PAD, b[3] + PAD], null);
+  // a leader crosses no label placed and no marker but its own; a marker counts as the box inside its symbol (a
+  // triangle's or a diamond's corners are empty: a leader may pass by them)
+  /** @param {Item} it @param {number[]} ld */
+  const leaderFree = (it, ld) => markers.every((mk) => {
+    const r = mk.r * 0.6;
+    return mk.id === it.id || !crosses(ld, [mk.x - r, mk.y - r, mk.x + r, mk.y + r]);
+  }) && out.every((o) => !crosses(ld, o.box));
   for (const k of order) {
     if (out.length >= limit) break;
-    const it = items[k], h = Math.ceil(it.size * 1.3);
-    const variants = [it.parts];
+    const it = items[k], h = Math.ceil(it.size * 1.3), variants = [it.parts];
     for (const k of [it.abbrev || 12, 7]) {  // shorter and shorter before hiding
       const short = abbreviate(it.parts, k);
       if (short && !variants.some((v) => v.length === 1 && v[0][0] === short[0][0])) variants.push(short);
     }
-    let done = false;
-    for (const parts of variants) {
-      const w = measure(parts.map((p) => p[0]).join(""), it.size);
-      for (const side of SIDES[it.side] || SIDES.right) {
-        const b = boxAt(side, it.x, it.y, it.r, w, h);
-        const padded = [b[0] - PAD, b[1] - PAD, b[2] + PAD, b[3] + PAD];
-        if (b[0] < area[0] || b[2] > area[2] || b[1] < area[1] || b[3] > area[3]) continue;
-        // markers are stored padded already (half a PAD); two PADs between labels
-        if (!obstacles.free(b, it.id) || !placed.free(padded, null)) continue;
-        placed.add(b, k);
-        out.push({item: it, parts, box: b});
-        done = true;
-        break;
-      }
-      if (done) break;
-    }
+    const got = placeOne(it, variants, h, measure, free, clear, opts.every ? leaderFree : null);
+    if (!got) continue;
+    placed.add(got.box, k);
+    out.push(Object.assign({item: it}, got));
   }
   return out;
+}
+
+/** an item's place, for each variant of its text (full, then shorter): beside its node clear of edges, else (every
+ * label shown: `leaderFree`) further out clear of edges with a leader, else (not in every mode) beside its node over
+ * edges; in every mode a place over edges is the last resort, after every variant was tried clear of them
+ * @param {Item} it @param {Parts[]} variants @param {number} h @param {(text: string, size: number) => number} measure
+ * @param {(it: Item, b: Box) => boolean} free @param {(b: Box) => boolean} clear
+ * @param {((it: Item, ld: number[]) => boolean) | null} leaderFree
+ * @returns {{parts: Parts, box: Box, leader?: number[]} | null} */
+function placeOne(it, variants, h, measure, free, clear, leaderFree) {
+  const width = (/** @type {Parts} */ parts) => measure(parts.map((p) => p[0]).join(""), it.size);
+  /** @param {Parts} parts @param {boolean} overEdges */
+  const beside = (parts, overEdges) => {
+    const box = nearBoxes(it, width(parts), h).find((b) => free(it, b) && (overEdges || clear(b)));
+    return box ? {parts, box} : null;
+  };
+  for (const parts of variants) {
+    const near = beside(parts, false) || (leaderFree ? null : beside(parts, true));
+    if (near) return near;
+    if (!leaderFree) continue;
+    const w = width(parts);
+    for (const b of farBoxes(it, w, h)) {
+      if (!free(it, b) || !clear(b)) continue;
+      const ld = leaderTo(it, b);
+      if (leaderFree(it, ld)) return {parts, box: b, leader: ld};
+    }
+  }
+  if (leaderFree) for (const parts of variants) { const near = beside(parts, true); if (near) return near; }
+  return null;
 }
 
 // Per trace name: the label's priority (a group's title wins over its members) and default side.
@@ -161,7 +264,7 @@ function at(a, k, dflt) {
 // ring counts as big as its ring, so its label sits beside the ring instead of under it
 /**
  * @param {PlotDiv & {_fullData?: any[]}} gd @param {(a: any) => any[]} arrOf @param {{x: number, y: number, r: number}[]} [rings]
- * @returns {{items: Item[], markers: Marker[]}}
+ * @returns {{items: Item[], markers: Marker[], segments: number[][]}}
  */
 export function collect(gd, arrOf, rings) {
   const L = gd._fullLayout;
@@ -169,12 +272,18 @@ export function collect(gd, arrOf, rings) {
   const items = [];
   /** @type {Marker[]} */
   const markers = [];
+  /** @type {number[][]} */
+  const segments = [];
   const ringAt = new Map((rings || []).map((c) => [Math.round(c.x) + ":" + Math.round(c.y), c.r]));
   (gd._fullData || []).forEach((/** @type {any} */ t, /** @type {number} */ q) => {
-    if (t.visible !== true || t.type !== "scatter" || !/markers/.test(t.mode || "")) return;
+    if (t.visible !== true || t.type !== "scatter") return;
     const xa = axisOf(L, t.xaxis), ya = axisOf(L, t.yaxis);
     if (!xa || !ya) return;
     const src = (gd.data || [])[t.index] || {}, xs = arrOf(src.x), ys = arrOf(src.y);
+    if (!/markers/.test(t.mode || "")) {  // the edges: polylines, null between
+      if (/lines/.test(t.mode || "")) lineSegments(xs, ys, (x) => xa._offset + xa.l2p(x), (y) => ya._offset + ya.l2p(y), segments);
+      return;
+    }
     const texts = /text/.test(t.mode) ? null : arrOf(src.text);
     const mk = t.marker || {}, name = String(t.name || "");
     const prio = PRIORITY[name] !== undefined ? PRIORITY[name] : name.startsWith("inside") ? 2 : 1;
@@ -194,7 +303,15 @@ export function collect(gd, arrOf, rings) {
                                          abbrev: name === "groups" || name === "expanded" ? 16 : 12});
     }
   });
-  return {items, markers};
+  return {items, markers, segments};
+}
+
+/** a polyline trace's segments in px (a null or non-number breaks it) into `out`
+ * @param {any[]} xs @param {any[]} ys @param {(x: number) => number} px @param {(y: number) => number} py @param {number[][]} out */
+function lineSegments(xs, ys, px, py, out) {
+  for (let k = 1; k < xs.length; k++) {
+    if (num(xs[k - 1]) && num(ys[k - 1]) && num(xs[k]) && num(ys[k])) out.push([px(xs[k - 1]), py(ys[k - 1]), px(xs[k]), py(ys[k])]);
+  }
 }
 
 /** @type {HTMLCanvasElement | null} */
@@ -215,6 +332,15 @@ function measureWith(family) {
     }
     return w;
   };
+}
+
+/** a label's leader line, from its node's marker to its box @param {number[]} ld */
+function leaderLine(ld) {
+  const line = document.createElementNS(NS, "line");
+  line.setAttribute("x1", ld[0].toFixed(1)); line.setAttribute("y1", ld[1].toFixed(1));
+  line.setAttribute("x2", ld[2].toFixed(1)); line.setAttribute("y2", ld[3].toFixed(1));
+  line.setAttribute("class", "dx-leader");
+  return line;
 }
 
 // The layer over one graph div: redrawn after every plotly draw, moved along while a pan drags the plot.
@@ -262,9 +388,11 @@ export function labelLayer(gd, arrOf, avoid, rings) {
     group = g;
     outer.appendChild(g);
     svg.appendChild(outer);
-    const {items, markers} = collect(gd, arrOf, rings ? rings() : []);
+    const {items, markers, segments} = collect(gd, arrOf, rings ? rings() : []);
     const family = (L.font && L.font.family) || "sans-serif";
-    for (const lb of placeLabels(items, markers, area, measureWith(family), MAX_DRAWN, avoid ? avoid() : [])) {
+    const every = items.length <= EVERY_MAX;
+    for (const lb of placeLabels(items, markers, area, measureWith(family), MAX_DRAWN, avoid ? avoid() : [], {segments, every})) {
+      if (lb.leader) g.appendChild(leaderLine(lb.leader));
       const t = document.createElementNS(NS, "text"), b = lb.box;
       t.setAttribute("x", b[0].toFixed(1));
       t.setAttribute("y", ((b[1] + b[3]) / 2).toFixed(1));
