@@ -364,7 +364,7 @@ def test_big_diff_memory_lanes_mark_the_changes(tmp_path, big):
 
 
 def test_big_diff_widget_in_jupyterlab(tmp_path, big):
-    from browser_helpers import jupyter_lab, run_all, wait_kernel_idle, write_notebook
+    from browser_helpers import jupyter_lab, lab_url, run_all, wait_kernel_idle, write_notebook
 
     T = big["T"]
     notebook = tmp_path / "diff5k.ipynb"
