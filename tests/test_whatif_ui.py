@@ -327,3 +327,24 @@ def test_whatif_of_an_explorer_with_an_etrecord_keeps_the_originals_modules_on_a
     a = plan["contexts"]["a"]
     assert len(a["module"]) == len(ex.program.plan("forward").instructions)
     assert any(m >= 0 for m in a["module"]), "the original's instructions keep their modules"
+
+
+def test_the_widgets_whatif_sends_the_changed_pairs_texts_on_request():
+    """Issue 31: writing every changed pair's before -> after table (5,499 on the transformer) was half the diff
+    payload; the widget's payload leaves them out and answers the page's request with the very text a report
+    embeds."""
+    ex = explorer.Explorer(RESIDUAL)
+    ex.move("delegate:*", "cuda:0")
+    plans = unpack(ex._payload)["plans"]
+    eager = whatif_payload(ex.program, ex.predicted)["plans"]
+    assert [p["vd"] for p in plans] == [p["vd"] for p in eager]
+    assert any(p["texts"] for p in plans) and all(t is None for p in plans for t in p["texts"])
+    sent = []
+    ex.send = lambda content, buffers=None: sent.append(content)
+    for p, e in zip(plans, eager):
+        for k in range(len(p["texts"])):
+            ex._on_message(ex, {"type": "pair_text", "plan": p["name"], "k": k}, [])
+            assert sent.pop() == {"type": "pair_text", "plan": p["name"], "k": k, "html": e["texts"][k]}
+        for bad in ({"plan": p["name"], "k": len(p["texts"])}, {"plan": "no such plan", "k": 0}, {"plan": p["name"], "k": "0"}):
+            ex._on_message(ex, {"type": "pair_text", **bad}, [])
+            assert not sent, bad

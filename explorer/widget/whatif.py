@@ -21,6 +21,7 @@ from __future__ import annotations
 import traitlets
 
 from explorer.whatif.predict import CONSTANTS, MoveError, Refusal, parse_moves, what_if
+from explorer.views.payload.diff import pair_text
 from explorer.views.payload.embed import pack
 from explorer.views.payload.whatif import whatif_payload
 
@@ -63,6 +64,7 @@ class WhatIfWidget(traitlets.HasTraits):
     _whatif_selected = traitlets.Dict().tag(sync=True)
 
     _reverting = False
+    _whatif_views: dict = {}  # plan -> DiffPlanView of the what-if shown (the page asks for its pairs' texts)
     predicted = None  # the Program explorer.what_if predicted for `moves` (None without moves)
 
     def _init_whatif(self, moves, constants: str = "owned") -> None:
@@ -102,13 +104,15 @@ class WhatIfWidget(traitlets.HasTraits):
     # -- prediction ---------------------------------------------------------------------------------
 
     def _prediction(self, moves: tuple[str, ...]):
-        """(predicted program, packed diff payload) for ``moves``, cached; raises MoveError / Refusal."""
+        """(predicted program, packed diff payload, its plans' diff views) for ``moves``, cached; raises
+        MoveError / Refusal."""
         if moves in self._predictions:
             return self._predictions[moves]
 
         parse_moves(moves)  # MoveError for a malformed one, before any work
         predicted = what_if(self.program, list(moves), constants=self.whatif_constants)
-        got = (predicted, pack(whatif_payload(self.program, predicted, plan=self.plan)))
+        views: dict = {}  # the changed pairs' texts are written when the page asks (_on_pair_text)
+        got = (predicted, pack(whatif_payload(self.program, predicted, plan=self.plan, views=views, lazy=True)), views)
         if len(self._predictions) >= _CACHE:
             self._predictions.pop(next(iter(self._predictions)))
         self._predictions[moves] = got
@@ -123,7 +127,7 @@ class WhatIfWidget(traitlets.HasTraits):
     def _on_moves(self, change) -> None:
         moves = tuple(change["new"])
         try:
-            predicted, packed = self._prediction(moves) if moves else (None, self._original_payload)
+            predicted, packed, views = self._prediction(moves) if moves else (None, self._original_payload, {})
         except (MoveError, Refusal, KeyError) as exc:
             from_page = "moves" in getattr(self, "_property_lock", {})  # ipywidgets: set by the front end
             added = [m for m in change["new"] if m not in change["old"]]
@@ -137,6 +141,20 @@ class WhatIfWidget(traitlets.HasTraits):
                 raise
             return
         self.predicted = predicted
+        self._whatif_views = views
         if not self._reverting:  # (a revert keeps the error that caused it)
             self.whatif_error = ""
         self._payload = packed
+
+    def _on_pair_text(self, content: dict) -> None:
+        """The page asks for the before -> after text of changed pair ``k`` of ``plan`` (the what-if payload
+        leaves them out: ``views/payload/diff.py`` ``lazy``); the answer names the plan and ``k`` it is for."""
+        dv = self._whatif_views.get(content.get("plan"))
+        k = content.get("k")
+        if dv is None or not isinstance(k, int):
+            return  # a request of a payload no longer shown
+        try:
+            html = pair_text(dv, k)
+        except IndexError:
+            return
+        self.send({"type": "pair_text", "plan": content.get("plan"), "k": k, "html": html})

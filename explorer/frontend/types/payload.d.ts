@@ -216,7 +216,7 @@ export interface DiffPlanPayload {
   pairs: { a: number[]; b: number[] };
   ipairs: Sides<{ i: number[]; o: number[] }>;
   /** before -> after table (HTML) of each changed pair; `vd[side]`: value `v[k]` has text `t[k]` */
-  texts: Html[];
+  texts: (Html | null)[];  // null: sent on request (a widget's what-if)
   vd: Sides<{ v: number[]; t: number[] }>;
   profiles?: Sides<ProfilePayload>;
   profileDiff?: ProfileDiffPayload;

@@ -60,15 +60,20 @@ def whatif_block(original: Program, predicted: Program) -> dict:
             "cli": cli, "py": py, "origins": origins}
 
 
-def whatif_payload(original: Program, predicted: Program, *, plan: str | None = None, result=None) -> dict:
+def whatif_payload(original: Program, predicted: Program, *, plan: str | None = None, result=None,
+                   views: dict | None = None, lazy: bool = False) -> dict:
     """The app's diff mode over original (A) and predicted (B), with ``"whatif"``. ``result``: their
-    :class:`~explorer.analysis.diff.compare.ProgramDiff` if already made (the CLI's review has one)."""
+    :class:`~explorer.analysis.diff.compare.ProgramDiff` if already made (the CLI's review has one); ``views``:
+    a dict the plans' :class:`~explorer.views.state.diff.DiffPlanView` are put in (the widget answers the page's
+    requests from them); ``lazy``: the changed pairs' texts are sent on request (``diff.lod_plan_payload``)."""
     if result is None:
         _pa, _pb, result = open_diff(original, predicted)
     if plan is not None and plan not in {p.plan for p in result.plans}:
         plan = None
-    views = diff_views(result, original, predicted)
-    payload = diff_payload(result, views, plan=plan)
+    made = diff_views(result, original, predicted)
+    if views is not None:
+        views.update(made)
+    payload = diff_payload(result, made, plan=plan, lazy=lazy)
     payload["whatif"] = whatif_block(original, predicted)
     if original.etrecord is not None:  # the original's modules and source lines on A (the prediction has none of its own)
         for p in payload["plans"]:
