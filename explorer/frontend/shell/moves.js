@@ -65,7 +65,13 @@ export function cliLine(file, moves, flags) {
 /** the same in Python (explorer.what_if)
  * @param {string} file @param {string[]} moves @param {string[]} [kwargs] "name=literal" (written by Python's repr) */
 export function pythonCall(file, moves, kwargs) {
-  const args = ["explorer.load(" + pyString(file) + ")", "[" + moves.map(pyString).join(", ") + "]"].concat(kwargs || []);
+  return whatIfCall("explorer.load(" + pyString(file) + ")", moves, kwargs);
+}
+
+/** explorer.what_if of the program `program` (a Python expression: explorer.load(FILE), or a what_if of one, written
+ * by explorer/views/payload/app.py program_source) @param {string} program @param {string[]} moves @param {string[]} [kwargs] */
+export function whatIfCall(program, moves, kwargs) {
+  const args = [program, "[" + moves.map(pyString).join(", ") + "]"].concat(kwargs || []);
   return "explorer.what_if(" + args.join(", ") + ")";
 }
 
@@ -193,7 +199,9 @@ async function copyText(text) {
  * @param {{root: HTMLElement, model: import("../types/payload").WidgetModel, publish: function(string, any): void, data: any,
  *          mount: function(HTMLElement): void}} ctx */
 export function movesView(ctx) {
-  const W = ctx.data.whatif || {file: "MODEL.pte", moves: [], cli: [], py: [], origins: {}};
+  // file: the file the CLI line names (null: none, `nofile` says why); program: the Python expression of the program
+  const W = ctx.data.whatif || {file: null, program: null, nofile: "no command line: no file to run it on", moves: [], cli: [], py: [],
+                                origins: {}};
   const live = Array.isArray(ctx.model.get("moves"));
   /** @type {string[]} */
   const applied = live ? ctx.model.get("moves").slice() : W.moves.slice();  // what the view shows
@@ -270,8 +278,14 @@ export function movesView(ctx) {
     } else list.appendChild(h("span", "dx-muted", "no moves: select an op, a delegate, a tensor or a group and use Move to \u25b8"));
     bar.appendChild(list);
     if (pending.length) {
-      bar.appendChild(copyLine("CLI", cliLine(W.file, pending, W.cli), "dx-whatif-cli"));
-      bar.appendChild(copyLine("Python", pythonCall(W.file, pending, W.py), "dx-whatif-py"));
+      if (W.file) bar.appendChild(copyLine("CLI", cliLine(W.file, pending, W.cli), "dx-whatif-cli"));
+      else {  // never a command on a file that does not exist: said plainly instead
+        const row = h("div", "dx-whatif-cmd");
+        row.appendChild(h("span", "dx-muted dx-whatif-label", "CLI"));
+        row.appendChild(h("span", "dx-muted dx-whatif-nofile", String(W.nofile || "")));
+        bar.appendChild(row);
+      }
+      if (W.program) bar.appendChild(copyLine("Python", whatIfCall(W.program, pending, W.py), "dx-whatif-py"));
     }
   }
 

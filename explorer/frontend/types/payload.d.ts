@@ -186,7 +186,8 @@ export interface AppPayload {
 /** A what-if (views/html/whatif.py whatif_block): the moves shown ("SELECTOR=DEVICE"), the file and flags the CLI
  * line and the Python call are written from, and per re-derived plan the original instructions of each predicted one. */
 export interface WhatIfPayload {
-  file: string; moves: string[]; cli: string[]; py: string[];
+  /** the file the CLI line names (null: none, `nofile` says why); the Python expression of the program (null: none) */
+  file: string | null; program: string | null; nofile: string; moves: string[]; cli: string[]; py: string[];
   origins: Record<string, { start: Column; orig: Column }>;
 }
 

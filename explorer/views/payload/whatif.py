@@ -16,47 +16,31 @@ from __future__ import annotations
 import numpy as np
 
 from explorer.model.program import Program
-from explorer.views.payload.app import UNKNOWN_FILE
+from explorer.views.payload.app import flag_words, program_source
 from explorer.views.payload.context import context_columns
 from explorer.views.payload.diff import diff_payload, diff_views
 from explorer.views.state.diff import open_diff
 
 __all__ = ["whatif_block", "whatif_payload"]
 
-# (Prediction field, CLI option): the flags what_if takes, as the CLI spells them
-_FLAGS = (("skip_h2d_inputs", "--skip-h2d-inputs"), ("skip_d2h_outputs", "--skip-d2h-outputs"),
-          ("alloc_graph_input", "--alloc-graph-input"), ("alloc_graph_output", "--alloc-graph-output"))
-
 
 def whatif_block(original: Program, predicted: Program) -> dict:
-    """``"whatif"`` of a prediction: ``moves`` (``"SELECTOR=DEVICE"`` in the order applied), ``file``, the flags
+    """``"whatif"`` of a prediction: ``moves`` (``"SELECTOR=DEVICE"`` in the order applied), what the commands run
+    on (``file``, ``program``, ``nofile``: :func:`~explorer.views.payload.app.program_source` of the original), the flags
     as CLI words (``cli``) and as Python keyword arguments (``py``, literals written by ``repr``), and ``origins``:
     per re-derived plan, columns ``start`` / ``orig`` — predicted instruction ``i`` stands for original
     instructions ``orig[start[i]:start[i + 1]]`` (none: a copy the prediction inserted)."""
     pred = predicted.prediction
     if pred is None:
         raise ValueError("whatif_block needs a program explorer.what_if predicted")
-    cli: list[str] = []
-    py: list[str] = []
-    for name, option in _FLAGS:
-        value = getattr(pred, name)
-        if value is not None:
-            cli.append(option if value else "--no-" + option[2:])
-            py.append(f"{name}={bool(value)!r}")
-    if pred.constants != "owned":
-        cli += ["--constants", pred.constants]
-        py.append(f"constants={pred.constants!r}")
-    if pred.method is not None:
-        cli += ["--method", pred.method]
-        py.append(f"method={pred.method!r}")
+    cli, py = flag_words(pred)
     origins = {}
     for plan, rows in pred.origins.items():
         start = np.zeros(len(rows) + 1, dtype=np.int64)
         start[1:] = np.cumsum([len(r) for r in rows])
         orig = np.fromiter((k for r in rows for k in r), dtype=np.int64, count=int(start[-1]))
         origins[plan] = {"start": start, "orig": orig}
-    file = pred.original or original.source
-    return {"file": str(file) if file else UNKNOWN_FILE, "moves": [f"{s}={d}" for s, d in pred.moves],
+    return {**program_source(original), "moves": [f"{s}={d}" for s, d in pred.moves],
             "cli": cli, "py": py, "origins": origins}
 
 
