@@ -348,3 +348,55 @@ def test_the_widgets_whatif_sends_the_changed_pairs_texts_on_request():
         for bad in ({"plan": p["name"], "k": len(p["texts"])}, {"plan": "no such plan", "k": 0}, {"plan": p["name"], "k": "0"}):
             ex._on_message(ex, {"type": "pair_text", **bad}, [])
             assert not sent, bad
+
+
+def test_the_flags_are_widget_traits_both_ways_and_the_pages_words_are_pythons():
+    """Issue 31: the skip/alloc flags and constants= in the widget's what-if bar: traits the page's toggles set (and
+    Python sets), predicted with the moves; a refused flag is kept out; the page writes them as flag_words does."""
+    from explorer.views.payload.app import flag_words
+    from explorer.views.payload.whatif import whatif_block
+
+    ex = explorer.Explorer(FIX / "whatif" / "multi_out_cpu_only.pte")
+    ex.move("delegate:*", "cuda:0")
+    ex.skip_d2h_outputs = True
+    ex.alloc_graph_output = False
+    pred = ex.predicted.prediction
+    assert (pred.skip_d2h_outputs, pred.alloc_graph_output, pred.moves) == (True, False, (("delegate:*", "cuda:0"),))
+    block = unpack(ex._payload)["whatif"]
+    assert block["flags"] == {"skip_h2d_inputs": None, "skip_d2h_outputs": True, "alloc_graph_input": None,
+                              "alloc_graph_output": False, "constants": "owned"}
+    assert ex.predicted.prediction == explorer.what_if(ex.program, ex.moves, skip_d2h_outputs=True,
+                                                       alloc_graph_output=False).prediction
+    # executorch refuses skip_h2d on an input with several users: from Python it raises, from the page it is kept out
+    residual = explorer.Explorer(RESIDUAL, moves=["delegate:*=cuda:0"])
+    before = residual._payload
+    with pytest.raises(Refusal):
+        residual.skip_h2d_inputs = True
+    assert residual.skip_h2d_inputs is None and residual._payload == before
+    residual.set_state({"skip_h2d_inputs": True})
+    assert residual.skip_h2d_inputs is None and "skip_h2d_inputs=True: executorch 1.5.1 would refuse" in residual.whatif_error
+    # a flag alone changes a plan (no move): predicted; back to None: the program as it is
+    alone = explorer.Explorer(FIX / "whatif" / "multi_out_cuda0.pte")
+    original = alone._payload
+    alone.skip_d2h_outputs = True
+    assert alone.predicted is not None and alone.predicted.prediction.moves == () and alone._payload != original
+    alone.skip_d2h_outputs = None
+    assert alone.predicted is None and alone._payload == original
+    # the page's words for the toggles are flag_words' (moves.js flagWords; --method comes from the payload)
+    program = explorer.load(FIX / "whatif" / "multi_out_cpu_only.pte")
+    combos = [dict(skip_h2d_inputs=False, skip_d2h_outputs=True), dict(alloc_graph_input=False, alloc_graph_output=True),
+              dict(constants="arguments", skip_d2h_outputs=False), {}]
+    module = (Path(frontend.__file__).parent / "shell" / "moves.js").as_uri()
+    for kwargs in combos:
+        try:
+            predicted = explorer.what_if(program, ["delegate:*=cuda:0"], method="forward", **kwargs)
+        except Refusal:
+            continue
+        block = whatif_block(program, predicted)
+        code = (f"import {{flagWords}} from {json.dumps(module)};"
+                f"process.stdout.write(JSON.stringify(flagWords({json.dumps(block['flags'])})));")
+        done = subprocess.run(["node", "--input-type=module", "-e", code], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        words = json.loads(done.stdout)
+        cli, py = flag_words(predicted.prediction)
+        assert (words["cli"] + block["method"]["cli"], words["py"] + block["method"]["py"]) == (cli, py), kwargs

@@ -28,6 +28,8 @@ from explorer.views.payload.whatif import whatif_payload
 __all__ = ["WhatIfWidget", "add_move"]
 
 _CACHE = 8  # predictions kept (undo and redo of recent moves cost nothing)
+# what_if's keyword arguments the widget has a trait of (the bar's toggles)
+FLAGS = ("skip_h2d_inputs", "skip_d2h_outputs", "alloc_graph_input", "alloc_graph_output", "constants")
 
 
 def add_move(moves: list[str], move: str) -> list[str]:
@@ -59,6 +61,13 @@ class WhatIfWidget(traitlets.HasTraits):
     """What-if API of the Explorer widget (module docstring)."""
     moves = traitlets.List(help="'SELECTOR=DEVICE' moves applied to the program, in order (docs/whatif.md)").tag(sync=True)
     whatif_error = traitlets.Unicode("", help="why the last change of moves was not applied ('' when it was)").tag(sync=True)
+    # what_if's flags, the CLI's --skip-h2d-inputs / --skip-d2h-outputs / --[no-]alloc-graph-input / -output /
+    # --constants (None: as the original shows it); the bar's toggles set them from the page
+    skip_h2d_inputs = traitlets.Bool(None, allow_none=True, help="what_if(skip_h2d_inputs=); None: as the original").tag(sync=True)
+    skip_d2h_outputs = traitlets.Bool(None, allow_none=True, help="what_if(skip_d2h_outputs=); None: as the original").tag(sync=True)
+    alloc_graph_input = traitlets.Bool(None, allow_none=True, help="what_if(alloc_graph_input=); None: as the original").tag(sync=True)
+    alloc_graph_output = traitlets.Bool(None, allow_none=True, help="what_if(alloc_graph_output=); None: as the original").tag(sync=True)
+    constants = traitlets.Enum(CONSTANTS, "owned", help="what_if(constants=): 'owned' or 'arguments'").tag(sync=True)
     # the diff view's selection ({plan, side, values: {a, b}, instructions: {a, b}}): kept apart from `selected`,
     # which is a selection of the original program
     _whatif_selected = traitlets.Dict().tag(sync=True)
@@ -72,12 +81,27 @@ class WhatIfWidget(traitlets.HasTraits):
         what_if's convention for the constants of moved-kernel regions (``"owned"`` or ``"arguments"``)."""
         if constants not in CONSTANTS:
             raise ValueError(f"constants={constants!r}: expected one of {', '.join(CONSTANTS)}")
-        self.whatif_constants = constants
         self._original_payload = self._payload
-        self._predictions: dict[tuple[str, ...], tuple] = {}
-        self.observe(self._on_moves, names=["moves"])
+        self._predictions: dict[tuple, tuple] = {}
+        self.constants = constants  # (before observing: nothing to predict yet)
+        self.observe(self._on_moves, names=["moves", *FLAGS])
         if moves:
             self.moves = list(moves)
+
+    @property
+    def whatif_constants(self) -> str:
+        """what_if's ``constants=`` (the ``constants`` trait)."""
+        return self.constants
+
+    def _flags(self, change=None) -> dict:
+        """what_if's keyword arguments as the traits hold them (``change``: one of them changing, its new value)."""
+        flags = {name: getattr(self, name) for name in FLAGS}
+        if change is not None and change["name"] in flags:
+            flags[change["name"]] = change["new"]
+        return flags
+
+    def _changes_something(self, moves, flags: dict) -> bool:
+        return bool(moves) or any(flags[n] is not None for n in FLAGS if n != "constants")
 
     # -- public API ---------------------------------------------------------------------------------
 
@@ -86,7 +110,7 @@ class WhatIfWidget(traitlets.HasTraits):
         ``"SELECTOR=DEVICE"`` and the view shows original vs predicted. Raises MoveError / Refusal (and leaves
         ``moves`` as it was) when the move cannot be honoured or executorch would refuse the placement."""
         target = add_move(list(self.moves), _as_text((selector, str(device))))
-        self._prediction(tuple(target))  # raises before anything changes
+        self._prediction(tuple(target), self._flags())  # raises before anything changes
         self.moves = target
 
     def undo(self, index: int = -1) -> None:
@@ -103,19 +127,20 @@ class WhatIfWidget(traitlets.HasTraits):
 
     # -- prediction ---------------------------------------------------------------------------------
 
-    def _prediction(self, moves: tuple[str, ...]):
-        """(predicted program, packed diff payload, its plans' diff views) for ``moves``, cached; raises
-        MoveError / Refusal."""
-        if moves in self._predictions:
-            return self._predictions[moves]
+    def _prediction(self, moves: tuple[str, ...], flags: dict):
+        """(predicted program, packed diff payload, its plans' diff views) for ``moves`` and what_if's ``flags``,
+        cached; raises MoveError / Refusal."""
+        key = (moves, tuple(flags[n] for n in FLAGS))
+        if key in self._predictions:
+            return self._predictions[key]
 
         parse_moves(moves)  # MoveError for a malformed one, before any work
-        predicted = what_if(self.program, list(moves), constants=self.whatif_constants)
+        predicted = what_if(self.program, list(moves), **flags)
         views: dict = {}  # the changed pairs' texts are written when the page asks (_on_pair_text)
         got = (predicted, pack(whatif_payload(self.program, predicted, plan=self.plan, views=views, lazy=True)), views)
         if len(self._predictions) >= _CACHE:
             self._predictions.pop(next(iter(self._predictions)))
-        self._predictions[moves] = got
+        self._predictions[key] = got
         return got
 
     @traitlets.validate("moves")
@@ -125,16 +150,23 @@ class WhatIfWidget(traitlets.HasTraits):
         return [_as_text(m) for m in proposal["value"]]
 
     def _on_moves(self, change) -> None:
-        moves = tuple(change["new"])
+        """``moves`` or one of what_if's flags changed: predict again (a flag alone changes a plan too)."""
+        name = change["name"]
+        moves = tuple(change["new"]) if name == "moves" else tuple(self.moves)
+        flags = self._flags(change)
         try:
-            predicted, packed, views = self._prediction(moves) if moves else (None, self._original_payload, {})
+            predicted, packed, views = self._prediction(moves, flags) if self._changes_something(moves, flags) \
+                else (None, self._original_payload, {})
         except (MoveError, Refusal, KeyError) as exc:
-            from_page = "moves" in getattr(self, "_property_lock", {})  # ipywidgets: set by the front end
-            added = [m for m in change["new"] if m not in change["old"]]
+            from_page = name in getattr(self, "_property_lock", {})  # ipywidgets: set by the front end
+            if name == "moves":
+                added = [m for m in change["new"] if m not in change["old"]]
+            else:
+                added = [f"{name}={change['new']!r}"]
             self.whatif_error = (", ".join(added) + ": " if added else "") + reason(exc)
             self._reverting = True
             try:
-                self.moves = list(change["old"])  # the page is told: its list goes back too
+                setattr(self, name, list(change["old"]) if name == "moves" else change["old"])  # the page is told too
             finally:
                 self._reverting = False
             if not from_page:

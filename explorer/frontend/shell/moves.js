@@ -75,6 +75,40 @@ export function whatIfCall(program, moves, kwargs) {
   return "explorer.what_if(" + args.join(", ") + ")";
 }
 
+// what_if's flags the bar toggles: [keyword argument, CLI option, the toggle's label] (explorer/views/payload/app.py _FLAGS)
+export const FLAG_OPTIONS = /** @type {[string, string, string][]} */ ([
+  ["skip_h2d_inputs", "--skip-h2d-inputs", "skip h2d of inputs"], ["skip_d2h_outputs", "--skip-d2h-outputs", "skip d2h of outputs"],
+  ["alloc_graph_input", "--alloc-graph-input", "plan inputs"], ["alloc_graph_output", "--alloc-graph-output", "plan outputs"]]);
+export const CONSTANTS = ["owned", "arguments"];
+
+/** @typedef {Record<string, boolean | string | null>} Flags what_if's flags (null: as the original shows it) */
+
+/** the flags as CLI words and Python keyword arguments, the defaults left out: explorer/views/payload/app.py flag_words
+ * (without --method, which the payload writes) @param {Flags} F @returns {{cli: string[], py: string[]}} */
+export function flagWords(F) {
+  /** @type {string[]} */
+  const cli = [], py = [];
+  for (const [name, option] of FLAG_OPTIONS) {
+    const v = F[name];
+    if (v === true || v === false) {
+      cli.push(v ? option : "--no-" + option.slice(2));
+      py.push(name + "=" + (v ? "True" : "False"));
+    }
+  }
+  const c = String(F.constants || "owned");
+  if (c !== "owned" && CONSTANTS.indexOf(c) >= 0) { cli.push("--constants", c); py.push("constants='" + c + "'"); }
+  return {cli, py};
+}
+
+/** the flags in a fixed order, one value each (null for unset) @param {Flags} F @returns {Flags} */
+export function normalFlags(F) {
+  /** @type {Flags} */
+  const out = {};
+  for (const [name] of FLAG_OPTIONS) out[name] = F[name] === true || F[name] === false ? F[name] : null;
+  out.constants = CONSTANTS.indexOf(String(F.constants)) >= 0 ? String(F.constants) : "owned";
+  return out;
+}
+
 /** the devices "Move to ▸" offers: cpu, the program's known devices (names as "kind:N"), and a new cuda:N (the
  * next free index) @param {string[]} known @returns {{name: string, fresh: boolean}[]} */
 export function deviceChoices(known) {
@@ -210,6 +244,15 @@ export function movesView(ctx) {
   let busy = false;
   /** @type {Offer | null} */
   let offer = null;  // the selection "Move to ▸" last offered to move
+  const shownFlags = normalFlags(W.flags || {});  // the flags the view shows (a widget's: its traits)
+  const readFlags = () => {
+    /** @type {Flags} */
+    const F = {};
+    for (const [name] of FLAG_OPTIONS) F[name] = ctx.model.get(name);
+    F.constants = ctx.model.get("constants");
+    return normalFlags(F);
+  };
+  let flags = live ? readFlags() : shownFlags;  // what the user asked for (live: sent, waiting for the kernel)
   const bar = h("div", "dx-card dx-whatif");
   bar.hidden = true;
   ctx.mount(bar);
@@ -241,12 +284,13 @@ export function movesView(ctx) {
 
   function draw() {
     const error = live ? String(ctx.model.get("whatif_error") || "") : "";
-    bar.hidden = !pending.length && !applied.length && !error && !busy;
+    const flagged = JSON.stringify(flags) !== JSON.stringify(normalFlags({}));
+    bar.hidden = !pending.length && !applied.length && !error && !busy && !flagged;
     bar.textContent = "";
     if (bar.hidden) return;
     const head = h("div", "dx-whatif-head");
     head.appendChild(h("h3", "", "What-if"));
-    const waiting = !same(pending, applied);
+    const waiting = !same(pending, applied) || JSON.stringify(flags) !== JSON.stringify(shownFlags);
     let note;
     if (busy) note = "predicting in Python\u2026";
     else if (!live && waiting) note = "This report cannot predict offline: the prediction runs in Python (explorer.what_if). " +
@@ -277,16 +321,59 @@ export function movesView(ctx) {
       }
     } else list.appendChild(h("span", "dx-muted", "no moves: select an op, a delegate, a tensor or a group and use Move to \u25b8"));
     bar.appendChild(list);
-    if (pending.length) {
-      if (W.file) bar.appendChild(copyLine("CLI", cliLine(W.file, pending, W.cli), "dx-whatif-cli"));
+    bar.appendChild(flagRow());
+    if (pending.length || flagged) {
+      const words = flagWords(flags), method = W.method || {cli: [], py: []};
+      const cli = words.cli.concat(method.cli), py = words.py.concat(method.py);
+      if (W.file) bar.appendChild(copyLine("CLI", cliLine(W.file, pending, cli), "dx-whatif-cli"));
       else {  // never a command on a file that does not exist: said plainly instead
         const row = h("div", "dx-whatif-cmd");
         row.appendChild(h("span", "dx-muted dx-whatif-label", "CLI"));
         row.appendChild(h("span", "dx-muted dx-whatif-nofile", String(W.nofile || "")));
         bar.appendChild(row);
       }
-      if (W.program) bar.appendChild(copyLine("Python", whatIfCall(W.program, pending, W.py), "dx-whatif-py"));
+      if (W.program) bar.appendChild(copyLine("Python", whatIfCall(W.program, pending, py), "dx-whatif-py"));
     }
+  }
+
+  // the flags' toggles: a select per flag (as the original / on / off) and the constants' convention
+  function flagRow() {
+    const row = h("div", "dx-whatif-flags");
+    /** @param {string} name @param {string} label @param {[string, string][]} options @param {string} value
+     * @param {function(string): void} set */
+    const toggle = (name, label, options, value, set) => {
+      const lab = h("label", "dx-whatif-flag");
+      lab.appendChild(h("span", "dx-muted", label));
+      const sel = /** @type {HTMLSelectElement} */ (h("select", "dx-whatif-" + name.replace(/_/g, "-")));
+      sel.title = "explorer.what_if(" + name + "=...)";
+      for (const [v, text] of options) {
+        const o = /** @type {HTMLOptionElement} */ (h("option", "", text));
+        o.value = v;
+        sel.appendChild(o);
+      }
+      sel.value = value;
+      sel.addEventListener("change", () => set(sel.value));
+      lab.appendChild(sel);
+      row.appendChild(lab);
+    };
+    for (const [name, , label] of FLAG_OPTIONS) {
+      const v = flags[name];
+      toggle(name, label, [["", "as the original"], ["true", "on"], ["false", "off"]], v === true ? "true" : v === false ? "false" : "",
+             (x) => setFlag(name, x === "" ? null : x === "true"));
+    }
+    toggle("constants", "constants", CONSTANTS.map((c) => /** @type {[string, string]} */ ([c, c])), String(flags.constants),
+           (x) => setFlag("constants", x));
+    return row;
+  }
+
+  /** @param {string} name @param {boolean | string | null} value */
+  function setFlag(name, value) {
+    flags = normalFlags(Object.assign({}, flags, {[name]: value}));
+    if (live) {
+      busy = true;
+      ctx.publish(name, value);
+    }
+    draw();
   }
 
   /** @param {string[]} next */
@@ -301,6 +388,12 @@ export function movesView(ctx) {
 
   if (live) {
     ctx.model.on("change:whatif_error", () => { busy = false; draw(); });
+    for (const name of FLAG_OPTIONS.map((f) => f[0]).concat(["constants"])) {
+      ctx.model.on("change:" + name, () => {  // the kernel put a refused flag back, or Python set one
+        const now = readFlags();
+        if (JSON.stringify(now) !== JSON.stringify(flags)) { flags = now; busy = false; draw(); }
+      });
+    }
     ctx.model.on("change:moves", () => {  // the kernel put its list back (a refused move), or Python set it
       const now = ctx.model.get("moves") || [];
       if (same(now, applied)) { busy = false; pending = applied.slice(); draw(); }

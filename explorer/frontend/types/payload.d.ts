@@ -188,6 +188,8 @@ export interface AppPayload {
 export interface WhatIfPayload {
   /** the file the CLI line names (null: none, `nofile` says why); the Python expression of the program (null: none) */
   file: string | null; program: string | null; nofile: string; moves: string[]; cli: string[]; py: string[];
+  /** what_if's flags as set (null: as the original shows it) and its --method (views/payload/app.py flag_block) */
+  flags?: Record<string, boolean | string | null>; method?: { cli: string[]; py: string[] };
   origins: Record<string, { start: Column; orig: Column }>;
 }
 

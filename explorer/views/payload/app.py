@@ -24,7 +24,7 @@ from explorer.views.state.overview import TRACE
 from explorer.views.state.plan import PlanView, default_plan, plan_view, program_summary, totals_view
 from explorer.views.state.selection import Selection
 
-__all__ = ["app_payload", "plan_entry", "selection_json", "source_block", "program_source", "flag_words"]
+__all__ = ["app_payload", "plan_entry", "selection_json", "source_block", "program_source", "flag_words", "flag_block"]
 
 # (Prediction field, CLI option): the flags what_if takes, as the CLI spells them
 _FLAGS = (("skip_h2d_inputs", "--skip-h2d-inputs"), ("skip_d2h_outputs", "--skip-d2h-outputs"),
@@ -48,6 +48,18 @@ def flag_words(pred) -> tuple[list[str], list[str]]:
         cli += ["--method", pred.method]
         py.append(f"method={pred.method!r}")
     return cli, py
+
+
+def flag_block(pred) -> dict:
+    """A prediction's flags for the page's toggles: ``flags`` (what_if's five keyword arguments as set, None: as the
+    original shows it) and ``method`` (its ``--method`` as CLI words and Python argument, or none)."""
+    method = {"cli": ["--method", pred.method], "py": [f"method={pred.method!r}"]} if pred.method is not None \
+        else {"cli": [], "py": []}
+    return {"flags": {**{name: getattr(pred, name) for name, _o in _FLAGS}, "constants": pred.constants},
+            "method": method}
+
+
+NO_FLAGS = {"flags": {**{name: None for name, _o in _FLAGS}, "constants": "owned"}, "method": {"cli": [], "py": []}}
 
 
 def program_source(program: Program) -> dict:
@@ -83,7 +95,7 @@ def program_source(program: Program) -> dict:
 def source_block(program: Program) -> dict:
     """``"whatif"`` of a program shown as it is (no moves): what the browser's commands run on
     (:func:`program_source`)."""
-    return {**program_source(program), "moves": [], "cli": [], "py": [], "origins": {}}
+    return {**program_source(program), **NO_FLAGS, "moves": [], "cli": [], "py": [], "origins": {}}
 
 
 def plan_entry(view: PlanView, findings: list[Finding], all_findings: list[Finding]) -> dict:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from explorer.model.program import Program
-from explorer.views.payload.app import flag_words, program_source
+from explorer.views.payload.app import flag_block, flag_words, program_source
 from explorer.views.payload.context import context_columns
 from explorer.views.payload.diff import diff_payload, diff_views
 from explorer.views.state.diff import open_diff
@@ -27,6 +27,7 @@ __all__ = ["whatif_block", "whatif_payload"]
 def whatif_block(original: Program, predicted: Program) -> dict:
     """``"whatif"`` of a prediction: ``moves`` (``"SELECTOR=DEVICE"`` in the order applied), what the commands run
     on (``file``, ``program``, ``nofile``: :func:`~explorer.views.payload.app.program_source` of the original), the flags
+    as set (``flags``, ``method``: :func:`~explorer.views.payload.app.flag_block`, the page's toggles start from them), the flags
     as CLI words (``cli``) and as Python keyword arguments (``py``, literals written by ``repr``), and ``origins``:
     per re-derived plan, columns ``start`` / ``orig`` — predicted instruction ``i`` stands for original
     instructions ``orig[start[i]:start[i + 1]]`` (none: a copy the prediction inserted)."""
@@ -40,7 +41,7 @@ def whatif_block(original: Program, predicted: Program) -> dict:
         start[1:] = np.cumsum([len(r) for r in rows])
         orig = np.fromiter((k for r in rows for k in r), dtype=np.int64, count=int(start[-1]))
         origins[plan] = {"start": start, "orig": orig}
-    return {**program_source(original), "moves": [f"{s}={d}" for s, d in pred.moves],
+    return {**program_source(original), **flag_block(pred), "moves": [f"{s}={d}" for s, d in pred.moves],
             "cli": cli, "py": py, "origins": origins}
 
 
