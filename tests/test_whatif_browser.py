@@ -156,6 +156,39 @@ def test_report_move_to_gives_the_command_and_its_report_opens_in_the_diff_view(
         assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
 
 
+def test_diff_report_moves_either_side_in_its_own_program(tmp_path):
+    """Issue 31: "Move to ▸" in `diff A B --html`: a node of B moves in B's program (a bar per side), and the command
+    the page writes runs on B's file."""
+    a, b = FIXTURE, FIXTURE.parent / "residual_cuda0.pte"
+    report = tmp_path / "diff.html"
+    assert main(["diff", str(a), str(b), "--html", str(report)], stdout=io.StringIO()) in (0, 1)
+    instruction, delegate = _delegate_call(b)
+    with chromium((1400, 1000)) as (page, messages), screenshot_on_failure(page, "whatif_diff_sides_failure.png"):
+        page.route("**/*", lambda r: r.abort() if not r.request.url.startswith("file:") else r.continue_())
+        page.goto(report.as_uri())
+        page.wait_for_function("() => document.body.dataset.ready === '1'", timeout=30_000)
+        assert page.locator(".dx-whatif").count() == 2 and page.locator(".dx-whatif:visible").count() == 0
+        settled(page, ".dx-graph-b")
+        _click_op(page, ".dx-graph-b", instruction)
+        page.locator(".dx-details .dx-move-to", has_text="cpu").wait_for(timeout=10_000)
+        assert f"delegate:{delegate}" in page.locator(".dx-details .dx-move-sel").inner_text()
+        assert page.locator(".dx-details .dx-move-to", has_text="cuda:0").first.is_disabled(), "on cuda:0 already in B"
+        page.locator(".dx-details .dx-move-to", has_text="cpu").click()
+        bar = page.locator(".dx-whatif:visible")
+        bar.wait_for(timeout=5_000)
+        assert bar.count() == 1 and "What-if on B" in bar.inner_text() and "cannot predict offline" in bar.inner_text()
+        line = bar.locator(".dx-whatif-cli").inner_text()
+        assert shlex.split(line) == ["device-explorer", "whatif", str(b), "--move", f"delegate:{delegate}=cpu", "-o",
+                                     "whatif.html"], line
+        page.locator(".dx-whatif:visible").screenshot(path=str(ARTIFACTS / "whatif_diff_sides_pending.png"))
+        assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
+    script = f'device-explorer() {{ {shlex.quote(sys.executable)} -m explorer.cli "$@"; }}\n{line}\n'
+    done = subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "whatif.html").exists()
+
+
 def test_report_move_to_on_a_group_of_a_big_plan(tmp_path):
     """A transformer's overview: a click on a group opens it and its details offer group:LABEL, which what_if reads
     as exactly that group; "Move to ▸ cuda:0" puts it in the pending command."""

@@ -400,3 +400,12 @@ def test_the_flags_are_widget_traits_both_ways_and_the_pages_words_are_pythons()
         words = json.loads(done.stdout)
         cli, py = flag_words(predicted.prediction)
         assert (words["cli"] + block["method"]["cli"], words["py"] + block["method"]["py"]) == (cli, py), kwargs
+
+
+def test_a_diff_of_two_programs_names_each_sides_file_for_move_to():
+    """explorer.Diff and `diff --html` carry what each side's "Move to ▸" commands run on (shell/moves.js
+    sidesMovesView); the what-if's own diff carries its original's instead."""
+    b = FIX / "whatif" / "residual_cuda0.pte"
+    sides = unpack(explorer.Diff(RESIDUAL, b)._payload)["whatifSides"]
+    assert (sides["a"]["file"], sides["b"]["file"]) == (str(RESIDUAL), str(b))
+    assert "whatifSides" not in whatif_payload(explorer.load(RESIDUAL), explorer.what_if(explorer.load(RESIDUAL), ["delegate:*=cuda:0"]))

@@ -187,7 +187,7 @@ export function originsOf(O, i) {
  * as selectors of the original (A). LA / LB: the tables of A and B; O: the plan's origins.
  * @param {any} LA @param {any} LB @param {any} O @param {"value"|"instr"|"group"} kind @param {number} index @returns {Offer} */
 export function predictedSelectorOf(LA, LB, O, kind, index) {
-  if (kind === "group") return {selectors: [], why: "groups of the prediction are not the original's: pick the group on A (before)"};
+  if (kind === "group") return predictedGroupOf(LA, LB, O, index);
   let i = index;
   if (kind === "value") {
     i = writerOf(LB, index);
@@ -204,6 +204,27 @@ export function predictedSelectorOf(LA, LB, O, kind, index) {
   if (!offers.length) return {selectors: [], why: "nothing it stands for can move"};
   return {selectors: offers.map((o) => o.selectors[0]), what: "the " + from.length + " original instructions it stands for",
           current: here};
+}
+
+/** a group of the prediction (B): every original instruction its instructions stand for that can move (a kernel as
+ * @N, a delegate call as delegate:N), in order, each once
+ * @param {any} LA @param {any} LB @param {any} O @param {number} g @returns {Offer} */
+function predictedGroupOf(LA, LB, O, g) {
+  const G = LB.groups;
+  if (!(g > 0 && g < G.label.length)) return {selectors: [], why: "the whole plan: use delegate:* or op:NAME"};
+  const seen = new Set(), selectors = /** @type {string[]} */ ([]);
+  for (let i = G.start[g]; i < G.stop[g]; i++) {
+    for (const k of originsOf(O, i)) {
+      if (seen.has(k)) continue;
+      seen.add(k);
+      const got = instrOffer(LA, k);
+      if (got.selectors.length && selectors.indexOf(got.selectors[0]) < 0) selectors.push(got.selectors[0]);
+    }
+  }
+  if (!selectors.length) return {selectors: [], why: "nothing it stands for can move (copies the prediction inserted, write-backs)"};
+  const d = G.dev[g];
+  return {selectors, what: "the " + seen.size + " original instructions group " + G.label[g] + " stands for",
+          current: d >= 0 && LB.devices[d] ? LB.devices[d].name : ""};
 }
 
 // -- the view ----------------------------------------------------------------------------------------------
@@ -230,13 +251,16 @@ async function copyText(text) {
 /** The what-if bar and the "Move to ▸" offers of one app.
  * ctx: {root (the app's element: clicks are caught there), model, publish(key, value), data (the payload), mount(bar)}.
  * Live (a widget: the model has `moves`): a move is sent to the kernel; else (a report) it joins a pending list.
+ * side: over a diff of two programs, the side ("a" or "b") whose program this view moves (its block: data.whatifSides).
  * @param {{root: HTMLElement, model: import("../types/payload").WidgetModel, publish: function(string, any): void, data: any,
- *          mount: function(HTMLElement): void}} ctx */
+ *          mount: function(HTMLElement): void, side?: "a" | "b"}} ctx */
 export function movesView(ctx) {
-  // file: the file the CLI line names (null: none, `nofile` says why); program: the Python expression of the program
-  const W = ctx.data.whatif || {file: null, program: null, nofile: "no command line: no file to run it on", moves: [], cli: [], py: [],
-                                origins: {}};
-  const live = Array.isArray(ctx.model.get("moves"));
+  // side: a diff of two programs (no what-if): this view moves what is on that side, in that side's program.
+  // W.file: the file the CLI line names (null: none, `nofile` says why); W.program: the Python expression of the program
+  const side = ctx.side || "";
+  const W = (side ? (ctx.data.whatifSides || {})[side] : ctx.data.whatif) ||
+    {file: null, program: null, nofile: "no command line: no file to run it on", moves: [], cli: [], py: [], origins: {}};
+  const live = !side && Array.isArray(ctx.model.get("moves"));
   /** @type {string[]} */
   const applied = live ? ctx.model.get("moves").slice() : W.moves.slice();  // what the view shows
   /** @type {string[]} */
@@ -259,7 +283,7 @@ export function movesView(ctx) {
 
   const known = [];
   for (const p of ctx.data.plans || []) {
-    const lists = p.sides ? [p.sides.a.devices, p.sides.b.devices] : [p.devices];
+    const lists = side ? [p.sides[side].devices] : p.sides ? [p.sides.a.devices, p.sides.b.devices] : [p.devices];
     for (const list of lists) for (const d of list || []) if (known.indexOf(d[0]) < 0) known.push(d[0]);
   }
   const choices = deviceChoices(known);
@@ -289,7 +313,7 @@ export function movesView(ctx) {
     bar.textContent = "";
     if (bar.hidden) return;
     const head = h("div", "dx-whatif-head");
-    head.appendChild(h("h3", "", "What-if"));
+    head.appendChild(h("h3", "", side ? "What-if on " + side.toUpperCase() : "What-if"));
     const waiting = !same(pending, applied) || JSON.stringify(flags) !== JSON.stringify(shownFlags);
     let note;
     if (busy) note = "predicting in Python\u2026";
@@ -403,7 +427,7 @@ export function movesView(ctx) {
   // "Move to ▸": the buttons' clicks, caught on the app's element (the details are rewritten on every selection)
   ctx.root.addEventListener("click", (ev) => {
     const t = /** @type {HTMLElement | null} */ (ev.target instanceof Element ? ev.target.closest(".dx-move-to") : null);
-    if (!t || !offer || !offer.selectors.length) return;
+    if (!t || (t.dataset.view || "") !== side || !offer || !offer.selectors.length) return;
     let next = pending;
     for (const s of offer.selectors) next = addMove(next, s + "=" + t.dataset.device);
     change(next);
@@ -415,7 +439,7 @@ export function movesView(ctx) {
     offer = got;
     if (!got.selectors.length) return "<span class='dx-muted dx-move-why'>" + esc(got.why || "") + "</span>";
     const buttons = choices.map((c) => "<button type='button' class='dx-move-to" + (c.fresh ? " dx-fresh" : "") + "' data-device='" +
-      esc(c.name) + "'" + (c.name === got.current ? " disabled title='it runs there already'" : " title='predict it on " + esc(c.name) + "'") +
+      esc(c.name) + "' data-view='" + side + "'" + (c.name === got.current ? " disabled title='it runs there already'" : " title='predict it on " + esc(c.name) + "'") +
       ">" + esc(c.name) + "</button>").join("");
     const sel = got.selectors.length > 3 ? got.selectors.slice(0, 3).join(", ") + ", \u2026" : got.selectors.join(", ");
     return "<span class='dx-move'>" + buttons + "</span><div class='dx-muted dx-move-sel'>" + esc(got.what || "") +
@@ -430,11 +454,13 @@ export function movesView(ctx) {
       if (kind !== "value" && kind !== "instr" && kind !== "group") return [];
       return [["Move to \u25b8", cell(selectorOf(P.lod, kind, index, P.context))]];
     },
-    /** the same as a block under a diff's details: side "a" is the original, "b" the prediction
-     * @param {any} P a diff plan payload @param {string} side @param {"value"|"instr"|"group"} kind @param {number} index */
-    diffBlock(P, side, kind, index) {
-      if (!ctx.data.whatif) return "";
-      const got = side === "b" ? predictedSelectorOf(P.sides.a.lod, P.sides.b.lod, (W.origins || {})[P.name], kind, index)
+    /** the same as a block under a diff's details: side "a" is the original, "b" the prediction (a view of one side of a
+     * diff of two programs: only that side, in its program)
+     * @param {any} P a diff plan payload @param {string} s @param {"value"|"instr"|"group"} kind @param {number} index */
+    diffBlock(P, s, kind, index) {
+      if (side ? s !== side : !ctx.data.whatif) return "";
+      const got = side ? selectorOf(P.sides[s].lod, kind, index, P.contexts ? P.contexts[s] : null)
+        : s === "b" ? predictedSelectorOf(P.sides.a.lod, P.sides.b.lod, (W.origins || {})[P.name], kind, index)
         : selectorOf(P.sides.a.lod, kind, index, P.contexts ? P.contexts.a : null);
       return "<div class='dx-root dx-move-block'><table class='dx-kv'><tr><td>Move to \u25b8</td><td>" + cell(got) +
         "</td></tr></table></div>";
@@ -443,4 +469,17 @@ export function movesView(ctx) {
     applied: () => applied.slice(),
     bar,
   };
+}
+
+/** "Move to ▸" over a diff of two programs (no what-if: `diff --html`, explorer.Diff): a view per side, each moving what
+ * is selected on its side in its side's program; neither predicts (the commands that will are given)
+ * @param {Parameters<typeof movesView>[0]} ctx */
+export function sidesMovesView(ctx) {
+  const b = movesView(Object.assign({}, ctx, {side: "b"})), a = movesView(Object.assign({}, ctx, {side: "a"}));  // A's bar on top
+  const views = {a, b};
+  return Object.assign({}, views.a, {
+    /** @param {any} P @param {string} s @param {"value"|"instr"|"group"} kind @param {number} index */
+    diffBlock: (P, s, kind, index) => (s === "b" ? views.b : views.a).diffBlock(P, s, kind, index),
+    pending: () => views.a.pending().concat(views.b.pending()),
+  });
 }

@@ -239,6 +239,8 @@ export interface DiffPayload {
   /** with two runs' numbers compared: each side's built-in overlays (views/payload/diff.py diff_overlays) */
   overlays?: DiffOverlaysPayload;
   whatif?: WhatIfPayload;
+  /** a diff of two programs: what each side's "Move to ▸" commands run on (views/payload/diff.py) */
+  whatifSides?: Sides<WhatIfPayload>;
 }
 
 // ---- a data file, or a program without plans ----

@@ -18,7 +18,7 @@ from explorer.views.fragments.review import EMPTY_DETAILS, pair_details, summary
 from explorer.views.fragments.requirements import requirements_diff_html
 from explorer.views.payload.numerics import numerics_payload, numerics_shown
 from explorer.views.payload.overlays import OverlaySet
-from explorer.views.payload.app import plan_entry
+from explorer.views.payload.app import plan_entry, source_block
 from explorer.views.payload.context import context_columns
 from explorer.views.payload.profile import attach_profile_pair
 from explorer.views.state.diff import SIDES, DiffPlanView, DiffSelection, default_diff_plan, diff_plan_view
@@ -143,6 +143,8 @@ def diff_payload(result: ProgramDiff, views: dict[str, DiffPlanView], *, plan: s
             "selected": selected.to_json() if selected else None}
     if profiles is not None:
         attach_profile_pair(out, views, profiles)
+    if programs is not None:  # "Move to ▸" on either side: the commands run on that side's file (shell/moves.js)
+        out["whatifSides"] = {side: source_block(prog) for side, prog in zip(SIDES, programs)}
     if programs is not None and any(p.etrecord is not None for p in programs):
         for p in out["plans"]:
             name = p.get("name")
