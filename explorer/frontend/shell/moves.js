@@ -392,9 +392,12 @@ export function movesView(ctx) {
 
   /** @param {string} name @param {boolean | string | null} value */
   function setFlag(name, value) {
+    const before = flags;
     flags = normalFlags(Object.assign({}, flags, {[name]: value}));
     if (live) {
-      busy = true;
+      // the kernel predicts when moves or a flag other than constants are set, before or after (widget/whatif.py)
+      const predicts = (/** @type {Flags} */ F) => pending.length > 0 || FLAG_OPTIONS.some(([n]) => F[n] !== null);
+      busy = predicts(before) || predicts(flags);
       ctx.publish(name, value);
     }
     draw();
