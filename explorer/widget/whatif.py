@@ -6,7 +6,10 @@ Mixed into :class:`explorer.Explorer`. Synced traits:
   ``"group:layers.1=cuda:1"``; docs/whatif.md lists the selectors), applied in order. Strings, not pairs, so the
   trait reads the same in Python, in the browser and on the command line; setting it from Python also takes
   ``(selector, device)`` pairs, stored as strings. "Move to ▸" in the page's details appends to it.
-* ``whatif_error`` — why the last change of ``moves`` was not applied ("" when it was): a move that cannot be
+* ``skip_h2d_inputs``, ``skip_d2h_outputs``, ``alloc_graph_input``, ``alloc_graph_output`` (None: as the original
+  shows it) and ``constants`` (``"owned"`` / ``"arguments"``) — what_if's flags, the bar's toggles; a change of one
+  predicts again as a change of ``moves`` does (a flag alone changes a plan too).
+* ``whatif_error`` — why the last change of ``moves`` (or of a flag) was not applied ("" when it was): a move that cannot be
   honoured (:class:`~explorer.whatif.predict.MoveError`) or a placement executorch would refuse to export
   (:class:`~explorer.whatif.predict.Refusal`, its reason). The page shows it; ``moves`` stays as it was.
 
@@ -74,7 +77,7 @@ class WhatIfWidget(traitlets.HasTraits):
 
     _reverting = False
     _whatif_views: dict = {}  # plan -> DiffPlanView of the what-if shown (the page asks for its pairs' texts)
-    predicted = None  # the Program explorer.what_if predicted for `moves` (None without moves)
+    predicted = None  # the Program explorer.what_if predicted for `moves` and the flags (None: nothing moved or flagged)
 
     def _init_whatif(self, moves, constants: str = "owned") -> None:
         """Called by the widget once its original payload is set; ``moves``: the constructor's; ``constants``:
