@@ -9,6 +9,7 @@ oddly named file: the command must succeed on that very file.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -95,3 +96,47 @@ def test_the_data_file_findings_command_runs_as_printed(tmp_path, name):
     finally:
         os.chdir(ROOT)
     assert linked.data_files and linked.data_files[0].source == name
+
+
+def _page_commands(block: dict, moves: list[str]) -> tuple[str | None, str | None]:
+    """The what-if bar's CLI line and Python call for ``moves`` over a payload's ``whatif`` block, as the page writes
+    them (moves.js; None where the page offers none)."""
+    module = (ROOT / "explorer" / "frontend" / "shell" / "moves.js").as_uri()
+    code = (f"import {{cliLine, whatIfCall}} from {json.dumps(module)}; const W = {json.dumps(block)}, m = {json.dumps(moves)};"
+            f"process.stdout.write(JSON.stringify([W.file ? cliLine(W.file, m, W.cli) : null,"
+            f" W.program ? whatIfCall(W.program, m, W.py) : null]));")
+    done = subprocess.run(["node", "--input-type=module", "-e", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return tuple(json.loads(done.stdout))
+
+
+def test_an_explorer_of_a_prediction_or_of_bytes_offers_no_command_on_a_missing_file(tmp_path):
+    """Issue 31: ``Explorer(what_if(...))`` named ``x.pte (what-if)`` in its CLI line, a file that does not exist.
+    Every command the page offers runs as written; where there is no file, the page says so instead."""
+    from explorer.views.payload.embed import unpack
+
+    shutil.copy(FIX / "device_mlp.pte", tmp_path / "it's m.pte")
+    # read from a temporary path that is no file any more
+    gone_program = dataclasses.replace(explorer.load(FIX / "device_mlp.pte"), source=str(tmp_path / "gone.pte"))
+    cases = {"prediction": explorer.what_if(explorer.load(tmp_path / "it's m.pte"), ["delegate:*=cpu"], skip_d2h_outputs=True),
+             "bytes": explorer.load((FIX / "device_mlp.pte").read_bytes()),
+             "prediction of bytes": explorer.what_if(explorer.load((FIX / "device_mlp.pte").read_bytes()), ["delegate:*=cpu"]),
+             "deleted file": gone_program, "prediction of a deleted file": explorer.what_if(gone_program, ["delegate:*=cpu"])}
+    for what, program in cases.items():
+        block = unpack(explorer.Explorer(program)._payload)["whatif"]
+        cli, py = _page_commands(block, ["delegate:*=cuda:0"])
+        assert cli is None and "no command line" in block["nofile"], (what, block)
+        if what == "prediction":
+            assert "prediction of" in block["nofile"] and str(tmp_path / "it's m.pte") in block["nofile"]
+            done = subprocess.run([sys.executable, "-c", f"import explorer\np = {py}\nprint(p.prediction.moves)"],
+                                  cwd=tmp_path, capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+            assert done.returncode == 0, (py, done.stderr)
+            assert "delegate:*" in done.stdout
+        else:
+            assert py is None, (what, py)
+    # a file that is there: both commands, and the CLI line runs
+    block = unpack(explorer.Explorer(tmp_path / "it's m.pte")._payload)["whatif"]
+    cli, py = _page_commands(block, ["delegate:*=cpu"])
+    assert block["nofile"] == "" and py == f"explorer.what_if(explorer.load({str(tmp_path / chr(39).join(['it', 's m.pte']))!r}), [\"delegate:*=cpu\"])"
+    done = _bash(cli, tmp_path)
+    assert done.returncode == 0, (cli, done.stderr)

@@ -65,6 +65,17 @@ def _delegate_call(path: Path) -> tuple[int, int]:
     return ins.index, ins.delegate_index
 
 
+def _changed_b(path: Path, delegate: int) -> int:
+    """A tensor of the prediction that changed (its pair has a before -> after text) when delegate moves to cuda:0."""
+    from explorer.views.payload.diff import pair_keys
+    from explorer.views.payload.whatif import whatif_payload
+
+    program = explorer.load(path)
+    views: dict = {}
+    whatif_payload(program, explorer.what_if(program, [f"delegate:{delegate}=cuda:0"]), views=views, lazy=True)
+    return next(v for s, v in pair_keys(views["forward"])[0] if s == "b")
+
+
 def _click_op(page, graph: str, instruction: int) -> None:
     ops = trace_points(page, graph, TRACE["ops"])
     target = next(p for p in ops if p["id"] == instruction and p["w"] > 0)
@@ -156,6 +167,39 @@ def test_report_move_to_gives_the_command_and_its_report_opens_in_the_diff_view(
         assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
 
 
+def test_diff_report_moves_either_side_in_its_own_program(tmp_path):
+    """Issue 31: "Move to ▸" in `diff A B --html`: a node of B moves in B's program (a bar per side), and the command
+    the page writes runs on B's file."""
+    a, b = FIXTURE, FIXTURE.parent / "residual_cuda0.pte"
+    report = tmp_path / "diff.html"
+    assert main(["diff", str(a), str(b), "--html", str(report)], stdout=io.StringIO()) in (0, 1)
+    instruction, delegate = _delegate_call(b)
+    with chromium((1400, 1000)) as (page, messages), screenshot_on_failure(page, "whatif_diff_sides_failure.png"):
+        page.route("**/*", lambda r: r.abort() if not r.request.url.startswith("file:") else r.continue_())
+        page.goto(report.as_uri())
+        page.wait_for_function("() => document.body.dataset.ready === '1'", timeout=30_000)
+        assert page.locator(".dx-whatif").count() == 2 and page.locator(".dx-whatif:visible").count() == 0
+        settled(page, ".dx-graph-b")
+        _click_op(page, ".dx-graph-b", instruction)
+        page.locator(".dx-details .dx-move-to", has_text="cpu").wait_for(timeout=10_000)
+        assert f"delegate:{delegate}" in page.locator(".dx-details .dx-move-sel").inner_text()
+        assert page.locator(".dx-details .dx-move-to", has_text="cuda:0").first.is_disabled(), "on cuda:0 already in B"
+        page.locator(".dx-details .dx-move-to", has_text="cpu").click()
+        bar = page.locator(".dx-whatif:visible")
+        bar.wait_for(timeout=5_000)
+        assert bar.count() == 1 and "What-if on B" in bar.inner_text() and "cannot predict offline" in bar.inner_text()
+        line = bar.locator(".dx-whatif-cli").inner_text()
+        assert shlex.split(line) == ["device-explorer", "whatif", str(b), "--move", f"delegate:{delegate}=cpu", "-o",
+                                     "whatif.html"], line
+        page.locator(".dx-whatif:visible").screenshot(path=str(ARTIFACTS / "whatif_diff_sides_pending.png"))
+        assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
+    script = f'device-explorer() {{ {shlex.quote(sys.executable)} -m explorer.cli "$@"; }}\n{line}\n'
+    done = subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "whatif.html").exists()
+
+
 def test_report_move_to_on_a_group_of_a_big_plan(tmp_path):
     """A transformer's overview: a click on a group opens it and its details offer group:LABEL, which what_if reads
     as exactly that group; "Move to ▸ cuda:0" puts it in the pending command."""
@@ -210,7 +254,11 @@ def test_widget_move_with_the_mouse_in_jupyterlab(tmp_path):
     write_notebook(notebook, [f"import explorer\nex = explorer.Explorer({str(FIXTURE)!r})\nex",
                               "print('moves:', ex.moves, ex.predicted is not None)",
                               f"ex2 = explorer.Explorer({str(REFUSED)!r}, constants='arguments')\nex2",
-                              "print('refused:', ex2.moves, ex2.whatif_error.startswith('@0=cuda:0: executorch 1.5.1 would refuse'))"])
+                              "print('refused:', ex2.moves, ex2.whatif_error.startswith('@0=cuda:0: executorch 1.5.1 would refuse'))",
+                              # a changed tensor of B selected from Python: its before -> after text comes on request
+                              "ex._whatif_selected = {}\nex._whatif_selected = {'plan': 'forward', 'side': 'b', "
+                              f"'values': {{'a': [], 'b': [{_changed_b(FIXTURE, delegate)}]}}, 'instructions': {{'a': [], 'b': []}}}}",
+                              "print('flags:', ex.skip_d2h_outputs, ex.predicted.prediction.skip_d2h_outputs)"])
     with jupyter_lab(tmp_path) as (base, token), chromium((1400, 1000)) as (page, messages), \
             screenshot_on_failure(page, "whatif_lab_failure.png", tmp_path / "jupyter.log"):
         page.goto(lab_url(base, token, notebook))
@@ -250,6 +298,23 @@ def test_widget_move_with_the_mouse_in_jupyterlab(tmp_path):
         assert f"delegate:{delegate}" in page.locator("#w1 .dx-details .dx-move-sel").inner_text()
         page.locator("#w1 .dx-details").scroll_into_view_if_needed()
         page.locator("#w1 .dx-details").screenshot(path=str(ARTIFACTS / "whatif_lab_diff_details.png"))
+        # a changed pair's text is not in the widget's payload: the page asks the kernel and shows it when it comes
+        _run_cell(page, 4)
+        page.wait_for_function("() => { const d = document.querySelector('#w1 .dx-details');"
+                               " return d && d.querySelector('table.dx-cmp:not(.dx-cols)') && !d.querySelector('.dx-pair-wait'); }",
+                               timeout=30_000)
+        # the flags' toggles: skip d2h of outputs on -> predicted again with it, the CLI line says it, Python sees it
+        page.locator("#w1 .dx-whatif select.dx-whatif-skip-d2h-outputs").select_option("true")
+        page.wait_for_function("() => { const c = document.querySelector('#w1 .dx-whatif .dx-whatif-cli');"
+                               " return c && c.textContent.includes('--skip-d2h-outputs') &&"
+                               " !document.querySelector('#w1 .dx-whatif').textContent.includes('predicting'); }", timeout=60_000)
+        assert page.locator("#w1 .dx-whatif select.dx-whatif-skip-d2h-outputs").input_value() == "true"
+        _run_cell(page, 5)
+        _outputs_include(page, "flags: True True")
+        page.locator("#w1 .dx-whatif select.dx-whatif-skip-d2h-outputs").select_option("")
+        page.wait_for_function("() => { const c = document.querySelector('#w1 .dx-whatif .dx-whatif-cli');"
+                               " return c && !c.textContent.includes('--skip-d2h-outputs') &&"
+                               " !document.querySelector('#w1 .dx-whatif').textContent.includes('predicting'); }", timeout=60_000)
         page.locator("#w1 .dx-whatif").scroll_into_view_if_needed()
         # undo: back to the program as it is, in the same output
         page.locator("#w1 .dx-whatif .dx-undo-one").click()

@@ -327,3 +327,85 @@ def test_whatif_of_an_explorer_with_an_etrecord_keeps_the_originals_modules_on_a
     a = plan["contexts"]["a"]
     assert len(a["module"]) == len(ex.program.plan("forward").instructions)
     assert any(m >= 0 for m in a["module"]), "the original's instructions keep their modules"
+
+
+def test_the_widgets_whatif_sends_the_changed_pairs_texts_on_request():
+    """Issue 31: writing every changed pair's before -> after table (5,499 on the transformer) was half the diff
+    payload; the widget's payload leaves them out and answers the page's request with the very text a report
+    embeds."""
+    ex = explorer.Explorer(RESIDUAL)
+    ex.move("delegate:*", "cuda:0")
+    plans = unpack(ex._payload)["plans"]
+    eager = whatif_payload(ex.program, ex.predicted)["plans"]
+    assert [p["vd"] for p in plans] == [p["vd"] for p in eager]
+    assert any(p["texts"] for p in plans) and all(t is None for p in plans for t in p["texts"])
+    sent = []
+    ex.send = lambda content, buffers=None: sent.append(content)
+    for p, e in zip(plans, eager):
+        for k in range(len(p["texts"])):
+            ex._on_message(ex, {"type": "pair_text", "plan": p["name"], "k": k}, [])
+            assert sent.pop() == {"type": "pair_text", "plan": p["name"], "k": k, "html": e["texts"][k]}
+        for bad in ({"plan": p["name"], "k": len(p["texts"])}, {"plan": "no such plan", "k": 0}, {"plan": p["name"], "k": "0"}):
+            ex._on_message(ex, {"type": "pair_text", **bad}, [])
+            assert not sent, bad
+
+
+def test_the_flags_are_widget_traits_both_ways_and_the_pages_words_are_pythons():
+    """Issue 31: the skip/alloc flags and constants= in the widget's what-if bar: traits the page's toggles set (and
+    Python sets), predicted with the moves; a refused flag is kept out; the page writes them as flag_words does."""
+    from explorer.views.payload.app import flag_words
+    from explorer.views.payload.whatif import whatif_block
+
+    ex = explorer.Explorer(FIX / "whatif" / "multi_out_cpu_only.pte")
+    ex.move("delegate:*", "cuda:0")
+    ex.skip_d2h_outputs = True
+    ex.alloc_graph_output = False
+    pred = ex.predicted.prediction
+    assert (pred.skip_d2h_outputs, pred.alloc_graph_output, pred.moves) == (True, False, (("delegate:*", "cuda:0"),))
+    block = unpack(ex._payload)["whatif"]
+    assert block["flags"] == {"skip_h2d_inputs": None, "skip_d2h_outputs": True, "alloc_graph_input": None,
+                              "alloc_graph_output": False, "constants": "owned"}
+    assert ex.predicted.prediction == explorer.what_if(ex.program, ex.moves, skip_d2h_outputs=True,
+                                                       alloc_graph_output=False).prediction
+    # executorch refuses skip_h2d on an input with several users: from Python it raises, from the page it is kept out
+    residual = explorer.Explorer(RESIDUAL, moves=["delegate:*=cuda:0"])
+    before = residual._payload
+    with pytest.raises(Refusal):
+        residual.skip_h2d_inputs = True
+    assert residual.skip_h2d_inputs is None and residual._payload == before
+    residual.set_state({"skip_h2d_inputs": True})
+    assert residual.skip_h2d_inputs is None and "skip_h2d_inputs=True: executorch 1.5.1 would refuse" in residual.whatif_error
+    # a flag alone changes a plan (no move): predicted; back to None: the program as it is
+    alone = explorer.Explorer(FIX / "whatif" / "multi_out_cuda0.pte")
+    original = alone._payload
+    alone.skip_d2h_outputs = True
+    assert alone.predicted is not None and alone.predicted.prediction.moves == () and alone._payload != original
+    alone.skip_d2h_outputs = None
+    assert alone.predicted is None and alone._payload == original
+    # the page's words for the toggles are flag_words' (moves.js flagWords; --method comes from the payload)
+    program = explorer.load(FIX / "whatif" / "multi_out_cpu_only.pte")
+    combos = [dict(skip_h2d_inputs=False, skip_d2h_outputs=True), dict(alloc_graph_input=False, alloc_graph_output=True),
+              dict(constants="arguments", skip_d2h_outputs=False), {}]
+    module = (Path(frontend.__file__).parent / "shell" / "moves.js").as_uri()
+    for kwargs in combos:
+        try:
+            predicted = explorer.what_if(program, ["delegate:*=cuda:0"], method="forward", **kwargs)
+        except Refusal:
+            continue
+        block = whatif_block(program, predicted)
+        code = (f"import {{flagWords}} from {json.dumps(module)};"
+                f"process.stdout.write(JSON.stringify(flagWords({json.dumps(block['flags'])})));")
+        done = subprocess.run(["node", "--input-type=module", "-e", code], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        words = json.loads(done.stdout)
+        cli, py = flag_words(predicted.prediction)
+        assert (words["cli"] + block["method"]["cli"], words["py"] + block["method"]["py"]) == (cli, py), kwargs
+
+
+def test_a_diff_of_two_programs_names_each_sides_file_for_move_to():
+    """explorer.Diff and `diff --html` carry what each side's "Move to ▸" commands run on (shell/moves.js
+    sidesMovesView); the what-if's own diff carries its original's instead."""
+    b = FIX / "whatif" / "residual_cuda0.pte"
+    sides = unpack(explorer.Diff(RESIDUAL, b)._payload)["whatifSides"]
+    assert (sides["a"]["file"], sides["b"]["file"]) == (str(RESIDUAL), str(b))
+    assert "whatifSides" not in whatif_payload(explorer.load(RESIDUAL), explorer.what_if(explorer.load(RESIDUAL), ["delegate:*=cuda:0"]))

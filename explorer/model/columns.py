@@ -123,6 +123,9 @@ def value_columns(plan: Plan) -> ValueColumns:
     cols = getattr(plan, "_columns", None)
     if cols is not None and cols[0] is not None:
         return cols[0]
+    derived = plan.__dict__.get("_derived_values")  # made once per plan (a prediction's: no decoder columns)
+    if derived is not None:
+        return derived
     values = plan.values
     n = len(values)
     kind = np.zeros(n, np.uint8)
@@ -138,7 +141,10 @@ def value_columns(plan: Plan) -> ValueColumns:
                 mem[i], off[i] = v.memory_id, min(v.offset, OFFSET_SATURATED) if v.offset is not None else 0
             nb[i] = v.nbytes if v.nbytes is not None else -1
             storage[i], dbi[i] = STORAGE_CODES.get(v.storage, 0), v.data_buffer_idx
-    return ValueColumns(kind, st, dt, di, mem, off, nb, storage, dbi)
+    out = ValueColumns(kind, st, dt, di, mem, off, nb, storage, dbi)
+    if isinstance(values, tuple):  # frozen values in a tuple never change: kept, as a cached_property would be
+        plan.__dict__["_derived_values"] = out
+    return out
 
 
 def tensor_text(plan: Plan, values) -> tuple[list, list]:
@@ -176,6 +182,9 @@ def instruction_columns(plan: Plan) -> InstructionColumns:
     cols = getattr(plan, "_columns", None)
     if cols is not None and cols[1] is not None:
         return cols[1]
+    derived = plan.__dict__.get("_derived_instructions")
+    if derived is not None:
+        return derived
     ins: Sequence[Instruction] = plan.instructions
     n = len(ins)
     kind, target = np.zeros(n, np.uint8), np.full(n, -1, np.int64)
@@ -190,4 +199,7 @@ def instruction_columns(plan: Plan) -> InstructionColumns:
         vals = [-1 if v is None else v for v in i.values]  # a hand-built call may leave an index unset
         flat.extend(vals)
         lengths[k + 1] = len(vals)
-    return InstructionColumns(kind, target, np.cumsum(lengths), np.asarray(flat, dtype=np.int64))
+    out = InstructionColumns(kind, target, np.cumsum(lengths), np.asarray(flat, dtype=np.int64))
+    if isinstance(ins, tuple):
+        plan.__dict__["_derived_instructions"] = out
+    return out

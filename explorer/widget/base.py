@@ -30,3 +30,5 @@ class AppWidget(anywidget.AnyWidget):
     def _on_message(self, _widget, content, _buffers) -> None:
         if isinstance(content, dict) and content.get("type") == "plotly":
             self.send({"type": "plotly"}, [frontend.plotly_js().encode("utf-8")])
+        elif isinstance(content, dict) and content.get("type") == "pair_text" and hasattr(self, "_on_pair_text"):
+            self._on_pair_text(content)  # a what-if's changed pair, written on request (widget/whatif.py)

@@ -113,5 +113,11 @@ test("predictedSelectorOf maps the prediction's instructions to the original's s
   assert.deepEqual(region.selectors, ["@0"], "the write-back it stands for cannot move; the add can");
   assert.equal(region.current, "cuda:0");
   assert.deepEqual(predictedSelectorOf(L, LB, O, "value", 21).selectors, ["@0"], "a tensor: its writer's origins");
-  assert.deepEqual(predictedSelectorOf(L, LB, O, "group", 1).selectors, []);
+  // a group of B (instructions [start, stop)): every original instruction its instructions stand for that can move
+  const LG = Object.assign({}, LB, {groups: {label: ["forward", "region", "copies"], dev: [-1, 1, 1], start: [0, 1, 0], stop: [4, 3, 1]}});
+  const group = predictedSelectorOf(L, LG, O, "group", 1);
+  assert.deepEqual(group.selectors, ["delegate:0", "@0"], "delegate 0 and the region's add (not its write-back)");
+  assert.equal(group.current, "cuda:0");
+  assert.match(predictedSelectorOf(L, LG, O, "group", 2).why, /nothing it stands for can move/);
+  assert.match(predictedSelectorOf(L, LG, O, "group", 0).why, /the whole plan/);
 });

@@ -86,6 +86,23 @@ function diffView(ctx, data) {
   /** @param {Side} s @param {"value" | "instr" | "group"} kind @param {number} x */
   function moveBlock(s, kind, x) { return MV ? MV.diffBlock(P, s, kind, x) : ""; }
 
+  // a widget's what-if leaves the changed pairs' texts out of its payload (views/payload/diff.py lazy): one is asked
+  // for when it is selected, and the details are written again when the kernel answers (widget/whatif.py)
+  const asked = new Set();
+  /** @param {import("../types/payload").DiffPlanPayload} plan @param {number} k @returns {null} */
+  function askText(plan, k) {
+    const key = plan.name + "\u0000" + k;
+    if (!asked.has(key)) { asked.add(key); ctx.model.send({type: "pair_text", plan: plan.name, k}); }
+    return null;
+  }
+  ctx.model.on("msg:custom", (/** @type {{type?: string, plan?: string, k?: number, html?: string} | null} */ msg) => {
+    if (!msg || msg.type !== "pair_text" || typeof msg.k !== "number") return;
+    const plan = data.plans.find((p) => p.name === msg.plan);
+    if (!plan || plan.texts[msg.k] !== null) return;
+    plan.texts[msg.k] = String(msg.html);
+    if (plan === P) details();
+  });
+
   // two runs compared (diff --debug-buffer): the button that selects where they part, on both sides
   // (profile/numerics.js), then the "colour" picker over both sides (overlay/view.js: each side's ops by its own
   // overlay of the name picked, one scale for both)
@@ -115,6 +132,7 @@ function diffView(ctx, data) {
                   config: CONFIG, details: $("dx-details"), names: {a: data.nameA, b: data.nameB},
                   select: (sel) => select(sel), drawn: (s) => { if (PROF) PROF.sizeOps(s); },
                   paint: (s, traces) => OV.paint(traces, s),
+                  askText: (k) => askText(P, k),
                   // a node's details: the overlay's number (overlay/view.js), then this side's run's (profile/numerics.js)
                   detailRows: (s, kind, index) => OV.detailRows(kind, index, s)
                     .concat(numericsRows(planNumerics(data.numerics, P.name), kind, index, s))};

@@ -133,12 +133,13 @@ export function sideContext(P, s) {
  * What the diff page (diff/diff.js) hands diffLod: per side its graph and memory plots, their overlays (panels/rings.js), the
  * plotly config, the details element, where a selection made on a side goes, the sides' names, and (optional) a
  * hook after each draw of a side's graph, the rows a side's node details start with (an overlay's number, a run's
- * numbers) and a side's graph traces before they are drawn (an overlay's colours: overlay/view.js).
+ * numbers), a side's graph traces before they are drawn (an overlay's colours: overlay/view.js) and the text of
+ * changed pair k when the payload left it out (null until it arrives: diff/diff.js asks the kernel).
  * @typedef {{graphs: Sides<PlotDiv>, memories: Sides<PlotDiv>, overlays: Sides<{set(items: object): void}>,
  *            memoryOverlays: Sides<{set(items: object): void}>, config: object, details: HTMLElement,
  *            select(sel: {side: Side, values: number[], instructions: number[]}): void, names: Sides<string>,
  *            drawn?: (s: Side) => void, detailRows?: (s: Side, kind: "value" | "instr" | "group", index: number) => [string, string][],
- *            paint?: (s: Side, traces: Record<string, any>[]) => void}} DiffCtx
+ *            paint?: (s: Side, traces: Record<string, any>[]) => void, askText?: (k: number) => string | null}} DiffCtx
  */
 /** @template T @typedef {import("../types/payload").Sides<T>} Sides */
 /** @typedef {{side: Side | "", values: Sides<number[]>, instructions: Sides<number[]>}} DiffState */
@@ -238,7 +239,13 @@ export function diffLod(P, ctx) {
     const unpaired = t === undefined && (a === undefined || b === undefined) ? unpairedKind(s, v) : null;
     const cols = columns(a === undefined ? null : sideOf("a").lod.valueDetails(a), b === undefined ? null : sideOf("b").lod.valueDetails(b),
                          "", unpaired === null ? "" : "not matched: the diff pairs tensors only");
-    if (t !== undefined) return P.texts[t] + "<details class='dx-root'><summary>each side's details</summary>" + cols + "</details>";
+    if (t !== undefined) {
+      // a widget's what-if sends these on request (views/payload/diff.py lazy): asked for now, redrawn on arrival
+      const text = P.texts[t] !== null ? P.texts[t] : ctx.askText ? ctx.askText(t) : null;
+      return (text !== null ? text : "<div class='dx-root dx-diff dx-pair-wait'><h4><span class='dx-muted'>" + (a === undefined ? "\u2014" : "%" + a) + " \u2192 " + (b === undefined ? "\u2014" : "%" + b) +
+        "</span> <span class='dx-muted'>what changed: asking Python\u2026</span></h4></div>") +
+        "<details class='dx-root'" + (text !== null ? "" : " open") + "><summary>each side's details</summary>" + cols + "</details>";
+    }
     const label = sideOf(s).labels.v[v] !== undefined ? sideOf(s).labels.v[v] : "%" + v;
     const named = label !== "%" + v;  // an unnamed tensor is its %N: not "%14 %14 → %16"
     const badge = unpaired === null ? P.badges.same

@@ -65,8 +65,48 @@ export function cliLine(file, moves, flags) {
 /** the same in Python (explorer.what_if)
  * @param {string} file @param {string[]} moves @param {string[]} [kwargs] "name=literal" (written by Python's repr) */
 export function pythonCall(file, moves, kwargs) {
-  const args = ["explorer.load(" + pyString(file) + ")", "[" + moves.map(pyString).join(", ") + "]"].concat(kwargs || []);
+  return whatIfCall("explorer.load(" + pyString(file) + ")", moves, kwargs);
+}
+
+/** explorer.what_if of the program `program` (a Python expression: explorer.load(FILE), or a what_if of one, written
+ * by explorer/views/payload/app.py program_source) @param {string} program @param {string[]} moves @param {string[]} [kwargs] */
+export function whatIfCall(program, moves, kwargs) {
+  const args = [program, "[" + moves.map(pyString).join(", ") + "]"].concat(kwargs || []);
   return "explorer.what_if(" + args.join(", ") + ")";
+}
+
+// what_if's flags the bar toggles: [keyword argument, CLI option, the toggle's label] (explorer/views/payload/app.py _FLAGS)
+export const FLAG_OPTIONS = /** @type {[string, string, string][]} */ ([
+  ["skip_h2d_inputs", "--skip-h2d-inputs", "skip h2d of inputs"], ["skip_d2h_outputs", "--skip-d2h-outputs", "skip d2h of outputs"],
+  ["alloc_graph_input", "--alloc-graph-input", "plan inputs"], ["alloc_graph_output", "--alloc-graph-output", "plan outputs"]]);
+export const CONSTANTS = ["owned", "arguments"];
+
+/** @typedef {Record<string, boolean | string | null>} Flags what_if's flags (null: as the original shows it) */
+
+/** the flags as CLI words and Python keyword arguments, the defaults left out: explorer/views/payload/app.py flag_words
+ * (without --method, which the payload writes) @param {Flags} F @returns {{cli: string[], py: string[]}} */
+export function flagWords(F) {
+  /** @type {string[]} */
+  const cli = [], py = [];
+  for (const [name, option] of FLAG_OPTIONS) {
+    const v = F[name];
+    if (v === true || v === false) {
+      cli.push(v ? option : "--no-" + option.slice(2));
+      py.push(name + "=" + (v ? "True" : "False"));
+    }
+  }
+  const c = String(F.constants || "owned");
+  if (c !== "owned" && CONSTANTS.indexOf(c) >= 0) { cli.push("--constants", c); py.push("constants='" + c + "'"); }
+  return {cli, py};
+}
+
+/** the flags in a fixed order, one value each (null for unset) @param {Flags} F @returns {Flags} */
+export function normalFlags(F) {
+  /** @type {Flags} */
+  const out = {};
+  for (const [name] of FLAG_OPTIONS) out[name] = F[name] === true || F[name] === false ? F[name] : null;
+  out.constants = CONSTANTS.indexOf(String(F.constants)) >= 0 ? String(F.constants) : "owned";
+  return out;
 }
 
 /** the devices "Move to ▸" offers: cpu, the program's known devices (names as "kind:N"), and a new cuda:N (the
@@ -147,7 +187,7 @@ export function originsOf(O, i) {
  * as selectors of the original (A). LA / LB: the tables of A and B; O: the plan's origins.
  * @param {any} LA @param {any} LB @param {any} O @param {"value"|"instr"|"group"} kind @param {number} index @returns {Offer} */
 export function predictedSelectorOf(LA, LB, O, kind, index) {
-  if (kind === "group") return {selectors: [], why: "groups of the prediction are not the original's: pick the group on A (before)"};
+  if (kind === "group") return predictedGroupOf(LA, LB, O, index);
   let i = index;
   if (kind === "value") {
     i = writerOf(LB, index);
@@ -164,6 +204,27 @@ export function predictedSelectorOf(LA, LB, O, kind, index) {
   if (!offers.length) return {selectors: [], why: "nothing it stands for can move"};
   return {selectors: offers.map((o) => o.selectors[0]), what: "the " + from.length + " original instructions it stands for",
           current: here};
+}
+
+/** a group of the prediction (B): every original instruction its instructions stand for that can move (a kernel as
+ * @N, a delegate call as delegate:N), in order, each once
+ * @param {any} LA @param {any} LB @param {any} O @param {number} g @returns {Offer} */
+function predictedGroupOf(LA, LB, O, g) {
+  const G = LB.groups;
+  if (!(g > 0 && g < G.label.length)) return {selectors: [], why: "the whole plan: use delegate:* or op:NAME"};
+  const seen = new Set(), selectors = /** @type {string[]} */ ([]);
+  for (let i = G.start[g]; i < G.stop[g]; i++) {
+    for (const k of originsOf(O, i)) {
+      if (seen.has(k)) continue;
+      seen.add(k);
+      const got = instrOffer(LA, k);
+      if (got.selectors.length && selectors.indexOf(got.selectors[0]) < 0) selectors.push(got.selectors[0]);
+    }
+  }
+  if (!selectors.length) return {selectors: [], why: "nothing it stands for can move (copies the prediction inserted, write-backs)"};
+  const d = G.dev[g];
+  return {selectors, what: "the " + seen.size + " original instructions group " + G.label[g] + " stands for",
+          current: d >= 0 && LB.devices[d] ? LB.devices[d].name : ""};
 }
 
 // -- the view ----------------------------------------------------------------------------------------------
@@ -190,11 +251,16 @@ async function copyText(text) {
 /** The what-if bar and the "Move to ▸" offers of one app.
  * ctx: {root (the app's element: clicks are caught there), model, publish(key, value), data (the payload), mount(bar)}.
  * Live (a widget: the model has `moves`): a move is sent to the kernel; else (a report) it joins a pending list.
+ * side: over a diff of two programs, the side ("a" or "b") whose program this view moves (its block: data.whatifSides).
  * @param {{root: HTMLElement, model: import("../types/payload").WidgetModel, publish: function(string, any): void, data: any,
- *          mount: function(HTMLElement): void}} ctx */
+ *          mount: function(HTMLElement): void, side?: "a" | "b"}} ctx */
 export function movesView(ctx) {
-  const W = ctx.data.whatif || {file: "MODEL.pte", moves: [], cli: [], py: [], origins: {}};
-  const live = Array.isArray(ctx.model.get("moves"));
+  // side: a diff of two programs (no what-if): this view moves what is on that side, in that side's program.
+  // W.file: the file the CLI line names (null: none, `nofile` says why); W.program: the Python expression of the program
+  const side = ctx.side || "";
+  const W = (side ? (ctx.data.whatifSides || {})[side] : ctx.data.whatif) ||
+    {file: null, program: null, nofile: "no command line: no file to run it on", moves: [], cli: [], py: [], origins: {}};
+  const live = !side && Array.isArray(ctx.model.get("moves"));
   /** @type {string[]} */
   const applied = live ? ctx.model.get("moves").slice() : W.moves.slice();  // what the view shows
   /** @type {string[]} */
@@ -202,13 +268,22 @@ export function movesView(ctx) {
   let busy = false;
   /** @type {Offer | null} */
   let offer = null;  // the selection "Move to ▸" last offered to move
+  const shownFlags = normalFlags(W.flags || {});  // the flags the view shows (a widget's: its traits)
+  const readFlags = () => {
+    /** @type {Flags} */
+    const F = {};
+    for (const [name] of FLAG_OPTIONS) F[name] = ctx.model.get(name);
+    F.constants = ctx.model.get("constants");
+    return normalFlags(F);
+  };
+  let flags = live ? readFlags() : shownFlags;  // what the user asked for (live: sent, waiting for the kernel)
   const bar = h("div", "dx-card dx-whatif");
   bar.hidden = true;
   ctx.mount(bar);
 
   const known = [];
   for (const p of ctx.data.plans || []) {
-    const lists = p.sides ? [p.sides.a.devices, p.sides.b.devices] : [p.devices];
+    const lists = side ? [p.sides[side].devices] : p.sides ? [p.sides.a.devices, p.sides.b.devices] : [p.devices];
     for (const list of lists) for (const d of list || []) if (known.indexOf(d[0]) < 0) known.push(d[0]);
   }
   const choices = deviceChoices(known);
@@ -233,12 +308,13 @@ export function movesView(ctx) {
 
   function draw() {
     const error = live ? String(ctx.model.get("whatif_error") || "") : "";
-    bar.hidden = !pending.length && !applied.length && !error && !busy;
+    const flagged = JSON.stringify(flags) !== JSON.stringify(normalFlags({}));
+    bar.hidden = !pending.length && !applied.length && !error && !busy && !flagged;
     bar.textContent = "";
     if (bar.hidden) return;
     const head = h("div", "dx-whatif-head");
-    head.appendChild(h("h3", "", "What-if"));
-    const waiting = !same(pending, applied);
+    head.appendChild(h("h3", "", side ? "What-if on " + side.toUpperCase() : "What-if"));
+    const waiting = !same(pending, applied) || JSON.stringify(flags) !== JSON.stringify(shownFlags);
     let note;
     if (busy) note = "predicting in Python\u2026";
     else if (!live && waiting) note = "This report cannot predict offline: the prediction runs in Python (explorer.what_if). " +
@@ -269,10 +345,62 @@ export function movesView(ctx) {
       }
     } else list.appendChild(h("span", "dx-muted", "no moves: select an op, a delegate, a tensor or a group and use Move to \u25b8"));
     bar.appendChild(list);
-    if (pending.length) {
-      bar.appendChild(copyLine("CLI", cliLine(W.file, pending, W.cli), "dx-whatif-cli"));
-      bar.appendChild(copyLine("Python", pythonCall(W.file, pending, W.py), "dx-whatif-py"));
+    bar.appendChild(flagRow());
+    if (pending.length || flagged) {
+      const words = flagWords(flags), method = W.method || {cli: [], py: []};
+      const cli = words.cli.concat(method.cli), py = words.py.concat(method.py);
+      if (W.file) bar.appendChild(copyLine("CLI", cliLine(W.file, pending, cli), "dx-whatif-cli"));
+      else {  // never a command on a file that does not exist: said plainly instead
+        const row = h("div", "dx-whatif-cmd");
+        row.appendChild(h("span", "dx-muted dx-whatif-label", "CLI"));
+        row.appendChild(h("span", "dx-muted dx-whatif-nofile", String(W.nofile || "")));
+        bar.appendChild(row);
+      }
+      if (W.program) bar.appendChild(copyLine("Python", whatIfCall(W.program, pending, py), "dx-whatif-py"));
     }
+  }
+
+  // the flags' toggles: a select per flag (as the original / on / off) and the constants' convention
+  function flagRow() {
+    const row = h("div", "dx-whatif-flags");
+    /** @param {string} name @param {string} label @param {[string, string][]} options @param {string} value
+     * @param {function(string): void} set */
+    const toggle = (name, label, options, value, set) => {
+      const lab = h("label", "dx-whatif-flag");
+      lab.appendChild(h("span", "dx-muted", label));
+      const sel = /** @type {HTMLSelectElement} */ (h("select", "dx-whatif-" + name.replace(/_/g, "-")));
+      sel.title = "explorer.what_if(" + name + "=...)";
+      for (const [v, text] of options) {
+        const o = /** @type {HTMLOptionElement} */ (h("option", "", text));
+        o.value = v;
+        sel.appendChild(o);
+      }
+      sel.value = value;
+      sel.addEventListener("change", () => set(sel.value));
+      lab.appendChild(sel);
+      row.appendChild(lab);
+    };
+    for (const [name, , label] of FLAG_OPTIONS) {
+      const v = flags[name];
+      toggle(name, label, [["", "as the original"], ["true", "on"], ["false", "off"]], v === true ? "true" : v === false ? "false" : "",
+             (x) => setFlag(name, x === "" ? null : x === "true"));
+    }
+    toggle("constants", "constants", CONSTANTS.map((c) => /** @type {[string, string]} */ ([c, c])), String(flags.constants),
+           (x) => setFlag("constants", x));
+    return row;
+  }
+
+  /** @param {string} name @param {boolean | string | null} value */
+  function setFlag(name, value) {
+    const before = flags;
+    flags = normalFlags(Object.assign({}, flags, {[name]: value}));
+    if (live) {
+      // the kernel predicts when moves or a flag other than constants are set, before or after (widget/whatif.py)
+      const predicts = (/** @type {Flags} */ F) => pending.length > 0 || FLAG_OPTIONS.some(([n]) => F[n] !== null);
+      busy = predicts(before) || predicts(flags);
+      ctx.publish(name, value);
+    }
+    draw();
   }
 
   /** @param {string[]} next */
@@ -287,6 +415,12 @@ export function movesView(ctx) {
 
   if (live) {
     ctx.model.on("change:whatif_error", () => { busy = false; draw(); });
+    for (const name of FLAG_OPTIONS.map((f) => f[0]).concat(["constants"])) {
+      ctx.model.on("change:" + name, () => {  // the kernel put a refused flag back, or Python set one
+        const now = readFlags();
+        if (JSON.stringify(now) !== JSON.stringify(flags)) { flags = now; busy = false; draw(); }
+      });
+    }
     ctx.model.on("change:moves", () => {  // the kernel put its list back (a refused move), or Python set it
       const now = ctx.model.get("moves") || [];
       if (same(now, applied)) { busy = false; pending = applied.slice(); draw(); }
@@ -296,7 +430,7 @@ export function movesView(ctx) {
   // "Move to ▸": the buttons' clicks, caught on the app's element (the details are rewritten on every selection)
   ctx.root.addEventListener("click", (ev) => {
     const t = /** @type {HTMLElement | null} */ (ev.target instanceof Element ? ev.target.closest(".dx-move-to") : null);
-    if (!t || !offer || !offer.selectors.length) return;
+    if (!t || (t.dataset.view || "") !== side || !offer || !offer.selectors.length) return;
     let next = pending;
     for (const s of offer.selectors) next = addMove(next, s + "=" + t.dataset.device);
     change(next);
@@ -308,7 +442,7 @@ export function movesView(ctx) {
     offer = got;
     if (!got.selectors.length) return "<span class='dx-muted dx-move-why'>" + esc(got.why || "") + "</span>";
     const buttons = choices.map((c) => "<button type='button' class='dx-move-to" + (c.fresh ? " dx-fresh" : "") + "' data-device='" +
-      esc(c.name) + "'" + (c.name === got.current ? " disabled title='it runs there already'" : " title='predict it on " + esc(c.name) + "'") +
+      esc(c.name) + "' data-view='" + side + "'" + (c.name === got.current ? " disabled title='it runs there already'" : " title='predict it on " + esc(c.name) + "'") +
       ">" + esc(c.name) + "</button>").join("");
     const sel = got.selectors.length > 3 ? got.selectors.slice(0, 3).join(", ") + ", \u2026" : got.selectors.join(", ");
     return "<span class='dx-move'>" + buttons + "</span><div class='dx-muted dx-move-sel'>" + esc(got.what || "") +
@@ -323,11 +457,13 @@ export function movesView(ctx) {
       if (kind !== "value" && kind !== "instr" && kind !== "group") return [];
       return [["Move to \u25b8", cell(selectorOf(P.lod, kind, index, P.context))]];
     },
-    /** the same as a block under a diff's details: side "a" is the original, "b" the prediction
-     * @param {any} P a diff plan payload @param {string} side @param {"value"|"instr"|"group"} kind @param {number} index */
-    diffBlock(P, side, kind, index) {
-      if (!ctx.data.whatif) return "";
-      const got = side === "b" ? predictedSelectorOf(P.sides.a.lod, P.sides.b.lod, (W.origins || {})[P.name], kind, index)
+    /** the same as a block under a diff's details: side "a" is the original, "b" the prediction (a view of one side of a
+     * diff of two programs: only that side, in its program)
+     * @param {any} P a diff plan payload @param {string} s @param {"value"|"instr"|"group"} kind @param {number} index */
+    diffBlock(P, s, kind, index) {
+      if (side ? s !== side : !ctx.data.whatif) return "";
+      const got = side ? selectorOf(P.sides[s].lod, kind, index, P.contexts ? P.contexts[s] : null)
+        : s === "b" ? predictedSelectorOf(P.sides.a.lod, P.sides.b.lod, (W.origins || {})[P.name], kind, index)
         : selectorOf(P.sides.a.lod, kind, index, P.contexts ? P.contexts.a : null);
       return "<div class='dx-root dx-move-block'><table class='dx-kv'><tr><td>Move to \u25b8</td><td>" + cell(got) +
         "</td></tr></table></div>";
@@ -336,4 +472,17 @@ export function movesView(ctx) {
     applied: () => applied.slice(),
     bar,
   };
+}
+
+/** "Move to ▸" over a diff of two programs (no what-if: `diff --html`, explorer.Diff): a view per side, each moving what
+ * is selected on its side in its side's program; neither predicts (the commands that will are given)
+ * @param {Parameters<typeof movesView>[0]} ctx */
+export function sidesMovesView(ctx) {
+  const b = movesView(Object.assign({}, ctx, {side: "b"})), a = movesView(Object.assign({}, ctx, {side: "a"}));  // A's bar on top
+  const views = {a, b};
+  return Object.assign({}, views.a, {
+    /** @param {any} P @param {string} s @param {"value"|"instr"|"group"} kind @param {number} index */
+    diffBlock: (P, s, kind, index) => (s === "b" ? views.b : views.a).diffBlock(P, s, kind, index),
+    pending: () => views.a.pending().concat(views.b.pending()),
+  });
 }

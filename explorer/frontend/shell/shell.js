@@ -6,7 +6,7 @@
 // is applied and read back, how a search is run. The keys (host/keys.js) drive it through its controls.
 import {h} from "../util/common.js";
 import {fillPlans, followWidth, publisher} from "./frame.js";
-import {movesView} from "./moves.js";
+import {movesView, sidesMovesView} from "./moves.js";
 
 /**
  * The page a mode asks for: markup around the shell's controls row. The details box (`.dx-details`) is in `body`.
@@ -117,7 +117,9 @@ export function createShell(el, model, data, mode) {
   const publish = publisher(model);
   const controls = $("dx-controls");
   // the what-if bar under the controls: its moves, undo, the commands, "Move to ▸" in the details
-  const moves = mode.moves || data.whatif ? movesView({root: el, model, data, publish, mount: (bar) => controls.after(bar)}) : null;
+  // (a diff of two programs: a bar per side, each moving in its side's program)
+  const mctx = {root: el, model, data, publish, mount: (/** @type {HTMLElement} */ bar) => controls.after(bar)};
+  const moves = mode.moves || data.whatif ? movesView(mctx) : data.whatifSides ? sidesMovesView(mctx) : null;
   /** @type {View | null} */
   let V = null;
   const showPlan = syncPlan(data, model, publish, $("dx-plan"), $("dx-search"), () => /** @type {View} */ (V));

@@ -188,7 +188,10 @@ export interface AppPayload {
 /** A what-if (views/html/whatif.py whatif_block): the moves shown ("SELECTOR=DEVICE"), the file and flags the CLI
  * line and the Python call are written from, and per re-derived plan the original instructions of each predicted one. */
 export interface WhatIfPayload {
-  file: string; moves: string[]; cli: string[]; py: string[];
+  /** the file the CLI line names (null: none, `nofile` says why); the Python expression of the program (null: none) */
+  file: string | null; program: string | null; nofile: string; moves: string[]; cli: string[]; py: string[];
+  /** what_if's flags as set (null: as the original shows it) and its --method (views/payload/app.py flag_block) */
+  flags?: Record<string, boolean | string | null>; method?: { cli: string[]; py: string[] };
   origins: Record<string, { start: Column; orig: Column }>;
 }
 
@@ -218,7 +221,7 @@ export interface DiffPlanPayload {
   pairs: { a: number[]; b: number[] };
   ipairs: Sides<{ i: number[]; o: number[] }>;
   /** before -> after table (HTML) of each changed pair; `vd[side]`: value `v[k]` has text `t[k]` */
-  texts: Html[];
+  texts: (Html | null)[];  // null: sent on request (a widget's what-if)
   vd: Sides<{ v: number[]; t: number[] }>;
   profiles?: Sides<ProfilePayload>;
   profileDiff?: ProfileDiffPayload;
@@ -238,6 +241,8 @@ export interface DiffPayload {
   /** with two runs' numbers compared: each side's built-in overlays (views/payload/diff.py diff_overlays) */
   overlays?: DiffOverlaysPayload;
   whatif?: WhatIfPayload;
+  /** a diff of two programs: what each side's "Move to ▸" commands run on (views/payload/diff.py) */
+  whatifSides?: Sides<WhatIfPayload>;
 }
 
 // ---- a data file, or a program without plans ----

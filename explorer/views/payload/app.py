@@ -24,15 +24,78 @@ from explorer.views.state.overview import TRACE
 from explorer.views.state.plan import PlanView, default_plan, plan_view, program_summary, totals_view
 from explorer.views.state.selection import Selection
 
-__all__ = ["app_payload", "plan_entry", "selection_json", "source_block", "UNKNOWN_FILE"]
+__all__ = ["app_payload", "plan_entry", "selection_json", "source_block", "program_source", "flag_words", "flag_block"]
 
-UNKNOWN_FILE = "MODEL.pte"  # in the CLI line of a program read from bytes: the user names the file
+# (Prediction field, CLI option): the flags what_if takes, as the CLI spells them
+_FLAGS = (("skip_h2d_inputs", "--skip-h2d-inputs"), ("skip_d2h_outputs", "--skip-d2h-outputs"),
+          ("alloc_graph_input", "--alloc-graph-input"), ("alloc_graph_output", "--alloc-graph-output"))
+
+
+def flag_words(pred) -> tuple[list[str], list[str]]:
+    """A prediction's flags (what_if's keyword arguments other than the moves) as CLI words and as Python keyword
+    arguments (``name=literal``, literals written by ``repr``); the defaults are left out."""
+    cli: list[str] = []
+    py: list[str] = []
+    for name, option in _FLAGS:
+        value = getattr(pred, name)
+        if value is not None:
+            cli.append(option if value else "--no-" + option[2:])
+            py.append(f"{name}={bool(value)!r}")
+    if pred.constants != "owned":
+        cli += ["--constants", pred.constants]
+        py.append(f"constants={pred.constants!r}")
+    if pred.method is not None:
+        cli += ["--method", pred.method]
+        py.append(f"method={pred.method!r}")
+    return cli, py
+
+
+def flag_block(pred) -> dict:
+    """A prediction's flags for the page's toggles: ``flags`` (what_if's five keyword arguments as set, None: as the
+    original shows it) and ``method`` (its ``--method`` as CLI words and Python argument, or none)."""
+    method = {"cli": ["--method", pred.method], "py": [f"method={pred.method!r}"]} if pred.method is not None \
+        else {"cli": [], "py": []}
+    return {"flags": {**{name: getattr(pred, name) for name, _o in _FLAGS}, "constants": pred.constants},
+            "method": method}
+
+
+NO_FLAGS = {"flags": {**{name: None for name, _o in _FLAGS}, "constants": "owned"}, "method": {"cli": [], "py": []}}
+
+
+def program_source(program: Program) -> dict:
+    """What the page's what-if commands start from: ``file``, the file on disk the CLI line names (None when
+    there is none: the line is not offered), ``program``, the Python expression that gives the program shown
+    (``explorer.load(FILE)``, or the ``explorer.what_if`` of the file a prediction was made from; None when there
+    is none) and ``nofile``, why there is no CLI line ("" when there is one). Never a command on a file that does
+    not exist: a program read from bytes, a path that is no file any more, a prediction (no file holds it)."""
+    pred = program.prediction
+    if pred is not None:
+        base = pred.original
+        if base and Path(base).is_file():
+            _cli, py = flag_words(pred)
+            moves = ", ".join(repr(f"{s}={d}") for s, d in pred.moves)
+            expr = "".join([f"explorer.what_if(explorer.load({str(base)!r}), [{moves}]"] + [", " + k for k in py] + [")"])
+            return {"file": None, "program": expr,
+                    "nofile": f"no command line: this program is a prediction of {base} (explorer.what_if), which no "
+                              f"file holds, and device-explorer whatif predicts from a file"}
+        return {"file": None, "program": None,
+                "nofile": "no command line: this program is a prediction, which no file holds, and the program it "
+                          "was predicted from is no file either"}
+    src = program.source
+    if not src:
+        return {"file": None, "program": None,
+                "nofile": "no command line: this program was read from bytes, so there is no file to run it on "
+                          "(write the bytes to a .pte file and load that)"}
+    if not Path(src).is_file():
+        return {"file": None, "program": None,
+                "nofile": f"no command line: {src} is not a file (any more), so there is nothing to run it on"}
+    return {"file": str(src), "program": f"explorer.load({str(src)!r})", "nofile": ""}
 
 
 def source_block(program: Program) -> dict:
-    """``"whatif"`` of a program shown as it is (no moves): the file the browser's CLI line names."""
-    return {"file": str(program.source) if program.source else UNKNOWN_FILE, "moves": [], "cli": [], "py": [],
-            "origins": {}}
+    """``"whatif"`` of a program shown as it is (no moves): what the browser's commands run on
+    (:func:`program_source`)."""
+    return {**program_source(program), **NO_FLAGS, "moves": [], "cli": [], "py": [], "origins": {}}
 
 
 def plan_entry(view: PlanView, findings: list[Finding], all_findings: list[Finding]) -> dict:

@@ -18,42 +18,62 @@ from explorer.views.fragments.review import EMPTY_DETAILS, pair_details, summary
 from explorer.views.fragments.requirements import requirements_diff_html
 from explorer.views.payload.numerics import numerics_payload, numerics_shown
 from explorer.views.payload.overlays import OverlaySet
-from explorer.views.payload.app import plan_entry
+from explorer.views.payload.app import plan_entry, source_block
 from explorer.views.payload.context import context_columns
 from explorer.views.payload.profile import attach_profile_pair
 from explorer.views.state.diff import SIDES, DiffPlanView, DiffSelection, default_diff_plan, diff_plan_view
 from explorer.views.state.overview import TRACE
 
-__all__ = ["plan_payload", "lod_plan_payload", "diff_marks", "diff_payload", "diff_views", "diff_overlays"]
+__all__ = ["plan_payload", "lod_plan_payload", "diff_marks", "diff_payload", "diff_views", "diff_overlays",
+           "pair_keys", "pair_text"]
 
-def plan_payload(dv: DiffPlanView) -> dict:
+def plan_payload(dv: DiffPlanView, *, lazy: bool = False) -> dict:
     """Everything the page script needs for one plan (see the module docstring)."""
-    return lod_plan_payload(dv)
+    return lod_plan_payload(dv, lazy=lazy)
 
 
-def lod_plan_payload(dv: DiffPlanView) -> dict:
-    """A pair, at any size: each side exactly as the one-program report sends a plan (the column tables the
-    app folds, lays out and describes in the browser), plus the diff as columns (:func:`diff_marks`) and the
-    before → after table of every *changed* tensor pair. Unchanged pairs and instructions are described in the
-    browser from the two sides' tables, so the page grows with what changed, not with the programs."""
-    texts: list[str] = []
+def pair_keys(dv: DiffPlanView) -> tuple[list[tuple[str, int]], dict[str, dict[str, list[int]]]]:
+    """The changed tensor pairs of a plan: ``keys[k]`` the (side, value) whose before → after text is text ``k``
+    (a pair is written once, from A when it has an A value), and ``vd``: per side the changed values and their
+    text's ``k``."""
+    keys: list[tuple[str, int]] = []
     vd: dict[str, dict[str, list[int]]] = {s: {"v": [], "t": []} for s in SIDES}
     seen: dict[int, int] = {}  # A value -> its pair's text
     for side in SIDES:
         for v, status in sorted(dv.status(side).items()):
             if status == "same":
                 continue
-            other = dv.pair(side, v)
-            a_v = v if side == "a" else other
+            a_v = v if side == "a" else dv.pair(side, v)
             if side == "b" and a_v is not None and a_v in seen:
                 k = seen[a_v]
             else:
-                k = len(texts)
-                texts.append(pair_details(dv, side, v))
+                k = len(keys)
+                keys.append((side, v))
                 if a_v is not None:
                     seen[a_v] = k
             vd[side]["v"].append(v)
             vd[side]["t"].append(k)
+    return keys, vd
+
+
+def pair_text(dv: DiffPlanView, k: int) -> str:
+    """Text ``k`` of :func:`pair_keys` (what ``texts[k]`` of an eager payload holds); IndexError past the end."""
+    keys, _vd = pair_keys(dv)
+    if not 0 <= k < len(keys):
+        raise IndexError(f"no changed pair {k} in plan {dv.diff.plan!r}")
+    return pair_details(dv, *keys[k])
+
+
+def lod_plan_payload(dv: DiffPlanView, *, lazy: bool = False) -> dict:
+    """A pair, at any size: each side exactly as the one-program report sends a plan (the column tables the
+    app folds, lays out and describes in the browser), plus the diff as columns (:func:`diff_marks`) and the
+    before → after table of every *changed* tensor pair. Unchanged pairs and instructions are described in the
+    browser from the two sides' tables, so the page grows with what changed, not with the programs.
+    ``lazy`` (a widget, which a kernel answers): every text is ``None`` and the page asks for text ``k`` when a
+    pair is selected (``{"type": "pair_text", "plan", "k"}``, :func:`pair_text`): writing all of them (5,499 on a
+    what-if of a 3k-instruction transformer) cost about half the diff payload."""
+    keys, vd = pair_keys(dv)
+    texts = [None] * len(keys) if lazy else [pair_details(dv, side, v) for side, v in keys]
     return {
         "name": dv.diff.plan, "label": visible(dv.diff.plan), "header": summary_html(dv),
         "requirements": requirements_diff_html(dv.diff.requirements_a, dv.diff.requirements_b, dv.name_a, dv.name_b),
@@ -103,7 +123,7 @@ def diff_marks(dv: DiffPlanView) -> dict:
 def diff_payload(result: ProgramDiff, views: dict[str, DiffPlanView], *, plan: str | None = None,
                  selected: DiffSelection | None = None, title: str | None = None, profiles=None,
                  programs: tuple[Program, Program] | None = None, numerics=None,
-                 shown_overlay: str | None = None) -> dict:
+                 shown_overlay: str | None = None, lazy: bool = False) -> dict:
     """Everything the app's diff mode draws: every common plan, both names, the first selection.
     The Diff widget sends the same payload as the page embeds. ``profiles``: (profile of A, profile of B),
     joined run profiles compared per paired instruction and per device (docs/profiles.md). ``programs``: when
@@ -111,17 +131,20 @@ def diff_payload(result: ProgramDiff, views: dict[str, DiffPlanView], *, plan: s
     ``numerics``: a :class:`~explorer.analysis.numerics.load.NumericsReport` of a run of A compared with a run of B
     (``payload["numerics"]``, :mod:`.numerics`: each side's outputs and the gap in its details, the first
     divergence) and each side's built-in overlays (``payload["overlays"]``, :func:`diff_overlays`), drawn first
-    ``shown_overlay`` (None: ``gap``, else ``output_range``, as a numbers report opens; ``""``: the device colours)."""
+    ``shown_overlay`` (None: ``gap``, else ``output_range``, as a numbers report opens; ``""``: the device colours).
+    ``lazy``: the changed pairs' texts are left for the page to ask for (:func:`lod_plan_payload`)."""
     shown = views[result.plans[0].plan]
     only = [f"plans only in A: {', '.join(result.plans_only_a)}"] if result.plans_only_a else []
     only += [f"plans only in B: {', '.join(result.plans_only_b)}"] if result.plans_only_b else []
     out = {"mode": "diff", "title": visible(title or f"{shown.name_a} → {shown.name_b}"),
             "nameA": visible(shown.name_a), "nameB": visible(shown.name_b), "only": visible(" · ".join(only)),
             "trace": TRACE, "plan": plan or default_diff_plan(result), "empty": EMPTY_DETAILS,
-            "plans": [plan_payload(views[p.plan]) for p in result.plans],
+            "plans": [plan_payload(views[p.plan], lazy=lazy) for p in result.plans],
             "selected": selected.to_json() if selected else None}
     if profiles is not None:
         attach_profile_pair(out, views, profiles)
+    if programs is not None:  # "Move to ▸" on either side: the commands run on that side's file (shell/moves.js)
+        out["whatifSides"] = {side: source_block(prog) for side, prog in zip(SIDES, programs)}
     if programs is not None and any(p.etrecord is not None for p in programs):
         for p in out["plans"]:
             name = p.get("name")

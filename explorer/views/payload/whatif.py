@@ -16,59 +16,49 @@ from __future__ import annotations
 import numpy as np
 
 from explorer.model.program import Program
-from explorer.views.payload.app import UNKNOWN_FILE
+from explorer.views.payload.app import flag_block, flag_words, program_source
 from explorer.views.payload.context import context_columns
 from explorer.views.payload.diff import diff_payload, diff_views
 from explorer.views.state.diff import open_diff
 
 __all__ = ["whatif_block", "whatif_payload"]
 
-# (Prediction field, CLI option): the flags what_if takes, as the CLI spells them
-_FLAGS = (("skip_h2d_inputs", "--skip-h2d-inputs"), ("skip_d2h_outputs", "--skip-d2h-outputs"),
-          ("alloc_graph_input", "--alloc-graph-input"), ("alloc_graph_output", "--alloc-graph-output"))
-
 
 def whatif_block(original: Program, predicted: Program) -> dict:
-    """``"whatif"`` of a prediction: ``moves`` (``"SELECTOR=DEVICE"`` in the order applied), ``file``, the flags
+    """``"whatif"`` of a prediction: ``moves`` (``"SELECTOR=DEVICE"`` in the order applied), what the commands run
+    on (``file``, ``program``, ``nofile``: :func:`~explorer.views.payload.app.program_source` of the original), the flags
+    as set (``flags``, ``method``: :func:`~explorer.views.payload.app.flag_block`, the page's toggles start from them), the flags
     as CLI words (``cli``) and as Python keyword arguments (``py``, literals written by ``repr``), and ``origins``:
     per re-derived plan, columns ``start`` / ``orig`` — predicted instruction ``i`` stands for original
     instructions ``orig[start[i]:start[i + 1]]`` (none: a copy the prediction inserted)."""
     pred = predicted.prediction
     if pred is None:
         raise ValueError("whatif_block needs a program explorer.what_if predicted")
-    cli: list[str] = []
-    py: list[str] = []
-    for name, option in _FLAGS:
-        value = getattr(pred, name)
-        if value is not None:
-            cli.append(option if value else "--no-" + option[2:])
-            py.append(f"{name}={bool(value)!r}")
-    if pred.constants != "owned":
-        cli += ["--constants", pred.constants]
-        py.append(f"constants={pred.constants!r}")
-    if pred.method is not None:
-        cli += ["--method", pred.method]
-        py.append(f"method={pred.method!r}")
+    cli, py = flag_words(pred)
     origins = {}
     for plan, rows in pred.origins.items():
         start = np.zeros(len(rows) + 1, dtype=np.int64)
         start[1:] = np.cumsum([len(r) for r in rows])
         orig = np.fromiter((k for r in rows for k in r), dtype=np.int64, count=int(start[-1]))
         origins[plan] = {"start": start, "orig": orig}
-    file = pred.original or original.source
-    return {"file": str(file) if file else UNKNOWN_FILE, "moves": [f"{s}={d}" for s, d in pred.moves],
+    return {**program_source(original), **flag_block(pred), "moves": [f"{s}={d}" for s, d in pred.moves],
             "cli": cli, "py": py, "origins": origins}
 
 
-def whatif_payload(original: Program, predicted: Program, *, plan: str | None = None, result=None) -> dict:
+def whatif_payload(original: Program, predicted: Program, *, plan: str | None = None, result=None,
+                   views: dict | None = None, lazy: bool = False) -> dict:
     """The app's diff mode over original (A) and predicted (B), with ``"whatif"``. ``result``: their
-    :class:`~explorer.analysis.diff.compare.ProgramDiff` if already made (the CLI's review has one)."""
+    :class:`~explorer.analysis.diff.compare.ProgramDiff` if already made (the CLI's review has one); ``views``:
+    a dict the plans' :class:`~explorer.views.state.diff.DiffPlanView` are put in (the widget answers the page's
+    requests from them); ``lazy``: the changed pairs' texts are sent on request (``diff.lod_plan_payload``)."""
     if result is None:
         _pa, _pb, result = open_diff(original, predicted)
     if plan is not None and plan not in {p.plan for p in result.plans}:
         plan = None
-    views = diff_views(result, original, predicted)
-    payload = diff_payload(result, views, plan=plan)
+    made = diff_views(result, original, predicted)
+    if views is not None:
+        views.update(made)
+    payload = diff_payload(result, made, plan=plan, lazy=lazy)
     payload["whatif"] = whatif_block(original, predicted)
     if original.etrecord is not None:  # the original's modules and source lines on A (the prediction has none of its own)
         for p in payload["plans"]:
