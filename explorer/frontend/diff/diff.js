@@ -20,8 +20,9 @@ import {diffLinkOf, sideNode} from "../host/links.js";
 /** @typedef {{side?: Side | "", values?: number[], instructions?: number[]}} SideSel a selection on one side */
 
 
-// the two-program page around the shell's controls row (shell/shell.js): the header above; both graphs side by side,
-// the details and the runtime needs, both memory maps below
+// the two-program page around the shell's controls row (shell/shell.js): the header above; both graphs side by side, each
+// side's memory map under its graph (style.css .dx-pairs: in one column, A's graph and map then B's, when narrow),
+// then the details and the runtime needs
 const LAYOUT = {
   rootClass: "dx-app dx-root dx-diff",
   head: `
@@ -31,19 +32,32 @@ const LAYOUT = {
   placeholder: "search both sides: name, op, %value, #op",
   after: `<span class="dx-muted dx-only"></span>`,
   body: `
-<div class="dx-row">
- <div class="dx-card dx-half"><h3><span class="dx-side-a">A</span><span class="dx-name-a"></span> <span class="dx-muted">(before)</span></h3><div class="dx-graph-a"></div></div>
- <div class="dx-card dx-half"><h3><span class="dx-side-b">B</span><span class="dx-name-b"></span> <span class="dx-muted">(after)</span></h3><div class="dx-graph-b"></div></div>
+<div class="dx-pairs">
+ <div class="dx-card dx-pair-ga"><h3><span class="dx-side-a">A</span><span class="dx-name-a"></span> <span class="dx-muted">(before)</span></h3><div class="dx-graph-a"></div></div>
+ <div class="dx-card dx-pair-gb"><h3><span class="dx-side-b">B</span><span class="dx-name-b"></span> <span class="dx-muted">(after)</span></h3><div class="dx-graph-b"></div></div>
+ <div class="dx-card dx-pair-ma"><h3><span class="dx-side-a">A</span>memory map <span class="dx-muted dx-sum-a"></span></h3><div class="dx-memory-a"></div></div>
+ <div class="dx-card dx-pair-mb"><h3><span class="dx-side-b">B</span>memory map <span class="dx-muted dx-sum-b"></span></h3><div class="dx-memory-b"></div></div>
 </div>
 <div class="dx-row">
  <div class="dx-card" style="flex:3 1 520px"><h3>Details <span class="dx-muted">— the selection and its counterpart</span></h3><div class="dx-details"></div></div>
  <div class="dx-card" style="flex:2 1 380px"><h3>Runtime needs <span class="dx-muted">— what the runtime must provide, A vs B</span></h3><div class="dx-req"></div></div>
-</div>
-<div class="dx-row dx-lod-memory">
- <div class="dx-card" style="flex:1 1 100%"><h3><span class="dx-side-a">A</span>memory map <span class="dx-muted dx-sum-a"></span></h3><div class="dx-memory-a"></div></div>
- <div class="dx-card" style="flex:1 1 100%"><h3><span class="dx-side-b">B</span>memory map <span class="dx-muted dx-sum-b"></span></h3><div class="dx-memory-b"></div></div>
 </div>`,
 };
+
+// px of a memory map the first view shows under its graph: the gap, the card's heading, the lanes' legend and first
+// title (lod/figures.js memoryLayout's top margin) and the top of the first lane
+const MEMORY_SHOWN = 170;
+// the least px a graph is tall (lod/graph.js)
+const GRAPH_MIN = 380;
+
+/** The most px side s's graph may be tall so that its memory map's top is in the first view (the app's top at the
+ * window's: a report opened, a notebook output scrolled to): the window's height less what is above the graph and
+ * MEMORY_SHOWN. A graph too far down for that (B's, under A's map, in one column; a short window) is not made smaller.
+ * @param {PlotDiv} gd the side's graph @param {HTMLElement} root the app's root */
+function graphRoom(gd, root) {
+  const room = globalThis.innerHeight - (gd.getBoundingClientRect().top - root.getBoundingClientRect().top) - MEMORY_SHOWN;
+  return room >= GRAPH_MIN ? room : Infinity;
+}
 
 /** The diff: the shell (shell/shell.js) in this mode; the what-if bar only over a what-if (original vs predicted).
  * @param {HTMLElement} el @param {import("../types/payload").WidgetModel} model @param {import("../types/payload").DiffPayload} data */
@@ -108,6 +122,7 @@ function diffView(ctx, data) {
     const host = {graphs: G, memories: M, overlays: {a: over.a, b: over.b}, memoryOverlays: {a: over.ma, b: over.mb},
                   config: CONFIG, details: $("dx-details"), names: {a: data.nameA, b: data.nameB},
                   select: (sel) => select(sel), drawn: (s) => { if (PROF) PROF.sizeOps(s); },
+                  room: (s) => graphRoom(G[s], /** @type {HTMLElement} */ (G[s].closest(".dx-app"))),
                   detailRows: (s, kind, index) => numericsRows(planNumerics(data.numerics, P.name), kind, index, s)};
     D = diffLod(P, host);
     // two run profiles: the runs compared, what got faster or slower (a click selects it on both sides, opening the

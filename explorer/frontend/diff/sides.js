@@ -132,11 +132,13 @@ export function sideContext(P, s) {
 /**
  * What the diff page (diff/diff.js) hands diffLod: per side its graph and memory plots, their overlays (panels/rings.js), the
  * plotly config, the details element, where a selection made on a side goes, the sides' names, and (optional) a
- * hook after each draw of a side's graph and the rows a side's node details start with (a run's numbers).
+ * hook after each draw of a side's graph, the rows a side's node details start with (a run's numbers) and the most px a
+ * side's graph may be tall (LodHost room).
  * @typedef {{graphs: Sides<PlotDiv>, memories: Sides<PlotDiv>, overlays: Sides<{set(items: object): void}>,
  *            memoryOverlays: Sides<{set(items: object): void}>, config: object, details: HTMLElement,
  *            select(sel: {side: Side, values: number[], instructions: number[]}): void, names: Sides<string>,
- *            drawn?: (s: Side) => void, detailRows?: (s: Side, kind: "value" | "instr" | "group", index: number) => [string, string][]}} DiffCtx
+ *            drawn?: (s: Side) => void, detailRows?: (s: Side, kind: "value" | "instr" | "group", index: number) => [string, string][],
+ *            room?: (s: Side) => number}} DiffCtx
  */
 /** @template T @typedef {import("../types/payload").Sides<T>} Sides */
 /** @typedef {{side: Side | "", values: Sides<number[]>, instructions: Sides<number[]>}} DiffState */
@@ -179,6 +181,7 @@ export function diffLod(P, ctx) {
                   moved: () => {},
                   rings: (/** @type {{edges: object[], rings: object[]}} */ items) => { box.edges = items.edges; box.rings = items.rings; paint(s); },
                   drawn: () => { if (ctx.drawn) ctx.drawn(s); },  // after each draw of this side's graph
+                  room: () => ctx.room ? ctx.room(s) : 720,
                   // first in a node's details: this side's numbers (profile/numerics.js), when the diff carries runs
                   detailRows: (/** @type {"value" | "instr" | "group"} */ kind, /** @type {number} */ index) =>
                     ctx.detailRows ? ctx.detailRows(s, kind, index) : [],

@@ -44,7 +44,10 @@ export const DRAW_MAX = 500;
  */
 function drawGraph(B, S, host, baseData, windowMin, view, reset) {
   const gd = host.graph, data = /** @type {Record<string, any>[]} */ (fresh(baseData)), f = currentFold(B, S);
-  const height = Math.round(Math.min(720, Math.max(380, 22 * Math.min(spread(f).depth, B.L.limits.focus) + 110)));  // graph._layout
+  // graph._layout: its layers' height, within 380 .. 720 px, and within the room the host leaves it (the diff: its memory
+  // maps' top in the first view)
+  const most = Math.max(380, Math.min(720, host.room ? host.room() : 720));
+  const height = Math.round(Math.min(most, Math.max(380, 22 * Math.min(spread(f).depth, B.L.limits.focus) + 110)));
   const ranges = reset ? homeView(B.G, f, plotSize(gd, height)) : typeof view === "function" ? view(plotSize(gd, height)) : view;
   const lay = Object.assign({}, gd.layout);
   if (ranges) {
