@@ -5,7 +5,7 @@
 // and set lives in the model: `plan`, `selected`, `devices`, `expanded`. Every plan, whatever its size, is drawn
 // by the same modules from the payload's tables (lod/plan.js): a small plan opens with every group expanded.
 import {arr, h, stages} from "../util/common.js";
-import {overlay} from "../panels/rings.js";
+import {overlay, revealOutline} from "../panels/rings.js";
 import {labelLayer} from "../panels/labels.js";
 import {minimap} from "../panels/nav.js";
 import {memoryStrip} from "../panels/memstrip.js";
@@ -173,6 +173,7 @@ function plotHandlers(graphDiv, memoryDiv, T, lod, delegates, labels) {
       const pt = ev.points[0], DG = delegates();
       if (DG && DG.click(pt)) return;  // a node inside an open delegate
       lod().clickGraph(pt);
+      revealOutline(memoryDiv);  // the memory map under the graph (a narrow app): the block selected scrolled into view
       // a delegate with a decoded inside opens / closes in place (an op's customdata: its instruction)
       if (pt.curveNumber === T.ops && DG && typeof pt.customdata === "number" && DG.toggle(pt.customdata)) labels().draw();
     });

@@ -5,7 +5,7 @@
 // the one-program modules, one per side, with the diff's marks on top (diff/sides.js), at every size; its memory
 // maps are each side's own lanes.
 import {arr, esc} from "../util/common.js";
-import {markCircles, overlay} from "../panels/rings.js";
+import {markCircles, overlay, revealOutline} from "../panels/rings.js";
 import {profileDiffView} from "../profile/diff.js";
 import {divergenceControl, numericsRows, planNumerics} from "../profile/numerics.js";
 import {diffLod, SIDES, other} from "./sides.js";
@@ -161,6 +161,7 @@ function diffView(ctx, data) {
     for (const s of SIDES) {
       on(G[s], "plotly_click", (/** @type {PlotClick} */ ev) => {
         D.clickGraph(s, ev.points[0]);
+        revealOutline(M[s]);  // this side's memory map, under its graph: the block selected scrolled into view
         const T = P.sides[s].lod.trace, pt = ev.points[0];  // a group's details: what moving it would name
         if (MV && (pt.curveNumber === T.groups || pt.curveNumber === T.headers) && typeof pt.customdata === "number") {
           $("dx-details").insertAdjacentHTML("beforeend", moveBlock(s, "group", pt.customdata));

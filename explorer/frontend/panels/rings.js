@@ -44,27 +44,31 @@ export function inPlot(xa, ya, px, py) {
 
 let OVERLAYS = 0;
 
-/** The clip paths of a layer's drawing: one per pair of axes (a memory map has a pair per lane), each its plot area,
- * so a ring, an outline or an edge of a node near the edge stops there instead of running over the legend, a lane's
- * title or the status line under the plot. Returns the `clip-path` value for a pair.
- * @param {SVGSVGElement} svg @param {string} id @returns {(xa: PlotAxis, ya: PlotAxis) => string} */
+/** The groups a layer draws into: one per pair of axes (a memory map has a pair per lane), each clipped to its plot
+ * area, so a ring, an outline or an edge of a node near the edge stops there instead of running over the legend, a
+ * lane's title or the status line under the plot. (A group, not the element itself: a clip path is in the user space
+ * of what it clips, which a ring's own translate would move.) Returns the group for a pair.
+ * @param {SVGSVGElement} svg @param {string} id @returns {(xa: PlotAxis, ya: PlotAxis) => SVGGElement} */
 function plotClips(svg, id) {
-  /** @type {Map<string, string>} */
+  /** @type {Map<string, SVGGElement>} */
   const made = new Map();
   return (xa, ya) => {
     const key = (xa._id || "x") + (ya._id || "y");
-    let ref = made.get(key);
-    if (!ref) {
+    let group = made.get(key);
+    if (!group) {
       const cid = id + "-" + key, clip = document.createElementNS(NS, "clipPath"), rect = document.createElementNS(NS, "rect");
       const a = plotArea(xa, ya);
       clip.setAttribute("id", cid);
       rect.setAttribute("x", String(a.x)); rect.setAttribute("y", String(a.y));
       rect.setAttribute("width", String(a.w)); rect.setAttribute("height", String(a.h));
       clip.appendChild(rect);
-      svg.insertBefore(clip, svg.firstChild);
-      made.set(key, ref = "url(#" + cid + ")");
+      svg.appendChild(clip);
+      group = /** @type {SVGGElement} */ (document.createElementNS(NS, "g"));
+      group.setAttribute("clip-path", "url(#" + cid + ")");
+      svg.appendChild(group);
+      made.set(key, group);
     }
-    return ref;
+    return group;
   };
 }
 
@@ -116,8 +120,7 @@ export function overlay(gd) {
     const add = (tag, attrs, xa, ya) => {
       const e = document.createElementNS(NS, tag);
       for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
-      e.setAttribute("clip-path", clip(xa, ya));
-      svg.appendChild(e);
+      clip(xa, ya).appendChild(e);
       return e;
     };
     for (const e of items.edges) {  // {xs, ys, xaxis, yaxis}
@@ -175,4 +178,15 @@ export function overlay(gd) {
   };
   gd.dxOverlay = api;
   return api;
+}
+
+/** Scrolls the page, smoothly and as little as it takes, until the first selection outline drawn over gd (a memory
+ * block) is in view, when it is not: where the memory map sits under the graph, a click on a node shows its block.
+ * (style.css gives the outline a scroll margin: it does not stop at the window's very edge.) @param {PlotDiv} gd */
+export function revealOutline(gd) {
+  const box = gd.querySelector(".dx-overlay .dx-outline");
+  if (!box) return;
+  const r = box.getBoundingClientRect();
+  if (r.top >= 0 && r.bottom <= globalThis.innerHeight) return;
+  box.scrollIntoView({block: "nearest", behavior: "smooth"});
 }
