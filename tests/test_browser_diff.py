@@ -150,6 +150,7 @@ def test_diff_report_links_both_sides(tmp_path, expected):
         page.wait_for_function("() => window.dxDiff.state.values.b.length === 1", timeout=5_000)
         state = page.evaluate("() => ({a: window.dxDiff.state.values.a, b: window.dxDiff.state.values.b})")
         assert state == {"a": [a_value], "b": [b_value]}
+        settled(page, ".dx-graph-b")  # (its box stops moving: the page's scroll to A's block, under A's graph, is over)
         pair = _at(trace_points(page, ".dx-graph-b", TRACE["tensors"]), b_value)
         selected_b = page.evaluate(RINGS_JS, ".dx-graph-b")
         assert len(selected_b) == 1 and abs(selected_b[0][0] - pair["x"]) < 3 and abs(selected_b[0][1] - pair["y"]) < 3

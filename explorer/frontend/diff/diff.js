@@ -44,9 +44,10 @@ const LAYOUT = {
 </div>`,
 };
 
-// px of a memory map the first view shows under its graph: the gap, the card's heading, the lanes' legend and first
-// title (lod/figures.js memoryLayout's top margin) and the top of the first lane
-const MEMORY_SHOWN = 170;
+// px under a graph the first view keeps for its memory map: the gap, the card's heading and the lanes' legend (their
+// first title and lane follow: a click on a node scrolls its block into view). More would cut the graph of a small
+// device program (33 layers of tests/fixtures/diff) at 1400 x 1000, which shows whole with this.
+const MEMORY_SHOWN = 100;
 // the least px a graph is tall (lod/graph.js)
 const GRAPH_MIN = 380;
 
