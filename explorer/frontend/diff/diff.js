@@ -44,10 +44,10 @@ const LAYOUT = {
 </div>`,
 };
 
-// px under a graph the first view keeps for its memory map: the gap, the card's heading and the lanes' legend (their
-// first title and lane follow: a click on a node scrolls its block into view). More would cut the graph of a small
-// device program (33 layers of tests/fixtures/diff) at 1400 x 1000, which shows whole with this.
-const MEMORY_SHOWN = 100;
+// px under a graph the first view keeps for its memory map: the gap and the card's heading (67 px), the lanes' legend
+// (40; their first title and lane follow: a click on a node scrolls its block into view). More would cut the graph of
+// a small device program (33 layers of tests/fixtures/diff) at 1400 x 1000, which shows whole with this.
+const MEMORY_SHOWN = 107;
 // the least px a graph is tall (lod/graph.js)
 const GRAPH_MIN = 380;
 
