@@ -25,6 +25,16 @@ export function wheelGate(gds) {
   for (const gd of gds) gate(gd);
 }
 
+/** The hint in the bottom right corner of the plot's area, over the plot as a map's is: clear of the axes' titles and
+ * of the status line under the graph. @param {HTMLElement} gd @param {HTMLElement} hint */
+function place(gd, hint) {
+  if (hint.parentNode !== gd) gd.appendChild(hint);  // (after plotly's first draw in the div: its own nodes first)
+  const L = /** @type {PlotDiv} */ (gd)._fullLayout, s = L && L._size;
+  if (!s) return;
+  hint.style.right = Math.max(0, L.width - s.l - s.w) + 8 + "px";
+  hint.style.bottom = Math.max(0, L.height - s.t - s.h) + 8 + "px";
+}
+
 /** One plot: its wheel, its focus (a press inside; a press elsewhere in the page ends it), its hint.
  * `data-wheel` says which the wheel does now ("zoom" / "page"), for tests and styles.
  * @param {HTMLElement} gd */
@@ -39,7 +49,7 @@ function gate(gd) {
   gd.dataset.wheel = "page";
   /** @param {boolean} on */
   function show(on) {
-    if (on && hint.parentNode !== gd) gd.appendChild(hint);  // (after plotly's first draw in the div: its own nodes first)
+    if (on) place(gd, hint);
     hint.hidden = !on;
   }
   /** @param {boolean} on */
