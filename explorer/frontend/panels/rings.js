@@ -37,7 +37,7 @@ function plotArea(xa, ya) { return {x: xa._offset, y: ya._offset, w: xa._length,
 
 /** a point (px of the figure) inside the plot area of its axes: what is drawn for a node or a mark at all (half a
  * pixel of slack for rounding) @param {PlotAxis} xa @param {PlotAxis} ya @param {number} px @param {number} py */
-export function inPlot(xa, ya, px, py) {
+function inPlot(xa, ya, px, py) {
   const a = plotArea(xa, ya);
   return px >= a.x - 0.5 && px <= a.x + a.w + 0.5 && py >= a.y - 0.5 && py <= a.y + a.h + 0.5;
 }
@@ -159,10 +159,12 @@ export function overlay(gd) {
                    width: Math.max(Math.abs(X1 - X0), 3).toFixed(1), height: Math.max(Math.abs(Y1 - Y0), 3).toFixed(1),
                    fill: "none", stroke: "#000", "stroke-width": 3}, xa, ya);
     }
+    // the whole plot's height (every lane of a memory map), as a y axis for the clip
+    const tall = /** @type {PlotAxis} */ ({_id: "y-all", _offset: L._size.t, _length: L._size.h});
     for (const l of items.lines) {  // {x, xaxis}: a vertical line over the whole plot
       const xa = axis(gd, l.xaxis || "x"), px = xa._offset + xa.l2p(l.x), s = L._size;
       if (px < xa._offset - 0.5 || px > xa._offset + xa._length + 0.5) continue;
-      add("line", {x1: px, x2: px, y1: s.t, y2: s.t + s.h, class: "dx-line", stroke: "#000", "stroke-width": 2}, xa, axis(gd, "y"));
+      add("line", {x1: px, x2: px, y1: s.t, y2: s.t + s.h, class: "dx-line", stroke: "#000", "stroke-width": 2}, xa, tall);
     }
   }
   let listening = false;
