@@ -57,8 +57,7 @@ function hostOf(el) {
   return el.getRootNode && /** @type {ShadowRoot} */ (el.getRootNode()).host;
 }
 
-// Inside a capped output the app scrolls in its own box of the given height (the side column stays in view:
-// it is sticky to that box), instead of being cut by the host.
+// Inside a capped output the app scrolls in its own box of the given height, instead of being cut by the host.
 /** @param {HTMLElement} el */
 function fitHost(el) {
   const cap = availableHeight(el);

@@ -5,7 +5,7 @@
 // and set lives in the model: `plan`, `selected`, `devices`, `expanded`. Every plan, whatever its size, is drawn
 // by the same modules from the payload's tables (lod/plan.js): a small plan opens with every group expanded.
 import {arr, h, stages} from "../util/common.js";
-import {overlay} from "../panels/rings.js";
+import {overlay, revealOutline} from "../panels/rings.js";
 import {labelLayer} from "../panels/labels.js";
 import {minimap} from "../panels/nav.js";
 import {memoryStrip} from "../panels/memstrip.js";
@@ -41,7 +41,8 @@ function contextNote(el, context) {
 const STAGED_MIN = 2000;
 
 // the one-program page around the shell's controls row (shell/shell.js): title and summary above; the graph with its
-// minimap, the details and findings beside it; the per-device table and the memory map below
+// minimap, the memory map and the details with the findings in one grid (style.css .dx-main: the memory map beside the
+// graph in a wide app, under it in a narrower one, so a click on a node shows its block); the per-device table below
 const LAYOUT = {
   rootClass: "dx-app dx-root",
   head: `
@@ -51,16 +52,16 @@ const LAYOUT = {
   placeholder: "search: name, op, %value, #op",
   after: "",
   body: `
-<div class="dx-row">
+<div class="dx-main">
  <div class="dx-card dx-graph-card"><div class="dx-graph"></div><canvas class="dx-minimap" hidden></canvas></div>
+ <div class="dx-card dx-memory-card"><h3>Memory map <span class="dx-muted">— one lane per arena; each tensor spans its lifetime (x) and bytes (y)</span></h3>
+  <canvas class="dx-memstrip" hidden></canvas><div class="dx-memory"></div></div>
  <div class="dx-side">
   <div class="dx-card"><div class="dx-details"></div></div>
   <div class="dx-card"><h3>Findings <span class="dx-muted dx-findings-count"></span></h3><ul class="dx-findings"></ul></div>
  </div>
 </div>
-<div class="dx-section dx-card"><h3>Per device</h3><div class="dx-totals"></div></div>
-<div class="dx-section dx-card"><h3>Memory map <span class="dx-muted">— one lane per arena; each tensor spans its lifetime (x) and bytes (y)</span></h3>
- <canvas class="dx-memstrip" hidden></canvas><div class="dx-memory"></div></div>`,
+<div class="dx-section dx-card"><h3>Per device</h3><div class="dx-totals"></div></div>`,
 };
 
 /** The one-program app: the shell (shell/shell.js) in this mode.
@@ -172,6 +173,7 @@ function plotHandlers(graphDiv, memoryDiv, T, lod, delegates, labels) {
       const pt = ev.points[0], DG = delegates();
       if (DG && DG.click(pt)) return;  // a node inside an open delegate
       lod().clickGraph(pt);
+      revealOutline(memoryDiv);  // the memory map under the graph (a narrow app): the block selected scrolled into view
       // a delegate with a decoded inside opens / closes in place (an op's customdata: its instruction)
       if (pt.curveNumber === T.ops && DG && typeof pt.customdata === "number" && DG.toggle(pt.customdata)) labels().draw();
     });

@@ -5,7 +5,7 @@
 // the one-program modules, one per side, with the diff's marks on top (diff/sides.js), at every size; its memory
 // maps are each side's own lanes.
 import {arr, esc} from "../util/common.js";
-import {markCircles, overlay} from "../panels/rings.js";
+import {markCircles, overlay, revealOutline} from "../panels/rings.js";
 import {profileDiffView} from "../profile/diff.js";
 import {divergenceControl, numericsRows, planNumerics} from "../profile/numerics.js";
 import {overlayView} from "../overlay/view.js";
@@ -21,8 +21,9 @@ import {diffLinkOf, sideNode} from "../host/links.js";
 /** @typedef {{side?: Side | "", values?: number[], instructions?: number[]}} SideSel a selection on one side */
 
 
-// the two-program page around the shell's controls row (shell/shell.js): the header above; both graphs side by side,
-// the details and the runtime needs, both memory maps below
+// the two-program page around the shell's controls row (shell/shell.js): the header above; both graphs side by side, each
+// side's memory map under its graph (style.css .dx-pairs: in one column, A's graph and map then B's, when narrow),
+// then the details and the runtime needs
 const LAYOUT = {
   rootClass: "dx-app dx-root dx-diff",
   head: `
@@ -32,19 +33,33 @@ const LAYOUT = {
   placeholder: "search both sides: name, op, %value, #op",
   after: `<span class="dx-muted dx-only"></span>`,
   body: `
-<div class="dx-row">
- <div class="dx-card dx-half"><h3><span class="dx-side-a">A</span><span class="dx-name-a"></span> <span class="dx-muted">(before)</span></h3><div class="dx-graph-a"></div></div>
- <div class="dx-card dx-half"><h3><span class="dx-side-b">B</span><span class="dx-name-b"></span> <span class="dx-muted">(after)</span></h3><div class="dx-graph-b"></div></div>
+<div class="dx-pairs">
+ <div class="dx-card dx-pair-ga"><h3><span class="dx-side-a">A</span><span class="dx-name-a"></span> <span class="dx-muted">(before)</span></h3><div class="dx-graph-a"></div></div>
+ <div class="dx-card dx-pair-gb"><h3><span class="dx-side-b">B</span><span class="dx-name-b"></span> <span class="dx-muted">(after)</span></h3><div class="dx-graph-b"></div></div>
+ <div class="dx-card dx-pair-ma"><h3><span class="dx-side-a">A</span>memory map <span class="dx-muted dx-sum-a"></span></h3><div class="dx-memory-a"></div></div>
+ <div class="dx-card dx-pair-mb"><h3><span class="dx-side-b">B</span>memory map <span class="dx-muted dx-sum-b"></span></h3><div class="dx-memory-b"></div></div>
 </div>
 <div class="dx-row">
  <div class="dx-card" style="flex:3 1 520px"><h3>Details <span class="dx-muted">— the selection and its counterpart</span></h3><div class="dx-details"></div></div>
  <div class="dx-card" style="flex:2 1 380px"><h3>Runtime needs <span class="dx-muted">— what the runtime must provide, A vs B</span></h3><div class="dx-req"></div></div>
-</div>
-<div class="dx-row dx-lod-memory">
- <div class="dx-card" style="flex:1 1 100%"><h3><span class="dx-side-a">A</span>memory map <span class="dx-muted dx-sum-a"></span></h3><div class="dx-memory-a"></div></div>
- <div class="dx-card" style="flex:1 1 100%"><h3><span class="dx-side-b">B</span>memory map <span class="dx-muted dx-sum-b"></span></h3><div class="dx-memory-b"></div></div>
 </div>`,
 };
+
+// px under a graph the first view keeps for its memory map: the gap and the card's heading (67 px), the lanes' legend
+// (40; their first title and lane follow: a click on a node scrolls its block into view). More would cut the graph of
+// a small device program (33 layers of tests/fixtures/diff) at 1400 x 1000, which shows whole with this.
+const MEMORY_SHOWN = 107;
+// the least px a graph is tall (lod/graph.js)
+const GRAPH_MIN = 380;
+
+/** The most px side s's graph may be tall so that its memory map's top is in the first view (the app's top at the
+ * window's: a report opened, a notebook output scrolled to): the window's height less what is above the graph and
+ * MEMORY_SHOWN. A graph too far down for that (B's, under A's map, in one column; a short window) is not made smaller.
+ * @param {PlotDiv} gd the side's graph @param {HTMLElement} root the app's root */
+function graphRoom(gd, root) {
+  const room = globalThis.innerHeight - (gd.getBoundingClientRect().top - root.getBoundingClientRect().top) - MEMORY_SHOWN;
+  return room >= GRAPH_MIN ? room : Infinity;
+}
 
 /** The diff: the shell (shell/shell.js) in this mode; the what-if bar only over a what-if (original vs predicted).
  * @param {HTMLElement} el @param {import("../types/payload").WidgetModel} model @param {import("../types/payload").DiffPayload} data */
@@ -131,6 +146,7 @@ function diffView(ctx, data) {
     const host = {graphs: G, memories: M, overlays: {a: over.a, b: over.b}, memoryOverlays: {a: over.ma, b: over.mb},
                   config: CONFIG, details: $("dx-details"), names: {a: data.nameA, b: data.nameB},
                   select: (sel) => select(sel), drawn: (s) => { if (PROF) PROF.sizeOps(s); },
+                  room: (s) => graphRoom(G[s], /** @type {HTMLElement} */ (G[s].closest(".dx-app"))),
                   paint: (s, traces) => OV.paint(traces, s),
                   askText: (k) => askText(P, k),
                   // a node's details: the overlay's number (overlay/view.js), then this side's run's (profile/numerics.js)
@@ -173,6 +189,7 @@ function diffView(ctx, data) {
     for (const s of SIDES) {
       on(G[s], "plotly_click", (/** @type {PlotClick} */ ev) => {
         D.clickGraph(s, ev.points[0]);
+        revealOutline(M[s]);  // this side's memory map, under its graph: the block selected scrolled into view
         const T = P.sides[s].lod.trace, pt = ev.points[0];  // a group's details: what moving it would name
         if (MV && (pt.curveNumber === T.groups || pt.curveNumber === T.headers) && typeof pt.customdata === "number") {
           $("dx-details").insertAdjacentHTML("beforeend", moveBlock(s, "group", pt.customdata));

@@ -133,13 +133,15 @@ export function sideContext(P, s) {
  * What the diff page (diff/diff.js) hands diffLod: per side its graph and memory plots, their overlays (panels/rings.js), the
  * plotly config, the details element, where a selection made on a side goes, the sides' names, and (optional) a
  * hook after each draw of a side's graph, the rows a side's node details start with (an overlay's number, a run's
- * numbers), a side's graph traces before they are drawn (an overlay's colours: overlay/view.js) and the text of
- * changed pair k when the payload left it out (null until it arrives: diff/diff.js asks the kernel).
+ * numbers), a side's graph traces before they are drawn (an overlay's colours: overlay/view.js), the text of
+ * changed pair k when the payload left it out (null until it arrives: diff/diff.js asks the kernel) and the most px
+ * a side's graph may be tall (LodHost room).
  * @typedef {{graphs: Sides<PlotDiv>, memories: Sides<PlotDiv>, overlays: Sides<{set(items: object): void}>,
  *            memoryOverlays: Sides<{set(items: object): void}>, config: object, details: HTMLElement,
  *            select(sel: {side: Side, values: number[], instructions: number[]}): void, names: Sides<string>,
  *            drawn?: (s: Side) => void, detailRows?: (s: Side, kind: "value" | "instr" | "group", index: number) => [string, string][],
- *            paint?: (s: Side, traces: Record<string, any>[]) => void, askText?: (k: number) => string | null}} DiffCtx
+ *            paint?: (s: Side, traces: Record<string, any>[]) => void, askText?: (k: number) => string | null,
+ *            room?: (s: Side) => number}} DiffCtx
  */
 /** @template T @typedef {import("../types/payload").Sides<T>} Sides */
 /** @typedef {{side: Side | "", values: Sides<number[]>, instructions: Sides<number[]>}} DiffState */
@@ -184,6 +186,7 @@ export function diffLod(P, ctx) {
                   drawn: () => { if (ctx.drawn) ctx.drawn(s); },  // after each draw of this side's graph
                   // this side's traces before each draw: coloured by the overlay picked (overlay/view.js)
                   paint: (/** @type {Record<string, any>[]} */ traces) => { if (ctx.paint) ctx.paint(s, traces); },
+                  room: () => ctx.room ? ctx.room(s) : 720,
                   // first in a node's details: this side's numbers (profile/numerics.js), when the diff carries runs
                   detailRows: (/** @type {"value" | "instr" | "group"} */ kind, /** @type {number} */ index) =>
                     ctx.detailRows ? ctx.detailRows(s, kind, index) : [],

@@ -2,11 +2,13 @@
 // builds the page's skeleton (the mode's head, the controls row with the plan selector and the search box, the
 // mode's panels), owns what both do alike — switching plans, the search box, publishing `plan` and `selected` to
 // the model and following them back from it (both directions, no echo), the what-if bar, a card under the controls,
-// plots that follow their boxes' widths — and leaves a mode only its panels: how a plan is drawn, how a selection
-// is applied and read back, how a search is run. The keys (host/keys.js) drive it through its controls.
+// plots that follow their boxes' widths and take the wheel only when clicked (shell/wheel.js) — and leaves a mode
+// only its panels: how a plan is drawn, how a selection is applied and read back, how a search is run. The keys
+// (host/keys.js) drive it through its controls.
 import {h} from "../util/common.js";
 import {fillPlans, followWidth, publisher} from "./frame.js";
 import {movesView, sidesMovesView} from "./moves.js";
+import {wheelGate} from "./wheel.js";
 
 /**
  * The page a mode asks for: markup around the shell's controls row. The details box (`.dx-details`) is in `body`.
@@ -126,6 +128,7 @@ export function createShell(el, model, data, mode) {
   V = mode.start({el, $, details: $("dx-details"), model, publish, moves, showPlan,
                   mountTop: (card) => controls.after(card)});
   followWidth(V.plots);
+  wheelGate(V.plots);  // the wheel scrolls the page over a plot not clicked (shell/wheel.js)
   showPlan(model.get("plan") || data.plan, true);
   if (V.started) V.started();
   return Object.assign({state: V.state, showPlan}, V.api);

@@ -47,6 +47,9 @@ export interface LodHost {
   expanded(list: number[]): void;
   /** panels/delegate.js: the open delegates moved points of the graph (the selection is drawn again) */
   moved(): void;
+  /** the most px the graph's figure may be tall (lod/graph.js keeps it within 380 .. 720 px in any case): the diff leaves
+   * its memory maps' top in the first view (diff/diff.js graphRoom) */
+  room?(): number;
   /** after every draw of the graph: what the host draws over a fresh figure (open delegates, a profile's op sizes) */
   drawn?(): void;
   /** where a point of the graph as drawn is with the open delegates (panels/delegate.js place) */

@@ -17,7 +17,7 @@ interface Window {
 }
 
 /** An axis of a drawn plotly figure (`gd._fullLayout.xaxis`): what the overlays read to place things in px. */
-interface PlotAxis { _offset: number; _length: number; range: [number, number]; l2p(v: number): number; p2l(px: number): number; }
+interface PlotAxis { _id?: string; _offset: number; _length: number; range: [number, number]; l2p(v: number): number; p2l(px: number): number; }
 
 /** A div plotly has drawn into: its internals that the app reads, and the handles the app keeps on it. */
 interface PlotDiv extends HTMLElement {
