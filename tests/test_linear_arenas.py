@@ -74,4 +74,31 @@ def test_inspect_and_show_text_scale_with_the_tensors(crafted, tmp_path):
     out = io.StringIO()
     assert main(["show", str(crafted), "-o", str(tmp_path / "r.html")], stdout=out) == 0
     assert len(out.getvalue()) < 4_000 and "empty arenas (" in out.getvalue()
-    assert f"{N - 1} arenas" in out.getvalue()  # the count still says how many the file declares
+    assert f"{N - 1:,} arenas" in out.getvalue()  # the count still says how many the file declares
+
+
+@pytest.mark.browser
+def test_the_memory_panel_says_how_many_empty_arenas_it_does_not_draw(crafted, tmp_path):
+    """The report's memory map draws a lane per listed arena and one line for the rest, under the map, as inspect
+    and show word it (the payload carries the line: views/payload/app.py)."""
+    from browser_helpers import chromium, require_browser
+
+    from explorer.views.html.report import write_report
+    from explorer.views.payload.embed import page_payload
+
+    require_browser()
+    program = explorer.load(crafted)
+    lazy = LazyAnalysis(program.plans[0], program)
+    report = write_report(program, tmp_path / "arenas.html")
+    (plan,) = page_payload(report.read_text())["plans"]
+    assert plan["emptyArenas"] == lazy.empty_arenas.text() and plan["emptyArenas"].startswith("… and 99,")
+    assert len(plan["lod"]["arenas"]) == len(lazy.arenas)  # lanes: the listed arenas, not 100,000
+    with chromium((1400, 900)) as (page, messages):
+        page.goto(report.as_uri())
+        page.wait_for_function("() => { const p = document.querySelector('.dx-empty-arenas');"
+                               " return p && !p.hidden && p.textContent.length > 0 }", timeout=60_000)
+        note = page.locator(".dx-empty-arenas")
+        assert note.text_content() == plan["emptyArenas"]
+        box, memory = note.bounding_box(), page.locator(".dx-memory").bounding_box()
+        assert box["y"] >= memory["y"] + memory["height"] - 1, "under the lanes, not over them"
+        assert not [m for m in messages if m.startswith(("error", "pageerror"))], messages

@@ -55,7 +55,7 @@ const LAYOUT = {
 <div class="dx-main">
  <div class="dx-card dx-graph-card"><div class="dx-graph"></div><canvas class="dx-minimap" hidden></canvas></div>
  <div class="dx-card dx-memory-card"><h3>Memory map <span class="dx-muted">— one lane per arena; each tensor spans its lifetime (x) and bytes (y)</span></h3>
-  <canvas class="dx-memstrip" hidden></canvas><div class="dx-memory"></div></div>
+  <canvas class="dx-memstrip" hidden></canvas><div class="dx-memory"></div><p class="dx-muted dx-empty-arenas" hidden></p></div>
  <div class="dx-side">
   <div class="dx-card"><div class="dx-details"></div></div>
   <div class="dx-card"><h3>Findings <span class="dx-muted dx-findings-count"></span></h3><ul class="dx-findings"></ul></div>
@@ -233,6 +233,8 @@ function appView(ctx, data) {
     if (PROF) { PROF.remove(); PROF = null; }
     P = /** @type {import("../types/app").LabelledPlan} */ (plan);  // its labels are filled in below, before any use
     $("dx-summary").textContent = "· " + P.summary;
+    $("dx-empty-arenas").textContent = P.emptyArenas || "";  // the empty arenas not drawn as lanes, counted
+    $("dx-empty-arenas").hidden = !P.emptyArenas;
     contextNote($("dx-context-note"), P.context);
     $("dx-totals").innerHTML = P.totals;  // escaped when it was built (explorer.views.fragments.tables)
     // the skeletons built from the plan's tables (lod/figures.js); copies: plotly keeps the objects it is given as the

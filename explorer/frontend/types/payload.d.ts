@@ -156,6 +156,8 @@ export interface CompanionsPayload {
 /** One plan of a side of a diff: what views/html/report.py `_plan_payload` writes. */
 export interface PlanCore {
   name: string; label: Text; summary: Html;
+  /** "… and 999,990 empty arenas (61.0 MiB: cpu 999,990)": the arenas with no tensor past the first 16, not drawn */
+  emptyArenas?: Text | null;
   totals: Html;
   /** [device, colour] for the device filter */
   devices: [Text, string][];

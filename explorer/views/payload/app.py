@@ -106,6 +106,8 @@ def plan_entry(view: PlanView, findings: list[Finding], all_findings: list[Findi
         "name": plan.name,
         "label": visible(plan.name),
         "summary": visible(program_summary(view, findings)),
+        # a million declared arenas with no tensor: one line under the memory map, never a lane each (issue 30)
+        "emptyArenas": visible(empty.text()) if (empty := view.analysis.empty_arenas) is not None else None,
         "totals": device_table(plan, totals_view(view)) + runtime_needs_html(view),
         "devices": lod_devices(view),
         "nInstructions": len(plan.instructions),
