@@ -181,6 +181,7 @@ def test_marimo(marimo_server, notebook_dir, sample):
         page.get_by_text(f"values=({sample['value']},)").first.wait_for(timeout=20_000)
         times["click_to_python_s"] = times["click_to_details_s"] + time.monotonic() - clicked
         TIMINGS["marimo"] = times
+        assert page.locator(".dx-fallback").count() == 0, "the static summary stays hidden beside the live widget"
         assert not [m for m in messages if m.startswith("pageerror")]
 
 
@@ -199,6 +200,7 @@ def test_notebook7(notebook7_server, notebook_dir, sample):
         page.locator(".jp-OutputArea-output", has_text=f"values=({sample['value']},)").first.wait_for(timeout=20_000)
         times["click_to_python_s"] = times["click_to_details_s"] + time.monotonic() - clicked
         TIMINGS["notebook7"] = times
+        assert page.locator(".dx-fallback").count() == 0, "the static summary stays hidden beside the live widget"
         # Notebook 7.6 throws this one from its own settings loader on every page, its empty file browser too
         ours = [m for m in messages if m.startswith("pageerror") and "reading 'schema'" not in m]
         assert not ours
@@ -211,6 +213,7 @@ def test_voila(voila_server, notebook_dir, sample):
         page.goto(voila_server)
         times = draw_and_click(page, sample, "voila", start)
         TIMINGS["voila"] = times
+        assert page.locator(".dx-fallback").count() == 0, "the static summary stays hidden beside the live widget"
         assert not [m for m in messages if m.startswith("pageerror")]
 
 
@@ -275,5 +278,27 @@ def test_nbconvert_export_says_it_needs_a_kernel(notebook_dir, widget_scripts):
         text = page.locator(".dx-explorer .dx-no-kernel").inner_text()
         assert "live Python kernel" in text and "save_html" in text and "device-explorer show" in text
         assert "drawing" not in page.locator(".dx-explorer").inner_text()
+        assert page.locator(".dx-fallback").count() == 0, "nbconvert writes the widget view alone when its state is saved"
         page.locator(".dx-explorer").scroll_into_view_if_needed()
         page.screenshot(path=str(ARTIFACTS / "hosts_nbconvert.png"))
+
+
+def test_nbconvert_page_offline_shows_the_static_summary(notebook_dir, sample):
+    """A notebook executed and saved without its widget state (JupyterLab's default), converted to HTML and opened
+    with every request refused: no widget manager runs, and the output shows the widget's static summary
+    (views/fragments/fallback.py) instead of nothing; its names are text, nothing in it runs."""
+    out = notebook_dir / "export_plain"
+    subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "html", "--execute",
+                    "--ExecutePreprocessor.store_widget_state=False", "--output-dir", str(out),
+                    str(notebook_dir / "explorer.ipynb")], check=True, env=_kernel_env(), capture_output=True)
+    with chromium((1280, 800)) as (page, messages), screenshot_on_failure(page, "hosts_nbconvert_offline_failure.png"):
+        page.route("**/*", lambda r: r.continue_() if r.request.url.startswith("file:") else r.abort())
+        page.goto((out / "explorer.html").as_uri())
+        summary = page.locator(".dx-fallback")
+        summary.wait_for(timeout=30_000)
+        text = summary.inner_text()
+        assert "sample.pte" in text and "cuda:0" in text and "arena 2 · cuda:0" in text, text
+        assert "device-explorer show sample.pte -o report.html" in text and "save_html" in text
+        assert f"{sample['n']} tensors" in text
+        assert summary.locator("script, style, [style]").count() == 0
+        page.screenshot(path=str(ARTIFACTS / "hosts_nbconvert_offline.png"))

@@ -27,6 +27,20 @@ class AppWidget(anywidget.AnyWidget):
         super().__init__(**kwargs)
         self.on_msg(self._on_message)
 
+    def _repr_mimebundle_(self, **kwargs):
+        """The widget view, and beside it a static ``text/html`` summary that shows where no widget manager draws
+        the view (a page nbconvert wrote from a notebook saved without widget state, a notebook viewer): hosts that
+        run widgets prefer the view and never show it (views/fragments/fallback.py)."""
+        bundle = super()._repr_mimebundle_(**kwargs)
+        data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
+        if data is not None:
+            data = {**data, "text/html": self._fallback_html()}
+        return data, metadata
+
+    def _fallback_html(self) -> str:
+        """The static summary of what this widget draws (HTML, every name escaped)."""
+        raise NotImplementedError
+
     def _on_message(self, _widget, content, _buffers) -> None:
         if isinstance(content, dict) and content.get("type") == "plotly":
             self.send({"type": "plotly"}, [frontend.plotly_js().encode("utf-8")])

@@ -29,6 +29,7 @@ from explorer.analysis.types import Finding
 from explorer.format.reader import load
 from explorer.model.program import DataFile
 from explorer.views.html.data_file import data_file_payload
+from explorer.views.fragments.fallback import program_fallback_html
 from explorer.views.payload.embed import pack
 from explorer.views.html.empty_program import empty_program_payload
 from explorer.widget.base import AppWidget
@@ -157,6 +158,10 @@ class Explorer(WhatIfWidget, OverlayWidget, AppWidget):
     def __repr__(self) -> str:
         name = Path(self.program.source).name if self.program.source else "program"
         return f"Explorer({name!r}, plan={self.plan!r}, selected={self.selected!r})"
+
+    def _fallback_html(self) -> str:
+        name = Path(self.program.source).name if self.program.source else "program"
+        return program_fallback_html(name, self._views, getattr(self, "findings", None) or [])
 
     # -- public API ---------------------------------------------------------------------------------
 
