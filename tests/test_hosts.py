@@ -23,7 +23,9 @@ import pytest
 from browser_helpers import (
     ARTIFACTS,
     TRACE_POINTS_JS,
+    assert_overview_shows_its_groups,
     point_of,
+    rerun_cell,
     _kernel_env,
     chromium,
     free_port,
@@ -35,7 +37,7 @@ from browser_helpers import (
 )
 
 import explorer
-from explorer.views.state.overview import TRACE
+from explorer.views.state.overview import OVERVIEW_TRACE, TRACE
 
 pytestmark = pytest.mark.browser
 
@@ -202,6 +204,31 @@ def test_notebook7(notebook7_server, notebook_dir, sample):
         TIMINGS["notebook7"] = times
         assert page.locator(".dx-fallback").count() == 0, "the static summary stays hidden beside the live widget"
         # Notebook 7.6 throws this one from its own settings loader on every page, its empty file browser too
+        ours = [m for m in messages if m.startswith("pageerror") and "reading 'schema'" not in m]
+        assert not ours
+
+
+def test_notebook7_rerun_draws_every_group(notebook7_server, notebook_dir):
+    """Issue 32 item 11: running a cell that shows a big program again (Shift+Enter) drew one group of it (the
+    widget's overlays, decoded first, drew before the staged first view, at the skeleton's ranges). The first run and
+    each re-run show the overview's groups."""
+    import shutil
+
+    named = Path(__file__).parent / "fixtures" / "named"
+    for suffix in (".pte", ".ptd"):
+        shutil.copy(named / f"transformer3k{suffix}", notebook_dir)
+    write_notebook(notebook_dir / "rerun.ipynb", ["import explorer\nex = explorer.Explorer('transformer3k.pte', "
+                                                  "data=['transformer3k.ptd'])\nex"])
+    graph = ".dx-explorer .dx-graph"
+    with chromium((1280, 1000)) as (page, messages), \
+            screenshot_on_failure(page, "hosts_notebook7_rerun_failure.png", notebook_dir / "notebook.log"):
+        page.goto(notebook7_server.replace("explorer.ipynb", "rerun.ipynb"))
+        page.wait_for_selector('.jp-Notebook-ExecutionIndicator[data-status="idle"]', timeout=60_000)
+        for _ in range(3):  # the first run, then twice again
+            rerun_cell(page)
+            assert page.locator(graph).count() == 1
+            assert_overview_shows_its_groups(page, graph, OVERVIEW_TRACE["groups"])
+        assert page.locator(".dx-fallback").count() == 0
         ours = [m for m in messages if m.startswith("pageerror") and "reading 'schema'" not in m]
         assert not ours
 
