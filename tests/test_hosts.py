@@ -68,6 +68,28 @@ if __name__ == "__main__":
 '''
 
 
+# marimo's editor: the same two cells, and a widget given its own height
+MARIMO_EDIT_APP = MARIMO_APP.replace('''
+
+if __name__ == "__main__":''', '''
+
+@app.cell
+def _(explorer, mo):
+    short = mo.ui.anywidget(explorer.Explorer(height=420))
+    short
+    return
+
+
+if __name__ == "__main__":''')
+FIT_JS = """(el) => { const box = el.getBoundingClientRect(), part = (sel) => el.querySelector(sel).getBoundingClientRect();
+  let host = el.parentElement || el.getRootNode().host, cap = null;
+  for (let d = 0; host && d < 40 && cap === null; d++) { const m = parseFloat(getComputedStyle(host).maxHeight);
+    if (m > 0) cap = m; host = host.parentElement || (host.getRootNode && host.getRootNode().host); }
+  const c = part('.dx-controls'), m = part('.dx-memory');
+  return {fit: el.classList.contains('dx-fit'), max: el.style.maxHeight, h: box.height, cap,
+          controls: c.top >= box.top - 1 && c.bottom <= box.bottom + 1, memory: m.top < box.bottom && m.bottom > box.top}; }"""
+
+
 @pytest.fixture(scope="module", autouse=True)
 def _browser_available():
     require_browser()
@@ -115,6 +137,7 @@ def notebook_dir(tmp_path_factory):
     root = tmp_path_factory.mktemp("hosts")
     write_notebook(root / "explorer.ipynb", NOTEBOOK_CELLS)
     (root / "app.py").write_text(MARIMO_APP)
+    (root / "edit.py").write_text(MARIMO_EDIT_APP)
     return root
 
 
@@ -124,6 +147,14 @@ def marimo_server(notebook_dir):
     with server([sys.executable, "-m", "marimo", "run", "app.py", "--headless", "--host", "127.0.0.1",
                  "--port", str(port), "--no-token"], notebook_dir, f"http://127.0.0.1:{port}/", "marimo"):
         yield f"http://127.0.0.1:{port}/"
+
+
+@pytest.fixture(scope="module")
+def marimo_edit_server(notebook_dir):
+    port = free_port()
+    with server([sys.executable, "-m", "marimo", "edit", "edit.py", "--headless", "--host", "127.0.0.1",
+                 "--port", str(port), "--no-token"], notebook_dir, f"http://127.0.0.1:{port}/", "marimo_edit"):
+        yield f"http://127.0.0.1:{port}/?file=edit.py"
 
 
 @pytest.fixture(scope="module")
@@ -184,6 +215,51 @@ def test_marimo(marimo_server, notebook_dir, sample):
         times["click_to_python_s"] = times["click_to_details_s"] + time.monotonic() - clicked
         TIMINGS["marimo"] = times
         assert page.locator(".dx-fallback").count() == 0, "the static summary stays hidden beside the live widget"
+        assert not [m for m in messages if m.startswith("pageerror")]
+
+
+def run_marimo_editor(page, timeout_s: float = 120) -> None:
+    """The editor opens with its cells not run: press its "run all" button (the last run button) until the cells run
+    (a press before the kernel is connected does nothing)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        page.locator('[data-testid="run-button"]').last.click(timeout=60_000)
+        try:
+            page.locator(".dx-explorer").first.wait_for(state="attached", timeout=15_000)
+            return
+        except PlaywrightTimeout:
+            if time.monotonic() > deadline:
+                raise
+
+
+def test_marimo_edit_fits_its_box_and_is_reactive(marimo_edit_server, notebook_dir, sample):
+    """Issue 32 item 13: marimo's editor caps an output at ~610 px. The app scrolls in a box of that height with
+    its controls row kept at the top (sticky) and the memory map reachable inside it; ``Explorer(height=...)`` sets
+    the box; a click reaches a cell reading the widget's value (marimo 0.25 re-runs it in the editor too)."""
+    with chromium((1280, 1000)) as (page, messages), \
+            screenshot_on_failure(page, "hosts_marimo_edit_failure.png", notebook_dir / "marimo_edit.log"):
+        start = time.monotonic()
+        page.goto(marimo_edit_server)
+        run_marimo_editor(page)
+        page.wait_for_function("([a, b]) => a.dataset.drawn && b.dataset.drawn",
+                               arg=[page.locator(".dx-explorer").nth(0).element_handle(timeout=90_000),
+                                    page.locator(".dx-explorer").nth(1).element_handle(timeout=90_000)], timeout=90_000)
+        first, short = page.locator(".dx-explorer").nth(0), page.locator(".dx-explorer").nth(1)
+        page.wait_for_function("(el) => el.classList.contains('dx-fit')", arg=first.element_handle(), timeout=10_000)
+        fit = first.evaluate(FIT_JS)
+        assert fit["fit"] and fit["cap"] and fit["h"] <= fit["cap"], fit
+        assert short.evaluate(FIT_JS)["max"] == "420px"
+        first.evaluate("(el) => { el.scrollTop = el.scrollHeight; }")  # to the end of its box: the memory map
+        page.wait_for_function("(el) => el.scrollTop > 0", arg=first.element_handle())
+        scrolled = first.evaluate(FIT_JS)
+        assert scrolled["memory"] and scrolled["controls"], scrolled
+        page.screenshot(path=str(ARTIFACTS / "hosts_marimo_edit_scrolled.png"))
+        first.evaluate("(el) => { el.scrollTop = 0; }")
+        times = draw_and_click(page, sample, "marimo_edit", start)
+        page.get_by_text(f"values=({sample['value']},)").first.wait_for(timeout=20_000)
+        TIMINGS["marimo_edit"] = times
         assert not [m for m in messages if m.startswith("pageerror")]
 
 

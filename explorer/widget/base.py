@@ -22,6 +22,8 @@ class AppWidget(anywidget.AnyWidget):
     _esm = frontend.bundle("widget")
     _css = frontend.css()
     _payload = traitlets.Bytes(help="the app's data: gzip-compressed JSON and binary integer columns (explorer.views.payload.embed)").tag(sync=True)
+    height = traitlets.Int(0, help="the output's height in px: the app scrolls in a box of this height (0: as tall as it "
+                                   "is, or the host's cap, e.g. marimo's editor's ~610 px)").tag(sync=True)
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
