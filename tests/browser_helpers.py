@@ -424,11 +424,24 @@ GROUPS_IN_VIEW_JS = """
 
 
 def rerun_cell(page, cell: int = 0, timeout_ms: int = 180_000) -> None:
-    """Run notebook cell ``cell`` again (Shift+Enter, as a person does) and wait until the widget it shows is a new one,
-    drawn in full (index.js sets ``data-drawn`` once every stage of its first view is drawn)."""
+    """Run notebook cell ``cell`` (again: Shift+Enter, as a person does) and wait until the widget it shows is a new
+    one, drawn in full (index.js sets ``data-drawn`` once every stage of its first view is drawn). A press the
+    notebook did not take (its kernel still connecting: the prompt neither busy nor counted up) is made again."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     page.evaluate("() => document.querySelectorAll('.dx-explorer').forEach((el) => { el.dataset.old = '1'; })")
-    page.locator(".jp-Notebook .jp-Cell").nth(cell).locator(".jp-InputArea-editor").click()
-    page.keyboard.press("Shift+Enter")
+    prompt = page.locator(".jp-Notebook .jp-Cell").nth(cell).locator(".jp-InputPrompt")
+    before = prompt.inner_text()
+    for attempt in range(3):
+        page.locator(".jp-Notebook .jp-Cell").nth(cell).locator(".jp-InputArea-editor").click()
+        page.keyboard.press("Shift+Enter")
+        try:
+            page.wait_for_function("([p, was]) => p.textContent !== was", arg=[prompt.element_handle(), before],
+                                   timeout=20_000)
+            break
+        except PlaywrightTimeout:
+            if attempt == 2:
+                raise
     page.wait_for_function("() => Array.from(document.querySelectorAll('.dx-explorer'))"
                            ".some((el) => !el.dataset.old && el.dataset.drawn)", timeout=timeout_ms)
 

@@ -363,13 +363,26 @@ def offline_cdn(scripts: Path):
     return handle
 
 
-def test_nbconvert_export_says_it_needs_a_kernel(notebook_dir, widget_scripts):
-    """The saved page has the widget's state but no kernel to hand over plotly.js: one line, no spinner."""
-    out = notebook_dir / "export"
-    subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "html", "--execute",
+@pytest.fixture(scope="module")
+def executed_notebook(notebook_dir) -> Path:
+    """The notebook executed once by nbconvert with its widget state saved (as ``--to html --execute`` does)."""
+    out = notebook_dir / "executed"
+    subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute",
                     "--ExecutePreprocessor.store_widget_state=True", "--output-dir", str(out),
                     str(notebook_dir / "explorer.ipynb")], check=True, env=_kernel_env(), capture_output=True)
-    html = (out / "explorer.html").read_text(encoding="utf-8")
+    return out / "explorer.ipynb"
+
+
+def to_html(notebook: Path, out: Path) -> Path:
+    subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "html", "--output-dir", str(out), str(notebook)],
+                   check=True, env=_kernel_env(), capture_output=True)
+    return out / (notebook.stem + ".html")
+
+
+def test_nbconvert_export_says_it_needs_a_kernel(notebook_dir, executed_notebook, widget_scripts):
+    """The saved page has the widget's state but no kernel to hand over plotly.js: one line, no spinner."""
+    out = notebook_dir / "export"
+    html = to_html(executed_notebook, out).read_text(encoding="utf-8")
     assert "application/vnd.jupyter.widget-state+json" in html, "the widget state is saved in the page"
     with chromium((1280, 800)) as (page, messages), screenshot_on_failure(page, "hosts_nbconvert_failure.png"):
         page.route("**/*", offline_cdn(widget_scripts))
@@ -386,14 +399,19 @@ def test_nbconvert_export_says_it_needs_a_kernel(notebook_dir, widget_scripts):
         page.screenshot(path=str(ARTIFACTS / "hosts_nbconvert.png"))
 
 
-def test_nbconvert_page_offline_shows_the_static_summary(notebook_dir, sample):
+def test_nbconvert_page_offline_shows_the_static_summary(notebook_dir, executed_notebook, sample):
     """A notebook executed and saved without its widget state (JupyterLab's default), converted to HTML and opened
     with every request refused: no widget manager runs, and the output shows the widget's static summary
     (views/fragments/fallback.py) instead of nothing; its names are text, nothing in it runs."""
+    import nbformat
+
+    nb = nbformat.read(str(executed_notebook), as_version=4)
+    nb.metadata.pop("widgets", None)  # as JupyterLab saves it ("Save Widget State Automatically" is off)
+    plain = notebook_dir / "plain" / "explorer.ipynb"
+    plain.parent.mkdir()
+    nbformat.write(nb, str(plain))
     out = notebook_dir / "export_plain"
-    subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "html", "--execute",
-                    "--ExecutePreprocessor.store_widget_state=False", "--output-dir", str(out),
-                    str(notebook_dir / "explorer.ipynb")], check=True, env=_kernel_env(), capture_output=True)
+    assert "dx-fallback" in to_html(plain, out).read_text(encoding="utf-8")
     with chromium((1280, 800)) as (page, messages), screenshot_on_failure(page, "hosts_nbconvert_offline_failure.png"):
         page.route("**/*", lambda r: r.continue_() if r.request.url.startswith("file:") else r.abort())
         page.goto((out / "explorer.html").as_uri())

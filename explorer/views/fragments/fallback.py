@@ -47,7 +47,7 @@ def _plans(views: dict[str, PlanView], findings) -> str:
 
 def program_fallback_html(name: str, views: dict[str, PlanView], findings) -> str:
     """The summary of one program (``name``: its file name) whose ``views`` the widget draws."""
-    file = name if name.endswith(".pte") else "FILE.pte"
+    file = name if name.endswith((".pte", ".ptd")) else "FILE.pte"
     return ("<div class='dx-fallback'>"
             f"<p><b>ExecuTorch device explorer: {h(name)}</b> (a static summary: the interactive view needs a live "
             "Jupyter kernel and widgets)</p>"
