@@ -1,9 +1,11 @@
 """The review set of screenshots: every kind of view a reviewer should look at after a change to the app.
 
-    python scripts/screenshots.py OUT_DIR [--only NAME ...]
+    python scripts/screenshots.py OUT_DIR [--only NAME ...] [--sizes 1600x1000 ...] [--schemes light dark]
 
 Writes reports with the public API (the same code as ``device-explorer show`` / ``diff --html``), opens each
-in headless Chromium (Debian's, as the browser tests use) at 1280 px wide and saves a full-page PNG per view:
+in headless Chromium (Debian's, as the browser tests use) at 1600×1000 and 1280×800, each in the light and the dark
+colour scheme (the browser's ``prefers-color-scheme``), and saves a full-page PNG per view, size and scheme
+(``NAME-WIDTHxHEIGHT-SCHEME.png``):
 
 * ``small``      the bundled sample (two devices, every group open)
 * ``wide``       a 1,400-value synthetic program spread over several devices
@@ -13,6 +15,9 @@ in headless Chromium (Debian's, as the browser tests use) at 1280 px wide and sa
 * ``diff``       cpu-only vs cuda:0 export of the same model (``tests/fixtures/diff``)
 * ``profile``    the XNNPACK MLP with its ETDump (ops sized by time, the time bar)
 * ``delegate``   the XNNPACK MLP with its first delegate opened in place
+* ``whatif``     what-if: a CPU-only program with its delegate calls moved to cuda:0 (original vs predicted)
+* ``etrecord``   the XNNPACK net joined with its ETRecord (module names on groups, a tensor selected)
+* ``overlay``    the XNNPACK MLP coloured by the ``time`` overlay of its ETDump (legend, picker)
 
 The script checks nothing: it is for looking. The browser tests assert what can be asserted; a view that is
 crowded, clipped or empty is found by a person looking at these files.
@@ -61,13 +66,23 @@ def _reports(work: Path, only: set[str]) -> dict[str, Path]:
         out["big100k"] = write_report(explorer.load(big), work / "big100k.html")
     if want("diff"):
         out["diff"] = write_diff_report(FIX / "diff" / "cpu_only.pte", FIX / "diff" / "device_cuda0.pte", work / "diff.html")
-    if want("profile") or want("delegate"):
+    if want("profile") or want("delegate") or want("overlay"):
         program = explorer.load(FIX / "xnnpack_mlp.pte")
         profiled = explorer.Explorer(program, profile=FIX / "etdump" / "xnnpack_mlp.etdp")
         if want("profile"):
             out["profile"] = Path(profiled.save_html(work / "profile.html"))
         if want("delegate"):
             out["delegate"] = write_report(program, work / "delegate.html")
+        if want("overlay"):
+            profiled.show_overlay("time")
+            out["overlay"] = Path(profiled.save_html(work / "overlay.html"))
+    if want("whatif"):
+        moved = explorer.Explorer(FIX / "whatif" / "residual_cpu_only.pte", moves=["delegate:*=cuda:0"])
+        out["whatif"] = Path(moved.save_html(work / "whatif.html"))
+    if want("etrecord"):
+        rec = FIX / "etrecord"
+        joined = explorer.Explorer(rec / "net_xnnpack.pte", etrecord=rec / "net_xnnpack.etrecord")
+        out["etrecord"] = Path(joined.save_html(work / "etrecord.html"))
     return out
 
 
@@ -77,7 +92,27 @@ OPEN_DELEGATE = """() => { const dg = window.dxReport.delegates();
   return null; }"""
 
 
-def shoot(reports: dict[str, Path], out_dir: Path) -> list[Path]:
+SIZES = ((1600, 1000), (1280, 800))
+SCHEMES = ("light", "dark")
+
+
+def _shoot_one(browser, name: str, report: Path, size: tuple[int, int], scheme: str, path: Path) -> None:
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]}, color_scheme=scheme)
+    try:
+        page = context.new_page()
+        page.goto(report.as_uri())
+        page.wait_for_function("() => document.body.dataset.ready === '1'", timeout=300_000)
+        if name == "delegate":
+            print(f"delegate: opened instruction {page.evaluate(OPEN_DELEGATE)}")
+        if name == "etrecord":
+            page.evaluate("() => window.dxReport.select({values: [], instructions: [1]})")
+        page.wait_for_timeout(500)  # the labels' and overlays' last frame: this is a picture, not a test
+        page.screenshot(path=str(path), full_page=True)
+    finally:
+        context.close()
+
+
+def shoot(reports: dict[str, Path], out_dir: Path, sizes=SIZES, schemes=SCHEMES) -> list[Path]:
     from playwright.sync_api import sync_playwright
 
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -86,18 +121,12 @@ def shoot(reports: dict[str, Path], out_dir: Path) -> list[Path]:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
         try:
             for name, report in reports.items():
-                page = browser.new_page(viewport={"width": 1280, "height": 1000})
-                page.goto(report.as_uri())
-                page.wait_for_function("() => document.body.dataset.ready === '1'", timeout=300_000)
-                if name == "delegate":
-                    opened = page.evaluate(OPEN_DELEGATE)
-                    print(f"delegate: opened instruction {opened}")
-                page.wait_for_timeout(500)  # the labels' and overlays' last frame: this is a picture, not a test
-                path = out_dir / f"{name}.png"
-                page.screenshot(path=str(path), full_page=True)
-                shots.append(path)
-                print(path)
-                page.close()
+                for width, height in sizes:
+                    for scheme in schemes:
+                        path = out_dir / f"{name}-{width}x{height}-{scheme}.png"
+                        _shoot_one(browser, name, report, (width, height), scheme, path)
+                        shots.append(path)
+                        print(path, flush=True)
         finally:
             browser.close()
     return shots
@@ -107,9 +136,12 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("out", type=Path)
     ap.add_argument("--only", nargs="*", default=[])
+    ap.add_argument("--sizes", nargs="*", default=[f"{w}x{h}" for w, h in SIZES], help="WIDTHxHEIGHT viewports")
+    ap.add_argument("--schemes", nargs="*", default=list(SCHEMES), choices=SCHEMES, help="prefers-color-scheme")
     args = ap.parse_args(argv)
+    sizes = [tuple(int(n) for n in s.split("x")) for s in args.sizes]
     with tempfile.TemporaryDirectory() as tmp:
-        shoot(_reports(Path(tmp), set(args.only)), args.out)
+        shoot(_reports(Path(tmp), set(args.only)), args.out, sizes, args.schemes)
     return 0
 
 

@@ -70,10 +70,13 @@ if (P.testOverlay) {
   host.paint = (traces) => { painted = OV.paintTraces(P.testOverlay, traces, P.lod.trace); };
   host.detailRows = (kind, index) => [OV.detailRow(P.testOverlay, kind, index)];
 }
-const L = lodPlan(P, host);
+// P.testStaged: the first state drawn when a command says (drawFirst), as the app's staged first view does
+const L = lodPlan(P, host, P.testStaged ? {draw: false} : undefined);
 const out = [];
 for (const c of commands) {
-  if (c.op === "expand") L.expand(c.arg);
+  if (c.op === "redraw") L.redraw();
+  else if (c.op === "drawFirst") { L.drawFirst(); L.drawMemory(); }
+  else if (c.op === "expand") L.expand(c.arg);
   else if (c.op === "collapse") L.collapse(c.arg);
   else if (c.op === "select") { state.values = c.values || []; state.instructions = c.instructions || []; L.highlight(state.values, state.instructions); }
   else if (c.op === "hide") { shown[c.arg] = false; L.devices(); }

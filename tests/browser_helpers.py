@@ -162,6 +162,12 @@ def stop_server(proc: subprocess.Popen, log) -> None:
 _BROWSER: dict = {}  # the one Chromium of this test process (and its Playwright)
 
 
+def shared_browser():
+    """The process's one Chromium (a Playwright Browser): for tests that open several pages of their own. Never
+    start another Playwright beside it (its sync API refuses to run inside the first one's loop)."""
+    return _browser()
+
+
 def _browser():
     if not _BROWSER or not _BROWSER["browser"].is_connected():
         from playwright.sync_api import sync_playwright
@@ -407,3 +413,56 @@ HANDLERS_JS = """
   return out;
 }
 """
+
+
+# A widget's overview as drawn: its fold's groups, those inside the axes' ranges, and the group markers drawn inside the
+# plot area (a first view left at the figure skeleton's ranges shows one group: issue 32, a re-run cell).
+GROUPS_IN_VIEW_JS = """
+(gd) => {
+  const L = gd.closest('.dx-explorer').dxApp.lod(), f = L.folded(), fl = gd._fullLayout;
+  const [x0, x1] = fl.xaxis.range.slice().sort((a, b) => a - b), [y0, y1] = fl.yaxis.range.slice().sort((a, b) => a - b);
+  let total = 0, inRange = 0;
+  f.nodes.forEach((nd, p) => {
+    if (nd[0] !== 'g') return;
+    total++;
+    if (f.x[p] >= x0 && f.x[p] <= x1 && -f.y[p] >= y0 && -f.y[p] <= y1) inRange++;
+  });
+  const r = gd.getBoundingClientRect(), s = fl._size, box = [r.left + s.l, r.top + s.t, r.left + s.l + s.w, r.top + s.t + s.h];
+  return {total, inRange, box, xr: fl.xaxis.range, yr: fl.yaxis.range};
+}
+"""
+
+
+def rerun_cell(page, cell: int = 0, timeout_ms: int = 180_000) -> None:
+    """Run notebook cell ``cell`` (again: Shift+Enter, as a person does) and wait until the widget it shows is a new
+    one, drawn in full (index.js sets ``data-drawn`` once every stage of its first view is drawn). A press the
+    notebook did not take (its kernel still connecting: the prompt neither busy nor counted up) is made again."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    page.evaluate("() => document.querySelectorAll('.dx-explorer').forEach((el) => { el.dataset.old = '1'; })")
+    prompt = page.locator(".jp-Notebook .jp-Cell").nth(cell).locator(".jp-InputPrompt")
+    before = prompt.inner_text()
+    for attempt in range(3):
+        page.locator(".jp-Notebook .jp-Cell").nth(cell).locator(".jp-InputArea-editor").click()
+        page.keyboard.press("Shift+Enter")
+        try:
+            page.wait_for_function("([p, was]) => p.textContent !== was", arg=[prompt.element_handle(), before],
+                                   timeout=20_000)
+            break
+        except PlaywrightTimeout:
+            if attempt == 2:
+                raise
+    page.wait_for_function("() => Array.from(document.querySelectorAll('.dx-explorer'))"
+                           ".some((el) => !el.dataset.old && el.dataset.drawn)", timeout=timeout_ms)
+
+
+def assert_overview_shows_its_groups(page, graph: str, group_trace: int, least: int = 8) -> dict:
+    """The widget's overview shows its groups: every group of the fold inside the view's ranges is drawn as a marker
+    inside the plot area, and the view holds at least ``least`` of them (or all, when fewer)."""
+    settled(page, graph)
+    seen = page.evaluate(f"(sel) => ({GROUPS_IN_VIEW_JS})(document.querySelector(sel))", graph)
+    x0, y0, x1, y1 = seen["box"]
+    drawn = [p for p in trace_points(page, graph, group_trace) if p["w"] > 0 and x0 <= p["x"] <= x1 and y0 <= p["y"] <= y1]
+    assert seen["inRange"] >= min(seen["total"], least), f"the view shows {seen['inRange']} of {seen['total']} groups: {seen}"
+    assert len(drawn) == seen["inRange"], f"{len(drawn)} group markers drawn in the plot area, {seen['inRange']} in view"
+    return seen

@@ -18,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser_helpers import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, require_browser, screenshot_on_failure, settled, trace_points
+from browser_helpers import ARTIFACTS, require_browser, shared_browser, screenshot_on_failure, settled, trace_points
 
 import explorer
 from explorer.views.html.diff import write_diff_report
@@ -97,15 +97,8 @@ def reports(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
     require_browser()
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    return shared_browser()
 
 
 def open_page(browser, report, size):

@@ -23,7 +23,9 @@ import pytest
 from browser_helpers import (
     ARTIFACTS,
     TRACE_POINTS_JS,
+    assert_overview_shows_its_groups,
     point_of,
+    rerun_cell,
     _kernel_env,
     chromium,
     free_port,
@@ -35,7 +37,7 @@ from browser_helpers import (
 )
 
 import explorer
-from explorer.views.state.overview import TRACE
+from explorer.views.state.overview import OVERVIEW_TRACE, TRACE
 
 pytestmark = pytest.mark.browser
 
@@ -64,6 +66,28 @@ def _(ex, mo):
 if __name__ == "__main__":
     app.run()
 '''
+
+
+# marimo's editor: the same two cells, and a widget given its own height
+MARIMO_EDIT_APP = MARIMO_APP.replace('''
+
+if __name__ == "__main__":''', '''
+
+@app.cell
+def _(explorer, mo):
+    short = mo.ui.anywidget(explorer.Explorer(height=420))
+    short
+    return
+
+
+if __name__ == "__main__":''')
+FIT_JS = """(el) => { const box = el.getBoundingClientRect(), part = (sel) => el.querySelector(sel).getBoundingClientRect();
+  let host = el.parentElement || el.getRootNode().host, cap = null;
+  for (let d = 0; host && d < 40 && cap === null; d++) { const m = parseFloat(getComputedStyle(host).maxHeight);
+    if (m > 0) cap = m; host = host.parentElement || (host.getRootNode && host.getRootNode().host); }
+  const c = part('.dx-controls'), m = part('.dx-memory');
+  return {fit: el.classList.contains('dx-fit'), max: el.style.maxHeight, h: box.height, cap,
+          controls: c.top >= box.top - 1 && c.bottom <= box.bottom + 1, memory: m.top < box.bottom && m.bottom > box.top}; }"""
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -113,6 +137,7 @@ def notebook_dir(tmp_path_factory):
     root = tmp_path_factory.mktemp("hosts")
     write_notebook(root / "explorer.ipynb", NOTEBOOK_CELLS)
     (root / "app.py").write_text(MARIMO_APP)
+    (root / "edit.py").write_text(MARIMO_EDIT_APP)
     return root
 
 
@@ -122,6 +147,14 @@ def marimo_server(notebook_dir):
     with server([sys.executable, "-m", "marimo", "run", "app.py", "--headless", "--host", "127.0.0.1",
                  "--port", str(port), "--no-token"], notebook_dir, f"http://127.0.0.1:{port}/", "marimo"):
         yield f"http://127.0.0.1:{port}/"
+
+
+@pytest.fixture(scope="module")
+def marimo_edit_server(notebook_dir):
+    port = free_port()
+    with server([sys.executable, "-m", "marimo", "edit", "edit.py", "--headless", "--host", "127.0.0.1",
+                 "--port", str(port), "--no-token"], notebook_dir, f"http://127.0.0.1:{port}/", "marimo_edit"):
+        yield f"http://127.0.0.1:{port}/?file=edit.py"
 
 
 @pytest.fixture(scope="module")
@@ -181,6 +214,52 @@ def test_marimo(marimo_server, notebook_dir, sample):
         page.get_by_text(f"values=({sample['value']},)").first.wait_for(timeout=20_000)
         times["click_to_python_s"] = times["click_to_details_s"] + time.monotonic() - clicked
         TIMINGS["marimo"] = times
+        assert page.locator(".dx-fallback").count() == 0, "the static summary stays hidden beside the live widget"
+        assert not [m for m in messages if m.startswith("pageerror")]
+
+
+def run_marimo_editor(page, timeout_s: float = 120) -> None:
+    """The editor opens with its cells not run: press its "run all" button (the last run button) until the cells run
+    (a press before the kernel is connected does nothing)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        page.locator('[data-testid="run-button"]').last.click(timeout=60_000)
+        try:
+            page.locator(".dx-explorer").first.wait_for(state="attached", timeout=15_000)
+            return
+        except PlaywrightTimeout:
+            if time.monotonic() > deadline:
+                raise
+
+
+def test_marimo_edit_fits_its_box_and_is_reactive(marimo_edit_server, notebook_dir, sample):
+    """Issue 32 item 13: marimo's editor caps an output at ~610 px. The app scrolls in a box of that height with
+    its controls row kept at the top (sticky) and the memory map reachable inside it; ``Explorer(height=...)`` sets
+    the box; a click reaches a cell reading the widget's value (marimo 0.25 re-runs it in the editor too)."""
+    with chromium((1280, 1000)) as (page, messages), \
+            screenshot_on_failure(page, "hosts_marimo_edit_failure.png", notebook_dir / "marimo_edit.log"):
+        start = time.monotonic()
+        page.goto(marimo_edit_server)
+        run_marimo_editor(page)
+        page.wait_for_function("([a, b]) => a.dataset.drawn && b.dataset.drawn",
+                               arg=[page.locator(".dx-explorer").nth(0).element_handle(timeout=90_000),
+                                    page.locator(".dx-explorer").nth(1).element_handle(timeout=90_000)], timeout=90_000)
+        first, short = page.locator(".dx-explorer").nth(0), page.locator(".dx-explorer").nth(1)
+        page.wait_for_function("(el) => el.classList.contains('dx-fit')", arg=first.element_handle(), timeout=10_000)
+        fit = first.evaluate(FIT_JS)
+        assert fit["fit"] and fit["cap"] and fit["h"] <= fit["cap"], fit
+        assert short.evaluate(FIT_JS)["max"] == "420px"
+        first.evaluate("(el) => { el.scrollTop = el.scrollHeight; }")  # to the end of its box: the memory map
+        page.wait_for_function("(el) => el.scrollTop > 0", arg=first.element_handle())
+        scrolled = first.evaluate(FIT_JS)
+        assert scrolled["memory"] and scrolled["controls"], scrolled
+        page.screenshot(path=str(ARTIFACTS / "hosts_marimo_edit_scrolled.png"))
+        first.evaluate("(el) => { el.scrollTop = 0; }")
+        times = draw_and_click(page, sample, "marimo_edit", start)
+        page.get_by_text(f"values=({sample['value']},)").first.wait_for(timeout=20_000)
+        TIMINGS["marimo_edit"] = times
         assert not [m for m in messages if m.startswith("pageerror")]
 
 
@@ -199,7 +278,33 @@ def test_notebook7(notebook7_server, notebook_dir, sample):
         page.locator(".jp-OutputArea-output", has_text=f"values=({sample['value']},)").first.wait_for(timeout=20_000)
         times["click_to_python_s"] = times["click_to_details_s"] + time.monotonic() - clicked
         TIMINGS["notebook7"] = times
+        assert page.locator(".dx-fallback").count() == 0, "the static summary stays hidden beside the live widget"
         # Notebook 7.6 throws this one from its own settings loader on every page, its empty file browser too
+        ours = [m for m in messages if m.startswith("pageerror") and "reading 'schema'" not in m]
+        assert not ours
+
+
+def test_notebook7_rerun_draws_every_group(notebook7_server, notebook_dir):
+    """Issue 32 item 11: running a cell that shows a big program again (Shift+Enter) drew one group of it (the
+    widget's overlays, decoded first, drew before the staged first view, at the skeleton's ranges). The first run and
+    each re-run show the overview's groups."""
+    import shutil
+
+    named = Path(__file__).parent / "fixtures" / "named"
+    for suffix in (".pte", ".ptd"):
+        shutil.copy(named / f"transformer3k{suffix}", notebook_dir)
+    write_notebook(notebook_dir / "rerun.ipynb", ["import explorer\nex = explorer.Explorer('transformer3k.pte', "
+                                                  "data=['transformer3k.ptd'])\nex"])
+    graph = ".dx-explorer .dx-graph"
+    with chromium((1280, 1000)) as (page, messages), \
+            screenshot_on_failure(page, "hosts_notebook7_rerun_failure.png", notebook_dir / "notebook.log"):
+        page.goto(notebook7_server.replace("explorer.ipynb", "rerun.ipynb"))
+        page.wait_for_selector('.jp-Notebook-ExecutionIndicator[data-status="idle"]', timeout=60_000)
+        for _ in range(3):  # the first run, then twice again
+            rerun_cell(page)
+            assert page.locator(graph).count() == 1
+            assert_overview_shows_its_groups(page, graph, OVERVIEW_TRACE["groups"])
+        assert page.locator(".dx-fallback").count() == 0
         ours = [m for m in messages if m.startswith("pageerror") and "reading 'schema'" not in m]
         assert not ours
 
@@ -211,6 +316,7 @@ def test_voila(voila_server, notebook_dir, sample):
         page.goto(voila_server)
         times = draw_and_click(page, sample, "voila", start)
         TIMINGS["voila"] = times
+        assert page.locator(".dx-fallback").count() == 0, "the static summary stays hidden beside the live widget"
         assert not [m for m in messages if m.startswith("pageerror")]
 
 
@@ -257,13 +363,26 @@ def offline_cdn(scripts: Path):
     return handle
 
 
-def test_nbconvert_export_says_it_needs_a_kernel(notebook_dir, widget_scripts):
-    """The saved page has the widget's state but no kernel to hand over plotly.js: one line, no spinner."""
-    out = notebook_dir / "export"
-    subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "html", "--execute",
+@pytest.fixture(scope="module")
+def executed_notebook(notebook_dir) -> Path:
+    """The notebook executed once by nbconvert with its widget state saved (as ``--to html --execute`` does)."""
+    out = notebook_dir / "executed"
+    subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute",
                     "--ExecutePreprocessor.store_widget_state=True", "--output-dir", str(out),
                     str(notebook_dir / "explorer.ipynb")], check=True, env=_kernel_env(), capture_output=True)
-    html = (out / "explorer.html").read_text(encoding="utf-8")
+    return out / "explorer.ipynb"
+
+
+def to_html(notebook: Path, out: Path) -> Path:
+    subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "html", "--output-dir", str(out), str(notebook)],
+                   check=True, env=_kernel_env(), capture_output=True)
+    return out / (notebook.stem + ".html")
+
+
+def test_nbconvert_export_says_it_needs_a_kernel(notebook_dir, executed_notebook, widget_scripts):
+    """The saved page has the widget's state but no kernel to hand over plotly.js: one line, no spinner."""
+    out = notebook_dir / "export"
+    html = to_html(executed_notebook, out).read_text(encoding="utf-8")
     assert "application/vnd.jupyter.widget-state+json" in html, "the widget state is saved in the page"
     with chromium((1280, 800)) as (page, messages), screenshot_on_failure(page, "hosts_nbconvert_failure.png"):
         page.route("**/*", offline_cdn(widget_scripts))
@@ -275,5 +394,32 @@ def test_nbconvert_export_says_it_needs_a_kernel(notebook_dir, widget_scripts):
         text = page.locator(".dx-explorer .dx-no-kernel").inner_text()
         assert "live Python kernel" in text and "save_html" in text and "device-explorer show" in text
         assert "drawing" not in page.locator(".dx-explorer").inner_text()
+        assert page.locator(".dx-fallback").count() == 0, "nbconvert writes the widget view alone when its state is saved"
         page.locator(".dx-explorer").scroll_into_view_if_needed()
         page.screenshot(path=str(ARTIFACTS / "hosts_nbconvert.png"))
+
+
+def test_nbconvert_page_offline_shows_the_static_summary(notebook_dir, executed_notebook, sample):
+    """A notebook executed and saved without its widget state (JupyterLab's default), converted to HTML and opened
+    with every request refused: no widget manager runs, and the output shows the widget's static summary
+    (views/fragments/fallback.py) instead of nothing; its names are text, nothing in it runs."""
+    import nbformat
+
+    nb = nbformat.read(str(executed_notebook), as_version=4)
+    nb.metadata.pop("widgets", None)  # as JupyterLab saves it ("Save Widget State Automatically" is off)
+    plain = notebook_dir / "plain" / "explorer.ipynb"
+    plain.parent.mkdir()
+    nbformat.write(nb, str(plain))
+    out = notebook_dir / "export_plain"
+    assert "dx-fallback" in to_html(plain, out).read_text(encoding="utf-8")
+    with chromium((1280, 800)) as (page, messages), screenshot_on_failure(page, "hosts_nbconvert_offline_failure.png"):
+        page.route("**/*", lambda r: r.continue_() if r.request.url.startswith("file:") else r.abort())
+        page.goto((out / "explorer.html").as_uri())
+        summary = page.locator(".dx-fallback")
+        summary.wait_for(timeout=30_000)
+        text = summary.inner_text()
+        assert "sample.pte" in text and "cuda:0" in text and "arena 2 · cuda:0" in text, text
+        assert "device-explorer show sample.pte -o report.html" in text and "save_html" in text
+        assert f"{sample['n']} tensors" in text
+        assert summary.locator("script, style, [style]").count() == 0
+        page.screenshot(path=str(ARTIFACTS / "hosts_nbconvert_offline.png"))

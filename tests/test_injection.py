@@ -578,3 +578,20 @@ def test_hostile_widget_in_jupyterlab(program, tmp_path, browser_ready):
         assert_clean(page, ".dx-explorer", scripts=None)
         assert dialogs == []
         assert not [m for m in messages if m.startswith("pageerror")], messages
+
+
+def test_widget_static_summary_escapes_every_name(program):
+    """The widget's text/html summary (views/fragments/fallback.py), shown where no widget manager runs: hostile plan
+    names and a hostile file name stay text; its only markup is its own plain tags, with no style and no script."""
+    from explorer.views.fragments.fallback import program_fallback_html
+
+    ex = Explorer(program)
+    data, _ = ex._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in data
+    for html in (data["text/html"], program_fallback_html(IMG + BREAKOUT + ".pte", ex._views, ex.findings)):
+        frag = Fragment(html)
+        assert {t for t, _ in frag.tags} <= {"div", "p", "b", "table", "tr", "th", "td", "ul", "li", "code"}, frag.tags
+        assert all(set(attrs) <= {"class"} for _, attrs in frag.tags), frag.tags
+        text = "".join(frag.texts)
+        assert all(html_text(name) in html for name in PLAN_NAMES) and not RAW.search(text)
+    assert "device-explorer show" in data["text/html"]

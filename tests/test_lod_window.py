@@ -5,11 +5,15 @@ for the same op as when every node is drawn, whatever part is in view."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from app_js import run_payload_js
 from lod_helpers import synthetic
 
 from explorer import Explorer
 from explorer.views.payload.embed import unpack
+
+FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def _payload(ex: Explorer, overlay: str | None) -> dict:
@@ -54,3 +58,18 @@ def test_an_expanded_big_fold_draws_near_the_view_and_colours_on_the_folds_scale
     assert [colour[i] for i in ops["customdata"]] == ops["marker"]["color"]
     assert all(len(ops[k]) == len(ops["customdata"]) for k in ("x", "y", "hovertext", "text"))
     assert all(text for text in ops["hovertext"])  # hover texts built for what is drawn
+
+
+def test_a_redraw_before_the_staged_first_draw_still_opens_the_home_view(tmp_path):
+    """Issue 32 item 11: a re-run cell in JupyterLab showed one group of a big plan. The widget's overlays are decoded
+    asynchronously and ask for a redraw (overlay/view.js); when that came before the app's staged first draw, it drew
+    with the skeleton's ranges (lod/figures.js: [-0.5, 0.5] x [-0.6, 0.6], one group) and the first draw, seeing a
+    draw done, never opened the home view. Whatever the order, the first view is the home view."""
+    ex = Explorer(FIXTURES / "named" / "transformer3k.pte")
+    P = {**_payload(ex, None), "testPlot": [485, 594]}
+    home, = run_payload_js(tmp_path / "home", P, [{"op": "noop"}])
+    staged = run_payload_js(tmp_path / "staged", {**P, "testStaged": True},
+                            [{"op": "redraw"}, {"op": "drawFirst"}, {"op": "redraw"}])
+    assert home["ranges"] != [[-0.5, 0.5], [-0.6, 0.6]] and len(home["groups"]) > 10
+    for after in staged[1:]:
+        assert after["ranges"] == home["ranges"] and after["groups"] == home["groups"]

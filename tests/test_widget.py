@@ -132,9 +132,11 @@ def test_the_output_carries_the_program_in_words_for_pages_without_script(tmp_pa
     cell = nbformat.v4.new_code_cell("ex", outputs=[nbformat.v4.new_output("display_data", data=data)])
     page, _ = HTMLExporter().from_notebook_node(nbformat.v4.new_notebook(cells=[cell]))
     assert "forward: 25 tensors (cpu 14, cuda:0 11) · 20 instructions · 2 arenas · no findings" in page
-    assert "[arenas #1 160 B cpu, #2 128 B cuda:0]" in page and 'ex.save_html("report.html")' in page
-    assert "<b>a&lt;b&gt;&amp;.pte</b>" in page and "a<b>&" not in page
-    assert "device-explorer show '" in page  # the path quoted for a shell
+    assert "arena 1 · cpu · 160 B" in page and "arena 2 · cuda:0 · 128 B" in page
+    assert 'ex.save_html("report.html")' in page
+    assert "ExecuTorch device explorer: a&lt;b&gt;&amp;.pte</b>" in page and "a<b>&" not in page
+    import html
+    assert "device-explorer show 'a<b>&.pte' -o report.html" in html.unescape(page)  # quoted for a shell, escaped
 
 
 def test_select_rejects_what_the_plan_does_not_have(ex):

@@ -57,13 +57,18 @@ function hostOf(el) {
   return el.getRootNode && /** @type {ShadowRoot} */ (el.getRootNode()).host;
 }
 
-// Inside a capped output the app scrolls in its own box of the given height, instead of being cut by the host.
-/** @param {HTMLElement} el */
-function fitHost(el) {
-  const cap = availableHeight(el);
-  if (cap !== null && el.scrollHeight > cap) {
+// Inside a capped output, or one given a height (the widget's `height` trait: `Explorer(..., height=500)`), the app
+// scrolls in its own box of that height instead of being cut by the host: the controls row and the side column stay
+// in view (sticky to that box, style.css .dx-fit) while the graph and the memory map scroll under them.
+/** @param {HTMLElement} el @param {number} wanted the trait's height in px (0: none) */
+function fitHost(el, wanted) {
+  const cap = availableHeight(el), host = cap === null ? null : Math.floor(cap) - 4;
+  const limit = wanted > 0 ? (host === null ? wanted : Math.min(wanted, host)) : host;
+  el.classList.remove("dx-fit");
+  el.style.maxHeight = "";
+  if (limit !== null && el.scrollHeight > limit) {
     el.classList.add("dx-fit");
-    el.style.maxHeight = `${Math.floor(cap) - 4}px`;
+    el.style.maxHeight = `${limit}px`;
   }
 }
 
@@ -155,7 +160,7 @@ export async function render({model, el}) {
     if (ticket !== drawing) return;  // a newer payload is drawn over it meanwhile
     el.dxApp = app;
     el.dataset.drawn = String(ticket);  // tests wait for a re-render by it
-    requestAnimationFrame(() => { el.style.minHeight = ""; fitHost(el); });
+    requestAnimationFrame(() => { el.style.minHeight = ""; fitHost(el, Number(model.get("height")) || 0); });
   }
   const first = decodePayload(model.get("_payload"));  // decoded while plotly.js arrives
   await ensurePlotly(model);
@@ -168,10 +173,13 @@ export async function render({model, el}) {
   const gone = () => { markDisconnected(el); };
   model.on("comm_live_update", gone);  // after the first render the comm only ever goes from live to not
   model.on("comm:close", gone);
+  const onHeight = () => { fitHost(el, Number(model.get("height")) || 0); };
+  model.on("change:height", onHeight);
   return () => {
     model.off("change:_payload", onPayload);
     model.off("comm_live_update", gone);
     model.off("comm:close", gone);
+    model.off("change:height", onHeight);
     unbindKeys();
     if (scope) scope.dispose();
     purge(el);

@@ -22,10 +22,26 @@ class AppWidget(anywidget.AnyWidget):
     _esm = frontend.bundle("widget")
     _css = frontend.css()
     _payload = traitlets.Bytes(help="the app's data: gzip-compressed JSON and binary integer columns (explorer.views.payload.embed)").tag(sync=True)
+    height = traitlets.Int(0, help="the output's height in px: the app scrolls in a box of this height (0: as tall as it "
+                                   "is, or the host's cap, e.g. marimo's editor's ~610 px)").tag(sync=True)
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.on_msg(self._on_message)
+
+    def _repr_mimebundle_(self, **kwargs):
+        """The widget view, and beside it a static ``text/html`` summary that shows where no widget manager draws
+        the view (a page nbconvert wrote from a notebook saved without widget state, a notebook viewer): hosts that
+        run widgets prefer the view and never show it (views/fragments/fallback.py)."""
+        bundle = super()._repr_mimebundle_(**kwargs)
+        data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
+        if data is not None:
+            data = {**data, "text/html": self._fallback_html()}
+        return data, metadata
+
+    def _fallback_html(self) -> str:
+        """The static summary of what this widget draws (HTML, every name escaped)."""
+        raise NotImplementedError
 
     def _on_message(self, _widget, content, _buffers) -> None:
         if isinstance(content, dict) and content.get("type") == "plotly":

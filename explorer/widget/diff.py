@@ -27,6 +27,7 @@ from explorer.views.state.diff import SIDES, DiffPlanView, DiffSelection, defaul
 from explorer.views.payload.diff import diff_payload, diff_views
 from explorer.views.payload.embed import pack
 from explorer.widget.base import AppWidget
+from explorer.views.fragments.fallback import diff_fallback_html
 from explorer.views.state.selection import resolve
 from explorer.analysis.context import attach_etrecord
 from explorer.views.html.diff import write_diff_report
@@ -99,6 +100,10 @@ class Diff(AppWidget):
 
     def __repr__(self) -> str:
         return f"Diff({self.view.name_a!r}, {self.view.name_b!r}, plan={self.plan!r}, selected={self.selected!r})"
+
+    def _fallback_html(self) -> str:
+        return diff_fallback_html(self.view.name_a, self.view.name_b, {p: v.a for p, v in self._views.items()},
+                                  {p: v.b for p, v in self._views.items()})
 
     # -- public API ---------------------------------------------------------------------------------
 

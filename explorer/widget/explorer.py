@@ -29,6 +29,7 @@ from explorer.analysis.types import Finding
 from explorer.format.reader import load
 from explorer.model.program import DataFile
 from explorer.views.html.data_file import data_file_payload
+from explorer.views.fragments.fallback import program_fallback_html
 from explorer.views.payload.embed import pack
 from explorer.views.html.empty_program import empty_program_payload
 from explorer.widget.base import AppWidget
@@ -40,7 +41,6 @@ from explorer.views.state.selection import Selection, resolve
 from explorer.analysis.context import attach_etrecord
 from explorer.analysis.pipeline import check
 from explorer.views.html.overlay import write_overlay_report
-from explorer.views.fragments.static import static_summary_html
 from explorer.views.html.whatif import write_whatif_report
 from explorer.views.payload.profile import open_profile
 from explorer.views.payload.numerics import numerics_payload
@@ -160,15 +160,9 @@ class Explorer(WhatIfWidget, OverlayWidget, AppWidget):
         name = Path(self.program.source).name if self.program.source else "program"
         return f"Explorer({name!r}, plan={self.plan!r}, selected={self.selected!r})"
 
-    def _repr_mimebundle_(self, **kwargs):
-        """The widget's view, and beside it the program in words (``text/html``) for wherever no script runs: a saved
-        page opened offline, a notebook viewer (views/fragments/static.py). A host that draws widgets shows the widget."""
-        bundle = super()._repr_mimebundle_(**kwargs)  # anywidget: (data, metadata); ipywidgets: data
-        data = bundle[0] if isinstance(bundle, tuple) else bundle
-        if self._views and isinstance(data, dict):
-            name = Path(self.program.source).name if self.program.source else "program"
-            data["text/html"] = static_summary_html(name, self._views, self.findings, self.program.source)
-        return bundle
+    def _fallback_html(self) -> str:
+        name = Path(self.program.source).name if self.program.source else "program"
+        return program_fallback_html(name, self._views, getattr(self, "findings", None) or [])
 
     # -- public API ---------------------------------------------------------------------------------
 

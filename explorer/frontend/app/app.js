@@ -233,8 +233,7 @@ function appView(ctx, data) {
     if (PROF) { PROF.remove(); PROF = null; }
     P = /** @type {import("../types/app").LabelledPlan} */ (plan);  // its labels are filled in below, before any use
     $("dx-summary").textContent = "· " + P.summary;
-    $("dx-empty-arenas").textContent = P.emptyArenas || "";  // the empty arenas not drawn as lanes, counted
-    $("dx-empty-arenas").hidden = !P.emptyArenas;
+    Object.assign($("dx-empty-arenas"), {textContent: P.emptyArenas || "", hidden: !P.emptyArenas});  // arenas not drawn, counted
     contextNote($("dx-context-note"), P.context);
     $("dx-totals").innerHTML = P.totals;  // escaped when it was built (explorer.views.fragments.tables)
     // the skeletons built from the plan's tables (lod/figures.js); copies: plotly keeps the objects it is given as the

@@ -25,9 +25,13 @@ export function lodPlan(P, host, opts) {
   // applies the selection when it comes
   /** @param {number[]} values @param {number[]} instructions */
   const highlight = (values, instructions) => { if (S.draws) graph.highlight(values, instructions); };
+  // nor to draw again (an overlay picked, or the widget's overlays decoded, before the staged first draw): drawn now
+  // it would keep the skeleton's ranges, and the first draw, seeing a draw done, would never open the home view (a
+  // re-run cell showed one group of a big plan); the first draw paints the overlay wanted then
+  const redraw = () => { if (S.draws) graph.draw(null); };
   return {expand: graph.expand, collapse: graph.collapse, reveal: graph.reveal, highlight,
           devices: graph.devices, labels: graph.labels, clickGraph: graph.clickGraph, setExpanded: graph.setExpanded,
-          redraw: () => graph.draw(null), layout: graph.layoutState, drawFirst, drawMemory: memory.drawMemory,
+          redraw, layout: graph.layoutState, drawFirst, drawMemory: memory.drawMemory,
           valueDetails: panels.valueDetails, instrDetails: panels.instrDetails, groupDetails: panels.groupDetails,
           clickMemory: memory.clickMemory, onRelayout: memory.onRelayout, lane: memory.lane, laneProfiles: memory.laneProfiles,
           setAxis: memory.setAxis, axis: memory.axisMap, lanes: () => P.lod.arenas.length,
