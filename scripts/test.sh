@@ -33,4 +33,6 @@ python -m pip install -q --upgrade pip
 python -m pip install -q -e ".[test,interop]"
 
 # Two workers (2 cores); a test file stays on one worker, so its module-scoped pages and servers start once.
-python -m pytest -q -n 2 --dist loadfile "$@"
+# A browser wait that timed out (Playwright's TimeoutError: a page on two busy cores) runs once more, shown as R;
+# an assertion, or any other error, fails at once (docs/testing.md).
+python -m pytest -q -n 2 --dist loadfile --reruns 1 --only-rerun "TimeoutError: \w+\.\w+: Timeout" "$@"
