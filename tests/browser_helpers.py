@@ -130,7 +130,7 @@ def jupyter_lab(root: Path, timeout: float = 90):
     (_LAB["root"] / link).symlink_to(Path(root).resolve(), target_is_directory=True)
     with contextlib.suppress(FileExistsError):
         (Path(root) / "jupyter.log").symlink_to(_LAB["root"] / "jupyter.log")
-    _LAB["links"] = {**_LAB.get("links", {}), str(Path(root).resolve()): link}
+    _LAB.setdefault("links", {})[str(Path(root).resolve())] = link
     try:
         yield _LAB["base"], _LAB["token"]
     finally:

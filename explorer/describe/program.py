@@ -80,7 +80,8 @@ def device_summary_lines(program: Program, analyses: Mapping[str, PlanAnalysis],
     runs the analysis, this module only words it); ``plan`` restricts the output to one plan."""
     lines: list[str] = []
     # one plan looked up by name, not found by walking them all: inspect asks once per plan (3,500 plans: O(n^2))
-    for p in program.plans if plan is None else [x for x in (program.plan_by_name.get(plan),) if x is not None]:
+    named = program.plan_by_name
+    for p in program.plans if plan is None else ([named[plan]] if plan in named else []):
         result = analyses.get(p.name)
         if result is None:
             continue

@@ -46,7 +46,8 @@ function drawGraph(B, S, host, baseData, windowMin, view, reset) {
   const gd = host.graph, data = /** @type {Record<string, any>[]} */ (fresh(baseData)), f = currentFold(B, S);
   // graph._layout: its layers' height (views.js figureHeight: an overview that fits whole may grow to 1,200 px), within
   // the room the host leaves it (the diff: its memory maps' top in the first view)
-  const height = host.room ? Math.round(Math.max(380, Math.min(figureHeight(B.G, f, B.L.limits.focus), host.room()))) : figureHeight(B.G, f, B.L.limits.focus);
+  const layers = figureHeight(B.G, f, B.L.limits.focus);
+  const height = host.room ? Math.round(Math.max(380, Math.min(layers, host.room()))) : layers;
   const ranges = reset ? homeView(B.G, f, plotSize(gd, height)) : typeof view === "function" ? view(plotSize(gd, height)) : view;
   const lay = Object.assign({}, gd.layout);
   if (ranges) {
