@@ -7,7 +7,7 @@
 #    JavaScript tests and `tsc --checkJs`), installed with apt-get when missing (as root, or through sudo);
 #  - typescript and the other dev-time node packages pinned in tests/js/package.json;
 #  - a fresh virtual environment ($DEX_VENV, default .venv) with the package and its test and interop extras
-#    (torch + executorch: the real exports and executorch's own readers the tests compare with).
+#    (torch + executorch: the real exports and executorch's own readers the tests compare with), installed by uv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive PIP_DISABLE_PIP_VERSION_CHECK=1
@@ -29,8 +29,16 @@ rm -rf "$VENV"
 python3 -m venv "$VENV"
 # shellcheck disable=SC1091
 source "$VENV/bin/activate"
-python -m pip install -q --upgrade pip
-python -m pip install -q -e ".[test,interop]"
+# uv installs the same packages as pip in a fraction of its time (the 6-minute budget), from the indexes, find-links
+# and constraints pip is configured with (scripts/pip_to_uv.py); pip does it where uv cannot.
+python -m pip install -q uv
+set -a
+eval "$(python scripts/pip_to_uv.py)"
+set +a
+if ! python -m uv pip install -q --compile-bytecode --python "$VENV/bin/python" -e ".[test,interop]"; then
+    echo "scripts/test.sh: uv could not install the test environment; pip installs it" >&2
+    python -m pip install -q -e ".[test,interop]"
+fi
 
 # Two workers (2 cores); a test file stays on one worker, so its module-scoped pages and servers start once.
 # A browser wait that timed out (Playwright's TimeoutError: a page on two busy cores) runs once more, shown as R;
