@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import nbformat
-from nbclient import NotebookClient
+# nbformat and nbclient are imported in the tests that use them: nbformat's import builds jsonschema's URI grammar
+# (~3 s), which every worker would otherwise pay while collecting the whole suite
 
 TOUR = Path(__file__).resolve().parent.parent / "notebooks" / "tour.ipynb"
 
 
 def test_tour_is_committed_without_outputs():
+    import nbformat
+
     nb = nbformat.read(TOUR, as_version=4)
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert code, "the tour has code"
@@ -19,6 +21,9 @@ def test_tour_is_committed_without_outputs():
 
 
 def test_tour_runs_and_finds_the_planted_bug(tmp_path):
+    import nbformat
+    from nbclient import NotebookClient
+
     nb = nbformat.read(TOUR, as_version=4)
     # A busy machine can deliver a cell's printed output after its reply; by default nbclient then waits
     # 4 s and drops it silently (seen once in CI). Wait longer, and fail loudly rather than lose output.
