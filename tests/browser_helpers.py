@@ -6,7 +6,8 @@
   opened in a workspace of its own (so no other test's tabs reopen; the news toast stays away), and its kernels
   are shut down when the test leaves. The server stops with the process, through its own handle.
 * Chromium is launched once per test process too; each test gets a fresh browser context (no cookies, storage or
-  pages of another test).
+  pages of another test), except the JupyterLab tests: they share the process's one Lab page (``lab_browser``,
+  ``open_notebook``), since booting Lab's front end costs more CPU than most of them spend on their own checks.
 """
 
 from __future__ import annotations
@@ -81,7 +82,9 @@ def _start_lab(timeout: float) -> dict:
         [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
          f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
          f"--LabApp.workspaces_dir={workspaces}", f"--LabApp.user_settings_dir={settings}",
-         "--ServerApp.open_browser=False", "--LabApp.news_url=None"],
+         "--ServerApp.open_browser=False", "--LabApp.news_url=None",
+         # window.jupyterapp: open_notebook opens each test's notebook in the running page with Lab's own command
+         "--LabApp.expose_app_in_browser=True"],
         stdout=log, stderr=subprocess.STDOUT, cwd=root, env=_kernel_env())
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + timeout
@@ -146,6 +149,101 @@ def lab_url(base: str, token: str, notebook: Path) -> str:
     notebook = Path(notebook).resolve()
     link = _LAB["links"][str(notebook.parent)]
     return f"{base}/lab/workspaces/{link}/tree/{link}/{notebook.name}?token={token}"
+
+
+def _lab_path(notebook: Path) -> str:
+    notebook = Path(notebook).resolve()
+    return f"{_LAB['links'][str(notebook.parent)]}/{notebook.name}"
+
+
+def open_notebook(page, base: str, token: str, notebook: Path, timeout_ms: int = 60_000) -> None:
+    """Open ``notebook`` (in a folder given to ``jupyter_lab``) in the Lab page of ``lab_browser`` and wait until its
+    kernel is idle: the first time by loading JupyterLab at ``lab_url``, later with Lab's ``docmanager:open`` in the
+    page that is already running (the previous test closed its documents)."""
+    running = page.url.startswith(base) and page.evaluate("() => !!window.jupyterapp")
+    if not running:
+        page.goto(lab_url(base, token, notebook))
+    else:
+        # nothing of an earlier test is left in the page: no notebook, no output of ours
+        left = page.evaluate("() => [document.querySelectorAll('.jp-Notebook').length,"
+                             " document.querySelectorAll('.dx-explorer').length]")
+        assert left == [0, 0], f"the shared Lab page still shows an earlier test's notebooks/explorers: {left}"
+        page.evaluate("(path) => { window.jupyterapp.commands.execute('docmanager:open', {path}); }",
+                      _lab_path(notebook))
+    page.wait_for_function(
+        "(path) => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
+        " return !!w && !!w.context && w.context.path === path }", arg=_lab_path(notebook), timeout=timeout_ms)
+    wait_kernel_idle(page, timeout_ms)
+
+
+# what lab_browser leaves behind for the next test: no document (closed unsaved, no dialog) and the light theme
+_LAB_RESET_JS = """
+async () => {
+  const app = window.jupyterapp;
+  if (!app) return;
+  for (const w of Array.from(app.shell.widgets('main'))) {
+    if (w.context && w.context.model) w.context.model.dirty = false;
+    w.dispose();
+  }
+  if (document.body.dataset.jpThemeName && document.body.dataset.jpThemeName !== 'JupyterLab Light')
+    await app.commands.execute('apputils:change-theme', {theme: 'JupyterLab Light'});
+}
+"""
+
+_LAB_PAGE: dict = {}  # the process's one JupyterLab page: its browser context and page
+
+
+@contextlib.contextmanager
+def lab_browser(viewport=(1280, 1000)):
+    """The process's one JupyterLab page, sized ``viewport``: yields ``(page, console_messages)`` like ``chromium``;
+    open the test's notebook in it with ``open_notebook``. Nest it inside ``jupyter_lab``.
+
+    Why one page: booting JupyterLab's front end costs ~6 CPU-seconds of Chromium, more than most Lab tests spend on
+    their own checks, and the suite has 6 minutes on 2 cores. What a test leaves is undone when it leaves: its
+    console listeners are removed, its documents closed unsaved, the light theme is back (and ``jupyter_lab`` shuts
+    its kernels and removes the settings it changed). A test that fails takes the page with it: the next one loads
+    a fresh page, so a failure never reaches another test."""
+    if not _LAB_PAGE or _LAB_PAGE["page"].is_closed():
+        context = _browser().new_context(viewport={"width": viewport[0], "height": viewport[1]})
+        _LAB_PAGE.clear()
+        _LAB_PAGE.update(context=context, page=context.new_page())
+    page = _LAB_PAGE["page"]
+    page.set_viewport_size({"width": viewport[0], "height": viewport[1]})
+    messages: list[str] = []
+
+    def on_console(m):
+        messages.append(f"{m.type}: {m.text}")
+
+    def on_error(e):
+        messages.append(f"pageerror: {e}")
+
+    page.on("console", on_console)
+    page.on("pageerror", on_error)
+    passed = False
+    try:
+        yield page, messages
+        passed = True
+    finally:
+        page.remove_listener("console", on_console)
+        page.remove_listener("pageerror", on_error)
+        kept = False
+        if passed:
+            from playwright.sync_api import Error as PlaywrightError
+
+            try:
+                page.evaluate(_LAB_RESET_JS)
+                kept = True
+            except PlaywrightError:
+                pass  # a page that cannot be reset is not reused: the next test loads a fresh one
+        if not kept:
+            _drop_lab_page()
+
+
+def _drop_lab_page() -> None:
+    if _LAB_PAGE:
+        with contextlib.suppress(Exception):  # the page may be gone already; either way a fresh one comes next
+            _LAB_PAGE["context"].close()
+        _LAB_PAGE.clear()
 
 
 def stop_server(proc: subprocess.Popen, log) -> None:

@@ -22,14 +22,15 @@ from browser_helpers import (
     click_point,
     follows_width,
     hex_to_rgb,
-    jupyter_lab, lab_url,
+    jupyter_lab,
+    lab_browser,
+    open_notebook,
     point_of,
     require_browser,
     run_all,
     screenshot_on_failure,
     settled,
     trace_points,
-    wait_kernel_idle,
     write_notebook,
 )
 
@@ -125,11 +126,10 @@ def test_widget_in_jupyterlab(tmp_path, expected):
                               "grouped",
                               "print('group:', grouped.selected.group)"])
     timings = {}
-    with jupyter_lab(tmp_path) as (base, token), chromium((1280, 1000)) as (page, messages), \
+    with jupyter_lab(tmp_path) as (base, token), lab_browser((1280, 1000)) as (page, messages), \
             screenshot_on_failure(page, "lab_failure.png", tmp_path / "jupyter.log"):
         start = time.monotonic()
-        page.goto(lab_url(base, token, notebook))
-        wait_kernel_idle(page)
+        open_notebook(page, base, token, notebook)
         timings["kernel_idle_s"] = time.monotonic() - start
         run_all(page)
         graph, memory = ".dx-explorer .dx-graph", ".dx-explorer .dx-memory"

@@ -172,15 +172,14 @@ def test_diff_report_links_both_sides(tmp_path, expected):
 
 
 def test_diff_widget_in_jupyterlab(tmp_path, expected):
-    from browser_helpers import jupyter_lab, lab_url, run_all, wait_kernel_idle, write_notebook
+    from browser_helpers import jupyter_lab, lab_browser, open_notebook, run_all, write_notebook
 
     notebook = tmp_path / "diff.ipynb"
     write_notebook(notebook, [f"import explorer\nd = explorer.Diff({str(A)!r}, {str(B)!r})\nd",
                               "print('selected:', d.selected)"])
-    with jupyter_lab(tmp_path) as (base, token), chromium((1400, 1000)) as (page, messages), \
+    with jupyter_lab(tmp_path) as (base, token), lab_browser((1400, 1000)) as (page, messages), \
             screenshot_on_failure(page, "diff_lab_failure.png", tmp_path / "jupyter.log"):
-        page.goto(lab_url(base, token, notebook))
-        wait_kernel_idle(page)
+        open_notebook(page, base, token, notebook)
         run_all(page)
         graph = {s: f".dx-explorer .dx-graph-{s}" for s in "ab"}
         page.wait_for_function(
@@ -371,7 +370,7 @@ def test_big_diff_memory_lanes_mark_the_changes(tmp_path, big):
 
 
 def test_big_diff_widget_in_jupyterlab(tmp_path, big):
-    from browser_helpers import jupyter_lab, lab_url, run_all, wait_kernel_idle, write_notebook
+    from browser_helpers import jupyter_lab, lab_browser, open_notebook, run_all, write_notebook
 
     T = big["T"]
     notebook = tmp_path / "diff5k.ipynb"
@@ -380,10 +379,9 @@ def test_big_diff_widget_in_jupyterlab(tmp_path, big):
                               "print('selected:', d.selected)",
                               f"if d.selected:  # run again after the click (Run All leaves it alone)\n"
                               f"    d.select({far}, side='a')"])
-    with jupyter_lab(tmp_path) as (base, token), chromium(TALL) as (page, messages), \
+    with jupyter_lab(tmp_path) as (base, token), lab_browser(TALL) as (page, messages), \
             screenshot_on_failure(page, "diff_5k_lab_failure.png", tmp_path / "jupyter.log"):
-        page.goto(lab_url(base, token, notebook))
-        wait_kernel_idle(page)
+        open_notebook(page, base, token, notebook)
         run_all(page)
         groups = _overviews_drawn(page, ".dx-explorer ", T)
         page.locator(".dx-explorer").first.scroll_into_view_if_needed()

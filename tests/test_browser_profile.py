@@ -142,15 +142,14 @@ def test_diff_view_with_two_profiles(tmp_path):
 
 def test_widget_with_profile_in_jupyterlab(tmp_path):
     """The notebook widget draws the profile as the report does, and the time axis switch works there too."""
-    from browser_helpers import jupyter_lab, lab_url, run_all, wait_kernel_idle, write_notebook
+    from browser_helpers import jupyter_lab, lab_browser, open_notebook, run_all, write_notebook
 
     notebook = tmp_path / "profile.ipynb"
     write_notebook(notebook, [f"import explorer\nex = explorer.Explorer({str(FIX / 'device_mlp.pte')!r}, "
                               f"profile={str(DUMPS / 'synthetic_device_mlp.etdp')!r})\nex"])
-    with jupyter_lab(tmp_path) as (base, token), chromium((1300, 1000)) as (page, messages), \
+    with jupyter_lab(tmp_path) as (base, token), lab_browser((1300, 1000)) as (page, messages), \
             screenshot_on_failure(page, "lab_profile_failure.png", tmp_path / "jupyter.log"):
-        page.goto(lab_url(base, token, notebook))
-        wait_kernel_idle(page)
+        open_notebook(page, base, token, notebook)
         run_all(page)
         page.wait_for_selector(".dx-explorer .dx-prof-seg", timeout=90_000)
         buckets = page.evaluate("() => [...document.querySelectorAll('.dx-explorer .dx-prof-seg')].map(s => s.dataset.bucket)")

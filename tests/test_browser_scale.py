@@ -19,14 +19,15 @@ from browser_helpers import (
     rerun_cell,
     chromium,
     click_point,
-    jupyter_lab, lab_url,
+    jupyter_lab,
+    lab_browser,
+    open_notebook,
     label_draws,
     require_browser,
     run_all,
     screenshot_on_failure,
     settled,
     trace_points,
-    wait_kernel_idle,
     write_notebook,
 )
 from lod_helpers import cached_program_path
@@ -152,10 +153,9 @@ def test_widget_scale_in_jupyterlab(tmp_path, request, values):
                               "print('build_s', round(build_s, 3), 'selected', ex.selected)"])
     timings: dict = {"values": len(plan.values), "instructions": len(plan.instructions)}
     name = f"scale_lab_{values // 1000}k"
-    with jupyter_lab(tmp_path) as (base, token), chromium((1280, 1100)) as (page, messages), \
+    with jupyter_lab(tmp_path) as (base, token), lab_browser((1280, 1100)) as (page, messages), \
             screenshot_on_failure(page, f"{name}_failure.png", tmp_path / "jupyter.log"):
-        page.goto(lab_url(base, token, notebook))
-        wait_kernel_idle(page)
+        open_notebook(page, base, token, notebook)
         started = time.monotonic()
         run_all(page)
         page.wait_for_function(

@@ -12,12 +12,13 @@ from __future__ import annotations
 import pytest
 from browser_helpers import (
     chromium,
-    jupyter_lab, lab_url,
+    jupyter_lab,
+    lab_browser,
+    open_notebook,
     require_browser,
     run_all,
     screenshot_on_failure,
     settled,
-    wait_kernel_idle,
     write_notebook,
 )
 
@@ -152,12 +153,11 @@ def test_the_widget_lays_out_in_a_worker_inside_jupyterlab(tmp_path):
     # over a thousand units
     write_notebook(notebook, [f"import explorer\nex = explorer.Explorer({str(pte)!r})\nex",
                               "top = ex.overview.groups.children(0)[:3]\nex.expanded = tuple(top)\nprint('asked', list(top))"])
-    with jupyter_lab(tmp_path) as (base, token), chromium((1280, 1000)) as (page, messages), \
+    with jupyter_lab(tmp_path) as (base, token), lab_browser((1280, 1000)) as (page, messages), \
             screenshot_on_failure(page, "lab_worker_failure.png", tmp_path / "jupyter.log"):
         workers: list[str] = []
         page.on("worker", lambda w: workers.append(w.url))
-        page.goto(lab_url(base, token, notebook))
-        wait_kernel_idle(page)
+        open_notebook(page, base, token, notebook)
         run_all(page)
         page.wait_for_function("() => Array.from(document.querySelectorAll('.jp-OutputArea-output'))"
                                ".some(o => /asked \\[/.test(o.textContent))", timeout=90_000)

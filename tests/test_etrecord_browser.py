@@ -8,8 +8,8 @@ click must reach Python (``ex.selected``).
 from __future__ import annotations
 
 import pytest
-from browser_helpers import (ARTIFACTS, chromium, jupyter_lab, lab_url, require_browser, run_all, screenshot_on_failure,
-                             settled, wait_kernel_idle, write_notebook)
+from browser_helpers import (ARTIFACTS, jupyter_lab, lab_browser, open_notebook, require_browser, run_all,
+                             screenshot_on_failure, settled, write_notebook)
 
 pytestmark = [pytest.mark.browser, pytest.mark.interop]
 
@@ -39,10 +39,9 @@ def test_a_manager_is_drawn_and_clicked_without_a_file(tmp_path):
     notebook = tmp_path / "live.ipynb"
     write_notebook(notebook, [EXPORT, "print('source:', ex.program.source, 'module:', "
                                       "ex.program.etrecord.plan('forward').at(0).module_path, 'selected:', ex.selected)"])
-    with jupyter_lab(tmp_path) as (base, token), chromium((1280, 1000)) as (page, messages), \
+    with jupyter_lab(tmp_path) as (base, token), lab_browser((1280, 1000)) as (page, messages), \
             screenshot_on_failure(page, "live_manager_failure.png", tmp_path / "jupyter.log"):
-        page.goto(lab_url(base, token, notebook))
-        wait_kernel_idle(page)
+        open_notebook(page, base, token, notebook)
         run_all(page)
         page.wait_for_function(DRAWN, arg=".dx-explorer .js-plotly-plot", timeout=180_000)
         graph = page.locator(".dx-explorer .dx-graph")

@@ -27,7 +27,6 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from explorer import Explorer, Tensor, load
@@ -533,13 +532,13 @@ def test_hostile_report_in_chromium(program, tmp_path, browser_ready):
 def test_hostile_widget_in_jupyterlab(program, tmp_path, browser_ready):
     from browser_helpers import (
         TRACE_POINTS_JS,
-        chromium,
         point_of,
-        jupyter_lab, lab_url,
+        jupyter_lab,
+        lab_browser,
+        open_notebook,
         run_all,
         screenshot_on_failure,
         settled,
-        wait_kernel_idle,
         write_notebook,
     )
 
@@ -547,12 +546,11 @@ def test_hostile_widget_in_jupyterlab(program, tmp_path, browser_ready):
     notebook = tmp_path / "hostile.ipynb"
     write_notebook(notebook, ["import explorer\nex = explorer.Explorer('hostile.pte')\nex"])
     graph = ".dx-explorer .dx-graph"
-    with jupyter_lab(tmp_path) as (base, token), chromium((1280, 1000)) as (page, messages), \
+    with jupyter_lab(tmp_path) as (base, token), lab_browser((1280, 1000)) as (page, messages), \
             screenshot_on_failure(page, "injection_lab_failure.png", tmp_path / "jupyter.log"):
         dialogs = []
         page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-        page.goto(lab_url(base, token, notebook))
-        wait_kernel_idle(page)
+        open_notebook(page, base, token, notebook)
         run_all(page)
         page.wait_for_function(
             "(sel) => { const gds = document.querySelectorAll(sel); return gds.length === 2 && Array.from(gds)"

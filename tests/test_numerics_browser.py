@@ -25,12 +25,13 @@ from browser_helpers import (
     TRACE_POINTS_JS,
     chromium,
     hex_to_rgb,
-    jupyter_lab, lab_url,
+    jupyter_lab,
+    lab_browser,
+    open_notebook,
     require_browser,
     run_all,
     screenshot_on_failure,
     settled,
-    wait_kernel_idle,
     write_notebook,
 )
 
@@ -210,10 +211,9 @@ def test_widget_first_divergence_reaches_python(tmp_path):
         f" against={b!r})\nex",
         "print('selected:', list(ex.selected.instructions))",
     ])
-    with jupyter_lab(tmp_path) as (base, token), chromium((1600, 1000)) as (page, messages), \
+    with jupyter_lab(tmp_path) as (base, token), lab_browser((1600, 1000)) as (page, messages), \
             screenshot_on_failure(page, "numerics_lab_failure.png", tmp_path / "jupyter.log"):
-        page.goto(lab_url(base, token, notebook))
-        wait_kernel_idle(page)
+        open_notebook(page, base, token, notebook)
         run_all(page)
         page.wait_for_selector(".dx-explorer button.dx-num-first", timeout=90_000)
         page.locator(".dx-explorer").first.scroll_into_view_if_needed()

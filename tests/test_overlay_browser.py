@@ -19,13 +19,14 @@ from browser_helpers import (
     chromium,
     click_point,
     hex_to_rgb,
-    jupyter_lab, lab_url,
+    jupyter_lab,
+    lab_browser,
+    open_notebook,
     point_of,
     require_browser,
     run_all,
     screenshot_on_failure,
     settled,
-    wait_kernel_idle,
     write_notebook,
 )
 from lod_helpers import llm_builder
@@ -169,10 +170,9 @@ def test_widget_overlay_from_python_and_the_pick_back(tmp_path):
     ex = Explorer(MLP)
     ex.overlay("lat", {f"@{i}": float(i * 30) for i in range(20)}, thresholds=BANDS)
     ov = ex.overlay_data("lat")
-    with jupyter_lab(tmp_path) as (base, token), chromium((1400, 1000)) as (page, messages), \
+    with jupyter_lab(tmp_path) as (base, token), lab_browser((1400, 1000)) as (page, messages), \
             screenshot_on_failure(page, "overlay_lab_failure.png", tmp_path / "jupyter.log"):
-        page.goto(lab_url(base, token, notebook))
-        wait_kernel_idle(page)
+        open_notebook(page, base, token, notebook)
         run_all(page)
         page.wait_for_function("() => { const s = document.querySelector('.dx-explorer select.dx-ov-pick');"
                                " return s && s.value === 'lat'; }", timeout=90_000)

@@ -247,7 +247,7 @@ def _run_cell(page, k: int) -> None:
 
 
 def test_widget_move_with_the_mouse_in_jupyterlab(tmp_path):
-    from browser_helpers import jupyter_lab, lab_url, run_all, wait_kernel_idle, write_notebook
+    from browser_helpers import jupyter_lab, lab_browser, open_notebook, run_all, write_notebook
 
     instruction, delegate = _delegate_call(FIXTURE)
     notebook = tmp_path / "whatif.ipynb"
@@ -259,10 +259,9 @@ def test_widget_move_with_the_mouse_in_jupyterlab(tmp_path):
                               "ex._whatif_selected = {}\nex._whatif_selected = {'plan': 'forward', 'side': 'b', "
                               f"'values': {{'a': [], 'b': [{_changed_b(FIXTURE, delegate)}]}}, 'instructions': {{'a': [], 'b': []}}}}",
                               "print('flags:', ex.skip_d2h_outputs, ex.predicted.prediction.skip_d2h_outputs)"])
-    with jupyter_lab(tmp_path) as (base, token), chromium((1400, 1000)) as (page, messages), \
+    with jupyter_lab(tmp_path) as (base, token), lab_browser((1400, 1000)) as (page, messages), \
             screenshot_on_failure(page, "whatif_lab_failure.png", tmp_path / "jupyter.log"):
-        page.goto(lab_url(base, token, notebook))
-        wait_kernel_idle(page)
+        open_notebook(page, base, token, notebook)
         run_all(page)
         page.wait_for_function("() => document.querySelectorAll('.dx-explorer .dx-graph .point').length > 0 &&"
                                " document.querySelectorAll('.dx-explorer').length === 2", timeout=90_000)
