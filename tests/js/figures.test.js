@@ -71,6 +71,10 @@ test("a lane per arena: axes, a shared instruction axis, the title with peak and
   assert.equal(fig.layout.xaxis.showticklabels, false);
   assert.equal(fig.layout.xaxis2.title.text, "instruction (run order) \u2192", "the axis title under the last lane");
   assert.equal(fig.layout.xaxis.nticks, 3, "a few instructions: a tick per instruction, no half steps");
+  // one instruction: one tick, saying which instruction it is (a lone "0" read as nothing in particular)
+  const one = memoryFigure(/** @type {any} */ (plan({m: 1, ops: {kind: [0]}}))).layout.xaxis2;
+  assert.deepEqual([one.tickmode, one.tickvals, one.ticktext], ["array", [0], ["#0 \u2014 the plan's one instruction"]]);
+  assert.deepEqual(one.range, [-0.6, 0.6], "the lifetime bar across the lane");
   assert.deepEqual(laneTitle(L, L.arenas[0]), ["arena 1 \u00b7 cpu", "64 B \u00b7 peak live 48 B (75%) at #1 \u00b7 high water 80 B"]);
   assert.equal(laneTitle(L, L.arenas[1])[1], "1.2 KiB \u00b7 peak live 16 B (1%) \u00b7 high water 16 B", "no peak instruction: none said");
   assert.equal(fig.layout.height, 2 * 150 + 110);

@@ -217,7 +217,9 @@ export function memoryLayout(L) {
       zeroline: false, tickformat: "d", tickfont: {size: 10, color: MUTED}, showticklabels: last},
       k ? {matches: "x"} : {},
       last ? {title: {text: "instruction (run order) \u2192", font: {size: 11, color: MUTED}}} : {},
-      {nticks: Math.max(2, Math.min(16, n))});
+      // one instruction: its tick says which it is (a lone "0" under the lanes read as a byte count or a stray tick)
+      n === 1 ? {tickmode: "array", tickvals: [0], ticktext: ["#0 \u2014 the plan's one instruction"]}
+        : {nticks: Math.max(2, Math.min(16, n))});
     // the high-water mark gets a tick when it stands clear of the arena's end (within ~8% of the lane their labels
     // overlap; the band's note says how far past the end it reaches)
     const ticks = [0, Math.floor(a.size / 2), a.size].concat(over && a.high - a.size > 0.08 * a.high ? [a.high] : []);
