@@ -140,6 +140,14 @@ def test_diff_report_links_both_sides(tmp_path, expected):
           const c = document.createElement('canvas').getContext('2d'); c.font = cs.font;
           return c.measureText(i.placeholder).width <= i.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight); }""")
         assert fits, "the search box's placeholder is cut"
+        # before anything is selected the details say what the diff changed and how to select, in a card as tall as
+        # that (issue 32's screenshots: a titled card stretched empty beside the runtime needs)
+        first = page.locator(".dx-details").inner_text()
+        assert "What changed in forward" in first and "4 tensors: moved to another device" in first, first
+        assert "Click a tensor or an op in either graph" in first, first
+        slack = page.evaluate("""() => { const d = document.querySelector('.dx-details'), card = d.closest('.dx-card');
+          return card.getBoundingClientRect().bottom - d.getBoundingClientRect().bottom; }""")
+        assert slack < 24, f"{slack} px of empty card under the details"
         page.locator(".dx-header").screenshot(path=str(ARTIFACTS / "diff_report_header.png"))
         page.screenshot(path=str(ARTIFACTS / "diff_report.png"), full_page=True)
 

@@ -98,6 +98,27 @@ export function markItems(f, status, opStatus, gc, styles, symbolOf) {
   return {marks, texts};
 }
 
+// -- pure: what the plan's diff says, before anything is selected ------------------------------------------
+// Per status (tensors, then ops) how many changed: a pair marked on both sides (moved, replaced) counts once (the
+// larger side's count), what is on one side only counts there. The details panel shows it until a selection, with
+// `hint` (how to select) under it, so the card reads as the header's counts in words, never as an empty box.
+/** @param {Pick<DiffPlanPayload, "label" | "marks" | "statuses">} P @param {string} hint escaped HTML @returns {string} */
+export function changeSummary(P, hint) {
+  /** @param {number[]} a @param {number[]} b @param {number} n */
+  const most = (a, b, n) => Array.from({length: n}, (_, c) => Math.max(a.filter((x) => x === c).length, b.filter((x) => x === c).length));
+  const rows = /** @type {string[]} */ ([]);
+  /** @param {number[]} counts @param {{color: string | null, label: string}[]} styles @param {string} noun */
+  const add = (counts, styles, noun) => counts.forEach((k, c) => {
+    if (k) rows.push("<li><span style='color:" + (styles[c].color || "inherit") + "'>\u25cf</span> " + countText(k) + " " + noun +
+                     (k === 1 ? "" : "s") + ": " + esc(styles[c].label) + "</li>");
+  });
+  add(most(P.marks.a.vs, P.marks.b.vs, P.statuses.tensor.length), P.statuses.tensor, "tensor");
+  add(most(P.marks.a.is, P.marks.b.is, P.statuses.op.length), P.statuses.op, "op");
+  return "<div class='dx-root dx-diff dx-diff-summary'><h4>What changed in " + esc(P.label) + "</h4>" +
+    (rows.length ? "<ul class='dx-list'>" + rows.join("") + "</ul>"
+      : "<div class='dx-muted'>nothing: A and B place every tensor and op alike</div>") + "</div>" + hint;
+}
+
 // -- pure: the group of the other side to open with one -------------------------------------------------
 // G / O: the group tables of this side and the other (parent, start, stop, childStart, children); ipair: this
 // side's instruction -> the other's. The other side's group at the same depth holding the counterpart of the
