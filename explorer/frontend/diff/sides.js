@@ -9,7 +9,6 @@ import {esc} from "../util/common.js";
 import {countText} from "../util/format.js";
 import {lodPlan} from "../lod/plan.js";
 import {search} from "../shell/search.js";
-import {fresh, planFigures} from "../lod/figures.js";
 
 /** @typedef {"a" | "b"} Side */
 /** @typedef {import("../types/payload").DiffPlanPayload} DiffPlanPayload */
@@ -216,11 +215,8 @@ export function diffLod(P, ctx) {
                   marks: {of: (/** @type {number} */ v) => { const c = I.status[s].get(v), st = c === undefined ? null : P.statuses.tensor[c];
                                         return st && st.color ? {color: st.color, width: st.width} : null; },
                           noun: "changed"}};
-    // the first state as the one-program app draws a plan (app/app.js)
-    // the skeletons built from the side's tables (lod/figures.js); copies: plotly changes the objects it draws
-    const FIG = planFigures(L);
-    Plotly.react(ctx.graphs[s], fresh(FIG.graph.data), fresh(FIG.graph.layout), ctx.config);
-    Plotly.react(ctx.memories[s], fresh(FIG.memory.data), fresh(FIG.memory.layout), ctx.config);
+    // the first state as the one-program app draws a plan (app/app.js), each figure in one Plotly.react from its
+    // skeleton (lod/figures.js; not the skeleton and then the plan: that laid out both sides' figures twice)
     const lod = lodPlan(SP, host);
     drawnSides[s] = {SP, L, lod, st, sel: box, labels: lod.labels(),
                      gc: groupChanges(L.groups, L.m, L.tensors, P.marks[s], nT, nO)};

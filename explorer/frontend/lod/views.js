@@ -62,11 +62,18 @@ export function rowPx(G, f) {
   return Math.max(READABLE.y, Math.ceil(most * 1.25) + 4);
 }
 
-/** the plot area in px (a default under node, where nothing is drawn); `height`: the figure's height a draw under
- * way gives it (0: as it is) @param {PlotDiv} gd @param {number} height @returns {Size} */
-export function plotSize(gd, height) {
+/** the plot area in px; `height`: the figure's height a draw under way gives it (0: as it is). A div plotly has not
+ * drawn in yet: from its width and `layout`'s margins (the figure about to be drawn) when it has a width, else a
+ * default (under node, where nothing is drawn)
+ * @param {PlotDiv} gd @param {number} height @param {{height?: number, margin?: {l?: number, r?: number, t?: number, b?: number}}} [layout]
+ * @returns {Size} */
+export function plotSize(gd, height, layout) {
   const fl = gd._fullLayout, sz = fl && fl._size;
-  if (!sz) return {w: 900, h: 560};
+  if (!sz) {
+    const m = (layout && layout.margin) || {}, tall = height || (layout && layout.height) || 0;
+    if (!gd.clientWidth || !tall) return {w: 900, h: 560};
+    return {w: Math.max(1, gd.clientWidth - (m.l || 0) - (m.r || 0)), h: Math.max(1, tall - (m.t || 0) - (m.b || 0))};
+  }
   return {w: sz.w, h: height && fl.height ? sz.h + height - fl.height : sz.h};
 }
 
