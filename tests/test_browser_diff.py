@@ -104,6 +104,20 @@ def expected():
     }
 
 
+# the strokes of the SVG glyphs under `sel` against the page's background: their contrast (WCAG relative luminance);
+# `faint`: those under 3:1 (the least for graphics); `all`: every one [tag, stroke, ratio]
+GLYPHS_JS = """(sel) => {
+  const rgb = (c) => { const m = /rgba?\\(([^)]+)\\)/.exec(c); return m ? m[1].split(/[\\s,\\/]+/).filter(Boolean).slice(0, 3).map(Number) : null; };
+  const lum = (c) => c.map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); })
+    .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+  const bg = rgb(getComputedStyle(document.body).backgroundColor), out = [];
+  document.querySelectorAll(sel).forEach((svg) => svg.querySelectorAll('line, rect, polygon, path').forEach((g) => {
+    const st = rgb(getComputedStyle(g).stroke); if (!st) return;
+    const [a, b] = [lum(st), lum(bg)].sort((x, y) => y - x);
+    out.push([g.tagName, getComputedStyle(g).stroke, Math.round(100 * (a + 0.05) / (b + 0.05)) / 100]); }));
+  return {all: out, faint: out.filter((g) => g[2] < 3)}; }"""
+
+
 @pytest.fixture(scope="module", autouse=True)
 def _browser_available():
     require_browser()
@@ -148,6 +162,12 @@ def test_diff_report_links_both_sides(tmp_path, expected):
         slack = page.evaluate("""() => { const d = document.querySelector('.dx-details'), card = d.closest('.dx-card');
           return card.getBoundingClientRect().bottom - d.getBoundingClientRect().bottom; }""")
         assert slack < 24, f"{slack} px of empty card under the details"
+        # the header's legend glyphs (op outlines, copy lines) stand out from the page in the dark scheme too (they were
+        # drawn in the light scheme's ink: invisible on the dark page)
+        page.emulate_media(color_scheme="dark")
+        faint = page.evaluate(GLYPHS_JS, ".dx-header .dx-legend svg")
+        page.emulate_media(color_scheme="light")
+        assert len(faint["all"]) >= 5 and not faint["faint"], faint
         page.locator(".dx-header").screenshot(path=str(ARTIFACTS / "diff_report_header.png"))
         page.screenshot(path=str(ARTIFACTS / "diff_report.png"), full_page=True)
 
