@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from browser_helpers import (
     ARTIFACTS,
+    CONTRAST_JS,
     chromium,
     click_point,
     label_draws,
@@ -164,6 +165,13 @@ def test_diff_report_links_both_sides(tmp_path, expected):
         assert slack < 24, f"{slack} px of empty card under the details"
         # the header's legend glyphs (op outlines, copy lines) stand out from the page in the dark scheme too (they were
         # drawn in the light scheme's ink: invisible on the dark page)
+        # and the runtime needs' "not needed" / "none" read on their changed rows' light backgrounds (2.8:1 before)
+        nones = {}
+        for scheme in ("dark", "light"):
+            page.emulate_media(color_scheme=scheme)
+            nones[scheme] = [page.locator(".dx-req .dx-none").nth(k).evaluate(CONTRAST_JS)
+                             for k in range(page.locator(".dx-req .dx-none").count())]
+        assert len(nones["light"]) >= 3 and min(nones["light"] + nones["dark"]) >= 4.5, nones
         page.emulate_media(color_scheme="dark")
         faint = page.evaluate(GLYPHS_JS, ".dx-header .dx-legend svg")
         page.emulate_media(color_scheme="light")
