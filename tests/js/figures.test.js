@@ -70,7 +70,13 @@ test("a lane per arena: axes, a shared instruction axis, the title with peak and
   assert.equal(fig.layout.xaxis2.matches, "x");
   assert.equal(fig.layout.xaxis.showticklabels, false);
   assert.equal(fig.layout.xaxis2.title.text, "instruction (run order) \u2192", "the axis title under the last lane");
-  assert.equal(fig.layout.xaxis.nticks, 3, "a few instructions: a tick per instruction, no half steps");
+  assert.deepEqual([fig.layout.xaxis.tickmode, fig.layout.xaxis.tick0, fig.layout.xaxis.dtick], ["linear", 0, 1],
+                   "a few instructions: a tick on each, no half steps");
+  // two instructions: both ticked (plotly's own choice, nticks 2, stepped by 2: one tick, "0")
+  assert.equal(memoryFigure(/** @type {any} */ (plan({m: 2, ops: {kind: [0, 0]}}))).layout.xaxis.dtick, 1);
+  // many: plotly's ticks, at most 16, integers with separators ("65,000")
+  const many = memoryFigure(/** @type {any} */ (plan({m: 70000, ops: {kind: [0]}}))).layout.xaxis;
+  assert.deepEqual([many.nticks, many.tickformat, many.dtick], [16, ",d", undefined]);
   // one instruction: one tick, saying which instruction it is (a lone "0" read as nothing in particular)
   const one = memoryFigure(/** @type {any} */ (plan({m: 1, ops: {kind: [0]}}))).layout.xaxis2;
   assert.deepEqual([one.tickmode, one.tickvals, one.ticktext], ["array", [0], ["#0 \u2014 the plan's one instruction"]]);
