@@ -221,7 +221,9 @@ export function memoryLayout(L) {
       last ? {title: {text: "instruction (run order) \u2192", font: {size: 11, color: MUTED}}} : {},
       // one instruction: its tick says which it is (a lone "0" under the lanes read as a byte count or a stray tick)
       n === 1 ? {tickmode: "array", tickvals: [0], ticktext: ["#0 \u2014 the plan's one instruction"]}
-        : n <= FEW_TICKS ? {tickmode: "linear", tick0: 0, dtick: 1} : {nticks: FEW_TICKS});
+        : n <= FEW_TICKS ? {tickmode: "linear", tick0: 0, dtick: 1}
+        // longer numbers, fewer ticks: "65,000" every 5,000 crowded a memory map beside the graph
+        : {nticks: n < 1000 ? FEW_TICKS : n < 10000 ? 10 : 8});
     // the high-water mark gets a tick when it stands clear of the arena's end (within ~8% of the lane their labels
     // overlap; the band's note says how far past the end it reaches)
     const ticks = [0, Math.floor(a.size / 2), a.size].concat(over && a.high - a.size > 0.08 * a.high ? [a.high] : []);
