@@ -2,10 +2,14 @@
 first drawn (issue 21: no task over 100 ms; ``bench_longtask.py`` measures expanding, panning and zooming after it).
 
     python bench/bench_firstview.py [--runs 5] [--values 12000] [--pte tests/fixtures/named/transformer3k.pte]
-                                    [--hundred-k] [--profile]
+                                    [--hundred-k] [--whatif] [--profile]
 
-Without ``--values``/``--pte``/``--hundred-k`` it measures three plans: the synthetic 12k-value plan (~20k graph
-nodes), ``tests/fixtures/named/transformer3k.pte`` and a 100k-value synthetic plan (``bench_view.py``'s 100k report).
+Without ``--values``/``--pte``/``--hundred-k``/``--whatif`` it measures four pages: the synthetic 12k-value plan (~20k
+graph nodes), ``tests/fixtures/named/transformer3k.pte``, a 100k-value synthetic plan (``bench_view.py``'s 100k report)
+and the what-if report of transformer3k with its adds moved to cuda:0 (``device-explorer whatif
+tests/fixtures/named/transformer3k.pte --move op:aten::add=cuda:0 -o FILE``: two programs side by side, original and
+predicted). ``--hundred-k --whatif`` puts the what-if beside the 100k report in one run (issue 32: the what-if was
+slower to be ready, ``ready_ms``, than the 100k report).
 For each it writes our HTML report and opens it ``--runs`` times in headless Chromium (Debian's), a fresh browser
 context each time, recording:
 
@@ -17,7 +21,8 @@ context each time, recording:
   "dx:start"``, page.js: parsing plotly.js and our modules comes before), how many there are and their sum;
 * the renderer's main-thread time over the same span (CDP ``Performance.getMetrics`` ``TaskDuration``; it
   includes the parse of plotly.js, ~4.6 MB);
-* the marks the page sets (``dx:start`` → ``dx:data``: payload decode; ``dx:data`` → ``dx:drawn``: the app drawn).
+* the marks the page sets (``dx:start`` → ``dx:data``: payload decode; ``dx:data`` → ``dx:drawn``: the app drawn;
+  ``ready_ms``: ``dx:drawn`` from navigation, when the page says it is ready).
 
 Medians over the runs are printed in one table. ``--profile`` adds one more run sampled with the DevTools
 profiler (``Profiler.start`` before navigation) and prints where the first view's time goes: self time by function
@@ -29,6 +34,7 @@ and inclusive time of the app's stages (see STAGES). The bound (100 ms) is the i
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import statistics
@@ -40,6 +46,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench_longtask import ARGS, BOUND_MS, CHROMIUM, OBSERVE  # noqa: E402  (same browser, same observer)
+
+# the what-if report measured: a 3k-op program and its prediction with every add on cuda:0 (258 copies each way)
+WHATIF = (ROOT / "tests" / "fixtures" / "named" / "transformer3k.pte", "op:aten::add=cuda:0")
 
 # the first view is done: the page said it is drawn, then two frames and 300 ms with no long task and no change
 # under the graph (tasks the app schedules after "ready" are part of the first view until they are all run)
@@ -111,13 +120,21 @@ def _steps(marks: dict) -> list:
     return out
 
 
-def measure(browser, report: Path, runs: int) -> dict:
-    rows = [one_view(browser, report) for _ in range(runs)]
-    med = {k: round(statistics.median(r[k] for r in rows), 1) for k in rows[0] if k not in ("tasks", "marks")}
-    med["runs"] = runs
-    med["last_run_tasks"] = rows[-1]["tasks"]
-    med["last_run_marks"] = rows[-1]["marks"]
-    return med
+def measure(browser, reports: dict[str, Path], runs: int) -> dict[str, dict]:
+    """Each report opened `runs` times, in turns (one of each, then again): pages compared side by side see the
+    same load on a shared machine, not one its quiet minute and the other its busy one. Medians per report."""
+    rows: dict[str, list] = {name: [] for name in reports}
+    for _ in range(runs):
+        for name, report in reports.items():
+            rows[name].append(one_view(browser, report))
+    out = {}
+    for name, got in rows.items():
+        med = {k: round(statistics.median(r[k] for r in got), 1) for k in got[0] if k not in ("tasks", "marks")}
+        med["runs"] = runs
+        med["last_run_tasks"] = got[-1]["tasks"]
+        med["last_run_marks"] = got[-1]["marks"]
+        out[name] = med
+    return out
 
 
 def where(profile: dict, top: int = 25) -> tuple[list, dict, dict]:
@@ -164,10 +181,20 @@ def reports(args, work: Path) -> dict[str, Path]:
         plans.append(("pte", args.pte))
     if args.hundred_k:
         plans.append(("values", 100_000))
+    if args.whatif:
+        plans.append(("whatif", WHATIF))
     if not plans:
         plans = [("values", 12_000), ("pte", ROOT / "tests" / "fixtures" / "named" / "transformer3k.pte"),
-                 ("values", 100_000)]
+                 ("values", 100_000), ("whatif", WHATIF)]
     for kind, what in plans:
+        if kind == "whatif":  # the CLI's what-if report, as a user writes it
+            from explorer.cli import main as cli
+
+            name, report = f"what-if {Path(what[0]).stem}", work / "whatif.html"
+            assert cli(["whatif", str(what[0]), "--move", what[1], "-o", str(report)], stdout=io.StringIO()) == 0
+            print(f"{name} ({what[1]}): report {report.stat().st_size / 1e6:.1f} MB", flush=True)
+            out[name] = report
+            continue
         if kind == "pte":
             name, program = Path(what).name, load(Path(what))
         else:  # written and read back, as bench_view.py builds its 100k report
@@ -190,6 +217,7 @@ def main(argv=None) -> int:
     parser.add_argument("--values", type=int, help="a synthetic plan of this many values")
     parser.add_argument("--pte", type=Path, help="a .pte to open")
     parser.add_argument("--hundred-k", action="store_true", help="the 100k-value synthetic plan")
+    parser.add_argument("--whatif", action="store_true", help="the what-if report of transformer3k (adds on cuda:0)")
     parser.add_argument("--profile", action="store_true", help="one more run per plan under the DevTools profiler")
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
@@ -201,8 +229,8 @@ def main(argv=None) -> int:
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
+            results = measure(browser, pages, args.runs)
             for name, report in pages.items():
-                results[name] = measure(browser, report, args.runs)
                 print(name, {k: v for k, v in results[name].items() if not k.startswith("last_run")}, flush=True)
                 print("   long tasks of the last run (start ms, duration ms):", results[name]["last_run_tasks"], flush=True)
                 print("   the page's marks in the last run (name, at ms, ms since the mark before):",
@@ -219,7 +247,7 @@ def main(argv=None) -> int:
         finally:
             browser.close()
     cols = ("max_task_ms", "max_app_task_ms", "long_tasks", "long_ms", "main_thread_ms", "decode_ms", "app_ms",
-            "done_ms")
+            "ready_ms", "done_ms")
     print(f"\nfirst view, medians of {args.runs} runs (load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}); "
           f"bound {BOUND_MS} ms per task")
     print(f"{'plan':28s}" + "".join(f"{c:>17s}" for c in cols))

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from browser_helpers import (
     ARTIFACTS,
+    CONTRAST_JS,
     chromium,
     click_point,
     label_draws,
@@ -104,6 +105,20 @@ def expected():
     }
 
 
+# the strokes of the SVG glyphs under `sel` against the page's background: their contrast (WCAG relative luminance);
+# `faint`: those under 3:1 (the least for graphics); `all`: every one [tag, stroke, ratio]
+GLYPHS_JS = """(sel) => {
+  const rgb = (c) => { const m = /rgba?\\(([^)]+)\\)/.exec(c); return m ? m[1].split(/[\\s,\\/]+/).filter(Boolean).slice(0, 3).map(Number) : null; };
+  const lum = (c) => c.map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); })
+    .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+  const bg = rgb(getComputedStyle(document.body).backgroundColor), out = [];
+  document.querySelectorAll(sel).forEach((svg) => svg.querySelectorAll('line, rect, polygon, path').forEach((g) => {
+    const st = rgb(getComputedStyle(g).stroke); if (!st) return;
+    const [a, b] = [lum(st), lum(bg)].sort((x, y) => y - x);
+    out.push([g.tagName, getComputedStyle(g).stroke, Math.round(100 * (a + 0.05) / (b + 0.05)) / 100]); }));
+  return {all: out, faint: out.filter((g) => g[2] < 3)}; }"""
+
+
 @pytest.fixture(scope="module", autouse=True)
 def _browser_available():
     require_browser()
@@ -140,6 +155,27 @@ def test_diff_report_links_both_sides(tmp_path, expected):
           const c = document.createElement('canvas').getContext('2d'); c.font = cs.font;
           return c.measureText(i.placeholder).width <= i.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight); }""")
         assert fits, "the search box's placeholder is cut"
+        # before anything is selected the details say what the diff changed and how to select, in a card as tall as
+        # that (issue 32's screenshots: a titled card stretched empty beside the runtime needs)
+        first = page.locator(".dx-details").inner_text()
+        assert "What changed in forward" in first and "4 tensors: moved to another device" in first, first
+        assert "Click a tensor or an op in either graph" in first, first
+        slack = page.evaluate("""() => { const d = document.querySelector('.dx-details'), card = d.closest('.dx-card');
+          return card.getBoundingClientRect().bottom - d.getBoundingClientRect().bottom; }""")
+        assert slack < 24, f"{slack} px of empty card under the details"
+        # the header's legend glyphs (op outlines, copy lines) stand out from the page in the dark scheme too (they were
+        # drawn in the light scheme's ink: invisible on the dark page)
+        # and the runtime needs' "not needed" / "none" read on their changed rows' light backgrounds (2.8:1 before)
+        nones = {}
+        for scheme in ("dark", "light"):
+            page.emulate_media(color_scheme=scheme)
+            nones[scheme] = [page.locator(".dx-req .dx-none").nth(k).evaluate(CONTRAST_JS)
+                             for k in range(page.locator(".dx-req .dx-none").count())]
+        assert len(nones["light"]) >= 3 and min(nones["light"] + nones["dark"]) >= 4.5, nones
+        page.emulate_media(color_scheme="dark")
+        faint = page.evaluate(GLYPHS_JS, ".dx-header .dx-legend svg")
+        page.emulate_media(color_scheme="light")
+        assert len(faint["all"]) >= 5 and not faint["faint"], faint
         page.locator(".dx-header").screenshot(path=str(ARTIFACTS / "diff_report_header.png"))
         page.screenshot(path=str(ARTIFACTS / "diff_report.png"), full_page=True)
 

@@ -62,6 +62,13 @@ def test_device_profile_in_the_report(tmp_path):
         assert page.locator(".dx-prof-legend circle").count() >= 2
         assert "median time per run" in page.locator(".dx-prof-legend").inner_text()
         page.screenshot(path=str(ARTIFACTS / "profile_report.png"), full_page=True)
+        # the memory map's axis toggle stays one control where its heading wraps (the memory map beside the graph at
+        # 1,600 px: "measured time" went to a line of its own, away from "instruction")
+        page.set_viewport_size({"width": 1600, "height": 1000})
+        page.wait_for_function("() => document.querySelector('.dx-memory-card').getBoundingClientRect().width < 800")
+        tops = page.evaluate("() => [...document.querySelectorAll('.dx-prof-axis button')].map(b => b.getBoundingClientRect().top)")
+        page.set_viewport_size({"width": 1300, "height": 1000})
+        assert len(tops) == 2 and abs(tops[0] - tops[1]) < 2, tops
         # a selected op shows its time per run
         page.evaluate(f"() => window.dxReport.select({{instructions: [{slowest}]}}, true)")
         details = page.locator(".dx-details").inner_text()
@@ -115,6 +122,14 @@ def test_real_profiles_and_plan_switch(tmp_path):
         assert [s for s in page.evaluate("() => [...document.querySelectorAll('.dx-prof-seg')].map(s => s.dataset.bucket)")][0] == "cpu"
         page.evaluate("() => window.dxReport.select({instructions: [0]}, true)")
         assert page.locator(".dx-details .dx-prof-runs rect").count() == 5
+        # the delegate opened in place: the edge through its box runs under its caption, not through the words
+        # (the caption's background is the box's fill, opaque)
+        assert page.evaluate("() => window.dxReport.delegates().toggle(0)")
+        page.wait_for_function("() => [...document.querySelectorAll('.dx-graph .annotation')].some(a => /2 nodes/.test(a.textContent))")
+        caption = page.evaluate("""() => { const a = [...document.querySelectorAll('.dx-graph .annotation')]
+            .find(a => /2 nodes/.test(a.textContent)), bg = a.querySelector('rect.bg');
+          return [bg.style.fill || bg.getAttribute('fill'), Number(bg.style.fillOpacity || bg.getAttribute('fill-opacity') || 1)]; }""")
+        assert caption[0] not in ("", "none", "rgba(0, 0, 0, 0)", "transparent") and caption[1] >= 0.9, caption
         page.screenshot(path=str(ARTIFACTS / "profile_xnnpack.png"), full_page=True)
         assert not [m for m in messages if m.startswith(("pageerror", "error"))], messages
 

@@ -36,7 +36,9 @@ DRAWN_JS = """
     for (let k = 1; k < xs.length; k++)
       if (xs[k - 1] !== null && xs[k] !== null) segs.push([px(xs[k - 1]), py(ys[k - 1]), px(xs[k]), py(ys[k])]);
   });
-  return {labels, segs, nodes: gd.data[4].x.length + gd.data[5].x.length}; }
+  const sz = L._size;
+  return {labels, segs, nodes: gd.data[4].x.length + gd.data[5].x.length,
+          area: [sz.l, sz.t, sz.l + sz.w, sz.t + sz.h]}; }
 """
 
 
@@ -71,6 +73,7 @@ def reports(tmp_path_factory):
     ex.overlay("lat", {f"@{i}": float(i * 30) for i in range(20)})
     ex.save_html(out / "overlay.html")
     write_diff_report(FIX / "diff" / "cpu_only.pte", FIX / "diff" / "device_cuda0.pte", out / "diff.html")
+    explorer.Explorer(FIX / "whatif" / "residual_cpu_only.pte", moves=["delegate:*=cuda:0"]).save_html(out / "whatif.html")
     return out
 
 
@@ -78,7 +81,10 @@ def reports(tmp_path_factory):
 def drawn(reports):
     got = {}
     with chromium((1400, 1000)) as (page, messages):
-        for name, graphs in (("profile", [".dx-graph"]), ("overlay", [".dx-graph"]), ("diff", [".dx-graph-a", ".dx-graph-b"])):
+        for name, graphs in (("profile", [".dx-graph"]), ("overlay", [".dx-graph"]), ("diff", [".dx-graph-a", ".dx-graph-b"]),
+                             ("whatif", [".dx-graph-b"])):
+            if name == "whatif":  # a smaller window: B's labels met the plot's edges there (issue 32's screenshots)
+                page.set_viewport_size({"width": 1280, "height": 800})
             page.goto((reports / f"{name}.html").as_uri())
             page.wait_for_function("() => document.body.dataset.ready === '1'", timeout=60_000)
             for sel in graphs:
@@ -90,10 +96,17 @@ def drawn(reports):
     return got
 
 
-@pytest.mark.parametrize("view", ["profile .dx-graph", "overlay .dx-graph", "diff .dx-graph-a", "diff .dx-graph-b"])
+@pytest.mark.parametrize("view", ["profile .dx-graph", "overlay .dx-graph", "diff .dx-graph-a", "diff .dx-graph-b",
+                                  "whatif .dx-graph-b"])
 def test_a_small_plan_labels_every_node_clear_of_edges(drawn, view):
     got = drawn[view]
     assert got["nodes"] <= 100
     assert len(got["labels"]) == got["nodes"], f"{view}: {len(got['labels'])} labels for {got['nodes']} tensors and ops"
     over = [(lb["text"], s) for lb in got["labels"] for s in got["segs"] if crosses(s, lb["box"])]
     assert not over, f"{view}: labels crossed by edges: {over[:5]}"
+    # every label inside the plot area, a few px clear of its edges (the what-if's B side: "%16", "%21" and
+    # "BackendWithCompilerDemo" flush with them, issue 32's screenshots)
+    a = got["area"]
+    near = [(lb["text"], [round(v) for v in lb["box"]]) for lb in got["labels"]
+            if lb["box"][0] < a[0] + 3 or lb["box"][1] < a[1] + 3 or lb["box"][2] > a[2] - 3 or lb["box"][3] > a[3] - 3]
+    assert not near, f"{view}: labels at the plot area's edges {[round(v) for v in a]}: {near}"

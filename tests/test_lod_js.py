@@ -270,7 +270,11 @@ def test_a_lane_of_thin_tensors_bins_them_and_draws_the_largest_as_named_blocks(
     used = np.flatnonzero(count.sum(axis=1))
     assert used.max() * rise < 256 and share.max() > 0.3, "the bins hold the chain's slots, not the drawn block"
     assert zoomed["notes"][0].startswith("showing ") and zoomed["heat"] is None, "zoomed in: every tensor a block"
-    assert len(zoomed["lane0"]) > 200 and "act150" in zoomed["lane0text"]
+    assert len(zoomed["lane0"]) > 200
+    # named where a name can show: kv_cache's block; a 64-byte step is ~5 px tall in its lane, under the 9 px type
+    # plotly shows (layout.uniformtext), so it gets no name to measure and hide (lod/memory.js roomy)
+    names = dict(zip(zoomed["lane0"], zoomed["lane0text"]))
+    assert names.pop(keep) == "kv_cache" and set(names.values()) == {""}, sorted(set(names.values()))[:5]
 
 
 def test_tensors_past_the_arena_end_are_outlined_and_counted(tmp_path):

@@ -30,6 +30,17 @@ pytestmark = pytest.mark.browser
 FIXTURE = Path(__file__).parent / "fixtures" / "whatif" / "residual_cpu_only.pte"
 REFUSED = Path(__file__).parent / "fixtures" / "zoo" / "tied_weights.pte"  # @0=cuda:0: a delegate reads a weight
 
+# every plotly call that draws or changes a figure, per div, until the page says it is ready (an init script: the page's
+# Plotly wrapped as it is defined)
+PLOTLY_CALLS_JS = """(() => { window.__dxCalls = []; let P;
+  const wrap = (o) => { for (const k of ['newPlot', 'react', 'relayout', 'restyle', 'update', 'redraw']) {
+      const f = o[k]; if (typeof f !== 'function') continue;
+      o[k] = function (gd, ...rest) {
+        if (document.body.dataset.ready !== '1') window.__dxCalls.push([k, String((gd && gd.className) || '').split(' ')[0]]);
+        return f.call(this, gd, ...rest); }; }
+    return o; };
+  Object.defineProperty(window, 'Plotly', {configurable: true, get: () => P, set: (v) => { P = wrap(v); }}); })()"""
+
 # boxes of the what-if bar's parts that overlap each other or stick out of the bar (crowding, clipped text)
 BAR_LAYOUT_JS = """
 (sel) => {
@@ -140,9 +151,14 @@ def test_report_move_to_gives_the_command_and_its_report_opens_in_the_diff_view(
     written = tmp_path / "whatif.html"
     with chromium((1400, 1000)) as (page, messages), screenshot_on_failure(page, "whatif_diff_report_failure.png"):
         page.route("**/*", lambda r: r.abort() if not r.request.url.startswith("file:") else r.continue_())
+        page.add_init_script(PLOTLY_CALLS_JS)
         page.goto(written.as_uri())
         page.wait_for_function("() => document.body.dataset.ready === '1'", timeout=30_000)
         assert page.locator(".dx-diff").count() >= 1, "the diff view"
+        # each of the four figures (two programs' graphs and memory maps) drawn by one Plotly.react (issue 32: eight
+        # calls, a skeleton first and the plan over it, and the what-if slower to be ready than a 100k-value report)
+        calls = page.evaluate("() => window.__dxCalls")
+        assert sorted(calls) == sorted(["react", f"dx-{fig}-{s}"] for fig in ("graph", "memory") for s in "ab"), calls
         chips = page.locator(".dx-whatif .dx-move-chip").all_inner_texts()
         assert [c.replace("\u2715", "").strip() for c in chips] == [f"delegate:{delegate}=cuda:0"]
         assert "This report shows original (A) vs what executorch 1.5.1 would export (B)" in \

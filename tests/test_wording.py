@@ -105,3 +105,13 @@ def test_show_says_what_was_attached(tmp_path):
     assert ("attached: profile net.etdp (3 runs of forward), ETRecord net.etrecord (1 method joined), "
             "overlay lat on forward (2 keys)") in text, text
     assert "attached" not in _cli("show", str(fix / "net.pte"), "-o", str(report))
+
+
+def test_runtime_needs_separate_thousands_in_the_copy_counts():
+    """"serves 9999 h2d copies (624.9 KiB), 9999 d2h" in a 100k-value program's runtime needs (issue 32 item 10)."""
+    from explorer import Device
+    from explorer.analysis.requirements import DeviceNeed, copy_text
+
+    need = DeviceNeed(Device.parse("cuda:0"), "device-allocator", (), 0, h2d_count=9_999, h2d_bytes=639_936,
+                      d2h_count=1_000, d2h_bytes=64)
+    assert copy_text(need) == "9,999 h2d copies (624.9 KiB), 1,000 d2h (64 B)"

@@ -36,7 +36,7 @@ import numpy as np
 
 from explorer.model.program import CPU, Device, Plan, Tensor
 from explorer.analysis.naming import instruction_text, value_text
-from explorer.units import nbytes_text
+from explorer.units import count_text, nbytes_text
 from explorer.analysis.facts import Facts
 from explorer.analysis.graph import D2H_OPS, H2D_OPS
 from explorer.analysis.types import PlanAnalysis, Transfer
@@ -288,9 +288,9 @@ def copy_text(d: DeviceNeed) -> str:
     """``7 h2d copies (224 B), 4 d2h (128 B)``; empty when the device serves none."""
     parts = []
     if d.h2d_count:
-        parts.append(f"{d.h2d_count} h2d cop{'ies' if d.h2d_count != 1 else 'y'} ({nbytes_text(d.h2d_bytes)})")
+        parts.append(f"{count_text(d.h2d_count)} h2d cop{'ies' if d.h2d_count != 1 else 'y'} ({nbytes_text(d.h2d_bytes)})")
     if d.d2h_count:
-        parts.append(f"{d.d2h_count} d2h ({nbytes_text(d.d2h_bytes)})")
+        parts.append(f"{count_text(d.d2h_count)} d2h ({nbytes_text(d.d2h_bytes)})")
     return ", ".join(parts)
 
 

@@ -85,13 +85,15 @@ def graph_legend_html(devices, op_kinds, edge_kinds) -> str:
     for kind in ("kernel", "delegate", "copy", "other"):
         if kind in op_kinds:
             shape = _OP_SVG.get(OP_STYLES[kind]["symbol"], _OP_SVG["square"])
-            items.append(f"<span><svg width='13' height='13' fill='#F6F8FA' stroke='{INK}' stroke-width='1.6'>{shape}"
+            # outlined in the text's colour (currentColor): the light scheme's ink, the dark scheme's light text
+            items.append(f"<span><svg width='13' height='13' fill='none' stroke='currentColor' stroke-width='1.6'>{shape}"
                          f"</svg>{h(OP_STYLES[kind]['label'])}</span>")
     moves = [k for k in ("h2d", "d2h", "d2d") if k in edge_kinds]
     if moves:
         items.append("<span class='dx-group'>copies</span>")
     for kind in moves:
         style = EDGE_STYLES[kind]
-        items.append(f"<span><svg width='24' height='10'><line x1='1' y1='5' x2='23' y2='5' stroke='{style['color']}' "
+        stroke = "currentColor" if style["color"].upper() == INK.upper() else style["color"]  # ink: the text's colour
+        items.append(f"<span><svg width='24' height='10'><line x1='1' y1='5' x2='23' y2='5' stroke='{stroke}' "
                      f"stroke-width='2' stroke-dasharray='{_DASH[style['dash']]}'/></svg>{h(style['label'])}</span>")
     return "<div class='dx-legend'>" + "".join(items) + "</div>"

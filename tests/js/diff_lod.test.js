@@ -2,7 +2,7 @@
 // group of the overview holds, and the rings / "Δn" badges over the nodes drawn.
 import test from "node:test";
 import assert from "node:assert/strict";
-import {counterpartGroup, diffIndex, groupChanges, markItems} from "../../explorer/frontend/diff/sides.js";
+import {changeSummary, counterpartGroup, diffIndex, groupChanges, markItems} from "../../explorer/frontend/diff/sides.js";
 
 // 6 instructions; groups: 0 = root [0, 6), 1 = [0, 3), 2 = [3, 6), 3 = [3, 4) (inside 2)
 const G = {start: [0, 0, 3, 3], stop: [6, 3, 6, 4]};
@@ -65,4 +65,21 @@ test("counterpartGroup: the other side's group at the same depth holding the fir
   assert.equal(counterpartGroup(A, B, 4, ipair), 2, "B is shallower there: its deepest group holding #6");
   assert.equal(counterpartGroup(A, B, 3, ipair), -1, "nothing of group 3 is paired");
   assert.equal(counterpartGroup(A, B, 0, ipair), -1, "the root has no counterpart to open");
+});
+
+test("changeSummary says what the plan's diff changed, a pair counted once, before anything is selected", () => {
+  const statuses = {tensor: [{color: "#E3008C", label: "moved to another device"}, {color: "#1A7F37", label: "only in B (added)"},
+                             {color: "#CF222E", label: "only in A (removed)"}],
+                    op: [{color: "#E3008C", label: "op replaced, or its output moved"}, {color: "#1A7F37", label: "op only in B"}]};
+  // 2 tensors moved (ringed on both sides), 3 copies' outputs added and 1 copy added in B, one op replaced
+  const marks = {a: {v: [5, 7], vs: [0, 0], i: [2], is: [0]}, b: {v: [9, 11, 12, 13, 14], vs: [0, 0, 1, 1, 1], i: [3, 4], is: [0, 1]}};
+  const html = changeSummary({label: "forward <b>", marks, statuses}, "<p class='hint'>click</p>");
+  const text = html.replace(/<[^>]*>/g, "|").replace(/\|+/g, "|");
+  assert.ok(text.includes("What changed in forward &lt;b&gt;"), text);
+  assert.ok(text.includes("2 tensors: moved to another device") && text.includes("3 tensors: only in B (added)"), text);
+  assert.ok(text.includes("1 op: op replaced, or its output moved") && text.includes("1 op: op only in B"), text);
+  assert.ok(!text.includes("removed"), "a status nothing has is not listed");
+  assert.ok(html.endsWith("<p class='hint'>click</p>"), "how to select, under it");
+  const none = changeSummary({label: "f", marks: {a: {v: [], vs: [], i: [], is: []}, b: {v: [], vs: [], i: [], is: []}}, statuses}, "");
+  assert.ok(none.includes("nothing: A and B place every tensor and op alike"), none);
 });

@@ -70,7 +70,18 @@ test("a lane per arena: axes, a shared instruction axis, the title with peak and
   assert.equal(fig.layout.xaxis2.matches, "x");
   assert.equal(fig.layout.xaxis.showticklabels, false);
   assert.equal(fig.layout.xaxis2.title.text, "instruction (run order) \u2192", "the axis title under the last lane");
-  assert.equal(fig.layout.xaxis.nticks, 3, "a few instructions: a tick per instruction, no half steps");
+  assert.deepEqual([fig.layout.xaxis.tickmode, fig.layout.xaxis.tick0, fig.layout.xaxis.dtick], ["linear", 0, 1],
+                   "a few instructions: a tick on each, no half steps");
+  // two instructions: both ticked (plotly's own choice, nticks 2, stepped by 2: one tick, "0")
+  assert.equal(memoryFigure(/** @type {any} */ (plan({m: 2, ops: {kind: [0, 0]}}))).layout.xaxis.dtick, 1);
+  // many: plotly's ticks, integers with separators ("65,000"), fewer as the numbers grow longer
+  const ticks = (/** @type {number} */ m) => memoryFigure(/** @type {any} */ (plan({m, ops: {kind: [0]}}))).layout.xaxis;
+  assert.deepEqual([ticks(70000).nticks, ticks(70000).tickformat, ticks(70000).dtick], [8, ",d", undefined]);
+  assert.deepEqual([ticks(500).nticks, ticks(3000).nticks], [16, 10]);
+  // one instruction: one tick, saying which instruction it is (a lone "0" read as nothing in particular)
+  const one = memoryFigure(/** @type {any} */ (plan({m: 1, ops: {kind: [0]}}))).layout.xaxis2;
+  assert.deepEqual([one.tickmode, one.tickvals, one.ticktext], ["array", [0], ["#0 \u2014 the plan's one instruction"]]);
+  assert.deepEqual(one.range, [-0.6, 0.6], "the lifetime bar across the lane");
   assert.deepEqual(laneTitle(L, L.arenas[0]), ["arena 1 \u00b7 cpu", "64 B \u00b7 peak live 48 B (75%) at #1 \u00b7 high water 80 B"]);
   assert.equal(laneTitle(L, L.arenas[1])[1], "1.2 KiB \u00b7 peak live 16 B (1%) \u00b7 high water 16 B", "no peak instruction: none said");
   assert.equal(fig.layout.height, 2 * 150 + 110);

@@ -1,7 +1,7 @@
 // Navigation of a big graph (explorer/frontend/panels/nav.js): the view it opens at, the minimap's maps.
 import test from "node:test";
 import assert from "node:assert/strict";
-import {centredOn, extent, mapFor, readableView, READABLE} from "../../explorer/frontend/panels/nav.js";
+import {centredOn, clearEdges, EDGE_PX, extent, mapFor, readableView, READABLE} from "../../explorer/frontend/panels/nav.js";
 
 test("a graph that fits at a readable scale is shown whole", () => {
   const v = readableView({x0: 0, x1: 4, y0: -10, y1: 0}, {w: 800, h: 600});
@@ -35,4 +35,17 @@ test("the minimap's maps invert and keep the plot's aspect", () => {
   assert.ok(a[0] >= 4 - 1e-9 && b[0] <= 176 + 1e-9 && a[1] >= 4 - 1e-9 && b[1] <= 116 + 1e-9, "fits inside");
   assert.ok(Math.abs((b[1] - a[1]) / (b[0] - a[0]) - 1) < 1e-9, "50 y units at aspect 2 draw as tall as 100 x units");
   assert.deepEqual(centredOn({x: [0, 10], y: [-4, 0]}, [50, -20]), {"xaxis.range": [45, 55], "yaxis.range": [-22, -18]});
+});
+
+test("a view keeps its top and bottom rows a label's room from the plot's edges", () => {
+  // 33 layers squeezed into 594 px with half a layer of pad: the top row 9 px from the edge (a profile's graph)
+  const px = 594, y = clearEdges([-32.5, 0.5], -32, 0, px);
+  const per = px / (y[1] - y[0]);
+  assert.ok((y[1] - 0) * per >= EDGE_PX - 0.01 && (-32 - y[0]) * per >= EDGE_PX - 0.01, JSON.stringify(y));
+  assert.ok(y[1] - y[0] < 35, "a few px more, not a smaller graph");
+  // room enough already: unchanged; an end outside the range (a window at the top of a long graph) is left alone
+  assert.deepEqual(clearEdges([-10, 2], -9, 0, 600), [-10, 2]);
+  const top = clearEdges([-20, 0.2], -300, 0, 400);
+  assert.equal(top[0], -20);
+  assert.ok((top[1] - 0) * 400 / (top[1] - top[0]) >= EDGE_PX - 0.01);
 });

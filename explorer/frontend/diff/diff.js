@@ -9,7 +9,7 @@ import {markCircles, overlay, revealOutline} from "../panels/rings.js";
 import {profileDiffView} from "../profile/diff.js";
 import {divergenceControl, numericsRows, planNumerics} from "../profile/numerics.js";
 import {overlayView} from "../overlay/view.js";
-import {diffLod, SIDES, other} from "./sides.js";
+import {changeSummary, diffLod, SIDES, other} from "./sides.js";
 import {labelLayer} from "../panels/labels.js";
 import {CONFIG} from "../shell/frame.js";
 import {createShell} from "../shell/shell.js";
@@ -214,7 +214,7 @@ function diffView(ctx, data) {
       box.innerHTML = one + moveBlock(s, vs.length ? "value" : "instr", vs.length ? vs[0] : is[0]);
       return;
     }
-    if (!vs.length && !is.length) { box.innerHTML = data.empty; return; }
+    if (!vs.length && !is.length) { box.innerHTML = changeSummary(P, data.empty); return; }  // what the diff says, how to select
     box.innerHTML = "<div class='dx-root dx-diff'><h4>" + (state.query ? "search \u201c" + esc(state.query) + "\u201d" : "selection") + "</h4>" + SIDES.map((x) =>
       "<div><span class='dx-side-" + x + "'>" + x.toUpperCase() + "</span>" +
       esc(state.values[x].slice(0, 60).map((v) => label(x, "v", v)).concat(state.instructions[x].slice(0, 60).map((i) => label(x, "i", i))).join(", ") || "—") +

@@ -9,7 +9,6 @@ import {esc} from "../util/common.js";
 import {countText} from "../util/format.js";
 import {lodPlan} from "../lod/plan.js";
 import {search} from "../shell/search.js";
-import {fresh, planFigures} from "../lod/figures.js";
 
 /** @typedef {"a" | "b"} Side */
 /** @typedef {import("../types/payload").DiffPlanPayload} DiffPlanPayload */
@@ -96,6 +95,27 @@ export function markItems(f, status, opStatus, gc, styles, symbolOf) {
     if (st && st.color) marks.push({x, y, symbol: symbolOf(nd), r, color: st.color, width: Math.max(st.width, 2.5)});
   });
   return {marks, texts};
+}
+
+// -- pure: what the plan's diff says, before anything is selected ------------------------------------------
+// Per status (tensors, then ops) how many changed: a pair marked on both sides (moved, replaced) counts once (the
+// larger side's count), what is on one side only counts there. The details panel shows it until a selection, with
+// `hint` (how to select) under it, so the card reads as the header's counts in words, never as an empty box.
+/** @param {Pick<DiffPlanPayload, "label" | "marks" | "statuses">} P @param {string} hint escaped HTML @returns {string} */
+export function changeSummary(P, hint) {
+  /** @param {number[]} a @param {number[]} b @param {number} n */
+  const most = (a, b, n) => Array.from({length: n}, (_, c) => Math.max(a.filter((x) => x === c).length, b.filter((x) => x === c).length));
+  const rows = /** @type {string[]} */ ([]);
+  /** @param {number[]} counts @param {{color: string | null, label: string}[]} styles @param {string} noun */
+  const add = (counts, styles, noun) => counts.forEach((k, c) => {
+    if (k) rows.push("<li><span style='color:" + (styles[c].color || "inherit") + "'>\u25cf</span> " + countText(k) + " " + noun +
+                     (k === 1 ? "" : "s") + ": " + esc(styles[c].label) + "</li>");
+  });
+  add(most(P.marks.a.vs, P.marks.b.vs, P.statuses.tensor.length), P.statuses.tensor, "tensor");
+  add(most(P.marks.a.is, P.marks.b.is, P.statuses.op.length), P.statuses.op, "op");
+  return "<div class='dx-root dx-diff dx-diff-summary'><h4>What changed in " + esc(P.label) + "</h4>" +
+    (rows.length ? "<ul class='dx-list'>" + rows.join("") + "</ul>"
+      : "<div class='dx-muted'>nothing: A and B place every tensor and op alike</div>") + "</div>" + hint;
 }
 
 // -- pure: the group of the other side to open with one -------------------------------------------------
@@ -195,11 +215,8 @@ export function diffLod(P, ctx) {
                   marks: {of: (/** @type {number} */ v) => { const c = I.status[s].get(v), st = c === undefined ? null : P.statuses.tensor[c];
                                         return st && st.color ? {color: st.color, width: st.width} : null; },
                           noun: "changed"}};
-    // the first state as the one-program app draws a plan (app/app.js)
-    // the skeletons built from the side's tables (lod/figures.js); copies: plotly changes the objects it draws
-    const FIG = planFigures(L);
-    Plotly.react(ctx.graphs[s], fresh(FIG.graph.data), fresh(FIG.graph.layout), ctx.config);
-    Plotly.react(ctx.memories[s], fresh(FIG.memory.data), fresh(FIG.memory.layout), ctx.config);
+    // the first state as the one-program app draws a plan (app/app.js), each figure in one Plotly.react from its
+    // skeleton (lod/figures.js; not the skeleton and then the plan: that laid out both sides' figures twice)
     const lod = lodPlan(SP, host);
     drawnSides[s] = {SP, L, lod, st, sel: box, labels: lod.labels(),
                      gc: groupChanges(L.groups, L.m, L.tensors, P.marks[s], nT, nO)};

@@ -36,6 +36,7 @@ export const TEMPLATE = {
            font: {color: PAPER_INK}, hoverlabel: {align: "left"}, hovermode: "closest", paper_bgcolor: "white",
            plot_bgcolor: PLOT_BG, shapedefaults: {line: {color: PAPER_INK}}, title: {x: 0.05}, xaxis: AXIS, yaxis: AXIS}};
 export const LANE_HEIGHT = 150;  // pixels per arena lane
+const FEW_TICKS = 16;  // the instruction axis's most ticks: up to this many instructions, one on each
 const HOVERLABEL = (/** @type {Lod["style"]} */ ST) => ({bgcolor: "white", bordercolor: "#D0D7DE",
   font: {size: 12, color: ST.ink}, align: "left"});
 
@@ -212,12 +213,17 @@ export function memoryLayout(L) {
   L.arenas.forEach((a, k) => {
     const [x, y] = laneAxes(k), top = 1 - k * (lane + gap), last = k === rows - 1;
     const color = a.dev >= 0 ? L.devices[a.dev].color : "#8C8C8C", over = a.high > a.size;
-    // ticks follow a zoom; a few instructions: no half-step ticks printed twice as "d"
+    // ticks follow a zoom, printed as integers with separators ("65,000"); up to 16 instructions a tick on each (plotly's
+    // own choice for a few rounds the step up: a 2-instruction plan got one tick, "0"; half steps printed twice as "d")
     layout[x.replace("x", "xaxis")] = Object.assign({anchor: y, range: [-0.6, Math.max(n, 1) - 0.4], showgrid: false,
-      zeroline: false, tickformat: "d", tickfont: {size: 10, color: MUTED}, showticklabels: last},
+      zeroline: false, tickformat: ",d", tickfont: {size: 10, color: MUTED}, showticklabels: last},
       k ? {matches: "x"} : {},
       last ? {title: {text: "instruction (run order) \u2192", font: {size: 11, color: MUTED}}} : {},
-      {nticks: Math.max(2, Math.min(16, n))});
+      // one instruction: its tick says which it is (a lone "0" under the lanes read as a byte count or a stray tick)
+      n === 1 ? {tickmode: "array", tickvals: [0], ticktext: ["#0 \u2014 the plan's one instruction"]}
+        : n <= FEW_TICKS ? {tickmode: "linear", tick0: 0, dtick: 1}
+        // longer numbers, fewer ticks: "65,000" every 5,000 crowded a memory map beside the graph
+        : {nticks: n < 1000 ? FEW_TICKS : n < 10000 ? 10 : 8});
     // the high-water mark gets a tick when it stands clear of the arena's end (within ~8% of the lane their labels
     // overlap; the band's note says how far past the end it reaches)
     const ticks = [0, Math.floor(a.size / 2), a.size].concat(over && a.high - a.size > 0.08 * a.high ? [a.high] : []);

@@ -1,4 +1,4 @@
-import {ptext} from "../util/common.js";
+import {ptext, setPath} from "../util/common.js";
 import {countText} from "../util/format.js";
 import {centredOn} from "../panels/nav.js";
 import {layOut, layoutRunner} from "../layout/worker.js";
@@ -48,16 +48,19 @@ function drawGraph(B, S, host, baseData, windowMin, view, reset) {
   // the room the host leaves it (the diff: its memory maps' top in the first view)
   const layers = figureHeight(B.G, f, B.L.limits.focus);
   const height = host.room ? Math.round(Math.max(380, Math.min(layers, host.room()))) : layers;
-  const ranges = reset ? homeView(B.G, f, plotSize(gd, height)) : typeof view === "function" ? view(plotSize(gd, height)) : view;
-  const lay = Object.assign({}, gd.layout);
+  // a div plotly has not drawn in yet (the diff draws each figure in one Plotly.react, no skeleton first): the
+  // skeleton's layout (lod/figures.js), the plot area's size from the div's width and the layout's margins
+  const lay = Object.assign({}, gd.layout || fresh(planFigures(B.L).graph.layout)), laidOut = !!gd._fullLayout;
+  const sized = laidOut || !!gd.clientWidth, now = () => plotSize(gd, laidOut ? 0 : height, lay);
+  const ranges = reset ? homeView(B.G, f, plotSize(gd, height, lay)) : typeof view === "function" ? view(plotSize(gd, height, lay)) : view;
   if (ranges) {
     lay.xaxis = Object.assign({}, lay.xaxis, {range: ranges["xaxis.range"].slice(), autorange: false});
     lay.yaxis = Object.assign({}, lay.yaxis, {range: ranges["yaxis.range"].slice(), autorange: false});
   }
-  const region = regionOf(f, windowMin, !!gd._fullLayout, lay.xaxis && lay.xaxis.range, lay.yaxis && lay.yaxis.range);
-  const coarse = !!region && zoomedOut(plotSize(gd, 0), lay.xaxis.range, lay.yaxis.range) && nodesIn(f, region) > DRAW_MAX;
+  const region = regionOf(f, windowMin, sized, lay.xaxis && lay.xaxis.range, lay.yaxis && lay.yaxis.range);
+  const coarse = !!region && zoomedOut(now(), lay.xaxis.range, lay.yaxis.range) && nodesIn(f, region) > DRAW_MAX;
   const bx = boxes(B, f, S.expanded);
-  const seen = {shown: host.shown(), paint: host.paint, size: () => plotSize(gd, 0)};
+  const seen = {shown: host.shown(), paint: host.paint, size: now};
   foldTraces(B, S, f, bx, region, coarse, seen).forEach((t, q) => { Object.keys(t).forEach((key) => { setPath(data[q], key, t[key]); }); });
   S.region = region;
   S.viewArea = region ? Math.abs((lay.xaxis.range[1] - lay.xaxis.range[0]) * (lay.yaxis.range[1] - lay.yaxis.range[0])) : 0;
@@ -65,21 +68,13 @@ function drawGraph(B, S, host, baseData, windowMin, view, reset) {
   lay.shapes = bx.map((b) => ({type: "rect", xref: "x", yref: "y", x0: b[1], x1: b[2], y0: b[3], y1: b[4], layer: "below",
                                line: {color: tint(B, b[0], 0.55), width: 1, dash: "dot"}, fillcolor: tint(B, b[0], 0.06), name: "group " + b[0]}));
   const fl = gd._fullLayout, xr = lay.xaxis && lay.xaxis.range || fl && fl.xaxis.range, yr = lay.yaxis && lay.yaxis.range || fl && fl.yaxis.range;
-  if (xr && yr && S.drawn) lay.shapes = lay.shapes.concat(mixShapes(B, f, S.drawn.gk, xr, yr, plotSize(gd, height)));
+  if (xr && yr && S.drawn) lay.shapes = lay.shapes.concat(mixShapes(B, f, S.drawn.gk, xr, yr, plotSize(gd, height, lay)));
   const note = statusLines(B, S, f).concat(windowLine(S, f)).map(ptext).join("<br>");
   lay.images = ((gd.layout || {}).images || []).filter((/** @type {{name?: string}} */ im) => im.name !== "dots").concat(S.image ? [S.image] : []);
   lay.height = height;
-  lay.annotations = (gd.layout.annotations || []).map((/** @type {object} */ a, /** @type {number} */ q) => q ? a : Object.assign({}, a, {text: note}));
+  lay.annotations = (lay.annotations || []).map((/** @type {object} */ a, /** @type {number} */ q) => q ? a : Object.assign({}, a, {text: note}));
   Plotly.react(gd, data, lay, host.config);
   S.draws++;
-}
-
-/** obj["a.b.c"] = value as obj.a.b.c @param {Record<string, any>} obj @param {string} dotted @param {unknown} value */
-function setPath(obj, dotted, value) {
-  const keys = dotted.split(".");
-  let o = obj;
-  for (let q = 0; q < keys.length - 1; q++) { if (!o[keys[q]] || typeof o[keys[q]] !== "object") o[keys[q]] = {}; o = o[keys[q]]; }
-  o[keys[keys.length - 1]] = value;
 }
 
 /**
@@ -127,17 +122,25 @@ function layoutInTurn(B, S, gd, runner, land, before) {
 
 /** This plan's hold on its graph div: its pan / zoom handler, and the whole graph's points for the minimap
  * (panels/nav.js: the figure holds only the nodes near the view). A plan shown before in the same div is let go
- * (its layout in flight would otherwise draw it over this one).
+ * (its layout in flight would otherwise draw it over this one). Returns `listen()`: the handlers on the div once
+ * plotly has drawn in it (it gives a div its events then), called after every draw, once in effect.
  * @param {PlotDiv & {_dxLod?: {close(): void}, dxPoints?: () => [number, number, string | null][], removeListener?(event: string, cb: (ev: any) => void): void}} gd
  * @param {LodBase} B @param {LodState} S @param {() => void} close @param {(ev: Record<string, any>) => void} onRelayout
  * @param {ReturnType<typeof stubHover>} stubs a fan-out value's stubs lit under the pointer */
 function holdDiv(gd, B, S, close, onRelayout, stubs) {
   const {DEV, TT, rowOf, G} = B;
   if (gd._dxLod) gd._dxLod.close();
-  if (gd.on) { gd.on("plotly_relayout", onRelayout); gd.on("plotly_hover", stubs.onHover); gd.on("plotly_unhover", stubs.onUnhover); }
+  let listening = false, closed = false;
+  const listen = () => {
+    if (listening || closed || !gd.on) return;
+    listening = true;
+    gd.on("plotly_relayout", onRelayout); gd.on("plotly_hover", stubs.onHover); gd.on("plotly_unhover", stubs.onUnhover);
+  };
+  listen();
   gd._dxLod = {close: () => {
     close();
-    if (!gd.removeListener) return;
+    closed = true;
+    if (!gd.removeListener || !listening) return;
     gd.removeListener("plotly_relayout", onRelayout); gd.removeListener("plotly_hover", stubs.onHover); gd.removeListener("plotly_unhover", stubs.onUnhover);
   }};
   gd.dxPoints = () => {
@@ -147,6 +150,7 @@ function holdDiv(gd, B, S, close, onRelayout, stubs) {
       return /** @type {[number, number, string | null]} */ ([x, -f.y[p], nd[0] === "v" ? DEV[TT.dev[rowOf[nd[1]]]].color : nd[0] === "g" && G.dev[nd[1]] >= 0 ? DEV[G.dev[nd[1]]].color : null]);
     });
   };
+  return listen;
 }
 
 /**
@@ -166,11 +170,12 @@ export function lodGraph(B, S, host, uses) {
   /** @param {View | ViewOf | null} view @param {boolean} [reset] */
   function draw(view, reset) {
     drawGraph(B, S, host, baseData, windowMin(), view, reset);
+    listen();  // the first draw in a div gives it plotly's events
     if (host.drawn) host.drawn();  // what the app draws over a fresh figure: open delegates, a profile's op sizes
     highlight(host.state.values, host.state.instructions);
   }
   const runner = layoutRunner(), pans = followPans(B, S, host.graph, draw, windowMin), stubs = stubHover(B, S, host);
-  holdDiv(host.graph, B, S, () => { runner.close(); pans.cancel(); }, (ev) => { pans.onRelayout(ev); }, stubs);
+  const listen = holdDiv(host.graph, B, S, () => { runner.close(); pans.cancel(); }, (ev) => { pans.onRelayout(ev); }, stubs);
   const refresh = layoutInTurn(B, S, host.graph, runner, draw, pans.cancel);
   /** @param {number} g @returns {ViewOf} */
   const focus = (g) => (size) => focusView(B, folded(), S.expanded, g, size);

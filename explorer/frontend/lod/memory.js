@@ -2,7 +2,7 @@ import {ptext, short, batch} from "../util/common.js";
 import {countText} from "../util/format.js";
 import {liveProfile} from "../panels/memstrip.js";
 import {occupancy, cellAt, cellLines, cellImage, cellPointer} from "../panels/cells.js";
-import {planFigures} from "./figures.js";
+import {fresh, planFigures} from "./figures.js";
 
 // A plan drawn at its level of detail (lod/plan.js), part 4: the memory map. One lane per arena (lod/figures.js draws its
 // axes and titles); tensors legible at the current zoom are blocks, the rest exact occupancy bins (panels/cells.js) until
@@ -64,11 +64,13 @@ export function lodMemory(B, S, host) {
     const r = rowOf[v], none = TT.first[r] < 0;
     return [X.to((none ? 0 : TT.first[r]) - 0.5), X.to((none ? Math.max(m, 1) - 1 : TT.last[r]) + 0.5)];
   }
-  /** px per instruction and per byte of lane k2 as drawn (defaults under node) @param {number} k2 */
+  /** px per instruction and per byte of lane k2 as drawn; before plotly has drawn the lanes (their first draw is one
+   * Plotly.react: drawLanes), as the skeleton will lay them out in the div's width (defaults under node) @param {number} k2 */
   function pxScale(k2) {
-    const lay = host.memory._fullLayout, w = spanOf(), a = AR[k2];
-    const W = lay && lay._size ? lay._size.w : 1200, ax = lay && lay[k2 ? "yaxis" + (k2 + 1) : "yaxis"];
-    const H = ax && ax._length ? ax._length : 120;
+    const lay = host.memory._fullLayout, w = spanOf(), a = AR[k2], key = k2 ? "yaxis" + (k2 + 1) : "yaxis";
+    const M = lanes.margin, dom = lanes[key].domain, width = host.memory.clientWidth;
+    const W = lay && lay._size ? lay._size.w : width ? Math.max(1, width - M.l - M.r) : 1200, ax = lay && lay[key];
+    const H = ax && ax._length ? ax._length : width ? (lanes.height - M.t - M.b) * (dom[1] - dom[0]) : 120;
     return [W / (w[1] - w[0]), H / (Math.max(a.size, a.high, 1) * 1.06)];
   }
   /** a tensor's [x0, x1, y0, y1] in axis units and bytes @param {number} v */
@@ -134,10 +136,17 @@ export function lodMemory(B, S, host) {
       return [cx - hw, cx + hw, TT.off[r], TT.off[r] + Math.max(TT.nbytes[r], mins[1])];
     });
   }
+  /** whether a block [x0, x1, y0, y1] (px per unit: px) may show a name: plotly shows one inside at 9 px or more
+   * (layout.uniformtext), upright or turned, with 3 px padding; a block under ~12 px across or shorter than the name's
+   * narrowest glyphs never does @param {number[]} bx @param {number[]} px @param {string} name */
+  function roomy(bx, px, name) {
+    const w = (bx[1] - bx[0]) * px[0], h = (bx[3] - bx[2]) * px[1], chars = Math.min(String(name).length, 24);
+    return Math.min(w, h) >= 12 && Math.max(w, h) >= 6 + 2 * chars;
+  }
   /** lane k2's bar trace for these blocks @param {number[]} vals @param {number} k2 @param {number[][]} box blockBoxes(vals, k2) */
   function blockData(vals, k2, box) {
     const a = AR[k2], shown = host.shown(), O = ST.opacity.block;
-    const devOf = (/** @type {number} */ v) => DEV[TT.dev[rowOf[v]]];
+    const devOf = (/** @type {number} */ v) => DEV[TT.dev[rowOf[v]]], px = pxScale(k2);
     const bad = vals.map((v) => { const r = rowOf[v]; return errors.has(v) || TT.off[r] + Math.max(TT.nbytes[r], 0) > a.size; });
     const pat = vals.map((v) => TT.first[rowOf[v]] < 0 ? "/" : devOf(v).pattern);
     /** @type {Record<string, unknown[]>} */
@@ -149,16 +158,25 @@ export function lodMemory(B, S, host) {
       "marker.line.color": bad.map((e, k) => { const mk = marked(vals[k]); return e ? ST.error : mk ? mk.color : "white"; }),
       "marker.line.width": bad.map((e, k) => { const mk = marked(vals[k]); return e ? 2.5 : mk ? Math.max(mk.width || 0, 2.5) : 0.6; }),
       // the tensor's name inside its block where it fits (the skeleton's text style and layout.uniformtext
-      // hide the rest; the hover says all), in the ink that reads on its device's colour
-      text: vals.map((v) => ptext(short(TT.label[rowOf[v]], 24))),
+      // hide the rest; the hover says all), in the ink that reads on its device's colour; a block too small for
+      // any name gets none (plotly would measure each and hide it: 127 hidden names in a what-if's lane)
+      text: vals.map((v, k) => roomy(box[k], px, TT.label[rowOf[v]]) ? ptext(short(TT.label[rowOf[v]], 24)) : ""),
       "textfont.color": vals.map((v) => devOf(v).ink)};
     if (pat.some(Boolean)) out["marker.pattern.shape"] = pat;
     return out;
   }
-  /** every lane (what is legible depends on the zoom), notes, selection: one update; nothing for a plan without arenas */
-  function drawMemory() {
+  /** the lanes' first draw, skeleton and blocks in one Plotly.react (the skeleton alone drawn first, then the blocks,
+   * lays out every lane twice); a plan without arenas: its note */
+  function drawLanes() {
+    if (nA) { drawMemory(true); return; }
+    const fig = planFigures(L).memory;
+    Plotly.react(host.memory, fresh(fig.data), fresh(fig.layout), host.config);
+  }
+  /** every lane (what is legible depends on the zoom), notes, selection: one update; nothing for a plan without arenas.
+   * first: drawn whole from the skeleton (drawLanes) @param {boolean} [first] */
+  function drawMemory(first) {
     const gd = host.memory, notes = /** @type {string[]} */ ([]), cuts = /** @type {(number | null | undefined)[]} */ ([]), shown = host.shown(), b = batch(), images = /** @type {object[]} */ ([]);
-    if (!nA || !gd.data) return;  // no lanes, or their skeleton not drawn yet (app/app.js draws the first view in stages)
+    if (!nA || (!gd.data && !first)) return;  // no lanes, or their skeleton not drawn yet (app/app.js draws the first view in stages)
     if (gd.dxCells) gd.dxCells.hide();  // a cell's label from before this draw
     AR.forEach((a, k2) => {
       const ln = lane(k2), dim = ST.opacity.block[1], op = shown[DEV[a.dev].name] === false ? dim : 1, ax = k2 ? String(k2 + 1) : "";
@@ -185,7 +203,11 @@ export function lodMemory(B, S, host) {
       shapes.push({type: "line", xref: "x" + ax, yref: "y" + ax + " domain", x0: c, x1: c, y0: -0.06, y1: 1, layer: "above",
                    line: {color: "#1F2328", width: 1, dash: "dash"}, name: "bins start"});
     });
-    b.send(gd, {annotations: ann, shapes: shapes, images: images});
+    const layout = {annotations: ann, shapes: shapes, images: images};
+    if (first === true) {
+      const fig = b.into(planFigures(L).memory, layout);
+      Plotly.react(gd, fig.data, fig.layout, host.config);
+    } else b.send(gd, layout);
     memoryHighlight(host.state.values, host.state.instructions);
   }
   /** outlines and instruction lines over the map (panels/rings.js) @param {number[]} values @param {number[]} instructions */
@@ -262,5 +284,5 @@ export function lodMemory(B, S, host) {
       return [TT.first[r], TT.last[r], Math.max(TT.nbytes[r], 0)];
     }), m)}));
   }
-  return {drawMemory, memoryHighlight, setAxis, axisMap, onRelayout, clickMemory, lane, laneProfiles};
+  return {drawMemory: () => drawMemory(), drawLanes, memoryHighlight, setAxis, axisMap, onRelayout, clickMemory, lane, laneProfiles};
 }

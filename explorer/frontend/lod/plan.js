@@ -20,7 +20,8 @@ export function lodPlan(P, host, opts) {
   // the first state: lod/figures.js built the styled, empty traces; the app folds, lays out and draws (not again if a
   // change of the expanded set or a reveal drew it before the caller's drawFirst)
   const drawFirst = () => { if (!S.draws && !graph.layoutState().running) graph.draw(null, true); };
-  if (!opts || opts.draw !== false) { drawFirst(); memory.drawMemory(); }
+  // drawn now (the diff): each figure in one Plotly.react, into divs plotly may not have drawn in yet
+  if (!opts || opts.draw !== false) { drawFirst(); memory.drawLanes(); }
   // before the first draw there is nothing to ring (and finding it would fold the first state now): the draw
   // applies the selection when it comes
   /** @param {number[]} values @param {number[]} instructions */

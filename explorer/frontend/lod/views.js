@@ -1,4 +1,4 @@
-import {READABLE, readableView} from "../panels/nav.js";
+import {READABLE, clearEdges, readableView} from "../panels/nav.js";
 
 // Where a plan's graph is looked at (lod/graph.js draws it): the expanded groups' boxes, the view a plan opens at,
 // the view a group is focused at, and the region a draw covers around a view. Pure functions of the fold as drawn
@@ -62,11 +62,18 @@ export function rowPx(G, f) {
   return Math.max(READABLE.y, Math.ceil(most * 1.25) + 4);
 }
 
-/** the plot area in px (a default under node, where nothing is drawn); `height`: the figure's height a draw under
- * way gives it (0: as it is) @param {PlotDiv} gd @param {number} height @returns {Size} */
-export function plotSize(gd, height) {
+/** the plot area in px; `height`: the figure's height a draw under way gives it (0: as it is). A div plotly has not
+ * drawn in yet: from its width and `layout`'s margins (the figure about to be drawn) when it has a width, else a
+ * default (under node, where nothing is drawn)
+ * @param {PlotDiv} gd @param {number} height @param {{height?: number, margin?: {l?: number, r?: number, t?: number, b?: number}}} [layout]
+ * @returns {Size} */
+export function plotSize(gd, height, layout) {
   const fl = gd._fullLayout, sz = fl && fl._size;
-  if (!sz) return {w: 900, h: 560};
+  if (!sz) {
+    const m = (layout && layout.margin) || {}, tall = height || (layout && layout.height) || 0;
+    if (!gd.clientWidth || !tall) return {w: 900, h: 560};
+    return {w: Math.max(1, gd.clientWidth - (m.l || 0) - (m.r || 0)), h: Math.max(1, tall - (m.t || 0) - (m.b || 0))};
+  }
   return {w: sz.w, h: height && fl.height ? sz.h + height - fl.height : sz.h};
 }
 
@@ -96,12 +103,13 @@ export function figureHeight(G, f, focus) {
 }
 
 /** the view a plan opens at: an overview of groups whole (FIT_MAX), else its top at a readable scale; room for
- * group labels @param {LodBase["G"]} G @param {Folded} f @param {Size} size @returns {View} */
+ * group labels, and for the labels of its top and bottom rows (panels/nav.js clearEdges: they sit beside their nodes,
+ * clear of the plot's edges) @param {LodBase["G"]} G @param {Folded} f @param {Size} size @returns {View} */
 export function homeView(G, f, size) {
   if (fitsWhole(f)) {
     // whole: the extent, half a slot around it and room on the right for the last column's labels
     const e = extentOf(f), x = [e[0] - 0.5, e[1] + 3.5], y = [e[2] - 0.75, e[3] + 0.5];  // below: the last bar
-    return {"xaxis.range": x, "yaxis.range": y};
+    return {"xaxis.range": x, "yaxis.range": clearEdges(y, e[2], e[3], size.h)};
   }
   let {lo, hi, depth} = spread(f);
   if (lo > hi) { lo = 0; hi = 0; }
@@ -110,7 +118,7 @@ export function homeView(G, f, size) {
                          // single nodes needs only its own labels' room, so it opens at a larger, more legible scale
                          {pad: 0.5, padRight: f.nodes.some((nd) => nd[0] === "g") ? 3.5 : 1,
                           minY: rowPx(G, f), nodes: f.x.map((x, p) => [x, -f.y[p]])});
-  return {"xaxis.range": v.x, "yaxis.range": v.y};
+  return {"xaxis.range": v.x, "yaxis.range": clearEdges(v.y, -(Math.max(depth, 1) - 1), 0, size.h)};
 }
 
 /** an expanded group's box (its top first) at a readable scale (panels/nav.js); folded: around its node

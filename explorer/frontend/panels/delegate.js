@@ -117,11 +117,12 @@ export function boxShape(D, lay) {
           fillcolor: "rgba(246,248,250,0.9)", name: "inside of #" + D.instruction};
 }
 
-// the caption of an open delegate's box
+// the caption of an open delegate's box, on the box's fill: the edge down the box's middle runs under it, not through
+// its words
 /** @param {Inside} D @param {Lay} lay */
 export function boxCaption(D, lay) {
   return {xref: "x", yref: "y", x: lay.x0 - lay.W / 2 + 0.15, y: lay.bottom + 0.15, xanchor: "left", yanchor: "bottom",
-          showarrow: false, align: "left", font: {size: 10, color: D.color},
+          showarrow: false, align: "left", font: {size: 10, color: D.color}, bgcolor: "rgb(246,248,250)", borderpad: 1,
           text: ptext(D.backend) + " · " + ptext(D.device) + " · " + D.graph.op.length + " nodes",
           name: "caption of #" + D.instruction};
 }

@@ -7,6 +7,7 @@
 const NS = "http://www.w3.org/2000/svg";
 const GAP = 3;  // px between a marker and its label
 const PAD = 1.5;  // px kept free around every label box
+const EDGE = 4;  // px kept free between a label and the plot area's edges (a label flush with the edge reads as cut)
 const MAX_DRAWN = 600;  // labels drawn at most (DOM size); the rest wait for a zoom
 // a view of at most this many labelled nodes (a plan of <= 100 nodes, or a zoom into a bigger one) shows every label:
 // one that finds no room beside its node goes further out with a leader line before it is shortened or hidden. At
@@ -168,11 +169,12 @@ function leaderTo(it, b) {
 // measure(text, size) -> width in px. Returns the labels to draw: [{item, parts, box, leader?}], never overlapping
 // one another or a marker other than their own, and inside the area. opts.segments: the edges drawn, [x0, y0, x1,
 // y1] px: a label is placed clear of them where it can be (else over them, as before: the halo keeps it legible);
+// opts.edge: px a label keeps clear of the area's edges (a node nearer the edge still has its label, placed inward);
 // opts.every: every label must show (a small plan): before an abbreviation or a label over an edge, a place further
 // out joined to its node by a leader line.
 /**
  * @param {Item[]} items @param {Marker[]} markers @param {Box} area @param {(text: string, size: number) => number} measure
- * @param {number} [limit] @param {Box[]} [avoid] @param {{segments?: number[][], every?: boolean}} [opts]
+ * @param {number} [limit] @param {Box[]} [avoid] @param {{segments?: number[][], every?: boolean, edge?: number}} [opts]
  * @returns {{item: Item, parts: Parts, box: Box, leader?: number[]}[]}
  */
 export function placeLabels(items, markers, area, measure, limit = MAX_DRAWN, avoid = [], opts = {}) {
@@ -188,8 +190,7 @@ export function placeLabels(items, markers, area, measure, limit = MAX_DRAWN, av
     return it.parts.length && it.x >= area[0] && it.x <= area[2] && it.y >= area[1] && it.y <= area[3];
   });
   order.sort((a, b) => items[b].prio - items[a].prio || items[a].y - items[b].y || items[a].x - items[b].x);
-  /** @param {Box} b */
-  const inside = (b) => b[0] >= area[0] && b[2] <= area[2] && b[1] >= area[1] && b[3] <= area[3];
+  const e = opts.edge || 0, inside = (/** @type {Box} */ b) => b[0] >= area[0] + e && b[2] <= area[2] - e && b[1] >= area[1] + e && b[3] <= area[3] - e;
   // markers are stored padded already (half a PAD); two PADs between labels
   /** @param {Item} it @param {Box} b */
   const free = (it, b) => inside(b) && obstacles.free(b, it.id) && placed.free([b[0] - PAD, b[1] - PAD, b[2] + PAD, b[3] + PAD], null);
@@ -391,7 +392,7 @@ export function labelLayer(gd, arrOf, avoid, rings) {
     const {items, markers, segments} = collect(gd, arrOf, rings ? rings() : []);
     const family = (L.font && L.font.family) || "sans-serif";
     const every = items.length <= EVERY_MAX;
-    for (const lb of placeLabels(items, markers, area, measureWith(family), MAX_DRAWN, avoid ? avoid() : [], {segments, every})) {
+    for (const lb of placeLabels(items, markers, area, measureWith(family), MAX_DRAWN, avoid ? avoid() : [], {segments, every, edge: EDGE})) {
       if (lb.leader) g.appendChild(leaderLine(lb.leader));
       const t = document.createElementNS(NS, "text"), b = lb.box;
       t.setAttribute("x", b[0].toFixed(1));

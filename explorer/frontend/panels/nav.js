@@ -41,6 +41,26 @@ export function readableView(ext, plot, opts = {}) {
   return {x, y, all: fitsX && fitsY};
 }
 
+// px a view keeps between its outermost rows of nodes and the plot's edges: half a label's height (13 px at 10 px
+// type) and the label layer's edge gap (panels/labels.js EDGE), so a top or bottom row's labels sit beside their nodes
+export const EDGE_PX = 12;
+
+/** `range` ([lo, hi] data units over `px` px) widened so that the nodes at `lo`..`hi` (data units; an end outside
+ * the range is not in view and is left alone) are at least `edge` px inside its ends
+ * @param {number[]} range @param {number} lo @param {number} hi @param {number} px @param {number} [edge]
+ * @returns {number[]} */
+export function clearEdges(range, lo, hi, px, edge = EDGE_PX) {
+  let [r0, r1] = range;
+  const k = edge / px;  // the share of the range `edge` px are
+  if (!(px > 3 * edge) || !(r1 > r0)) return range;
+  // widening one end shrinks the scale a little: both ends are checked again (the shortfall shrinks by ~k a pass)
+  for (let pass = 0; pass < 8; pass++) {
+    if (hi <= r1 && r1 - hi < k * (r1 - r0)) r1 = (hi - k * r0) / (1 - k);
+    if (lo >= r0 && lo - r0 < k * (r1 - r0)) r0 = (lo - k * r1) / (1 - k);
+  }
+  return [r0, r1];
+}
+
 // data extent of [x, y] points
 /** @param {Iterable<any[]>} points [x, y, ...] @returns {Extent} */
 export function extent(points) {

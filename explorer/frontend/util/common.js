@@ -22,13 +22,32 @@ export function arr(a) {
   return Array.from(new TYPED[a.dtype](bytes.buffer));
 }
 
-// trace updates collected per trace index, sent as one Plotly.update
-/** @returns {{set: (index: number, props: Record<string, unknown>) => void, send: (gd: HTMLElement, layout?: Record<string, unknown>) => void}} */
+/** obj["a.b.c"] = value as obj.a.b.c (plotly's dotted attribute names, into a figure's own objects)
+ * @param {Record<string, any>} obj @param {string} dotted @param {unknown} value */
+export function setPath(obj, dotted, value) {
+  const keys = dotted.split(".");
+  let o = obj;
+  for (let q = 0; q < keys.length - 1; q++) { if (!o[keys[q]] || typeof o[keys[q]] !== "object") o[keys[q]] = {}; o = o[keys[q]]; }
+  o[keys[keys.length - 1]] = value;
+}
+
+// trace updates collected per trace index, sent as one Plotly.update; or, for a figure's first draw, put into a copy
+// of its skeleton (`into`): one Plotly.react draws it whole, not the skeleton and then the update
+/** @typedef {{data: Record<string, any>[], layout: Record<string, any>}} Figure */
+/** @returns {{set: (index: number, props: Record<string, unknown>) => void, send: (gd: HTMLElement, layout?: Record<string, unknown>) => void,
+ *            into: (base: Figure, layout?: Record<string, unknown>) => Figure}} */
 export function batch() {
   /** @type {Map<number, Record<string, unknown>>} */
   const per = new Map();
   return {
     set(index, props) { per.set(index, Object.assign(per.get(index) || {}, props)); },
+    into(base, layout) {
+      /** @type {Figure} */
+      const fig = JSON.parse(JSON.stringify(base));  // plotly keeps and changes what it draws: the skeleton stays as it is
+      per.forEach((props, q) => { Object.keys(props).forEach((k) => { setPath(fig.data[q], k, props[k]); }); });
+      Object.assign(fig.layout, layout || {});
+      return fig;
+    },
     send(gd, layout) {
       /** @type {Set<string>} */
       const keys = new Set();
