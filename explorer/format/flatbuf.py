@@ -74,6 +74,15 @@ class FlatReader:
                                  f"{ALIAS_FACTOR * self.end + ALIAS_SLACK} bytes of elements from a "
                                  f"{self.end}-byte flatbuffer", offset=pos)
 
+    def mark(self) -> tuple:
+        """The reader's state (budget left, vtables validated), to :meth:`rewind` to: a caller that tries a
+        faster reading order and, on any error, reads again in the schema's order must meet the same checks
+        (a cached vtable skips its table-size check, so what is cached decides which table is checked)."""
+        return self.budget, dict(self._vtables)
+
+    def rewind(self, mark: tuple) -> None:
+        self.budget, self._vtables = mark[0], dict(mark[1])
+
     # -- tables ------------------------------------------------------------------------------
 
     def table(self, pos: int) -> tuple[int, ...]:

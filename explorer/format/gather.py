@@ -121,6 +121,14 @@ class Gather:
         slots = vec + 4 + 4 * np.arange(count, dtype=np.int64)
         return slots + self.read(slots, "<u4").astype(np.int64)
 
+    def vectors_elements(self, vecs: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        """Positions of the tables of several vectors of offsets, one after the other: vector k at ``vecs[k]``
+        holds ``counts[k]`` offsets, each count already checked against the buffer (``FlatReader.vector``)."""
+        total = int(counts.sum())
+        firsts = np.cumsum(counts) - counts
+        slots = np.repeat(vecs + 4 - 4 * firsts, counts) + 4 * np.arange(total, dtype=np.int64)
+        return slots + self.read(slots, "<u4").astype(np.int64)
+
     # -- ragged vectors of scalars ------------------------------------------------------------------
 
     def ragged(self, vecs: np.ndarray, dtype: str, path: str, rows=None, *, dedupe: bool = True):
@@ -184,6 +192,10 @@ class Texts:
 
     def __len__(self) -> int:
         return len(self._bounds) - 1
+
+    def sizes(self) -> np.ndarray:
+        """Bytes of each string: what decoding them was charged, per string (see ``FlatReader.charge``)."""
+        return np.diff(np.asarray(self._bounds, dtype=np.int64))
 
     def __getitem__(self, k: int) -> str:
         text = self._cache.get(k)
