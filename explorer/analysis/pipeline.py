@@ -144,15 +144,20 @@ class LazyAnalysis:
         empty ones; the rest are :attr:`empty_arenas`), as ``memory.arenas`` but with ``blocks=()`` (the
         blocks are the rows of :meth:`arena_rows`): size, device, peak live bytes and where, high water."""
         out = []
-        buffers = self._plan.buffers
-        for memory_id in self._shown_arenas[0].tolist():
-            buf = buffers[memory_id - 1]
+        for buf in self.listed_buffers:
             rows = self.arena_rows(buf.memory_id)
             counted = np.where(rows["alias"] < 0, rows["nbytes"], 0)
             top, at = peak(rows["first"], rows["last"], counted)
             high = int((rows["offset"] + rows["nbytes"]).max()) if rows["value"].size else 0
             out.append(ArenaMap(buf.memory_id, buf.size, buf.device, (), top, at, high))
         return tuple(out)
+
+    @cached_property
+    def listed_buffers(self) -> tuple:
+        """The arenas :attr:`arenas` lists, as the plan's ``Buffer`` records (id, size, device) without the peaks
+        and high water :attr:`arenas` computes: what ``show`` prints for each of thousands of plans."""
+        buffers = self._plan.buffers
+        return tuple(buffers[memory_id - 1] for memory_id in self._shown_arenas[0].tolist())
 
     @cached_property
     def _by_arena(self) -> tuple[np.ndarray, np.ndarray]:

@@ -86,7 +86,8 @@ def default_plan(program: Program) -> str:
 def arena_summary(view: PlanView) -> str:
     """``#1 160 B cpu, #2 128 B cuda:0`` (and "..., 999,998 more empty arenas" past a million declared); "" without
     arenas: what ``show`` prints after a plan's line and a notebook's static summary says."""
-    text = ", ".join(f"#{a.memory_id} {nbytes_text(a.size)} {a.device}" for a in view.analysis.arenas)
+    # the arenas' records, not their maps: a line per plan of thousands, without each arena's peak
+    text = ", ".join(f"#{a.memory_id} {nbytes_text(a.size)} {a.device}" for a in view.analysis.listed_buffers)
     if view.analysis.empty_arenas is not None:  # a million declared arenas: one count, not a million words
         text += ", " + view.analysis.empty_arenas.text()
     return text
