@@ -89,8 +89,7 @@ def decode_values_many(g: Gather, vecs: list, path: str = "values[{}]") -> tuple
     tensor_row = np.cumsum(tag == 5) - 1
     text, layout = tensors["text"], tensors["layout"]
     make_tensor, make_scalar = tensors["make"], scalars
-    tag_list = tag.tolist()
-    row_list = tensor_row.tolist()
+    lists: list = []  # tag and tensor row as lists, made with the first object: a check makes none
     columns = tensors["columns"]
     out = []
     for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
@@ -99,13 +98,16 @@ def decode_values_many(g: Gather, vecs: list, path: str = "values[{}]") -> tuple
         else:
             cols = ValueColumns(tag[lo:hi], *(c[lo:hi] for c in columns), text=_shifted(text, lo),
                                 layout=_shifted(layout, lo))
-        out.append((LazySeq(hi - lo, _value_maker(lo, tag_list, row_list, make_tensor, make_scalar)), cols))
+        out.append((LazySeq(hi - lo, _value_maker(lo, (tag, tensor_row), lists, make_tensor, make_scalar)), cols))
     return out, owe.ledger
 
 
-def _value_maker(lo: int, tag_list: list, row_list: list, make_tensor, make_scalar):
+def _value_maker(lo: int, columns: tuple, lists: list, make_tensor, make_scalar):
     """Value ``i`` of a plan whose first value is row ``lo`` of the shared columns (its object says ``i``)."""
     def make(i: int):
+        if not lists:
+            lists.extend(c.tolist() for c in columns)
+        tag_list, row_list = lists
         j = lo + i
         t = tag_list[j]
         if t == 5:
@@ -215,7 +217,7 @@ def _decode_tensors(g: Gather, tp: np.ndarray, index: np.ndarray, path: str, n_a
     device_index[has_extra] = g.field(ep, EF, S.EXTRA_DEVICE_INDEX, "i1")
     external[has_extra] = g.field(ep, EF, S.EXTRA_LOCATION, "i1") == S.TENSOR_DATA_LOCATION_EXTERNAL
     has_mut = np.zeros(len(tp), bool)
-    has_mut[has_extra] = EF[:, S.EXTRA_MUTABLE_DATA_SEGMENTS_IDX] != 0
+    has_mut[has_extra] = EF.column(S.EXTRA_MUTABLE_DATA_SEGMENTS_IDX) != 0
     mutable_idx[has_extra] = g.field(ep, EF, S.EXTRA_MUTABLE_DATA_SEGMENTS_IDX, "<u8").astype(np.int64)
     mutable_idx[~has_mut] = -1
     names, name_row = g.strings(g.refs(ep, EF, S.EXTRA_FULLY_QUALIFIED_NAME, epath, erows),
@@ -229,8 +231,12 @@ def _decode_tensors(g: Gather, tp: np.ndarray, index: np.ndarray, path: str, n_a
     nbytes = _tensor_nbytes(scalar_type, sizes_flat, sizes_starts, sizes_row)
 
     columns = []
+    every = len(tp) == n_all  # every value a tensor: the tensor columns are the value columns, not copied
     for arr, fill in ((scalar_type, -1), (device_type, 0), (device_index, 0), (memory_id, -1), (offset, -1),
                       (nbytes, -1), (storage, 0), (data_buffer_idx, 0)):
+        if every:
+            columns.append(arr)
+            continue
         full = np.full(n_all, fill, arr.dtype)
         full[index] = arr
         columns.append(full)
@@ -456,15 +462,12 @@ def decode_instructions_many(g: Gather, plans: list[tuple], path: str = "chains"
     singles = np.flatnonzero(live & ((tag == 4) | (tag == 5)))
     out_args[out_starts[singles]] = first[singles]
     target = np.where(live & ((tag == 1) | (tag == 2)), first, np.where(live & (tag == 4), second, -1))
-    kinds = S.INSTRUCTION_KINDS
-    tag_l, first_l, second_l, chain_l, live_l = tag.tolist(), first.tolist(), second.tolist(), chain.tolist(), live.tolist()
-    start_l = out_starts.tolist()
-    args_l = out_args.tolist()
     trace_of = [None] * n
     for c, chain_traces in enumerate(traces):
         for k, frames in enumerate(chain_traces[:bounds[c + 1] - bounds[c]]):
             trace_of[bounds[c] + k] = frames
-    shared = (kinds, tag_l, first_l, second_l, chain_l, live_l, start_l, args_l, trace_of)
+    # the columns as lists, made with the first Instruction object (a check makes none)
+    shared = _Lists((tag, first, second, chain, live, out_starts, out_args), trace_of)
     if len(plans) == 1:
         cols = InstructionColumns(tag, target, out_starts, out_args, traces=trace_of)
         charged = 4 * (int(vec_counts.sum()) + int(counts.sum()))
@@ -480,7 +483,7 @@ def decode_instructions_many(g: Gather, plans: list[tuple], path: str = "chains"
     out = []
     for k, (c0, c1) in enumerate(zip(first_chain[:-1].tolist(), first_chain[1:].tolist())):
         lo, hi = bounds[c0], bounds[c1]
-        a0, a1 = start_l[lo], start_l[hi]
+        a0, a1 = int(out_starts[lo]), int(out_starts[hi])
         cols = InstructionColumns(tag[lo:hi], target[lo:hi], out_starts[lo:hi + 1] - a0, out_args[a0:a1],
                                   traces=trace_of[lo:hi])
         out.append((LazySeq(hi - lo, _instruction_maker(lo, c0, plans[k][1], plans[k][2], shared)), cols,
@@ -488,13 +491,28 @@ def decode_instructions_many(g: Gather, plans: list[tuple], path: str = "chains"
     return out, ledger
 
 
-def _instruction_maker(lo: int, c0: int, op_names: list[str], delegate_ids: list[str], shared: tuple):
+class _Lists:
+    """Columns turned into lists on first use, shared by the plans of one pass."""
+
+    __slots__ = ("columns", "traces", "lists")
+
+    def __init__(self, columns: tuple, traces: list) -> None:
+        self.columns, self.traces, self.lists = columns, traces, None
+
+    def get(self) -> tuple:
+        if self.lists is None:
+            self.lists = tuple(c.tolist() for c in self.columns)
+        return self.lists
+
+
+def _instruction_maker(lo: int, c0: int, op_names: list[str], delegate_ids: list[str], shared: _Lists):
     """Instruction ``k`` of a plan whose first instruction is row ``lo`` and first chain ``c0`` of the shared
     columns: its object carries plan-local indices, as decoding the plan alone makes it."""
-    kinds, tag_l, first_l, second_l, chain_l, live_l, start_l, args_l, trace_of = shared
+    kinds, trace_of = S.INSTRUCTION_KINDS, shared.traces
     n_ops, n_dels = len(op_names), len(delegate_ids)
 
     def make(k: int) -> Instruction:
+        tag_l, first_l, second_l, chain_l, live_l, start_l, args_l = shared.get()
         j = lo + k
         t = tag_l[j]
         kind = kinds[t]

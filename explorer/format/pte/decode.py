@@ -40,7 +40,8 @@ def decode_program_fields(r: FlatReader, root: int, segment_base: int | None) ->
         out["constant_segment"] = _subsegment(r, r.ref(root, vt, S.PROGRAM_CONSTANT_SEGMENT))
         out["mutable_data_segments"] = tuple(
             _subsegment(r, p) for p in r.tables(r.ref(root, vt, S.PROGRAM_MUTABLE_DATA_SEGMENTS)))
-        out["named_data"] = tuple(_named_data(r, p) for p in r.tables(r.ref(root, vt, S.PROGRAM_NAMED_DATA)))
+        out["named_data"] = tuple(r.once("named_data", p, lambda q: _named_data(r, q))
+                                  for p in r.tables(r.ref(root, vt, S.PROGRAM_NAMED_DATA)))
         out["constant_buffer_sizes"] = _blob_sizes(r, r.ref(root, vt, S.PROGRAM_CONSTANT_BUFFER))
         out["delegate_data_sizes"] = _blob_sizes(r, r.ref(root, vt, S.PROGRAM_BACKEND_DELEGATE_DATA))
     except PteFormatError as exc:
@@ -128,12 +129,15 @@ def _tables(r: FlatReader, pos: int, vt, slot: int, name: str) -> list[int]:
 def _segments(r: FlatReader, root: int, vt, base: int | None):
     for i, pos in enumerate(r.tables(r.ref(root, vt, S.PROGRAM_SEGMENTS))):
         try:
-            svt = r.table(pos)
-            offset = r.field(pos, svt, S.SEGMENT_OFFSET, "Q")
-            size = r.field(pos, svt, S.SEGMENT_SIZE, "Q")
+            offset, size = r.once("segment", pos, lambda p: _segment(r, p))
         except PteFormatError as exc:
             raise exc.within(f"segments[{i}]") from None
         yield Segment(i, offset, size, None if base is None else base + offset)
+
+
+def _segment(r: FlatReader, pos: int) -> tuple[int, int]:
+    svt = r.table(pos)
+    return r.field(pos, svt, S.SEGMENT_OFFSET, "Q"), r.field(pos, svt, S.SEGMENT_SIZE, "Q")
 
 
 def _subsegment(r: FlatReader, pos: int | None) -> SubsegmentOffsets | None:
@@ -151,12 +155,13 @@ def _named_data(r: FlatReader, pos: int) -> NamedData:
 
 
 def _blob_sizes(r: FlatReader, pos: int | None) -> tuple[int, ...]:
-    sizes = []
-    for p in r.tables(pos):
-        vt = r.table(p)
-        data = r.ref(p, vt, S.BLOB_DATA)
-        sizes.append(0 if data is None else r.vector(data, 1)[1])
-    return tuple(sizes)
+    return tuple(r.once("blob", p, lambda q: _blob_size(r, q)) for p in r.tables(pos))
+
+
+def _blob_size(r: FlatReader, pos: int) -> int:
+    vt = r.table(pos)
+    data = r.ref(pos, vt, S.BLOB_DATA)
+    return 0 if data is None else r.vector(data, 1)[1]
 
 
 # -- execution plan ------------------------------------------------------------------------------
@@ -238,7 +243,8 @@ def _plan_operators(r: FlatReader, pos: int, vt) -> list[Operator]:
         return Operator(r.string(r.ref(p, ovt, S.OPERATOR_NAME)) or "",
                         r.string(r.ref(p, ovt, S.OPERATOR_OVERLOAD)) or "")
 
-    return _each(_tables(r, pos, vt, S.PLAN_OPERATORS, "operators"), "operators", operator)
+    return _each(_tables(r, pos, vt, S.PLAN_OPERATORS, "operators"), "operators",
+                 lambda p, i: r.once("operator", p, lambda q: operator(q, i)))  # listed again: decoded once
 
 
 def _plan_delegates(r: FlatReader, pos: int, vt) -> list[Delegate]:
@@ -257,11 +263,16 @@ def _plan_buffers(r: FlatReader, pos: int, vt) -> tuple[tuple, list[BufferDevice
                             _device(r.field(p, bvt, S.BUFDEV_DEVICE_TYPE, "b"), r.field(p, bvt, S.BUFDEV_DEVICE_INDEX, "b")))
 
     devices = _each(_tables(r, pos, vt, S.PLAN_NON_CONST_BUFFER_DEVICE, "non_const_buffer_device"),
-                    "non_const_buffer_device", buffer_device)
+                    "non_const_buffer_device", lambda p, i: r.once("buffer_device", p, lambda q: buffer_device(q, i)))
     return sizes, devices
 
 
 def _delegate(r: FlatReader, pos: int, index: int) -> Delegate:
+    """Delegate ``index``; a table listed again is decoded once (its index is the listing's own)."""
+    return Delegate(index, *r.once("delegate", pos, lambda p: _delegate_fields(r, p)))
+
+
+def _delegate_fields(r: FlatReader, pos: int) -> tuple:
     vt = r.table(pos)
     ident = r.string(r.ref(pos, vt, S.DELEGATE_ID)) or ""
     location, data_index = "inline", 0
@@ -276,8 +287,9 @@ def _delegate(r: FlatReader, pos: int, index: int) -> Delegate:
         return CompileSpec(r.string(r.ref(p, svt, S.COMPILE_SPEC_KEY)) or "",
                            r.raw_bytes(r.ref(p, svt, S.COMPILE_SPEC_VALUE)))
 
-    specs = _each(r.tables(r.ref(pos, vt, S.DELEGATE_COMPILE_SPECS)), "compile_specs", spec)
-    return Delegate(index, ident, location, data_index, tuple(specs))
+    specs = _each(r.tables(r.ref(pos, vt, S.DELEGATE_COMPILE_SPECS)), "compile_specs",
+                  lambda p, i: r.once("compile_spec", p, lambda q: spec(q, i)))
+    return ident, location, data_index, tuple(specs)
 
 
 # -- chains ----------------------------------------------------------------------------------------
@@ -309,13 +321,19 @@ def _stacktrace(r: FlatReader, pos: int | None) -> list:
     traces = []
     for i, p in enumerate(r.tables(pos)):
         try:
-            vt = r.table(p)
-            frames = []
-            for f in r.tables(r.ref(p, vt, S.FRAMELIST_ITEMS)):
-                fvt = r.table(f)
-                frames.append(Frame(r.string(r.ref(f, fvt, S.FRAME_FILENAME)), r.field(f, fvt, S.FRAME_LINENO, "i"),
-                                    r.string(r.ref(f, fvt, S.FRAME_NAME)), r.string(r.ref(f, fvt, S.FRAME_CONTEXT))))
-            traces.append(tuple(frames))
+            traces.append(r.once("frame_list", p, lambda q: _frames(r, q)))
         except PteFormatError as exc:
             raise exc.within(f"stacktrace[{i}]") from None
     return traces
+
+
+def _frames(r: FlatReader, pos: int) -> tuple:
+    """A FrameList's frames; a frame (or a list) listed again is decoded once (FlatReader.once)."""
+    vt = r.table(pos)
+    return tuple(r.once("frame", f, lambda q: _frame(r, q)) for f in r.tables(r.ref(pos, vt, S.FRAMELIST_ITEMS)))
+
+
+def _frame(r: FlatReader, pos: int) -> Frame:
+    fvt = r.table(pos)
+    return Frame(r.string(r.ref(pos, fvt, S.FRAME_FILENAME)), r.field(pos, fvt, S.FRAME_LINENO, "i"),
+                 r.string(r.ref(pos, fvt, S.FRAME_NAME)), r.string(r.ref(pos, fvt, S.FRAME_CONTEXT)))
