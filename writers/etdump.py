@@ -47,9 +47,24 @@ class SynthRun:
     bundled_input_index: int = -1
 
 
-def write_etdump(runs: Sequence[RunLike], *, version: int = 0, size_prefixed: bool = True) -> bytes:
-    """Serialize ``runs`` (``ETDump.runs`` of a loaded dump, or :class:`SynthRun`) as an ``.etdp``."""
+def write_etdump(runs: Sequence[RunLike], *, version: int = 0, size_prefixed: bool = True,
+                 shared_events: bool = False) -> bytes:
+    """Serialize ``runs`` (``ETDump.runs`` of a loaded dump, or :class:`SynthRun`) as an ``.etdp``.
+
+    ``shared_events``: equal profile events are written once and every run's events vector points at that one
+    table (a flatbuffer may share tables; executorch's writer does not): four bytes per event, the densest a dump
+    can declare events (tests/test_bounded_readers.py)."""
     b = flatbuffers.Builder(1024)
+    written: dict[ProfileEvent, int] = {}
+
+    def profile(e: ProfileEvent) -> int:
+        if not shared_events:
+            return _profile(b, e, text)
+        off = written.get(e)
+        if off is None:
+            off = written[e] = _profile(b, e, text)
+        return off
+
     strings: dict[str, int] = {}
 
     def text(s: str | None) -> int | None:  # shared strings, as flatcc's builder does not do but may
@@ -62,7 +77,7 @@ def write_etdump(runs: Sequence[RunLike], *, version: int = 0, size_prefixed: bo
 
     run_offsets = []
     for run in runs:
-        events = [_profile(b, e, text) for e in run.profile_events]
+        events = [profile(e) for e in run.profile_events]
         for a in run.allocation_events:
             AE.Start(b)
             AE.AddAllocatorId(b, a.allocator_id)

@@ -15,6 +15,7 @@ from functools import cached_property
 
 import numpy as np
 
+from explorer.analysis.arrays import isin
 from explorer.analysis.ops import COPY_OPS
 from explorer.model.columns import INSTRUCTION_CODES, KIND_CODES, STORAGE_CODES, instruction_columns, value_columns
 from explorer.model.devices import code_device
@@ -93,7 +94,7 @@ class Facts:
 
     @cached_property
     def known_device(self) -> np.ndarray:
-        return np.isin(self.device_type, list(DEVICE_TYPES))
+        return isin(self.device_type, list(DEVICE_TYPES))
 
     def device(self, code: int) -> Device:
         dev = self._devices.get(code)
@@ -123,7 +124,7 @@ class Facts:
     @cached_property
     def is_copy(self) -> np.ndarray:
         """Per instruction: a KernelCall of a copy op."""
-        return (self.ic.kind == 1) & np.isin(self.ic.target, self.copy_ops)
+        return (self.ic.kind == 1) & isin(self.ic.target, self.copy_ops)
 
 
 def _pad(column: np.ndarray, n: int, fill) -> np.ndarray:

@@ -49,6 +49,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from explorer.analysis.arrays import isin, unique
 from explorer.model.program import Instruction, Plan, Value
 from explorer.analysis.facts import LIST_KINDS, STORAGE, Facts
 from explorer.analysis.ops import COPY_OPS, D2H_OPS, H2D_OPS, written_position
@@ -100,7 +101,7 @@ def edges(plan: Plan, facts: Facts | None = None) -> Edges:
     safe_v = np.where(valid, e_v, 0)
     vkind = np.where(valid, f.kind[safe_v], 255)
     # List expansion: items follow their list (same instruction, same write flag, decided below).
-    x_parent, x_value = _expand(plan, np.flatnonzero(np.isin(vkind, LIST_KINDS)), e_v, n)
+    x_parent, x_value = _expand(plan, np.flatnonzero(isin(vkind, LIST_KINDS)), e_v, n)
     # First instruction naming each value (after expansion): for the delegate rule.
     all_i = np.concatenate([e_i[valid], e_i[x_parent]])
     all_v = np.concatenate([e_v[valid], x_value])
@@ -121,7 +122,7 @@ def edges(plan: Plan, facts: Facts | None = None) -> Edges:
     delegate = kind_i == 2
     if delegate.any():
         # Outputs start after the last argument that isn't fresh (named before, a plan input, data).
-        sealed = (vkind == 5) & np.isin(storage, (STORAGE["constant"], STORAGE["external"], STORAGE["mutable"]))
+        sealed = (vkind == 5) & isin(storage, (STORAGE["constant"], STORAGE["external"], STORAGE["mutable"]))
         fresh = valid & (first_named[safe_v] == e_i) & ~f.input_mask[safe_v] & ~sealed
         # an output is made after every input of its call: an argument below an earlier one of the same call
         # is an input (a mutable buffer the delegate reads first, as the last input)
@@ -145,9 +146,9 @@ def edges(plan: Plan, facts: Facts | None = None) -> Edges:
     wr = np.concatenate([write[base], write[x_parent]])[order]
     key = instr * (n + 1) + value
     if wr.any():
-        keep = wr | ~np.isin(key, key[wr])  # a value written here is not also read here
+        keep = wr | ~isin(key, key[wr])  # a value written here is not also read here
         instr, value, wr, key = instr[keep], value[keep], wr[keep], key[keep]
-    _, first = np.unique(key * 2 + wr, return_index=True)
+    _, first = unique(key * 2 + wr, return_index=True)
     first.sort()
     instr, value, wr = instr[first], value[first], wr[first]
     return Edges(instr, value, wr, np.searchsorted(instr, np.arange(m + 1, dtype=np.int64)))

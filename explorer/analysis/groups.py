@@ -49,6 +49,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from explorer.analysis.arrays import isin, unique, unique_rows
 from explorer.model.program import Device, Plan
 from explorer.analysis.facts import STORAGE, Facts
 from explorer.analysis.graph import Edges
@@ -114,7 +115,7 @@ def tensor_homes(f: Facts, e: Edges) -> np.ndarray:
     for mask in (t & ~e.write, t & e.write):  # writers last, so they win
         vals, ins = e.value[mask], e.instr[mask]
         if vals.size:
-            uniq, pos = np.unique(vals, return_index=True)
+            uniq, pos = unique(vals, return_index=True)
             home[uniq] = ins[pos]
     _alias_homes(f, e, home)
     return home
@@ -131,9 +132,8 @@ def _alias_homes(f: Facts, e: Edges, home: np.ndarray) -> None:
     if not cand.size:
         return
     wv, wi = e.value[w], e.instr[w]
-    spots, spot = np.unique(np.stack([np.concatenate([f.memory_id[wv], f.memory_id[cand]]),
-                                      np.concatenate([f.offset[wv], f.offset[cand]])], axis=1),
-                            axis=0, return_inverse=True)
+    spots, spot = unique_rows(np.stack([np.concatenate([f.memory_id[wv], f.memory_id[cand]]),
+                                        np.concatenate([f.offset[wv], f.offset[cand]])], axis=1), return_inverse=True)
     spot = spot.ravel()
     span = f.m + 1
     writes = np.sort(spot[:wv.size] * span + wi)
@@ -162,7 +162,7 @@ class Groups:
         homed = np.bincount(self.home[self.home >= 0], minlength=m)[:m] if m else np.zeros(0, np.int64)
         self._nodes = np.concatenate([[0], np.cumsum(1 + homed)])  # nodes of [a, b): _nodes[b] - _nodes[a]
         self._kinds = np.stack([np.concatenate([[0], np.cumsum(self.op_kind == k)]) for k in range(4)])
-        self.device_codes = sorted({int(c) for c in np.unique(self.op_device) if c >= 0}, key=f.device)
+        self.device_codes = sorted({int(c) for c in unique(self.op_device) if c >= 0}, key=f.device)
         self._devs = np.stack([np.concatenate([[0], np.cumsum(self.op_device == c)]) for c in self.device_codes]) \
             if self.device_codes else np.zeros((0, m + 1), np.int64)
         self._bundle = self._bundles()
@@ -449,14 +449,14 @@ class Groups:
         ``self._scope_names[d - 1]``. Empty when no parameter the instructions read has a name."""
         f, e, m = self.facts, self.flow, self.m
         self._scope_names: list[list[str]] = []
-        param = ~e.write & f.is_tensor[e.value] & np.isin(f.storage[e.value],
-                                                          (STORAGE["constant"], STORAGE["mutable"], STORAGE["external"]))
+        param = ~e.write & f.is_tensor[e.value] & isin(f.storage[e.value],
+                                                       (STORAGE["constant"], STORAGE["mutable"], STORAGE["external"]))
         if not param.any():
             return []
         ins, vals = e.instr[param], e.value[param]
-        uniq_i, pos = np.unique(ins, return_index=True)  # the first parameter each instruction reads
+        uniq_i, pos = unique(ins, return_index=True)  # the first parameter each instruction reads
         first = vals[pos]
-        params = np.unique(first)
+        params = unique(first)
         if params.size > NAME_BUDGET:
             self.names_skipped = int(params.size)
             return []

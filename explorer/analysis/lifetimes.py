@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from explorer.analysis.arrays import isin, unique
 from explorer.model.program import Plan
 from explorer.analysis.facts import STORAGE, Facts
 from explorer.analysis.graph import Edges, edges
@@ -67,7 +68,7 @@ def first_uses(f: Facts, e: Edges) -> tuple[np.ndarray, np.ndarray]:
         first = np.full(f.n, m, dtype=np.int64)
         vals = e.value[mask]
         if vals.size:
-            uniq, pos = np.unique(vals, return_index=True)
+            uniq, pos = unique(vals, return_index=True)
             first[uniq] = e.instr[mask][pos]
         out.append(first)
     return out[0], out[1]
@@ -88,9 +89,9 @@ def lifetime_arrays(plan: Plan, f: Facts | None = None, e: Edges | None = None,
     first = np.full(n, -1, dtype=np.int64)
     last = np.full(n, -1, dtype=np.int64)
     if e.value.size:
-        uniq, pos = np.unique(e.value, return_index=True)
+        uniq, pos = unique(e.value, return_index=True)
         first[uniq] = e.instr[pos]
-        uniq_r, pos_r = np.unique(e.value[::-1], return_index=True)
+        uniq_r, pos_r = unique(e.value[::-1], return_index=True)
         last[uniq_r] = e.instr[::-1][pos_r]
     ins = np.flatnonzero(f.input_mask)
     first[ins] = 0
@@ -109,7 +110,7 @@ def lifetime_arrays(plan: Plan, f: Facts | None = None, e: Edges | None = None,
     if loops:
         updaters = np.asarray([k for k, op in enumerate(plan.operators) if written_position(op.name) is not None],
                               dtype=np.int64)
-        updated_at = (f.ic.kind == 1) & np.isin(f.ic.target, updaters)  # per instruction
+        updated_at = (f.ic.kind == 1) & isin(f.ic.target, updaters)  # per instruction
         for top, bottom in loops:
             inside = (e.instr >= top) & (e.instr <= bottom)
             named = np.zeros(n, dtype=bool)
@@ -160,7 +161,7 @@ def _kernel_views(plan: Plan, f: Facts) -> dict[int, int]:
         return {}
     ic, n = f.ic, f.n
     out: dict[int, int] = {}
-    for i in np.flatnonzero((ic.kind == 1) & np.isin(ic.target, ops)).tolist():
+    for i in np.flatnonzero((ic.kind == 1) & isin(ic.target, ops)).tolist():
         args = ic.args[ic.starts[i]:ic.starts[i + 1]].tolist()
         pos = sources[int(ic.target[i])]
         if len(args) < pos + 2:

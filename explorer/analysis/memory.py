@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from explorer.analysis.arrays import unique, unique_rows
 from explorer.model.program import Plan
 from explorer.analysis.facts import STORAGE, Facts
 from explorer.analysis.types import ArenaMap, Block, DeviceTotals, MemoryMap, Transfer
@@ -107,20 +108,19 @@ def device_totals(f: Facts, p: dict[str, np.ndarray], first: np.ndarray, last: n
                                             "bytes_out", "peak"), 0)
         return r
 
-    for code, count in zip(*(a.tolist() for a in np.unique(codes[tensor], return_counts=True))):
+    for code, count in zip(*(a.tolist() for a in unique(codes[tensor], return_counts=True))):
         row(code)["tensors"] = count
     planned = f.planned & ~views
-    for code in np.unique(codes[planned]).tolist():
+    for code in unique(codes[planned]).tolist():
         row(code)["planned"] = int(f.nbytes[planned & (codes == code)].sum())
     const = np.flatnonzero(tensor & (f.storage == STORAGE["constant"]))
     if const.size:  # each (device, data_buffer_idx) once: executorch deduplicates constants
-        _, first_of = np.unique(np.stack([codes[const], f.data_buffer_idx[const]], axis=1), axis=0,
-                                return_index=True)
+        _, first_of = unique_rows(np.stack([codes[const], f.data_buffer_idx[const]], axis=1), return_index=True)
         for v in const[first_of].tolist():
             row(int(codes[v]))["constant"] += int(f.nbytes[v])
     if len(plan.buffer_sizes) > 1:  # arena bytes per device, as columns: a million arenas are one bincount
         codes, sizes = f.arena_code[1:], f.arena_size[1:]
-        for code in np.unique(codes).tolist():
+        for code in unique(codes).tolist():
             mine = sizes[codes == code]
             exact = mine.size == 0 or int(np.abs(mine).max()) < (1 << 62) // mine.size  # int64 cannot overflow
             row(int(code))["arena"] += int(mine.sum()) if exact else sum(mine.tolist())
@@ -135,7 +135,7 @@ def device_totals(f: Facts, p: dict[str, np.ndarray], first: np.ndarray, last: n
     pv = p["value"]
     block_code = f.arena_code[p["memory_id"]]
     counted = np.where(p["alias"] < 0, p["nbytes"], 0)
-    for code in np.unique(block_code).tolist():
+    for code in unique(block_code).tolist():
         mask = block_code == code
         row(code)["peak"] = peak(first[pv][mask], last[pv][mask], counted[mask])[0]
     out = []

@@ -20,6 +20,7 @@ from functools import cached_property
 
 import numpy as np
 
+from explorer.analysis.arrays import unique
 from explorer.analysis.companions import companion_findings
 from explorer.model.program import DataFile, Plan, Program
 from explorer.format.reader import load
@@ -43,11 +44,14 @@ class LazyAnalysis:
 
     Arrays (always there): ``facts`` (:class:`.facts.Facts`), ``edges`` (:class:`.graph.Edges`),
     ``first``/``last`` (lifetime per value, -1 none), ``planned`` (:func:`.memory.planned_arrays`),
-    ``moving`` (:func:`.transfers.transfer_arrays`). ``findings`` and ``aliases`` are computed at once.
+    ``moving`` (:func:`.transfers.transfer_arrays`). ``aliases`` is computed at once; ``findings`` on first
+    use, like the records: half the analysis of a small plan is its checks, and ``inspect``'s summary, which
+    prints no finding, analyses every plan (3,500 plans: seconds of checks nobody read).
     """
 
     def __init__(self, plan: Plan, program: Program | None = None, *, limit: int | None = DEFAULT_LIMIT):
         self._plan = plan
+        self._program, self._limit = program, limit
         self.plan = plan.name
         self.facts = f = Facts(plan)
         self.edges = e = edges(plan, f)
@@ -55,8 +59,12 @@ class LazyAnalysis:
         self.first, self.last = lifetime_arrays(plan, f, e, self.aliases)
         self.planned = planned_arrays(f, self.aliases)
         self.moving = transfer_arrays(f, e)
-        self.findings = tuple(plan_findings(plan, f, e, self.first, self.last, self.planned, self.moving,
-                                            program, limit))
+
+    @cached_property
+    def findings(self) -> tuple[Finding, ...]:
+        """Every placement finding of the plan (:func:`.checks.placement.plan_findings`)."""
+        return tuple(plan_findings(self._plan, self.facts, self.edges, self.first, self.last, self.planned,
+                                   self.moving, self._program, self._limit))
 
     def complete(self) -> PlanAnalysis:
         """Every record made: the :class:`~.types.PlanAnalysis` of :func:`explorer.analysis.analyze`."""
@@ -124,7 +132,7 @@ class LazyAnalysis:
             return None
         codes, sizes = self.facts.arena_code[rest], self.facts.arena_size[rest]
         per = []
-        for code in np.unique(codes).tolist():
+        for code in unique(codes).tolist():
             mine = sizes[codes == code]
             per.append((self.facts.device(int(code)), int(mine.size), sum(mine.tolist())))
         per.sort(key=lambda row: row[0])
@@ -136,15 +144,20 @@ class LazyAnalysis:
         empty ones; the rest are :attr:`empty_arenas`), as ``memory.arenas`` but with ``blocks=()`` (the
         blocks are the rows of :meth:`arena_rows`): size, device, peak live bytes and where, high water."""
         out = []
-        buffers = self._plan.buffers
-        for memory_id in self._shown_arenas[0].tolist():
-            buf = buffers[memory_id - 1]
+        for buf in self.listed_buffers:
             rows = self.arena_rows(buf.memory_id)
             counted = np.where(rows["alias"] < 0, rows["nbytes"], 0)
             top, at = peak(rows["first"], rows["last"], counted)
             high = int((rows["offset"] + rows["nbytes"]).max()) if rows["value"].size else 0
             out.append(ArenaMap(buf.memory_id, buf.size, buf.device, (), top, at, high))
         return tuple(out)
+
+    @cached_property
+    def listed_buffers(self) -> tuple:
+        """The arenas :attr:`arenas` lists, as the plan's ``Buffer`` records (id, size, device) without the peaks
+        and high water :attr:`arenas` computes: what ``show`` prints for each of thousands of plans."""
+        buffers = self._plan.buffers
+        return tuple(buffers[memory_id - 1] for memory_id in self._shown_arenas[0].tolist())
 
     @cached_property
     def _by_arena(self) -> tuple[np.ndarray, np.ndarray]:

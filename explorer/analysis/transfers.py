@@ -22,6 +22,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from explorer.analysis.arrays import unique
 from explorer.model.program import Device, Plan
 from explorer.analysis.facts import Facts
 from explorer.analysis.graph import Edges, edges
@@ -104,7 +105,7 @@ def _first_per_instr(instr: np.ndarray, value: np.ndarray, m: int) -> np.ndarray
     """Per instruction, the first value among (sorted-by-instruction) edges; 0 where none."""
     out = np.zeros(m, dtype=np.int64)
     if instr.size:
-        uniq, pos = np.unique(instr, return_index=True)
+        uniq, pos = unique(instr, return_index=True)
         out[uniq] = value[pos]
     return out
 

@@ -10,6 +10,7 @@ from typing import TextIO
 
 import numpy as np
 
+from explorer.analysis.arrays import unique
 from explorer.analysis.pipeline import LazyAnalysis
 from explorer.units import count, nbytes_text
 from explorer.describe.program import device_summary_lines
@@ -19,6 +20,7 @@ from explorer.describe.companions import (bundle_lines, companion_lines, data_fi
     segment_lines)
 from explorer.jsonform.companions import data_file_json
 from explorer.jsonform.program import FORMAT, program_json
+from explorer.model.columns import INSTRUCTION_CODES, instruction_columns, value_columns
 from explorer.model.program import CPU, DataFile, Plan, Program
 from explorer.cli.data_option import add_data_option, load_with_data
 from explorer.cli.etrecord_opts import add_etrecord_option, context_lines, with_etrecord
@@ -94,17 +96,19 @@ def summary_lines(program: Program, name: str, only: str | None = None) -> list[
     lines.extend(named_data_lines(program, found))  # keys, sizes and the delegates using each
     lines.append(f"  plans: {', '.join(program.plan_names) or '(none)'}")
     lines.extend(bundle_lines(program))
-    analyses = {plan.name: LazyAnalysis(plan, program) for plan in program.plans}  # no per-arena records
+    analyses = {plan.name: LazyAnalysis(plan, program) for plan in program.plans  # no per-arena records
+                if not only or plan.name == only}
     for plan in program.plans:
         if only and plan.name != only:
             continue
         lines.append("")
-        lines.extend(_plan_lines(plan))
+        plan_text, n_tensors = _plan_lines(plan)
+        lines.extend(plan_text)
         lines.extend(companion_lines(program, plan, found.get(plan.name, ())))
         lines.extend(context_lines(program, plan.name))  # with an ETRecord: module and source line per instruction
         per_device = device_summary_lines(program, analyses, plan=plan.name, indent="    ")[1:]  # [0]: the plan's name
         needs = requirements_lines(requirements(plan, analyses.get(plan.name)), indent="    ")
-        if not plan.tensors and not needs:  # a constant getter (an LLM export's get_max_seq_len): nothing to place
+        if not n_tensors and not needs:  # a constant getter (an LLM export's get_max_seq_len): nothing to place
             lines.append("  no tensors: nothing to place on a device, and the runtime needs nothing for it")
             continue
         lines.append("  per device (planned = every planned tensor's bytes summed over all lifetimes, can exceed the "
@@ -118,31 +122,54 @@ def summary_lines(program: Program, name: str, only: str | None = None) -> list[
     return lines
 
 
-def _plan_lines(plan: Plan) -> list[str]:
-    tensors = plan.tensors
-    kinds: dict[str, int] = defaultdict(int)
-    for i in plan.instructions:
-        kinds[str(i.kind)] += 1
+def _plan_lines(plan: Plan) -> tuple[list[str], int]:
+    """The plan's own lines (values, instructions, arenas, delegates) and how many tensors it has."""
+    n_tensors, planned_in, kinds, calls_of = _plan_counts(plan)
     kind_text = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())) or "none"
-    lines = [f"plan {plan.name!r}: {count(len(plan.values), 'value')} ({count(len(tensors), 'tensor')}), "
+    lines = [f"plan {plan.name!r}: {count(len(plan.values), 'value')} ({count(n_tensors, 'tensor')}), "
              f"{count(len(plan.instructions), 'instruction')} ({kind_text}), {count(len(plan.operators), 'operator')}, "
              f"{count(len(plan.delegates), 'delegate')}",
              f"  inputs {_refs(plan.inputs)}   outputs {_refs(plan.outputs)}"]
     buffers = plan.buffers
     lines.append(f"  arenas ({len(buffers)}):" if buffers else "  arenas: none (nothing memory-planned)")
-    planned_in: dict[int, int] = defaultdict(int)
-    for t in tensors:
-        if t.memory_id is not None:
-            planned_in[t.memory_id] += 1
     lines.extend(_grouped_arenas(plan, planned_in))
     if plan.delegates:
-        calls_of: dict[int, int] = defaultdict(int)
-        for i in plan.instructions:
-            if i.delegate_index is not None:
-                calls_of[i.delegate_index] += 1
         lines.append("  delegates:")
         lines.extend(_grouped_delegates(plan, calls_of))
-    return lines
+    return lines, n_tensors
+
+
+_KIND_NAMES = {code: name for name, code in INSTRUCTION_CODES.items()}
+
+
+def _plan_counts(plan: Plan) -> tuple[int, dict[int, int], dict[str, int], dict[int, int]]:
+    """(tensors, planned tensors per arena, instructions per kind, calls per delegate index), from the decoder's
+    columns when it made them: a Tensor and an Instruction object per row cost 3,500 small plans seconds of
+    objects the summary only counts. A hand-built plan is counted on its objects (its kinds may be any text)."""
+    planned_in: dict[int, int] = defaultdict(int)
+    kinds: dict[str, int] = defaultdict(int)
+    calls_of: dict[int, int] = defaultdict(int)
+    if getattr(plan, "_columns", None) is None:
+        tensors = plan.tensors
+        for t in tensors:
+            if t.memory_id is not None:
+                planned_in[t.memory_id] += 1
+        for i in plan.instructions:
+            kinds[str(i.kind)] += 1
+            if i.delegate_index is not None:
+                calls_of[i.delegate_index] += 1
+        return len(tensors), planned_in, kinds, calls_of
+    vc, ic = value_columns(plan), instruction_columns(plan)
+    is_tensor = vc.kind == 5
+    mids = vc.memory_id[is_tensor]
+    for memory_id, k in zip(*(a.tolist() for a in unique(mids[mids >= 0], return_counts=True))):
+        planned_in[memory_id] = k
+    for code, k in zip(*(a.tolist() for a in unique(ic.kind, return_counts=True))):
+        kinds[_KIND_NAMES[code]] = k
+    targets = ic.target[(ic.kind == 2) & (ic.target >= 0)]  # a delegate's index is never negative
+    for index, k in zip(*(a.tolist() for a in unique(targets, return_counts=True))):
+        calls_of[index] = k
+    return int(is_tensor.sum()), planned_in, kinds, calls_of
 
 
 def _runs(items: list, key) -> list[list]:
@@ -194,7 +221,7 @@ def _grouped_arenas(plan: Plan, planned_in: dict[int, int]) -> list[str]:
                      f"{count(int(tensors[a]), 'planned tensor')}{' each' if b - a > 1 else ''}{times}")
     rest = np.repeat(~shown, end - start)
     if rest.any():
-        per = ", ".join(f"{device_of[int(c)]} {int((codes[rest] == c).sum()):,}" for c in np.unique(codes[rest]))
+        per = ", ".join(f"{device_of[int(c)]} {int((codes[rest] == c).sum()):,}" for c in unique(codes[rest]))
         lines.append(f"    … and {int(rest.sum()):,} more empty arenas in {int((~shown).sum()):,} runs "
                      f"({nbytes_text(sum(sizes[rest].tolist()))}: {per})")
     return lines

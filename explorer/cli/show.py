@@ -37,7 +37,8 @@ from explorer.views.payload.overlays import read_overlay_file
 from explorer.views.state.plan import open_program
 from explorer.views.state.plan import plan_view
 from explorer.views.state.plan import arena_summary, program_summary
-from explorer.views.state.plan import sample_path
+from explorer.views.state.plan import default_plan, sample_path
+from explorer.views.payload.app import PLANS_DRAWN, drawn_plans
 from explorer.outputs import write_text
 
 __all__ = ["register", "run", "DEFAULT_OUTPUT"]
@@ -105,10 +106,17 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
                                    profile=profile, overlays=overlays, shown=shown, numerics=numerics)
     name = os.path.basename(str(source)) + (" (the bundled sample)" if not args.file else "")
     print(f"wrote {written.resolve()} ({nbytes_text(written.stat().st_size)}; self-contained, works offline)", file=out)
+    if len(program.plans) > PLANS_DRAWN:  # thousands of plans: the report draws some, every one is listed below
+        drawn = drawn_plans(program, (args.plan or default_plan(program), *overlays.planned_on()))
+        print(f"the report draws {len(drawn):,} of the {len(program.plans):,} plans; --plan NAME draws another",
+              file=out)
+    of_plan: dict[str, list] = {}
+    for f in findings:  # grouped once: thousands of plans with findings each are not a quadratic scan
+        of_plan.setdefault(f.plan, []).append(f)
     for plan in program.plans:
         view = views[plan.name]
         arenas = arena_summary(view)
-        line = program_summary(view, [f for f in findings if f.plan == plan.name])
+        line = program_summary(view, of_plan.get(plan.name, []))
         print(f"{name}: {line}" + (f" [arenas {arenas}]" if arenas else ""), file=out)
     attached = attached_words(program, args, profile, overlays)
     if attached:

@@ -35,14 +35,17 @@ def data_file_lines(data_file: DataFile, name: str, *, limit: int | None = _LIST
               f"(not read)") if h else
              f"  no FH01 header; {count(len(data_file.segments), 'segment')}",
              f"  entries ({len(data_file.entries)}: {count(tensors, 'tensor')}, {len(data_file.entries) - tensors} opaque):"]
-    shown = data_file.entries if limit is None else data_file.entries[:limit]
-    for e in shown:
+    listed = data_file.listed  # an entry the file lists again is one line with its count
+    shown = listed if limit is None else listed[:limit]
+    for e, times in shown:
         layout = shape_text(e.dtype, e.sizes) if e.is_tensor else "opaque"
         where = (f"segment {e.segment_index} at byte {e.offset:,}, {nbytes_text(e.nbytes)}" if e.offset is not None
                  else f"segment {e.segment_index} (no such segment)")
-        lines.append(f"    {e.key}  {layout}  ({where})")
-    if len(shown) < len(data_file.entries):
-        lines.append(f"    ... and {len(data_file.entries) - len(shown)} more")
+        again = f"  (listed {times:,} times: one table)" if times > 1 else ""
+        lines.append(f"    {e.key}  {layout}  ({where}){again}")
+    left = len(data_file.entries) - sum(times for _, times in shown)
+    if left:
+        lines.append(f"    ... and {left} more")
     return lines
 
 

@@ -51,7 +51,7 @@ def _vec_struct(code: str, count: int) -> struct.Struct:
 class FlatReader:
     """Reads tables, scalars, strings and vectors from ``buf[0:end]`` with every access checked."""
 
-    __slots__ = ("buf", "end", "_vtables", "budget")
+    __slots__ = ("buf", "end", "_vtables", "budget", "_seen")
     slots_read = MAX_SLOTS  # field slots validated and returned per table (a subclass may read more)
 
     def __init__(self, buf, end: int) -> None:
@@ -59,6 +59,7 @@ class FlatReader:
         self.end = end  # bytes that belong to the flatbuffer; nothing at or past this is read
         self._vtables: dict[int, tuple[int, ...]] = {}
         self.budget = ALIAS_FACTOR * end + ALIAS_SLACK  # bytes of vector elements still allowed (see charge)
+        self._seen: dict[str, dict[int, tuple]] = {}  # what once() decoded: kind -> position -> (object, cost)
 
     def charge(self, nbytes: int, pos: int | None = None) -> None:
         """Count ``nbytes`` of vector elements about to be decoded; raise once the file's budget is spent.
@@ -73,6 +74,36 @@ class FlatReader:
             raise PteFormatError(f"vectors alias each other: decoding would read more than "
                                  f"{ALIAS_FACTOR * self.end + ALIAS_SLACK} bytes of elements from a "
                                  f"{self.end}-byte flatbuffer", offset=pos)
+
+    def once(self, kind: str, pos: int, decode):
+        """``decode(pos)`` the first time the ``kind`` table at ``pos`` is met, then the same object, charged again.
+
+        A vector may list one table a million times (4 bytes each): decoding it each time made a 10 MB
+        ``.ptd`` of one entry listed 2.4M times take 26 s and 1 GB. Met again, the table costs a dict lookup, and
+        the elements its decoding read are charged again (:meth:`charge`), as decoding it again would: the file's
+        aliasing budget holds whichever way it is read. The object is shared, so it must not depend on where
+        the table is listed (a caller adds an index itself)."""
+        cache = self._seen.get(kind)
+        if cache is None:
+            cache = self._seen[kind] = {}
+        hit = cache.get(pos)
+        if hit is None:
+            before = self.budget
+            obj = decode(pos)
+            cache[pos] = (obj, before - self.budget)
+            return obj
+        self.charge(hit[1], pos)
+        return hit[0]
+
+    def mark(self) -> tuple:
+        """The reader's state (budget left, vtables validated), to :meth:`rewind` to: a caller that tries a
+        faster reading order and, on any error, reads again in the schema's order must meet the same checks
+        (a cached vtable skips its table-size check, so what is cached decides which table is checked; a table
+        :meth:`once` decoded is charged whole, where decoding it again would fail part way)."""
+        return self.budget, dict(self._vtables), {k: dict(v) for k, v in self._seen.items()}
+
+    def rewind(self, mark: tuple) -> None:
+        self.budget, self._vtables, self._seen = mark[0], dict(mark[1]), {k: dict(v) for k, v in mark[2].items()}
 
     # -- tables ------------------------------------------------------------------------------
 

@@ -87,6 +87,20 @@ class DataFile:
         """The file name shown to people (the path's last part, or ``<bytes>``)."""
         return os.path.basename(self.source) if self.source else "<bytes>"
 
+    @cached_property
+    def listed(self) -> tuple[tuple[DataEntry, int], ...]:
+        """Each entry once, in the file's order, with how many times the file lists it. The reader shares the
+        entry of a table listed again (``FlatReader.once``), so a 10 MB file listing one entry 2.4M times is
+        one line of a summary, not 2.4M; entries of distinct tables are listed each (as many as the bytes hold)."""
+        out: dict[int, list] = {}
+        for e in self.entries:
+            got = out.get(id(e))
+            if got is None:
+                out[id(e)] = [e, 1]
+            else:
+                got[1] += 1
+        return tuple((e, n) for e, n in out.values())
+
 
 @dataclass(frozen=True)
 class TestValue:

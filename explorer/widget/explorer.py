@@ -141,7 +141,7 @@ class Explorer(WhatIfWidget, OverlayWidget, AppWidget):
         if first not in self.program.plan_names:
             raise KeyError(f"no plan {first!r}: the program has {', '.join(self.program.plan_names)}")
         payload = app_payload(self.program, findings=self.findings, plan=first, views=self._view_all(),
-                              profile=self.profile)
+                              profile=self.profile, limit=None)  # every plan: Python may switch to any
         if self.numerics is not None:
             payload["numerics"] = numerics_payload(self.numerics)
         self._plan_devices = {p["name"]: [d for d, _color in p["devices"]] for p in payload["plans"]}

@@ -29,6 +29,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from explorer.analysis.arrays import isin, unique
 from explorer.model.devices import BY_CODE, DEVICE_TYPES
 from explorer.model.program import Device, Plan
 from explorer.units import nbytes_text
@@ -56,7 +57,7 @@ def known_devices_text() -> str:
 
 def host_mask(device_type: np.ndarray) -> np.ndarray:
     """Per row: the registry says the CPU addresses this device type directly (unknown types: False)."""
-    return np.isin(device_type, [t.code for t in DEVICE_TYPES if t.host])
+    return isin(device_type, [t.code for t in DEVICE_TYPES if t.host])
 
 
 def device_fault_findings(plan: Plan, f: Facts, e: Edges, sink) -> None:
@@ -123,7 +124,7 @@ def _planned_io(plan: Plan, f: Facts, on_device: np.ndarray, arena_host: np.ndar
         if not idx.size:
             continue
         hit = idx[on_device[idx] & in_device_arena[idx]]
-        for v in _each(sink, code, np.unique(hit)):
+        for v in _each(sink, code, unique(hit)):
             pos = indices.index(v)
             dev = f.value_device(v)
             if what == "input":
@@ -205,7 +206,7 @@ def _delegates(plan: Plan, f: Facts, e: Edges, host: np.ndarray, sink) -> None:
     bad = np.flatnonzero((edge_want >= 0) & f.is_tensor[v] & ~host[v] & (f.dcode[v] != edge_want) & (f.nbytes[v] > 0))
     if not bad.size:
         return
-    for k in np.unique(target[bad]).tolist():
+    for k in unique(target[bad]).tolist():
         if sink.full("delegate-device-mismatch"):
             sink.skip("delegate-device-mismatch")
             continue

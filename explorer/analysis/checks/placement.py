@@ -43,6 +43,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from explorer.analysis.arrays import isin, unique
 from explorer.model.program import Plan, Program
 from explorer.analysis.checks.device_faults import CODES as DEVICE_FAULT_CODES
 from explorer.analysis.checks.device_faults import device_fault_findings, host_mask, known_devices_text
@@ -214,7 +215,7 @@ def _live_overlap(plan: Plan, who: Who, first: np.ndarray, last: np.ndarray,
     pv, pm, po, pn = planned["value"], planned["memory_id"], planned["offset"], planned["nbytes"]
     pf, pl = first[pv], last[pv]
     alive = (pf >= 0) & (pn > 0) & (planned["alias"] < 0)  # a view's bytes are checked through its base
-    for mid in np.unique(pm[alive]).tolist():
+    for mid in unique(pm[alive]).tolist():
         sel = np.flatnonzero(alive & (pm == mid))
         sel = sel[_suspects(po[sel], pn[sel], pf[sel], pl[sel])]
         if not sel.size:
@@ -319,7 +320,7 @@ def _host_kernels(plan: Plan, f: Facts, e: Edges, sink: Sink) -> set[int]:
     if not e.value.size:
         return set()
     harmless = [k for k, op in enumerate(plan.operators) if not reads_data(op.name)]  # views, sym_size
-    kernel = (f.ic.kind == 1) & ~f.is_copy & ~np.isin(f.ic.target, harmless)
+    kernel = (f.ic.kind == 1) & ~f.is_copy & ~isin(f.ic.target, harmless)
     on_device = f.is_tensor & f.known_device & ~host_mask(f.device_type)
     hit = kernel[e.instr] & on_device[e.value]
     if not hit.any():
@@ -352,7 +353,7 @@ def _host_kernels(plan: Plan, f: Facts, e: Edges, sink: Sink) -> set[int]:
 def _crossings(plan: Plan, f: Facts, t: dict[str, np.ndarray], sink: Sink, skip: frozenset[int] | set[int] = frozenset()) -> None:
     crossing = np.flatnonzero(~f.is_copy[t["instr"]] & (f.dcode[t["src"]] != f.dcode[t["dst"]]))
     if skip:
-        crossing = crossing[~np.isin(t["instr"][crossing], list(skip))]
+        crossing = crossing[~isin(t["instr"][crossing], list(skip))]
     by_instr: dict[int, list[Transfer]] = defaultdict(list)
     for item in _records(f, t, crossing):
         by_instr[item.instruction].append(item)

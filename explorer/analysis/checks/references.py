@@ -23,6 +23,7 @@ from typing import Callable
 
 import numpy as np
 
+from explorer.analysis.arrays import isin, unique
 from explorer.model.program import Plan, Program
 from explorer.analysis.naming import instruction_text, value_text
 from explorer.analysis.facts import KIND, LIST_KINDS, STORAGE, Facts
@@ -116,7 +117,7 @@ def _instructions(plan: Plan, f: Facts, emit: Emit) -> None:
     bad_arg = (ic.args < 0) | (ic.args >= n)
     if bad_arg.any():
         owner = np.repeat(np.arange(f.m), np.diff(ic.starts))
-        for i in _each(np.unique(owner[bad_arg]), emit):
+        for i in _each(unique(owner[bad_arg]), emit):
             names = ic.args[ic.starts[i]:ic.starts[i + 1]].tolist()
             bad = [v for v in names if not 0 <= v < n]
             shown = ", ".join(f"%{v}" for v in bad)
@@ -128,7 +129,7 @@ def _lists(plan: Plan, f: Facts, emit: Emit) -> None:
     """TensorList/OptionalTensorList items must be tensors (or -1 for None), IntList items Ints: all
     three store value indices (the runtime checks IntList items the same way, ``method.cpp``)."""
     n = f.n
-    lists = np.flatnonzero(np.isin(f.kind, LIST_KINDS))
+    lists = np.flatnonzero(isin(f.kind, LIST_KINDS))
     if not lists.size:
         return
     values = plan.values

@@ -37,6 +37,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 
+from explorer.analysis.arrays import isin
 from explorer.errors import ProfileMismatch
 from explorer.model.program import Plan, Program
 from explorer.model.profile import ETDump
@@ -356,17 +357,53 @@ def join_profile(program: Program, dump: ETDump, *, method: str | None = None,
     had_runs = any(a is not None for a in assignment) or findings
     if strict and had_runs and all(a is None for a in assignment) and any(f.severity == "error" for f in findings):
         raise ProfileMismatch("the profile does not fit the program: " + findings[0].message)
-    bad = (~rows.valid) & np.isin(dump.profile.run, [i for i, a in enumerate(assignment) if a is not None])
+    bad = (~rows.valid) & isin(dump.profile.run, [i for i, a in enumerate(assignment) if a is not None])
     if bad.any():
         findings.append(Finding("profile-clock", "warning", "",
                                 f"{int(bad.sum())} event(s) end before they start (and not by a 32-bit wrap); "
                                 f"left out"))
     plans = {}
+    runs_of: dict[str, list[int]] = {}
+    for i, a in enumerate(assignment):  # once, not once per plan: thousands of plans, thousands of runs
+        if a is not None:
+            runs_of.setdefault(a, []).append(i)
     for plan in program.plans:
-        runs = tuple(i for i, a in enumerate(assignment) if a == plan.name)
+        runs = tuple(runs_of.get(plan.name, ()))
         if runs:
-            plans[plan.name] = _plan_profile(program, plan, dump, rows, runs, resolver, tick_ns)
+            kept, cut = _bounded_runs(plan, dump, runs)
+            if cut is not None:
+                findings.append(cut)
+                for i in runs[len(kept):]:
+                    assignment[i] = None
+            plans[plan.name] = _plan_profile(program, plan, dump, rows, kept, resolver, tick_ns)
     return Profile(plans, tuple(findings), tuple(assignment), dump.source)
+
+
+TABLE_FLOOR = 1 << 22  # cells of a plan's runs x instructions tables always joined
+CELLS_PER_EVENT = 16  # ... and this many more per event those runs recorded
+
+
+def _bounded_runs(plan: Plan, dump: ETDump, runs: tuple[int, ...]) -> tuple[tuple[int, ...], Finding | None]:
+    """The runs of ``plan`` its time tables are built for, and the finding that says which were left out.
+
+    A plan's times are a table of runs x instructions, dense: a real dump records about one event per
+    instruction per run, so the table is the size of the events. A crafted one can record one event in each of
+    60,000 runs of a plan of 1,400 instructions: 3.6 MB asking for 84 million cells (2.4 GB). The tables are
+    held to ``TABLE_FLOOR + CELLS_PER_EVENT`` x the events those runs recorded: past that, the first runs that
+    fit are joined and the rest left out with a ``profile-truncated`` finding."""
+    m = max(1, len(plan.instructions))
+    if len(runs) * m <= TABLE_FLOOR:
+        return runs, None
+    events = int(isin(dump.profile.run, np.asarray(runs, dtype=np.int64)).sum())
+    allowed = TABLE_FLOOR + CELLS_PER_EVENT * events
+    if len(runs) * m <= allowed:
+        return runs, None
+    keep = max(1, allowed // m)
+    return runs[:keep], Finding(
+        "profile-truncated", "warning", plan.name,
+        f"{len(runs):,} runs of {plan.name!r} record {events:,} events in all, too few for a table of their times "
+        f"on its {len(plan.instructions):,} instructions ({len(runs) * m:,} cells); the first {keep:,} runs are "
+        f"joined, the other {len(runs) - keep:,} left out")
 
 
 def _plan_profile(program: Program, plan: Plan, dump: ETDump, rows: _Rows, runs: tuple[int, ...],
@@ -416,15 +453,17 @@ def _delegate_nodes(program: Program, plan: Plan, p, rows: _Rows, sel, r_of, ind
                     resolver) -> tuple[DelegateNodeTime, ...]:
     if not sel.any():
         return ()
-    acc: dict[tuple, np.ndarray] = {}
+    # per (instruction, debug id) its time in each run that reported it: only those runs (a table of every run
+    # per node would be runs x nodes, both as many as the events of a crafted dump)
+    acc: dict[tuple, dict[int, float]] = {}
     for k in np.flatnonzero(sel).tolist():
         did = int(p.delegate_id_int[k])
         key = (int(index[k]), did if did != -1 else p.text(int(p.delegate_id_str[k])))
-        arr = acc.get(key)
-        if arr is None:
-            arr = acc[key] = np.full(R, np.nan)
+        per_run = acc.get(key)
+        if per_run is None:
+            per_run = acc[key] = {}
         r = int(r_of[k])
-        arr[r] = (0 if np.isnan(arr[r]) else arr[r]) + float(rows.dur[k])
+        per_run[r] = per_run.get(r, 0) + float(rows.dur[k])
     if resolver == "auto":
         reported: dict[int, list] = {}
         for (i, did) in acc:
@@ -433,12 +472,12 @@ def _delegate_nodes(program: Program, plan: Plan, p, rows: _Rows, sel, r_of, ind
                 reported.setdefault(d, []).append(did)
         resolver = subgraph_resolver(program, plan, reported)
     out = []
-    for (i, did), samples in acc.items():
+    for (i, did), per_run in acc.items():
         node = None
         if resolver is not None:
             d = plan.instructions[i].delegate_index
             node = resolver(d, did) if d is not None else None
-        out.append(DelegateNodeTime(i, did, Stat.of(samples), node))
+        out.append(DelegateNodeTime(i, did, Stat.of(np.fromiter(per_run.values(), np.float64, len(per_run))), node))
     return tuple(out)
 
 

@@ -56,22 +56,26 @@ def _suite(r: FlatReader, pos: int) -> MethodTestSuite:
     vt = r.table(pos)
     name = r.string(r.ref(pos, vt, C.BP_SUITE_METHOD)) or ""
     cases = []
+    # a test case (or value) listed again is decoded once (FlatReader.once)
     for i, p in enumerate(r.tables(r.ref(pos, vt, C.BP_SUITE_CASES))):
         try:
-            cvt = r.table(p)
-            inputs = _values(r, r.ref(p, cvt, C.BP_CASE_INPUTS), "inputs")
-            expected = _values(r, r.ref(p, cvt, C.BP_CASE_EXPECTED), "expected_outputs")
+            cases.append(r.once("test_case", p, lambda q: _case(r, q)))
         except PteFormatError as exc:
             raise exc.within(f"test_cases[{i}]") from None
-        cases.append(TestCase(inputs, expected))
     return MethodTestSuite(name, tuple(cases))
+
+
+def _case(r: FlatReader, pos: int) -> TestCase:
+    cvt = r.table(pos)
+    return TestCase(_values(r, r.ref(pos, cvt, C.BP_CASE_INPUTS), "inputs"),
+                    _values(r, r.ref(pos, cvt, C.BP_CASE_EXPECTED), "expected_outputs"))
 
 
 def _values(r: FlatReader, pos: int | None, name: str) -> tuple[TestValue, ...]:
     out = []
     for i, p in enumerate(r.tables(pos)):
         try:
-            out.append(_value(r, p))
+            out.append(r.once("value", p, lambda q: _value(r, q)))
         except PteFormatError as exc:
             raise exc.within(f"{name}[{i}]") from None
     return tuple(out)

@@ -168,7 +168,7 @@ def _runs(r: FlatReader, g: Gather, runs: np.ndarray):
         allocators: tuple = ()
         if alloc_refs[k] != NONE:
             try:
-                allocators = _allocators(r, int(alloc_refs[k]))
+                allocators = r.once("allocators", int(alloc_refs[k]), lambda q: _allocators(r, q))
             except PteFormatError as exc:
                 raise exc.within(f"run_data[{k}].allocators") from None
         heads.append((texts[name[k]] if name[k] >= 0 else None, int(bundled[k]), allocators))
@@ -302,7 +302,7 @@ def _debug_events(r: FlatReader, g: Gather, dbg: np.ndarray, run_of: np.ndarray,
         entry = None
         if entries[k] != NONE:
             try:
-                entry = _value(r, int(entries[k]))
+                entry = r.once("value", int(entries[k]), lambda q: _value(r, q))  # listed again: once
             except PteFormatError as exc:
                 raise exc.within(where(sub, ".debug_event.debug_entry")(k)) from None
         out.setdefault(int(run_of[sub[k]]), []).append(DebugEvent(
@@ -316,7 +316,8 @@ def _value(r: FlatReader, pos: int) -> LoggedValue:
     """A debug entry (``Value``): its kind, its tensors' (dtype, sizes, strides, offset), or its scalar.
 
     Every vector is checked against the flatbuffer and charged to the file's budget (:meth:`FlatReader.charge`),
-    so entries aliasing one long ``sizes`` vector cannot make a small file decode gigabytes.
+    so entries aliasing one long ``sizes`` vector cannot make a small file decode gigabytes; a tensor table listed
+    again is decoded once (:meth:`FlatReader.once`), so a list of 2.4M entries naming one tensor is not 2.4M objects.
     """
     vt = r.table(pos)
     code = r.field(pos, vt, V_VAL, "B")
@@ -329,12 +330,12 @@ def _value(r: FlatReader, pos: int) -> LoggedValue:
     scalar: int | float | bool | None = None
     if kind == "tensor":
         ref = r.ref(pos, vt, V_TENSOR)
-        tensors = (_tensor(r, ref),) if ref is not None else ()
+        tensors = (r.once("tensor", ref, lambda q: _tensor(r, q)),) if ref is not None else ()
     elif kind == "tensor_list":
         ref = r.ref(pos, vt, V_TENSOR_LIST)
         if ref is not None:
             items = r.tables(r.ref(ref, r.table(ref), 0))
-            tensors = tuple(_tensor(r, t) for t in items)
+            tensors = tuple(r.once("tensor", t, lambda q: _tensor(r, q)) for t in items)
     elif kind in ("int", "float", "double", "bool"):
         slot, fmt = {"int": (V_INT, "q"), "float": (V_FLOAT, "f"), "double": (V_DOUBLE, "d"),
                      "bool": (V_BOOL, "B")}[kind]

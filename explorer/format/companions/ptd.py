@@ -44,14 +44,13 @@ def read_data_file(buf, size: int, source: str | None = None) -> DataFile:
         segments = []
         for i, p in enumerate(r.tables(r.ref(root, vt, C.FT_SEGMENTS))):
             try:
-                svt = r.table(p)
-                segments.append((r.field(p, svt, C.FT_SEGMENT_OFFSET, "Q"), r.field(p, svt, C.FT_SEGMENT_SIZE, "Q")))
+                segments.append(r.once("segment", p, lambda q: _segment(r, q)))
             except PteFormatError as exc:
                 raise exc.within(f"segments[{i}]") from None
         entries = []
         for i, p in enumerate(r.tables(r.ref(root, vt, C.FT_NAMED_DATA))):
             try:
-                entries.append(_entry(r, p, segments, base, size))
+                entries.append(r.once("named_data", p, lambda q: _entry(r, q, segments, base, size)))
             except PteFormatError as exc:
                 raise exc.within(f"named_data[{i}]") from None
     except PteFormatError as exc:
@@ -59,6 +58,11 @@ def read_data_file(buf, size: int, source: str | None = None) -> DataFile:
     except RecursionError:  # defensive: decoding is iterative
         raise PteFormatError("structure nested too deeply") from None
     return DataFile(version, tuple(entries), tuple(segments), header, size, source, ident.decode("ascii"))
+
+
+def _segment(r: FlatReader, pos: int) -> tuple[int, int]:
+    svt = r.table(pos)
+    return r.field(pos, svt, C.FT_SEGMENT_OFFSET, "Q"), r.field(pos, svt, C.FT_SEGMENT_SIZE, "Q")
 
 
 def _entry(r: FlatReader, pos: int, segments: list, base: int, size: int) -> DataEntry:

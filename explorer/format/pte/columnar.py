@@ -16,7 +16,7 @@ from explorer.model.program import CPU, Device, Instruction, Tensor, Value, _nby
 from explorer.format.pte import slots as S
 from explorer.format.gather import NONE, Gather
 
-__all__ = ["decode_values", "decode_instructions"]
+__all__ = ["decode_values", "decode_values_many", "decode_instructions", "decode_instructions_many"]
 
 _STORAGE_NAMES = {code: name for name, code in STORAGE_CODES.items()}
 _KIND_NAMES = S.KERNEL_TYPES
@@ -35,13 +35,41 @@ def device(kind: int, index: int) -> Device:
 
 
 def decode_values(g: Gather, vec: int | None, path: str = "values[{}]"):
-    """-> (LazySeq of Value/Tensor, ValueColumns)."""
-    if vec is None:
-        n, pos = 0, np.zeros(0, np.int64)
+    """-> (LazySeq of Value/Tensor, ValueColumns) of one plan's ``values`` vector."""
+    return decode_values_many(g, [vec], path)[0][0]
+
+
+def decode_values_many(g: Gather, vecs: list, path: str = "values[{}]") -> tuple[list, np.ndarray]:
+    """The ``values`` vectors of several plans decoded in one columnar pass -> (per plan its (LazySeq,
+    ValueColumns), per plan the bytes of elements charged for it).
+
+    A program of thousands of small plans spent ~2 ms per plan in the fixed cost of a few hundred numpy
+    calls on arrays of twenty elements; one pass over all of them costs what one big plan costs. Each plan's
+    columns are views of the shared ones and its objects carry plan-local indices, so the model is the same
+    as decoding plan by plan. Element paths in errors count from the first plan: a caller that needs the
+    plan's own path decodes that plan alone (``decode_program_fields`` does, on any error)."""
+    counts, heads = [], []
+    for vec in vecs:
+        if vec is None:
+            counts.append(0)
+            heads.append(0)
+        else:
+            start, n = g.reader.vector(vec, 4)
+            g.reader.charge(4 * n, vec)
+            counts.append(n)
+            heads.append(vec)
+    n_plans = len(vecs)
+    count_arr = np.asarray(counts, np.int64)
+    bounds = np.zeros(n_plans + 1, np.int64)
+    np.cumsum(count_arr, out=bounds[1:])
+    n = int(bounds[-1])
+    if n_plans == 1:
+        pos = np.zeros(0, np.int64) if vecs[0] is None else g.vector_elements(vecs[0], n)
+        owner = None
     else:
-        start, n = g.reader.vector(vec, 4)
-        g.reader.charge(4 * n, vec)
-        pos = g.vector_elements(vec, n)
+        pos = g.vectors_elements(np.asarray(heads, np.int64), count_arr)
+        owner = np.repeat(np.arange(n_plans, dtype=np.int64), count_arr)  # the plan of each value
+    ledger = 4 * count_arr  # bytes charged per plan (the element decoders add theirs)
     F = g.tables(pos, path)
     tag = g.field(pos, F, S.EVALUE_VAL_TYPE, "u1")
     bad = tag > 11
@@ -55,21 +83,71 @@ def decode_values(g: Gather, vec: int | None, path: str = "values[{}]"):
         i = int(np.argmax(missing))
         raise PteFormatError("Tensor value has no table", offset=int(pos[i]), path=path.format(i))
 
-    tensors = _decode_tensors(g, val[tag == 5], np.flatnonzero(tag == 5), path, n)
-    scalars = _decode_scalars(g, tag, val, path)
+    owe = _Ledger(ledger, owner)
+    tensors = _decode_tensors(g, val[tag == 5], np.flatnonzero(tag == 5), path, n, owe)
+    scalars = _decode_scalars(g, tag, val, path, owe)
     tensor_row = np.cumsum(tag == 5) - 1
-    cols = ValueColumns(tag, *tensors["columns"], text=tensors["text"], layout=tensors["layout"])
+    text, layout = tensors["text"], tensors["layout"]
     make_tensor, make_scalar = tensors["make"], scalars
-    tag_list = tag.tolist()
-    row_list = tensor_row.tolist()
+    lists: list = []  # tag and tensor row as lists, made with the first object: a check makes none
+    columns = tensors["columns"]
+    out = []
+    for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        if n_plans == 1:
+            cols = ValueColumns(tag, *columns, text=text, layout=layout)
+        else:
+            cols = ValueColumns(tag[lo:hi], *(c[lo:hi] for c in columns), text=_shifted(text, lo),
+                                layout=_shifted(layout, lo))
+        out.append((LazySeq(hi - lo, _value_maker(lo, (tag, tensor_row), lists, make_tensor, make_scalar)), cols))
+    return out, owe.ledger
 
+
+def _value_maker(lo: int, columns: tuple, lists: list, make_tensor, make_scalar):
+    """Value ``i`` of a plan whose first value is row ``lo`` of the shared columns (its object says ``i``)."""
     def make(i: int):
-        t = tag_list[i]
+        if not lists:
+            lists.extend(c.tolist() for c in columns)
+        tag_list, row_list = lists
+        j = lo + i
+        t = tag_list[j]
         if t == 5:
-            return make_tensor(i, row_list[i])
-        return make_scalar(i, t)
+            return make_tensor(i, row_list[j])
+        return make_scalar(i, j, t)
 
-    return LazySeq(n, make), cols
+    return make
+
+
+def _shifted(fn, lo: int):
+    """A column reader of plan-local value indices over the shared columns (the plan starts at row ``lo``)."""
+    if not lo:
+        return fn
+    return lambda values: fn(np.asarray(values, dtype=np.int64) + lo)
+
+
+class _Ledger:
+    """Bytes of elements charged per plan when several plans decode in one pass: a plan listed twice in a
+    program is charged twice (``decode_program_fields``), so its own share must be known."""
+
+    __slots__ = ("ledger", "owner")
+
+    def __init__(self, ledger: np.ndarray, owner: np.ndarray | None) -> None:
+        self.ledger, self.owner = ledger, owner
+
+    def ragged(self, values: np.ndarray, starts: np.ndarray, row: np.ndarray, itemsize: int) -> None:
+        """What ``Gather.ragged`` charged for vectors read for the values at ``values`` (global indices)."""
+        if self.owner is None or not len(row):
+            return
+        lengths = np.diff(starts)[row] * itemsize
+        self.ledger = self.ledger + np.bincount(self.owner[values], weights=lengths,
+                                                minlength=len(self.ledger)).astype(np.int64)
+
+    def strings(self, values: np.ndarray, texts, index: np.ndarray) -> None:
+        """What ``Gather.strings`` charged for the strings of the values at ``values`` (-1 in ``index``: none)."""
+        if self.owner is None or not len(index):
+            return
+        lengths = np.where(index < 0, 0, texts.sizes()[np.maximum(index, 0)]) if len(texts) else np.zeros(len(index))
+        self.ledger = self.ledger + np.bincount(self.owner[values], weights=lengths,
+                                                minlength=len(self.ledger)).astype(np.int64)
 
 
 def _allocations(g: Gather, tp: np.ndarray, F: np.ndarray, tpath: str, index: np.ndarray):
@@ -109,7 +187,7 @@ def _tensor_nbytes(scalar_type: np.ndarray, sizes_flat: np.ndarray, sizes_starts
     return nbytes
 
 
-def _decode_tensors(g: Gather, tp: np.ndarray, index: np.ndarray, path: str, n_all: int) -> dict:
+def _decode_tensors(g: Gather, tp: np.ndarray, index: np.ndarray, path: str, n_all: int, owe: "_Ledger") -> dict:
     tpath = f"{path}.val(Tensor)"
     F = g.tables(tp, tpath, index)
     scalar_type = g.field(tp, F, S.TENSOR_SCALAR_TYPE, "i1").astype(np.int16)
@@ -120,6 +198,8 @@ def _decode_tensors(g: Gather, tp: np.ndarray, index: np.ndarray, path: str, n_a
     dynamism = g.field(tp, F, S.TENSOR_SHAPE_DYNAMISM, "i1")
     sizes_flat, sizes_starts, sizes_row = g.ragged(g.refs(tp, F, S.TENSOR_SIZES, tpath, index), "<i4", f"{tpath}.sizes", index)
     dims_flat, dims_starts, dims_row = g.ragged(g.refs(tp, F, S.TENSOR_DIM_ORDER, tpath, index), "u1", f"{tpath}.dim_order", index)
+    owe.ragged(index, sizes_starts, sizes_row, 4)
+    owe.ragged(index, dims_starts, dims_row, 1)
 
     planned, memory_id, offset, giant_offsets = _allocations(g, tp, F, tpath, index)
 
@@ -137,11 +217,12 @@ def _decode_tensors(g: Gather, tp: np.ndarray, index: np.ndarray, path: str, n_a
     device_index[has_extra] = g.field(ep, EF, S.EXTRA_DEVICE_INDEX, "i1")
     external[has_extra] = g.field(ep, EF, S.EXTRA_LOCATION, "i1") == S.TENSOR_DATA_LOCATION_EXTERNAL
     has_mut = np.zeros(len(tp), bool)
-    has_mut[has_extra] = EF[:, S.EXTRA_MUTABLE_DATA_SEGMENTS_IDX] != 0
+    has_mut[has_extra] = EF.column(S.EXTRA_MUTABLE_DATA_SEGMENTS_IDX) != 0
     mutable_idx[has_extra] = g.field(ep, EF, S.EXTRA_MUTABLE_DATA_SEGMENTS_IDX, "<u8").astype(np.int64)
     mutable_idx[~has_mut] = -1
     names, name_row = g.strings(g.refs(ep, EF, S.EXTRA_FULLY_QUALIFIED_NAME, epath, erows),
                                  f"{epath}.fully_qualified_name", erows)
+    owe.strings(erows, names, name_row)
     name_of = np.full(len(tp), -1, np.int64)
     name_of[has_extra] = name_row
 
@@ -150,37 +231,22 @@ def _decode_tensors(g: Gather, tp: np.ndarray, index: np.ndarray, path: str, n_a
     nbytes = _tensor_nbytes(scalar_type, sizes_flat, sizes_starts, sizes_row)
 
     columns = []
+    every = len(tp) == n_all  # every value a tensor: the tensor columns are the value columns, not copied
     for arr, fill in ((scalar_type, -1), (device_type, 0), (device_index, 0), (memory_id, -1), (offset, -1),
                       (nbytes, -1), (storage, 0), (data_buffer_idx, 0)):
+        if every:
+            columns.append(arr)
+            continue
         full = np.full(n_all, fill, arr.dtype)
         full[index] = arr
         columns.append(full)
 
     cache: dict = {}
 
-    shared: dict = {}  # (vector, ragged row) -> its tuple: tensors sharing one sizes vector share one tuple
-
-    def shape_of(flat: np.ndarray, starts: np.ndarray, r: int) -> tuple:
-        key = (flat is sizes_flat, r)
-        got = shared.get(key)
-        if got is None:
-            got = shared[key] = tuple(flat[starts[r]:starts[r + 1]].tolist())
-        return got
-
-    def make(i: int, row: int) -> Tensor:
-        """One Tensor, read straight from the columns: a plan's first object costs no more than its next
-        (a 100k-value plan used to spend 0.2 s preparing rows for the first one)."""
-        mem = int(memory_id[row])
-        off = giant_offsets.get(row, int(offset[row]))
-        nm, mut = int(name_of[row]), int(mutable_idx[row])
-        dyn = int(dynamism[row])
-        return Tensor(i, int(scalar_type[row]), shape_of(sizes_flat, sizes_starts, int(sizes_row[row])),
-                      shape_of(dims_flat, dims_starts, int(dims_row[row])),
-                      device(int(device_type[row]), int(device_index[row])), _STORAGE_NAMES[int(storage[row])],
-                      None if mem < 0 else mem, None if mem < 0 else off, int(data_buffer_idx[row]),
-                      None if nm < 0 else names[nm], S.SHAPE_DYNAMISM.get(dyn) or f"unknown({dyn})",
-                      bool(requires_grad[row]), int(storage_offset[row]), int(layout[row]),
-                      None if mut < 0 else mut, bool(has_extra[row]))
+    make = _tensor_maker(sizes_flat, sizes_starts, dims_flat, dims_starts, names, giant_offsets,
+                         (memory_id, offset, name_of, mutable_idx, dynamism, scalar_type, sizes_row, dims_row,
+                          device_type, device_index, storage, data_buffer_idx, requires_grad, storage_offset, layout,
+                          has_extra))
 
     row_of = np.full(n_all, -1, np.int64)
     row_of[index] = np.arange(len(tp))
@@ -221,6 +287,41 @@ def _decode_tensors(g: Gather, tp: np.ndarray, index: np.ndarray, path: str, n_a
     return {"columns": columns, "make": make, "text": text, "layout": layout_text}
 
 
+def _tensor_maker(sizes_flat: np.ndarray, sizes_starts: np.ndarray, dims_flat: np.ndarray, dims_starts: np.ndarray,
+                  names, giant_offsets: dict, columns: tuple):
+    """``make(i, row)``: the Tensor of value ``i`` whose tensor row is ``row``, read from the columns (as lists,
+    made on the first object: a few ms for 100k tensors; then each object reads Python ints, not numpy scalars:
+    3,500 small plans make ~60k objects for their summaries)."""
+    shared: dict = {}  # (vector, ragged row) -> its tuple: tensors sharing one sizes vector share one tuple
+    rows: list = []
+
+    def shape_of(flat: np.ndarray, starts: list, r: int) -> tuple:
+        key = (flat is sizes_flat, r)
+        got = shared.get(key)
+        if got is None:
+            got = shared[key] = tuple(flat[starts[r]:starts[r + 1]].tolist())
+        return got
+
+    def make(i: int, row: int) -> Tensor:
+        if not rows:
+            rows.extend(c.tolist() for c in (*columns, sizes_starts, dims_starts))
+        (mem_l, off_l, name_l, mut_l, dyn_l, st_l, srow_l, drow_l, dt_l, di_l, storage_l, dbi_l, grad_l, so_l,
+         layout_l, extra_l, sstarts_l, dstarts_l) = rows
+        mem = mem_l[row]
+        off = giant_offsets.get(row, off_l[row])
+        nm, mut = name_l[row], mut_l[row]
+        dyn = dyn_l[row]
+        return Tensor(i, st_l[row], shape_of(sizes_flat, sstarts_l, srow_l[row]),
+                      shape_of(dims_flat, dstarts_l, drow_l[row]),
+                      device(dt_l[row], di_l[row]), _STORAGE_NAMES[storage_l[row]],
+                      None if mem < 0 else mem, None if mem < 0 else off, dbi_l[row],
+                      None if nm < 0 else names[nm], S.SHAPE_DYNAMISM.get(dyn) or f"unknown({dyn})",
+                      bool(grad_l[row]), so_l[row], layout_l[row],
+                      None if mut < 0 else mut, bool(extra_l[row]))
+
+    return make
+
+
 def _products(flat: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """numel of each ragged vector (1 for an empty shape, i.e. a scalar tensor); int64 or float64 as ``flat``."""
     counts = np.diff(starts)
@@ -239,7 +340,7 @@ def _tuples(flat: np.ndarray, starts: np.ndarray) -> list[tuple]:
     return [tuple(items[bounds[k]:bounds[k + 1]]) for k in range(len(bounds) - 1)]
 
 
-def _decode_scalars(g: Gather, tag: np.ndarray, val: np.ndarray, path: str):
+def _decode_scalars(g: Gather, tag: np.ndarray, val: np.ndarray, path: str, owe: "_Ledger"):
     """Non-tensor values: every field read and checked now; objects made on access."""
     values: dict[int, object] = {}
     for code, dtype in _SCALAR_DTYPES.items():
@@ -255,6 +356,7 @@ def _decode_scalars(g: Gather, tag: np.ndarray, val: np.ndarray, path: str):
             sub = f"{path}.val({_KIND_NAMES[code]})"
             F = g.tables(val[idx], sub, idx)
             flat, starts, row = g.ragged(g.refs(val[idx], F, S.SCALAR_VALUE_SLOT, sub, idx), dtype, f"{sub}.items", idx)
+            owe.ragged(idx, starts, row, np.dtype(dtype).itemsize)
             items = _tuples(flat.astype(bool) if code == 9 else flat, starts)
             values.update(zip(idx.tolist(), (items[r] for r in row.tolist())))
     idx = np.flatnonzero((tag == 6) & (val != NONE))
@@ -262,11 +364,13 @@ def _decode_scalars(g: Gather, tag: np.ndarray, val: np.ndarray, path: str):
         sub = f"{path}.val(String)"
         F = g.tables(val[idx], sub, idx)
         texts, row = g.strings(g.refs(val[idx], F, S.SCALAR_VALUE_SLOT, sub, idx), f"{sub}.string_val", idx)
+        owe.strings(idx, texts, row)
         values.update(zip(idx.tolist(), (texts[r] if r >= 0 else "" for r in row.tolist())))
     defaults = {2: 0, 3: False, 4: 0.0, 6: "", 7: (), 8: (), 9: (), 10: (), 11: ()}
 
-    def make(i: int, t: int) -> Value:
-        return Value(i, _KIND_NAMES[t], values.get(i, defaults.get(t)))
+    def make(i: int, j: int, t: int) -> Value:
+        """Value ``i`` of its plan, row ``j`` of the columns."""
+        return Value(i, _KIND_NAMES[t], values.get(j, defaults.get(t)))
 
     return make
 
@@ -276,21 +380,35 @@ def _decode_scalars(g: Gather, tag: np.ndarray, val: np.ndarray, path: str):
 def decode_instructions(g: Gather, chain_vecs: list[int | None], op_names: list[str], delegate_ids: list[str],
                         traces: list[list], path: str = "chains"):
     """All chains' instructions in run order -> (LazySeq of Instruction, InstructionColumns, chain bounds)."""
-    positions, chain_of, bounds = [], [], [0]
+    return decode_instructions_many(g, [(chain_vecs, op_names, delegate_ids, traces)], path)[0][0]
+
+
+def decode_instructions_many(g: Gather, plans: list[tuple], path: str = "chains") -> tuple[list, np.ndarray]:
+    """The instructions of several plans (each ``(chain_vecs, op_names, delegate_ids, traces)``) decoded in one
+    columnar pass -> (per plan its (LazySeq of Instruction, InstructionColumns, chain bounds), per plan the
+    bytes of elements charged for it). Chains are numbered from the first plan's in error paths; see
+    :func:`decode_values_many` for why plans are decoded together."""
+    chain_vecs = [vec for vecs, *_ in plans for vec in vecs]
+    chains_per_plan = np.asarray([len(p[0]) for p in plans], np.int64)
+    traces = [t for p in plans for t in p[3]]
+    counts_l, heads, bounds = [], [], [0]
     for c, vec in enumerate(chain_vecs):
         if vec is None:
             bounds.append(bounds[-1])
+            counts_l.append(0)
+            heads.append(0)
             continue
         try:
             _, count = g.reader.vector(vec, 4)
             g.reader.charge(4 * count, vec)
         except PteFormatError as exc:
             raise exc.within(f"{path}[{c}].instructions") from None
-        positions.append(g.vector_elements(vec, count))
-        chain_of.append(np.full(count, c, np.int64))
+        counts_l.append(count)
+        heads.append(vec)
         bounds.append(bounds[-1] + count)
-    pos = np.concatenate(positions) if positions else np.zeros(0, np.int64)
-    chain = np.concatenate(chain_of) if chain_of else np.zeros(0, np.int64)
+    vec_counts = np.asarray(counts_l, np.int64)
+    pos = g.vectors_elements(np.asarray(heads, np.int64), vec_counts)
+    chain = np.repeat(np.arange(len(chain_vecs), dtype=np.int64), vec_counts)
     bounds_arr = np.asarray(bounds, np.int64)
 
     def label(i: int) -> str:
@@ -344,34 +462,75 @@ def decode_instructions(g: Gather, chain_vecs: list[int | None], op_names: list[
     singles = np.flatnonzero(live & ((tag == 4) | (tag == 5)))
     out_args[out_starts[singles]] = first[singles]
     target = np.where(live & ((tag == 1) | (tag == 2)), first, np.where(live & (tag == 4), second, -1))
-    kinds = S.INSTRUCTION_KINDS
-    tag_l, first_l, second_l, chain_l, live_l = tag.tolist(), first.tolist(), second.tolist(), chain.tolist(), live.tolist()
-    start_l = out_starts.tolist()
-    args_l = out_args.tolist()
     trace_of = [None] * n
     for c, chain_traces in enumerate(traces):
         for k, frames in enumerate(chain_traces[:bounds[c + 1] - bounds[c]]):
             trace_of[bounds[c] + k] = frames
+    # the columns as lists, made with the first Instruction object (a check makes none)
+    shared = _Lists((tag, first, second, chain, live, out_starts, out_args), trace_of)
+    if len(plans) == 1:
+        cols = InstructionColumns(tag, target, out_starts, out_args, traces=trace_of)
+        charged = 4 * (int(vec_counts.sum()) + int(counts.sum()))
+        return [(LazySeq(n, _instruction_maker(0, 0, plans[0][1], plans[0][2], shared)), cols, bounds)], \
+            np.asarray([charged], np.int64)
+    first_chain = np.zeros(len(plans) + 1, np.int64)
+    np.cumsum(chains_per_plan, out=first_chain[1:])
+    owner_of_chain = np.repeat(np.arange(len(plans), dtype=np.int64), chains_per_plan)
+    # what the reader was charged: each chain's vector of offsets, each call's arguments (per reference)
+    ledger = np.bincount(owner_of_chain, weights=4 * vec_counts, minlength=len(plans)).astype(np.int64)
+    if n:
+        ledger += np.bincount(owner_of_chain[chain], weights=4 * counts, minlength=len(plans)).astype(np.int64)
+    out = []
+    for k, (c0, c1) in enumerate(zip(first_chain[:-1].tolist(), first_chain[1:].tolist())):
+        lo, hi = bounds[c0], bounds[c1]
+        a0, a1 = int(out_starts[lo]), int(out_starts[hi])
+        cols = InstructionColumns(tag[lo:hi], target[lo:hi], out_starts[lo:hi + 1] - a0, out_args[a0:a1],
+                                  traces=trace_of[lo:hi])
+        out.append((LazySeq(hi - lo, _instruction_maker(lo, c0, plans[k][1], plans[k][2], shared)), cols,
+                    [b - lo for b in bounds[c0:c1 + 1]]))
+    return out, ledger
+
+
+class _Lists:
+    """Columns turned into lists on first use, shared by the plans of one pass."""
+
+    __slots__ = ("columns", "traces", "lists")
+
+    def __init__(self, columns: tuple, traces: list) -> None:
+        self.columns, self.traces, self.lists = columns, traces, None
+
+    def get(self) -> tuple:
+        if self.lists is None:
+            self.lists = tuple(c.tolist() for c in self.columns)
+        return self.lists
+
+
+def _instruction_maker(lo: int, c0: int, op_names: list[str], delegate_ids: list[str], shared: _Lists):
+    """Instruction ``k`` of a plan whose first instruction is row ``lo`` and first chain ``c0`` of the shared
+    columns: its object carries plan-local indices, as decoding the plan alone makes it."""
+    kinds, trace_of = S.INSTRUCTION_KINDS, shared.traces
     n_ops, n_dels = len(op_names), len(delegate_ids)
-    cols = InstructionColumns(tag, target, out_starts, out_args, traces=trace_of)
 
     def make(k: int) -> Instruction:
-        t = tag_l[k]
+        tag_l, first_l, second_l, chain_l, live_l, start_l, args_l = shared.get()
+        j = lo + k
+        t = tag_l[j]
         kind = kinds[t]
-        trace = trace_of[k]
-        if not live_l[k]:
-            return Instruction(k, chain_l[k], kind, stacktrace=trace)
-        a, b = first_l[k], second_l[k]
+        trace = trace_of[j]
+        c = chain_l[j] - c0
+        if not live_l[j]:
+            return Instruction(k, c, kind, stacktrace=trace)
+        a, b = first_l[j], second_l[j]
         if t == 1:
-            return Instruction(k, chain_l[k], kind, tuple(args_l[start_l[k]:start_l[k + 1]]), op_index=a,
+            return Instruction(k, c, kind, tuple(args_l[start_l[j]:start_l[j + 1]]), op_index=a,
                                op=op_names[a] if 0 <= a < n_ops else None, stacktrace=trace)
         if t == 2:
-            return Instruction(k, chain_l[k], kind, tuple(args_l[start_l[k]:start_l[k + 1]]), delegate_index=a,
+            return Instruction(k, c, kind, tuple(args_l[start_l[j]:start_l[j + 1]]), delegate_index=a,
                                delegate=delegate_ids[a] if 0 <= a < n_dels else None, stacktrace=trace)
         if t == 3:
-            return Instruction(k, chain_l[k], kind, move_from=a, move_to=b, stacktrace=trace)
+            return Instruction(k, c, kind, move_from=a, move_to=b, stacktrace=trace)
         if t == 4:
-            return Instruction(k, chain_l[k], kind, cond_value_index=a, destination=b, stacktrace=trace)
-        return Instruction(k, chain_l[k], kind, value_index=a, stacktrace=trace)
+            return Instruction(k, c, kind, cond_value_index=a, destination=b, stacktrace=trace)
+        return Instruction(k, c, kind, value_index=a, stacktrace=trace)
 
-    return LazySeq(n, make), cols, bounds
+    return make

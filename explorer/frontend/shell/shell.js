@@ -118,6 +118,8 @@ export function createShell(el, model, data, mode) {
   const $ = skeleton(el, mode.layout, data.plans);
   const publish = publisher(model);
   const controls = $("dx-controls");
+  // a report of thousands of plans draws some of them and says so under the plan selector (views/payload/app.py)
+  if (data.plansNotDrawn) controls.after(h("p", "dx-muted dx-plans-more", data.plansNotDrawn));
   // the what-if bar under the controls: its moves, undo, the commands, "Move to ▸" in the details
   // (a diff of two programs: a bar per side, each moving in its side's program)
   const mctx = {root: el, model, data, publish, mount: (/** @type {HTMLElement} */ bar) => controls.after(bar)};

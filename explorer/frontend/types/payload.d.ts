@@ -179,6 +179,8 @@ export interface AppPayload {
   title: Text; trace: TraceIndex; opacity: Opacity;
   plan: string | null;
   plans: PlanPayload[];
+  /** past views/payload/app.py PLANS_DRAWN plans: how many more the report leaves out, and how to see them */
+  plansNotDrawn?: Text;
   findings: Finding[];
   selected: Selection | null;
   profileFindings?: string[];

@@ -11,8 +11,7 @@ Strings from either file go through ``html_text``; ``visible`` keeps plain text 
 
 from __future__ import annotations
 
-import numpy as np
-
+from explorer.analysis.arrays import unique
 from explorer.analysis.diff.compare import CopyChange
 from explorer.model.program import Tensor
 from explorer.views.fragments.tables import swatch
@@ -107,8 +106,8 @@ def _graph_legend(dv: DiffPlanView) -> str:
 def _legend_parts(view: PlanView) -> tuple[list, set[str], set[str]]:
     """(tensor devices, op kinds, edge kinds) a side draws, from its columns (no per-tensor records)."""
     f = view.analysis.facts
-    devices = [f.device(int(c)) for c in np.unique(f.dcode[f.is_tensor])]
-    kinds = {OP_KINDS[int(k)] for k in np.unique(view.overview.groups.op_kind)}
+    devices = [f.device(int(c)) for c in unique(f.dcode[f.is_tensor])]
+    kinds = {OP_KINDS[int(k)] for k in unique(view.overview.groups.op_kind)}
     return devices, kinds, {t.kind for t in view.analysis.transfers}
 
 

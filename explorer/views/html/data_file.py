@@ -33,10 +33,11 @@ def data_file_fragment(data_file: DataFile, name: str | None = None) -> str:
                  f"{len(data_file.segments)} segments, {h(nbytes_text(hd.segment_data_size))} from byte "
                  f"{hd.segment_base_offset:,} (not read)</div>")
     rows = []
-    for e in data_file.entries:
+    for e, times in data_file.listed:  # an entry the file lists again is one row with its count
         layout = f"{h(e.dtype)}[{','.join(str(s) for s in e.sizes)}]" if e.is_tensor else "opaque"
         where = (f"{e.offset:,}" if e.offset is not None else "<span class='dx-sev-error'>no such segment</span>")
-        rows.append(f"<tr><td class='dx-key'>{h(e.key)}</td><td>{layout}</td><td>{e.segment_index}</td>"
+        again = f" <span class='dx-muted'>(listed {times:,} times: one table)</span>" if times > 1 else ""
+        rows.append(f"<tr><td class='dx-key'>{h(e.key)}{again}</td><td>{layout}</td><td>{e.segment_index}</td>"
                     f"<td>{where}</td><td>{h(nbytes_text(e.nbytes))}</td></tr>")
     table = ("<table class='dx-tot'><tr><th>key</th><th>layout</th><th>segment</th><th>at byte</th><th>bytes</th></tr>"
              + "".join(rows) + "</table>")

@@ -42,8 +42,8 @@ def overlay_report_html(program: Program, *, overlays: OverlaySet | None = None,
         overlays = OverlaySet(program, views, profile, *((numerics.a.numerics, numerics.comparison)
                                                          if numerics is not None else ()))
     payload = app_payload(program, findings=findings, plan=plan, selected=selected, title=title, views=views,
-                          profile=profile)
-    payload["overlays"] = overlays.payload(shown)
+                          profile=profile, also=tuple(overlays.planned_on()))
+    payload["overlays"] = overlays.payload(shown, plans=[p["name"] for p in payload["plans"]])
     if numerics is not None:
         payload["numerics"] = numerics_payload(numerics)
     return page_html(title or (Path(program.source).name if program.source else "program"), payload)

@@ -11,7 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from explorer.analysis.types import Finding
-from explorer.model.program import Program
+from explorer.model.program import Plan, Program
+from explorer.units import count
 from explorer.views.escape import visible
 from explorer.views.fragments.requirements import runtime_needs_html
 from explorer.views.fragments.tables import device_table, finding_details, finding_label
@@ -24,7 +25,7 @@ from explorer.views.state.overview import TRACE
 from explorer.views.state.plan import PlanView, default_plan, plan_view, program_summary, totals_view
 from explorer.views.state.selection import Selection
 
-__all__ = ["app_payload", "plan_entry", "selection_json", "source_block", "program_source", "flag_words", "flag_block"]
+__all__ = ["app_payload", "drawn_plans", "not_drawn_text", "PLANS_DRAWN", "plan_entry", "selection_json", "source_block", "program_source", "flag_words", "flag_block"]
 
 # (Prediction field, CLI option): the flags what_if takes, as the CLI spells them
 _FLAGS = (("skip_h2d_inputs", "--skip-h2d-inputs"), ("skip_d2h_outputs", "--skip-d2h-outputs"),
@@ -98,9 +99,12 @@ def source_block(program: Program) -> dict:
     return {**program_source(program), **NO_FLAGS, "moves": [], "cli": [], "py": [], "origins": {}}
 
 
-def plan_entry(view: PlanView, findings: list[Finding], all_findings: list[Finding]) -> dict:
+def plan_entry(view: PlanView, findings: list[Finding], all_findings: list[Finding], *,
+               index_of: dict | None = None) -> dict:
     """One plan at any size: the column tables the app builds its figures from (``frontend/lod/figures.js``) and
-    folds, lays out, draws and describes it with (:mod:`.plan`); no figure, no HTML per tensor or instruction."""
+    folds, lays out, draws and describes it with (:mod:`.plan`); no figure, no HTML per tensor or instruction.
+    ``index_of``: each finding's first position in ``all_findings`` (:func:`first_index`), so that many plans with
+    many findings do not search the list once per finding."""
     plan = view.plan
     return {
         "name": plan.name,
@@ -112,26 +116,66 @@ def plan_entry(view: PlanView, findings: list[Finding], all_findings: list[Findi
         "devices": lod_devices(view),
         "nInstructions": len(plan.instructions),
         "nValues": len(plan.values),
-        "findingDetails": {str(all_findings.index(f)): finding_details(plan, f) for f in findings},
+        "findingDetails": {str(index_of[f] if index_of is not None else all_findings.index(f)): finding_details(plan, f)
+                           for f in findings},
         "lod": lod_payload(view),
     }
 
 
+PLANS_DRAWN = 64  # plans a report draws; past them, the others are one line (as empty arenas are: issue 30)
+
+
+def drawn_plans(program: Program, opening: tuple = (), limit: int | None = PLANS_DRAWN) -> list[Plan]:
+    """The plans a report draws, in the program's order: every plan, or past ``limit`` plans the first ``limit``
+    and the ones named in ``opening`` (the plan it opens on, the selection's). A program of 3,500 small plans
+    took 20 s to draw them all, a plan's tables and figures each; the report's work stays bounded by ``limit``
+    plans and the analysis every plan gets for its findings (``check``), whatever the file lists."""
+    plans = list(program.plans)
+    if limit is None or len(plans) <= limit:
+        return plans
+    keep = {p.name for p in plans[:limit]} | {name for name in opening if name}
+    return [p for p in plans if p.name in keep]
+
+
+def not_drawn_text(program: Program, drawn: list[Plan], findings: list[Finding]) -> str | None:
+    """The line saying which plans a report leaves out and where to see them (None: it draws every plan)."""
+    left = len(program.plans) - len(drawn)
+    if left <= 0:
+        return None
+    names = {p.name for p in drawn}
+    hidden = sum(1 for f in findings if f.plan and f.plan not in names)
+    where = f"; their {count(hidden, 'finding')}: device-explorer check FILE" if hidden else ""
+    return (f"… and {left:,} more plans not drawn in this report ({len(program.plans):,} in all; draw one with "
+            f"device-explorer show FILE --plan NAME{where})")
+
+
 def app_payload(program: Program, *, findings: list[Finding], plan: str | None = None,
                 selected: Selection | None = None, title: str | None = None,
-                views: dict[str, PlanView] | None = None, profile=None) -> dict:
-    """Everything the app draws for ``program``: every plan, the findings, the first selection.
-    The widget sends the same payload as the page embeds. ``profile``: a joined run profile
-    (:func:`explorer.views.payload.profile.open_profile`), drawn on the plans it has runs of."""
+                views: dict[str, PlanView] | None = None, profile=None, limit: int | None = PLANS_DRAWN,
+                also: tuple = ()) -> dict:
+    """Everything the app draws for ``program``: its plans (past ``limit`` plans, :func:`drawn_plans`, the plans
+    named in ``also`` among them; None: all), their findings, the first selection. The widget sends the same payload as the page embeds (every plan: it can
+    be asked for any). ``profile``: a joined run profile (:func:`explorer.views.payload.profile.open_profile`),
+    drawn on the plans it has runs of."""
     views = views or {}
-    plans = [views.get(p.name) or plan_view(p, program) for p in program.plans]
+    opening = plan or (default_plan(program) if program.plans else None)  # no plans: nothing to open
+    drawn = drawn_plans(program, (opening, selected.plan if selected else None, *also), limit)
+    left_out = not_drawn_text(program, drawn, findings)
+    if left_out is not None:  # only the findings of the plans drawn (and the program's): the app opens their plan
+        names = {p.name for p in drawn}
+        findings = [f for f in findings if not f.plan or f.plan in names]
+    plans = [views.get(p.name) or plan_view(p, program) for p in drawn]
+    of_plan: dict[str, list[Finding]] = {}
+    for f in findings:
+        of_plan.setdefault(f.plan, []).append(f)
+    index_of = first_index(findings)
     out = {
         "title": visible(title or (Path(program.source).name if program.source else "program")),
         "trace": TRACE,
         "opacity": {"tensor": TENSOR_OPACITY, "block": BLOCK_OPACITY},
-        "plan": plan or (default_plan(program) if program.plans else None),  # no plans: nothing to open
-        "plans": [_with_context(add_to_plan_payload(plan_entry(v, [f for f in findings if f.plan == v.plan.name],
-                                                                  findings), program, v.plan),
+        "plan": opening,
+        "plans": [_with_context(add_to_plan_payload(plan_entry(v, of_plan.get(v.plan.name, []), findings,
+                                                               index_of=index_of), program, v.plan),
                                 context_columns(program, v.plan)) for v in plans],  # + data files, delegate insides
         "findings": [{"label": finding_label(f), "plan": f.plan, "severity": f.severity,
                       "values": list(f.values), "instructions": list(f.instructions)} for f in findings],
@@ -139,11 +183,25 @@ def app_payload(program: Program, *, findings: list[Finding], plan: str | None =
         # the file a what-if's CLI line names ("Move to ▸" in the details: explorer/frontend/shell/moves.js)
         "whatif": source_block(program),
     }
+    if left_out is not None:
+        out["plansNotDrawn"] = visible(left_out)
     if profile is not None:
         attach_profile(out, profile)
     return out
 
 
+
+
+def first_index(findings: list) -> dict | None:
+    """Each finding's first position in ``findings`` (what ``findings.index`` answers), None when one cannot be
+    hashed (then callers search the list)."""
+    out: dict = {}
+    try:
+        for i, f in enumerate(findings):
+            out.setdefault(f, i)
+    except TypeError:
+        return None
+    return out
 
 
 def _with_context(plan_payload: dict, context: dict | None) -> dict:

@@ -110,10 +110,12 @@ def overlay_payload(ov: Overlay, groups) -> dict:
     }
 
 
-def overlays_payload(shown: str | None, per_plan: dict[str, list[Overlay]], groups_of: dict) -> dict:
+def overlays_payload(shown: str | None, per_plan: dict[str, list[Overlay]], groups_of: dict, *,
+                     known: bool = False) -> dict:
     """``{"shown", "plans": {plan: [overlay payload...]}}`` for every plan's overlays, in the order given;
-    ``groups_of``: plan name -> its group tree."""
-    if shown is not None and not any(o.name == shown for ovs in per_plan.values() for o in ovs):
+    ``groups_of``: plan name -> its group tree; ``known``: ``shown`` is an overlay of a plan left out of
+    ``per_plan`` (a report that does not draw every plan), not a mistake."""
+    if shown is not None and not known and not any(o.name == shown for ovs in per_plan.values() for o in ovs):
         raise KeyError(f"no overlay {shown!r} to show")
     return {"shown": shown, "plans": {plan: [overlay_payload(o, groups_of[plan]) for o in ovs]
                                       for plan, ovs in per_plan.items()}}
@@ -184,10 +186,19 @@ class OverlaySet:
             return self.builtins(plan).get(name)
         return self.user.get(name, {}).get(plan)
 
-    def payload(self, shown: str | None = None) -> dict:
-        """``{"shown", "plans": {plan: [overlay...]}}`` (:mod:`.overlay_payload`) for every plan."""
-        per_plan = {p: [ov for ov in (self.get(nm, p) for nm in self.names(p)) if ov is not None] for p in self.views}
-        return overlays_payload(shown, per_plan, {p: self.groups(p) for p in self.views})
+    def payload(self, shown: str | None = None, plans=None) -> dict:
+        """``{"shown", "plans": {plan: [overlay...]}}`` (:mod:`.overlay_payload`) for every plan, or for the plans
+        named in ``plans`` (the ones a report draws: views/payload/app.py ``drawn_plans``)."""
+        wanted = set(self.views if plans is None else plans)
+        names = [p for p in self.views if p in wanted]
+        per_plan = {p: [ov for ov in (self.get(nm, p) for nm in self.names(p)) if ov is not None] for p in names}
+        known = (shown is not None and len(names) < len(self.views)
+                 and not any(o.name == shown for ovs in per_plan.values() for o in ovs) and shown in self.names())
+        return overlays_payload(shown, per_plan, {p: self.groups(p) for p in names}, known=known)
+
+    def planned_on(self) -> list[str]:
+        """The plans carrying one of the user's overlays (a report draws them, however many plans it leaves out)."""
+        return [p for per in self.user.values() for p in per]
 
 
 def _key(path: Path, key: str) -> int | str:

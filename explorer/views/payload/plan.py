@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from explorer.analysis.arrays import unique
 from explorer.analysis.facts import STORAGE
 from explorer.analysis.groups import OP_KINDS
 from explorer.model.columns import instruction_traces, tensor_layout, tensor_text
@@ -40,7 +41,7 @@ def lod_payload(view: PlanView) -> dict:
     f, G = lazy.facts, ov.groups
     G.build_all()
     # the devices in the order legends list them (palette.ordered_devices): the app's legends keep this order
-    devices = ordered_devices([f.device(int(c)) for c in np.unique(f.dcode[f.is_tensor])]
+    devices = ordered_devices([f.device(int(c)) for c in unique(f.dcode[f.is_tensor])]
                               + [f.device(c) for c in G.device_codes] + list(plan.arena_devices))
     dev_index = {d.code: k for k, d in enumerate(devices)}
 
@@ -48,7 +49,7 @@ def lod_payload(view: PlanView) -> dict:
         return dev_index.get(int(code), -1)
 
     def devs_of(codes_: np.ndarray) -> np.ndarray:  # dev_of over a column, by its few distinct codes
-        uniq, inv = np.unique(codes_, return_inverse=True)
+        uniq, inv = unique(codes_, return_inverse=True)
         return np.asarray([dev_of(c) if c >= 0 else -1 for c in uniq.tolist()], dtype=np.int64)[inv.ravel()]
 
     groups = G.groups
@@ -62,7 +63,7 @@ def lod_payload(view: PlanView) -> dict:
     tensors = np.flatnonzero(f.is_tensor)
     names, sizes = tensor_text(plan, tensors)  # no Tensor objects: ~1 s saved at 100k values
     dim_index, dim_orders, dyn_index, dynamisms = tensor_layout(plan, tensors)
-    codes_st, st_index = np.unique(f.scalar_type[tensors], return_inverse=True)
+    codes_st, st_index = unique(f.scalar_type[tensors], return_inverse=True)
     dtypes = [dtype_name(int(c)) for c in codes_st.tolist()]
     edges = lazy.edges
     flow = f.is_tensor[edges.value]
@@ -126,7 +127,7 @@ def block_text_color(color: str) -> str:
 def lod_devices(view: PlanView) -> list[list[str]]:
     """``[[device, colour], ...]`` for the device filter of a big plan."""
     f = view.analysis.facts
-    devices = [f.device(int(c)) for c in np.unique(f.dcode[f.is_tensor])] + list(view.plan.arena_devices)
+    devices = [f.device(int(c)) for c in unique(f.dcode[f.is_tensor])] + list(view.plan.arena_devices)
     return [[visible(d), device_style(d).color] for d in ordered_devices(devices)]
 
 
@@ -167,7 +168,7 @@ def _op_table(plan, f) -> dict:
     (no Instruction objects): ``op`` and ``opTable``."""
     kinds = {0: "None", 1: "KernelCall", 2: "DelegateCall", 3: "MoveCall", 4: "JumpFalseCall", 5: "FreeCall"}
     keys = (f.ic.kind.astype(np.int64) << 32) + (f.ic.target + 1)
-    uniq, first, index = np.unique(keys, return_index=True, return_inverse=True)
+    uniq, first, index = unique(keys, return_index=True, return_inverse=True)
     table = []
     for i in first.tolist():
         kind, target, label = int(f.ic.kind[i]), int(f.ic.target[i]), f.label(i)
