@@ -16,10 +16,12 @@ from pathlib import Path
 import pytest
 from browser_helpers import (
     ARTIFACTS,
+    CONTRAST_JS,
     HANDLERS_JS,
     TRACE_POINTS_JS,
     chromium,
     click_point,
+    contrasts,
     follows_width,
     hex_to_rgb,
     jupyter_lab, lab_url,
@@ -42,30 +44,6 @@ from explorer.views.palette import device_style
 pytestmark = pytest.mark.browser
 
 FIXTURE = Path(__file__).parent / "fixtures" / "device_mlp.pte"
-# the contrast of an element's text against what is behind it (WCAG 2: relative luminance; translucent colours and
-# backgrounds blended over the ancestors' up to the first opaque one, the page's white if none)
-CONTRAST_JS = """(el) => {
-  const parse = (c) => { const m = /rgba?\\(([^)]+)\\)/.exec(c); if (!m) return [0, 0, 0, 0];
-    const p = m[1].split(/[\\s,\\/]+/).filter(Boolean).map(Number); return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1]; };
-  const layers = [];
-  for (let n = el; n; n = n.parentElement) { const c = parse(getComputedStyle(n).backgroundColor);
-    if (c[3] > 0) { layers.push(c); if (c[3] >= 1) break; } }
-  let bg = [255, 255, 255];
-  for (const c of layers.reverse()) bg = bg.map((v, i) => c[i] * c[3] + v * (1 - c[3]));
-  const f0 = parse(getComputedStyle(el).color), fg = [0, 1, 2].map((i) => f0[i] * f0[3] + bg[i] * (1 - f0[3]));
-  const lum = (c) => c.map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); })
-    .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
-  const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
-  return Math.round(100 * (a + 0.05) / (b + 0.05)) / 100; }"""
-# what a person reads first: the file's name, a device chip's text, the search box's and the colour picker's text
-THEMED = (".dx-title", ".dx-dev", ".dx-search", ".dx-ov-pick", ".dx-plan", ".dx-details")
-
-
-def contrasts(page, root: str) -> dict:
-    """Each of THEMED's text contrast inside ``root`` (the first one drawn)."""
-    return {sel: page.locator(f"{root} {sel}").first.evaluate(CONTRAST_JS) for sel in THEMED}
-
-
 PLOTS_DRAWN_JS = """(sel) => { const gds = document.querySelectorAll(sel);
   return gds.length === 4 && Array.from(gds).every(g => g._fullLayout && g.querySelectorAll('.point').length > 0) }"""
 
