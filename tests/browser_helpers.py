@@ -339,6 +339,35 @@ def run_all(page) -> None:
     page.locator('li[data-command="runmenu:run-all"]').click()
 
 
+# the contrast of an element's text against what is behind it (WCAG 2: relative luminance; translucent colours and
+# backgrounds blended over the ancestors' up to the first opaque one, across shadow roots (marimo draws the widget in
+# one), the page's white if none). Colours as the browser computes them: rgb()/rgba(), or color(srgb ...) (a host's
+# light-dark() or color-mix() colours: marimo's)
+CONTRAST_JS = """(el) => {
+  const parse = (c) => { let m = /rgba?\\(([^)]+)\\)/.exec(c), k = 1;
+    if (!m) { m = /color\\(srgb ([^)]+)\\)/.exec(c); k = 255; }
+    if (!m) return [0, 0, 0, 0];
+    const p = m[1].split(/[\\s,\\/]+/).filter(Boolean).map(Number); return [p[0] * k, p[1] * k, p[2] * k, p.length > 3 ? p[3] : 1]; };
+  const layers = [];
+  for (let n = el; n; n = n.parentElement || (n.getRootNode() instanceof ShadowRoot ? n.getRootNode().host : null)) {
+    const c = parse(getComputedStyle(n).backgroundColor);
+    if (c[3] > 0) { layers.push(c); if (c[3] >= 1) break; } }
+  let bg = [255, 255, 255];
+  for (const c of layers.reverse()) bg = bg.map((v, i) => c[i] * c[3] + v * (1 - c[3]));
+  const f0 = parse(getComputedStyle(el).color), fg = [0, 1, 2].map((i) => f0[i] * f0[3] + bg[i] * (1 - f0[3]));
+  const lum = (c) => c.map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); })
+    .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+  const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+  return Math.round(100 * (a + 0.05) / (b + 0.05)) / 100; }"""
+# what a person reads first: the file's name, a device chip's text, the search box's and the colour picker's text
+THEMED = (".dx-title", ".dx-dev", ".dx-search", ".dx-ov-pick", ".dx-plan", ".dx-details")
+
+
+def contrasts(page, root: str) -> dict:
+    """Each of THEMED's text contrast inside ``root`` (the first one drawn; locators reach into shadow roots)."""
+    return {sel: page.locator(f"{root} {sel}").first.evaluate(CONTRAST_JS) for sel in THEMED}
+
+
 # What a plotly graph div shows, read from the page: per trace, the drawn points and their fills.
 PLOT_STATE_JS = """
 (gd) => {
@@ -368,9 +397,11 @@ TRACE_POINTS_JS = """
 """
 
 
-def trace_points(page, selector: str, index: int) -> list[dict]:
-    """The drawn points (TRACE_POINTS_JS) of data trace ``index`` of the graph ``selector``; [] when it draws none."""
-    return page.evaluate(f"([sel, i]) => ({TRACE_POINTS_JS})([document.querySelector(sel), i]) || []", [selector, index])
+def trace_points(page, selector, index: int) -> list[dict]:
+    """The drawn points (TRACE_POINTS_JS) of data trace ``index`` of the graph ``selector`` (or its element handle: a
+    graph in a shadow root); [] when it draws none."""
+    return page.evaluate(f"([sel, i]) => ({TRACE_POINTS_JS})([typeof sel === 'string' ? document.querySelector(sel) : sel, i]) || []",
+                         [selector, index])
 
 
 def point_of(points: list[dict], ident) -> dict:
@@ -395,7 +426,7 @@ SETTLED_JS = """
 async ([sel, after, timeout]) => {
   // quiet: for two animation frames in a row nothing under the element changed, its box stayed put, plotly
   // is not in a transition and (with `after`) the label layer (panels/labels.js) has been placed again since then
-  const gd = document.querySelector(sel);
+  const gd = typeof sel === 'string' ? document.querySelector(sel) : sel;  // a selector, or the element (in a shadow root)
   if (!gd) throw new Error('settled: nothing matches ' + sel);
   const count = () => Number(gd.dataset.labels || 0);
   const frame = () => new Promise((done) => requestAnimationFrame(() => done(undefined)));
@@ -432,8 +463,8 @@ def label_draws(page, selector: str) -> int:
                          selector)
 
 
-def settled(page, selector: str, after: int | None = None, timeout_ms: int = 60_000) -> int:
-    """Wait until the element ``selector`` (a plotly graph, a panel) is done drawing: two animation frames in a
+def settled(page, selector, after: int | None = None, timeout_ms: int = 60_000) -> int:
+    """Wait until the element ``selector`` (a plotly graph, a panel; or its element handle) is done drawing: two animation frames in a
     row with no change under it, its box not moving (a scroll, a notebook re-laying out its cells), no plotly
     transition. With ``after`` (``label_draws`` before the action), its label layer must also have been placed
     again since: a wheel zoom, a click that expands a group or a resize redraws a moment later, and waiting
@@ -554,11 +585,12 @@ def rerun_cell(page, cell: int = 0, timeout_ms: int = 180_000) -> None:
                            ".some((el) => !el.dataset.old && el.dataset.drawn)", timeout=timeout_ms)
 
 
-def assert_overview_shows_its_groups(page, graph: str, group_trace: int, least: int = 8) -> dict:
+def assert_overview_shows_its_groups(page, graph, group_trace: int, least: int = 8) -> dict:
     """The widget's overview shows its groups: every group of the fold inside the view's ranges is drawn as a marker
-    inside the plot area, and the view holds at least ``least`` of them (or all, when fewer)."""
+    inside the plot area, and the view holds at least ``least`` of them (or all, when fewer). ``graph``: a selector, or
+    the graph's element handle (a widget in a shadow root: marimo)."""
     settled(page, graph)
-    seen = page.evaluate(f"(sel) => ({GROUPS_IN_VIEW_JS})(document.querySelector(sel))", graph)
+    seen = page.evaluate(f"(sel) => ({GROUPS_IN_VIEW_JS})(typeof sel === 'string' ? document.querySelector(sel) : sel)", graph)
     x0, y0, x1, y1 = seen["box"]
     drawn = [p for p in trace_points(page, graph, group_trace) if p["w"] > 0 and x0 <= p["x"] <= x1 and y0 <= p["y"] <= y1]
     assert seen["inRange"] >= min(seen["total"], least), f"the view shows {seen['inRange']} of {seen['total']} groups: {seen}"

@@ -21,6 +21,7 @@ from browser_helpers import (
     TRACE_POINTS_JS,
     chromium,
     click_point,
+    contrasts,
     follows_width,
     hex_to_rgb,
     jupyter_lab,
@@ -44,15 +45,6 @@ from explorer.views.palette import device_style
 pytestmark = pytest.mark.browser
 
 FIXTURE = Path(__file__).parent / "fixtures" / "device_mlp.pte"
-# what a person reads first: the file's name, a device chip's text, the search box's and the colour picker's text
-THEMED = (".dx-title", ".dx-dev", ".dx-search", ".dx-ov-pick", ".dx-plan", ".dx-details")
-
-
-def contrasts(page, root: str) -> dict:
-    """Each of THEMED's text contrast inside ``root`` (the first one drawn)."""
-    return {sel: page.locator(f"{root} {sel}").first.evaluate(CONTRAST_JS) for sel in THEMED}
-
-
 PLOTS_DRAWN_JS = """(sel) => { const gds = document.querySelectorAll(sel);
   return gds.length === 4 && Array.from(gds).every(g => g._fullLayout && g.querySelectorAll('.point').length > 0) }"""
 

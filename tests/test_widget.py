@@ -139,6 +139,35 @@ def test_the_output_carries_the_program_in_words_for_pages_without_script(tmp_pa
     assert "device-explorer show 'a<b>&.pte' -o report.html" in html.unescape(page)  # quoted for a shell, escaped
 
 
+
+def test_a_page_saved_with_its_widget_state_still_shows_the_summary(sample):
+    """Issue 32: with the widget state saved in the notebook (JupyterLab's "Save Widget State Automatically",
+    ``nbconvert --execute``), nbconvert writes an output's widget view alone and drops its text/html: opened where the
+    widget manager cannot load (offline), the output was blank. Displayed in a notebook, the widget is two outputs: the
+    view (its own text/html empty) and the summary, which nbconvert writes either way, once."""
+    import nbformat
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+    from nbconvert import HTMLExporter
+
+    InteractiveShell.instance()
+    with capture_output() as shown:
+        sample._ipython_display_()
+    view, summary = (o.data for o in shown.outputs)
+    model = view["application/vnd.jupyter.widget-view+json"]["model_id"]
+    assert "dx-fallback" not in view["text/html"] and "dx-fallback" in summary["text/html"]
+    assert "application/vnd.jupyter.widget-view+json" not in summary
+    cell = nbformat.v4.new_code_cell("ex", outputs=[nbformat.v4.new_output("display_data", data=d) for d in (view, summary)])
+    for saved in (True, False):
+        nb = nbformat.v4.new_notebook(cells=[cell])
+        if saved:
+            nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {
+                "version_major": 2, "version_minor": 0, "state": {model: {"model_name": "AnyModel", "state": {}}}}}
+        page, _ = HTMLExporter().from_notebook_node(nb)
+        assert ('type="application/vnd.jupyter.widget-view+json"' in page) is saved  # the view, where its state is
+        assert page.count('class="dx-fallback"') == 1, saved
+        assert "sample.pte</b> (a static summary" in page
+
 def test_select_rejects_what_the_plan_does_not_have(ex):
     with pytest.raises(KeyError):
         ex.select("no-such-tensor")

@@ -57,18 +57,22 @@ function hostOf(el) {
   return el.getRootNode && /** @type {ShadowRoot} */ (el.getRootNode()).host;
 }
 
-// Inside a capped output, or one given a height (the widget's `height` trait: `Explorer(..., height=500)`), the app
-// scrolls in its own box of that height instead of being cut by the host: the controls row and the side column stay
-// in view (sticky to that box, style.css .dx-fit) while the graph and the memory map scroll under them.
-/** @param {HTMLElement} el @param {number} wanted the trait's height in px (0: none) */
+// Inside a capped output, or one given a height (the widget's `height` trait: `Explorer(..., height=500)`), an app taller
+// than that box is laid out for it (app/fit.js: the one-program app's compact layout, the graph and the memory map side
+// by side, each as tall as the box leaves it) and scrolls in its own box of that height instead of being cut by the host:
+// the controls row stays at the box's top (sticky, style.css .dx-fit) while what is under the plots scrolls.
+/** @param {HTMLElement & {dxApp?: import("./types/app").MountedApp}} el @param {number} wanted the trait's height in px (0: none) */
 function fitHost(el, wanted) {
   const cap = availableHeight(el), host = cap === null ? null : Math.floor(cap) - 4;
   const limit = wanted > 0 ? (host === null ? wanted : Math.min(wanted, host)) : host;
+  const app = el.dxApp && "fit" in el.dxApp && typeof el.dxApp.fit === "function" ? el.dxApp.fit : null;
   el.classList.remove("dx-fit");
   el.style.maxHeight = "";
+  if (app) app(null);  // measured as tall as it is
   if (limit !== null && el.scrollHeight > limit) {
     el.classList.add("dx-fit");
     el.style.maxHeight = `${limit}px`;
+    if (app) app(limit);
   }
 }
 

@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import anywidget
 import traitlets
+from IPython.display import display
 
 from explorer import frontend
 
 __all__ = ["AppWidget"]
+
+# the widget view's own text/html in a notebook (AppWidget._ipython_display_): nothing to see, the summary follows
+VIEW_HTML = "<!-- ExecuTorch device explorer: the static summary is the next output -->"
 
 
 class AppWidget(anywidget.AnyWidget):
@@ -38,6 +42,20 @@ class AppWidget(anywidget.AnyWidget):
         if data is not None:
             data = {**data, "text/html": self._fallback_html()}
         return data, metadata
+
+    def _ipython_display_(self, **kwargs):
+        """In a notebook: two outputs, the widget view, then the static summary on its own. nbconvert's HTML of a
+        notebook whose widget state was saved writes an output's widget view alone, dropping its ``text/html``, so a
+        page opened where the widget manager cannot load (offline) showed nothing; the second output shows there. A
+        live widget's stylesheet (``style.css``, which anywidget puts in the page's head) hides every summary; a widget
+        that finds no kernel shows them again. The view's own bundle keeps an empty ``text/html`` (not ipywidgets'
+        ``text/plain`` repr), so a page without widgets shows the summary once."""
+        bundle = super()._repr_mimebundle_(**kwargs)
+        data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
+        if data is None:  # no view (ipywidgets: the widget has no view name)
+            return
+        display({**data, "text/html": VIEW_HTML}, metadata=metadata, raw=True)
+        display({"text/html": self._fallback_html()}, raw=True)
 
     def _fallback_html(self) -> str:
         """The static summary of what this widget draws (HTML, every name escaped)."""

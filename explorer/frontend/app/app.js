@@ -5,6 +5,7 @@
 // and set lives in the model: `plan`, `selected`, `devices`, `expanded`. Every plan, whatever its size, is drawn
 // by the same modules from the payload's tables (lod/plan.js): a small plan opens with every group expanded.
 import {arr, h, stages} from "../util/common.js";
+import {boxFit} from "./fit.js";
 import {overlay, revealOutline} from "../panels/rings.js";
 import {labelLayer} from "../panels/labels.js";
 import {minimap} from "../panels/nav.js";
@@ -90,11 +91,12 @@ function planLayers($, graphDiv, memoryDiv, lod, count) {
 
 /** A plan's first view in stages, each a task of its own when `later` queues it (util/common.js stages): fold and lay
  * out the first state, draw it, its labels and minimap, the memory map's skeleton (then `wireMemory`: plotly gives a
- * div its events when it first draws in it), the lanes and the strip.
+ * div its events when it first draws in it), the lanes and the strip; then `fitted` (a short box's compact layout
+ * measured again for this plan: app/fit.js).
  * @param {(fn: () => void, name?: string) => void} later @param {import("../lod/plan.js").LodPlan} L
  * @param {ReturnType<typeof planLayers>} over @param {PlotDiv} memoryDiv @param {ReturnType<typeof planFigures>} FIG
- * @param {() => void} wireMemory */
-function drawInStages(later, L, over, memoryDiv, FIG, wireMemory) {
+ * @param {() => void} wireMemory @param {() => void} fitted */
+function drawInStages(later, L, over, memoryDiv, FIG, wireMemory, fitted) {
   later(() => { L.folded(); }, "fold");  // fold and lay out the first state (lod/base.js: kept for the draw)
   later(() => { L.drawFirst(); }, "graph");  // draw it (unless a change drew it already)
   later(() => { over.minimap.draw(); over.labels.draw(); }, "labels");
@@ -107,6 +109,7 @@ function drawInStages(later, L, over, memoryDiv, FIG, wireMemory) {
     L.drawMemory();
     over.strip.reset();  // this plan's lanes
     over.strip.draw();
+    fitted();
   }, "memory");
 }
 
@@ -131,12 +134,13 @@ function findingsList(list, findings, pick) {
  * @param {{select: (sel: import("../types/app").PanelSelection) => void, group: (g: number) => void, highlight: () => void,
  *          delegates: () => ReturnType<typeof delegateExpander> | null, profile: () => ReturnType<typeof profileView> | null,
  *          layers: () => ReturnType<typeof planLayers>, overlays: () => ReturnType<typeof overlayView>,
- *          moves: ReturnType<typeof import("../shell/moves").movesView>, plan: () => import("../types/payload").PlanPayload}} app
+ *          moves: ReturnType<typeof import("../shell/moves").movesView>, plan: () => import("../types/payload").PlanPayload,
+ *          room: () => number}} app
  * @returns {import("../types/app").LodHost} */
 function appHost(graphDiv, memoryDiv, state, detailsBox, data, publish, app) {
   const {delegates: DG, profile: PROF} = app;
   return {graph: graphDiv, memory: memoryDiv, state, config: CONFIG,
-          shown: () => state.shown, select: app.select, group: app.group,
+          shown: () => state.shown, select: app.select, group: app.group, room: app.room,
           html: (markup) => { detailsBox.innerHTML = markup; }, findings: () => data.findings,
           expanded: (list) => publish("expanded", list.slice()),
           moved: app.highlight,
@@ -188,10 +192,7 @@ function plotHandlers(graphDiv, memoryDiv, T, lod, delegates, labels) {
 function appView(ctx, data) {
   const T = data.trace, {$, model, publish} = ctx;
   const MV = /** @type {ReturnType<typeof import("../shell/moves").movesView>} */ (ctx.moves);
-  /** @type {PlotDiv} */
-  const graphDiv = $("dx-graph");
-  /** @type {PlotDiv} */
-  const memoryDiv = $("dx-memory");
+  const graphDiv = /** @type {PlotDiv} */ ($("dx-graph")), memoryDiv = /** @type {PlotDiv} */ ($("dx-memory"));
   const detailsBox = ctx.details;
   // the memory map card's heading (LAYOUT): a profile's axis toggle joins it
   const memoryHead = /** @type {HTMLElement} */ (/** @type {HTMLElement} */ (memoryDiv.parentElement).querySelector("h3"));
@@ -214,7 +215,9 @@ function appView(ctx, data) {
   let DG = null;  // the delegate calls opened in place (panels/delegate.js)
   const host = appHost(graphDiv, memoryDiv, state, detailsBox, data, publish, {select: (sel) => select(sel, true),
     group: (g) => selectGroup(g), highlight: () => highlight(), delegates: () => DG, profile: () => PROF, layers: () => over, overlays: () => OV, moves: MV,
-    plan: () => P});
+    plan: () => P, room: () => FIT.room()});
+  // a short box (index.js fitHost): the compact layout, the graph and the memory map as tall as the box leaves them
+  const FIT = boxFit(ctx.el, graphDiv, memoryDiv, () => P.lod.arenas.length, () => { if (LOD) LOD.home(); });
   // a plan is drawn in stages, each a task of its own (util/common.js stages): the graph, then its labels and minimap,
   // then the memory map; api.drawn() resolves when all are (page.js says "ready" then)
   const Q = stages(ctx.el);
@@ -254,7 +257,7 @@ function appView(ctx, data) {
     const staged = !shown && P.lod.m + P.lod.n >= STAGED_MIN;
     const L = LOD, later = staged ? Q.later : (/** @type {() => void} */ fn) => fn();
     shown = true;
-    drawInStages(later, L, over, memoryDiv, FIG, handlers.memory);
+    drawInStages(later, L, over, memoryDiv, FIG, handlers.memory, FIT.again);
     if (P.profile) {
       PROF = profileView(P, {graph: graphDiv, memory: memoryDiv, T, lanes: LOD.lanes(), rehighlight: () => highlight(),
         setAxis: (/** @type {Parameters<import("../lod/plan.js").LodPlan["setAxis"]>[0]} */ map) => LOD.setAxis(map),
@@ -300,7 +303,7 @@ function appView(ctx, data) {
           clear: () => select({values: [], instructions: []}, true), selection,
           find: (text) => select(search(P, text)), started: handlers.graph,
           api: {drawn: () => Q.idle(), select, search: (/** @type {string} */ text) => search(P, text), lod: () => LOD,
-                delegates: () => DG,
+                delegates: () => DG, fit: FIT.fit,
                 profile: () => PROF, overlays: () => OV, firstDivergence: () => NUM.click(),
                 openLink: (/** @type {string} */ text) => model.set("selected", Object.assign({plan: state.plan, finding: null}, search(P, text))),
                 hashOf: (/** @type {Parameters<typeof linkOf>[0]} */ sel, /** @type {string} */ first) => linkOf(sel, first)}};

@@ -37,6 +37,7 @@ export const TEMPLATE = {
            plot_bgcolor: PLOT_BG, shapedefaults: {line: {color: PAPER_INK}}, title: {x: 0.05}, xaxis: AXIS, yaxis: AXIS}};
 export const LANE_HEIGHT = 150;  // pixels per arena lane
 const FEW_TICKS = 16;  // the instruction axis's most ticks: up to this many instructions, one on each
+export const LANES_CHROME = 110;  // the memory figure's pixels besides its lanes: margins, legend, axis title
 const HOVERLABEL = (/** @type {Lod["style"]} */ ST) => ({bgcolor: "white", bordercolor: "#D0D7DE",
   font: {size: 12, color: ST.ink}, align: "left"});
 
@@ -253,7 +254,7 @@ export function memoryLayout(L) {
   });
   layout.annotations.push(...marks);
   return Object.assign(layout, {
-    height: LANE_HEIGHT * rows + 110, barmode: "overlay", bargap: 0, margin: {l: 64, r: 12, t: 58, b: 44},
+    height: LANE_HEIGHT * rows + LANES_CHROME, barmode: "overlay", bargap: 0, margin: {l: 64, r: 12, t: 58, b: 44},
     hovermode: "closest", clickmode: "event", dragmode: "pan", modebar: {remove: ["select2d", "lasso2d", "autoScale2d"]},
     uirevision: "memory", hoverlabel: HOVERLABEL(ST),
     legend: {orientation: "h", x: 0, xanchor: "left", y: 1.0, yanchor: "top", yref: "container", itemclick: false,

@@ -34,6 +34,9 @@ export const DRAW_MAX = 500;
 /** @typedef {import("./views.js").View} View */
 /** A view computed once the plot area's size is known (lod/views.js plotSize). @typedef {(size: import("./views.js").Size) => View | null} ViewOf */
 
+// the least px a host's room makes the graph (a compact app in a short box: app/fit.js; the diff asks for 380 or more)
+const ROOM_MIN = 240;
+
 /**
  * One Plotly.react with the view's ranges in it (one redraw, not a react and then a relayout): every trace rebuilt
  * for the nodes in and near that view (lod/views.js regionOf) from `baseData` (the skeleton lod/figures.js builds).
@@ -47,7 +50,7 @@ function drawGraph(B, S, host, baseData, windowMin, view, reset) {
   // graph._layout: its layers' height (views.js figureHeight: an overview that fits whole may grow to 1,200 px), within
   // the room the host leaves it (the diff: its memory maps' top in the first view)
   const layers = figureHeight(B.G, f, B.L.limits.focus);
-  const height = host.room ? Math.round(Math.max(380, Math.min(layers, host.room()))) : layers;
+  const height = host.room ? Math.round(Math.max(ROOM_MIN, Math.min(layers, host.room()))) : layers;
   // a div plotly has not drawn in yet (the diff draws each figure in one Plotly.react, no skeleton first): the
   // skeleton's layout (lod/figures.js), the plot area's size from the div's width and the layout's margins
   const lay = Object.assign({}, gd.layout || fresh(planFigures(B.L).graph.layout)), laidOut = !!gd._fullLayout;

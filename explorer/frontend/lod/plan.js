@@ -30,9 +30,11 @@ export function lodPlan(P, host, opts) {
   // it would keep the skeleton's ranges, and the first draw, seeing a draw done, would never open the home view (a
   // re-run cell showed one group of a big plan); the first draw paints the overlay wanted then
   const redraw = () => { if (S.draws) graph.draw(null); };
+  // the home view drawn again (the host's room changed: a compact app's box, app/fit.js)
+  const home = () => { if (S.draws) graph.draw(null, true); };
   return {expand: graph.expand, collapse: graph.collapse, reveal: graph.reveal, highlight,
           devices: graph.devices, labels: graph.labels, clickGraph: graph.clickGraph, setExpanded: graph.setExpanded,
-          redraw, layout: graph.layoutState, drawFirst, drawMemory: memory.drawMemory,
+          redraw, home, layout: graph.layoutState, drawFirst, drawMemory: memory.drawMemory,
           valueDetails: panels.valueDetails, instrDetails: panels.instrDetails, groupDetails: panels.groupDetails,
           clickMemory: memory.clickMemory, onRelayout: memory.onRelayout, lane: memory.lane, laneProfiles: memory.laneProfiles,
           setAxis: memory.setAxis, axis: memory.axisMap, lanes: () => P.lod.arenas.length,

@@ -47,8 +47,9 @@ export interface LodHost {
   expanded(list: number[]): void;
   /** panels/delegate.js: the open delegates moved points of the graph (the selection is drawn again) */
   moved(): void;
-  /** the most px the graph's figure may be tall (lod/graph.js keeps it within 380 .. 720 px in any case): the diff leaves
-   * its memory maps' top in the first view (diff/diff.js graphRoom) */
+  /** the most px the graph's figure may be tall (lod/graph.js: no less than 240 px, no more than its layers need; Infinity:
+   * no limit): the diff leaves its memory maps' top in the first view (diff/diff.js graphRoom), a compact app fits its box
+   * (app/fit.js) */
   room?(): number;
   /** after every draw of the graph: what the host draws over a fresh figure (open delegates, a profile's op sizes) */
   drawn?(): void;
