@@ -36,6 +36,15 @@ def _open(page, report: Path, card: str = ".dx-prof", timeout_ms: int = 30_000) 
                            arg=card, timeout=timeout_ms)
 
 
+# the contrast between the axis toggle's pressed and unpressed buttons' backgrounds (WCAG relative luminance)
+PRESSED_JS = """() => { const bg = (b) => getComputedStyle(b).backgroundColor.match(/[\\d.]+/g).slice(0, 3).map(Number);
+  const lum = (c) => c.map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); })
+    .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+  const on = document.querySelector('.dx-prof-axis button[aria-pressed="true"]'), off = document.querySelector('.dx-prof-axis button[aria-pressed="false"]');
+  const [a, b] = [lum(bg(on)), lum(bg(off))].sort((x, y) => y - x);
+  return Math.round(100 * (a + 0.05) / (b + 0.05)) / 100; }"""
+
+
 def test_device_profile_in_the_report(tmp_path):
     report = tmp_path / "profile.html"
     code = main(["show", str(FIX / "device_mlp.pte"), "--profile", str(DUMPS / "synthetic_slow_copies.etdp"),
@@ -69,6 +78,11 @@ def test_device_profile_in_the_report(tmp_path):
         tops = page.evaluate("() => [...document.querySelectorAll('.dx-prof-axis button')].map(b => b.getBoundingClientRect().top)")
         page.set_viewport_size({"width": 1300, "height": 1000})
         assert len(tops) == 2 and abs(tops[0] - tops[1]) < 2, tops
+        # and the pressed one stands out in both schemes (in the dark one it was near-black beside near-black)
+        for scheme in ("dark", "light"):
+            page.emulate_media(color_scheme=scheme)
+            ratio = page.evaluate(PRESSED_JS)
+            assert ratio >= 3, (scheme, ratio)
         # a selected op shows its time per run
         page.evaluate(f"() => window.dxReport.select({{instructions: [{slowest}]}}, true)")
         details = page.locator(".dx-details").inner_text()
