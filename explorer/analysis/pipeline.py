@@ -101,13 +101,19 @@ class LazyAnalysis:
             return self.memory.devices
         f, t = self.facts, self.moving
         src, dst, nbytes = f.dcode[t["src"]], f.dcode[t["dst"]], t["nbytes"]
-        cross = src != dst
+        cross = (src != dst).nonzero()[0]
+        moved: dict[int, list[int]] = {}  # device code -> copies in, bytes in, copies out, bytes out
+        for s, d, b in zip(src[cross].tolist(), dst[cross].tolist(), nbytes[cross].tolist()):  # one pass, in ints
+            into, away = moved.setdefault(d, [0, 0, 0, 0]), moved.setdefault(s, [0, 0, 0, 0])
+            into[0] += 1
+            into[1] += b
+            away[2] += 1
+            away[3] += b
         out = []
         for row in device_totals(f, self.planned, self.first, self.last, ()):
-            code = row.device.code
-            into, away = cross & (dst == code), cross & (src == code)
-            out.append(dataclasses.replace(row, transfers_in=int(into.sum()), bytes_in=int(nbytes[into].sum()),
-                                           transfers_out=int(away.sum()), bytes_out=int(nbytes[away].sum())))
+            n_in, b_in, n_out, b_out = moved.get(row.device.code, (0, 0, 0, 0))
+            out.append(dataclasses.replace(row, transfers_in=n_in, bytes_in=b_in, transfers_out=n_out,
+                                           bytes_out=b_out))
         return tuple(out)
 
     @cached_property
