@@ -4,8 +4,9 @@ numpy 2's ``unique`` costs ~9 µs on twenty integers, ~35 µs with ``return_inve
 through ``moveaxis``), and ``isin`` ~22 µs (it picks a method by scanning both arrays' ranges first). The
 analysis, the views and the text call them a few dozen times per plan, so a program of 3,500 small plans spent
 seconds on that fixed cost alone (issue 30's budget). These answer exactly what numpy answers (same values,
-same dtypes, same shapes) for one-dimensional integer and boolean arrays, the only kind these layers pass, in a
-few array operations; anything else goes to numpy itself, so a caller never has to know which path ran.
+same dtypes, same shapes) for short one-dimensional integer and boolean arrays, the only kind these layers pass,
+in a few array operations; anything else (a long array included) goes to numpy itself, so a caller never has to
+know which path ran.
 """
 
 from __future__ import annotations
@@ -14,16 +15,15 @@ import numpy as np
 
 __all__ = ["unique", "unique_rows", "isin"]
 
-_FEW = 16  # test values isin compares one by one on a short array; more go to numpy's own method
-_PASSES = 4  # ... and on a long one (numpy's table method reads a long array about three times)
-_SHORT = 4096
+_FEW = 16  # test values isin compares one by one; more go to numpy's own method
+_SHORT = 4096  # past this many items the fixed cost is noise and numpy's methods (hashing, tables) are faster
 _KINDS = "biu"
 
 
 def unique(ar, return_index: bool = False, return_inverse: bool = False, return_counts: bool = False):
     """``np.unique(ar, return_index=..., return_inverse=..., return_counts=...)`` (no ``axis``)."""
     a = ar if isinstance(ar, np.ndarray) else np.asarray(ar)
-    if a.ndim != 1 or a.dtype.kind not in _KINDS:
+    if a.ndim != 1 or a.dtype.kind not in _KINDS or a.size > _SHORT:  # a long array: numpy's own methods win
         return np.unique(a, return_index=return_index, return_inverse=return_inverse,  # type: ignore[call-overload]
                          return_counts=return_counts)
     n = a.size
@@ -54,7 +54,7 @@ def unique_rows(ar, return_index: bool = False, return_inverse: bool = False):
     """``np.unique(ar, axis=0, return_index=..., return_inverse=...)`` of a 2-D integer array: its distinct rows
     in lexicographic order (numpy sorts rows as records, field by field), one sort of the columns."""
     a = ar if isinstance(ar, np.ndarray) else np.asarray(ar)
-    if a.ndim != 2 or a.dtype.kind not in _KINDS or not a.shape[1]:
+    if a.ndim != 2 or a.dtype.kind not in _KINDS or not a.shape[1] or a.shape[0] > _SHORT:
         return np.unique(a, axis=0, return_index=return_index,  # type: ignore[call-overload]
                          return_inverse=return_inverse)
     n = a.shape[0]
@@ -81,8 +81,7 @@ def isin(element, test_elements) -> np.ndarray:
     """``np.isin(element, test_elements)``: per element of ``element``, whether it equals one of the tests."""
     a = element if isinstance(element, np.ndarray) else np.asarray(element)
     tests = test_elements if isinstance(test_elements, np.ndarray) else np.asarray(test_elements)
-    if a.dtype.kind not in _KINDS or tests.dtype.kind not in _KINDS or tests.size > (
-            _FEW if a.size <= _SHORT else _PASSES):
+    if a.dtype.kind not in _KINDS or tests.dtype.kind not in _KINDS or tests.size > _FEW or a.size > _SHORT:
         return np.isin(a, tests)
     out = np.zeros(a.shape, dtype=bool)
     for t in tests.ravel().tolist():
