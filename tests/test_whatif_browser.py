@@ -159,6 +159,12 @@ def test_report_move_to_gives_the_command_and_its_report_opens_in_the_diff_view(
         # calls, a skeleton first and the plan over it, and the what-if slower to be ready than a 100k-value report)
         calls = page.evaluate("() => window.__dxCalls")
         assert sorted(calls) == sorted(["react", f"dx-{fig}-{s}"] for fig in ("graph", "memory") for s in "ab"), calls
+        # and none drawn twice by plotly: margins that already hold the legend, the tick labels and the axis title (a
+        # margin plotly grows after a draw is a second whole draw: B's graph 56 -> 86 px, the lanes' left 64 -> 81)
+        grown = page.evaluate("""() => Array.from(document.querySelectorAll('.js-plotly-plot')).map((gd) => {
+          const m = gd.layout.margin, s = gd._fullLayout._size;
+          return [gd.className.split(' ')[0], ['l', 'r', 't', 'b'].filter((k) => Math.abs(s[k] - m[k]) > 0.5)]; })""")
+        assert len(grown) == 4 and all(not g[1] for g in grown), grown
         chips = page.locator(".dx-whatif .dx-move-chip").all_inner_texts()
         assert [c.replace("\u2715", "").strip() for c in chips] == [f"delegate:{delegate}=cuda:0"]
         assert "This report shows original (A) vs what executorch 1.5.1 would export (B)" in \

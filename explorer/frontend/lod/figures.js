@@ -121,6 +121,18 @@ export function graphLegend(L) {
   return out;
 }
 
+/** the rows the graph's legend takes: its groups side by side, each group's entries stacked (the tensors' devices,
+ * the op kinds, the copies' kinds: two where the plan has copies, "a group" where one is folded) @param {Lod} L */
+export function legendRows(L) {
+  const kinds = new Set(Array.from(L.ops.kind, (k) => L.names.opKinds[k])), entries = graphLegend(L);
+  const groups = entries.filter((t) => t.legendgroup === "groups").length;
+  return Math.max(1, presentDevices(L.tensors.dev).length, ["kernel", "delegate", "copy", "other"].filter((k) => kinds.has(k)).length,
+                  kinds.has("copy") ? 2 : 0, groups);
+}
+// px the legend takes at the figure's top: a title line and a row per entry (11 px type); the margin is made that
+// tall, so plotly does not grow it after the first draw (a grown margin is a second whole draw of the figure)
+const LEGEND_TOP = 29, LEGEND_ROW = 19;
+
 /** the graph's layout, with room for the legend and a status note the app writes (the app sets the height and
  * the ranges once it has laid the graph out) @param {Lod} L @returns {Record<string, any>} */
 export function graphLayout(L) {
@@ -132,7 +144,7 @@ export function graphLayout(L) {
     legend: {orientation: "h", x: 0, xanchor: "left", y: 1, yanchor: "top", yref: "container", itemclick: false,
              itemdoubleclick: false, font: {size: 11}, tracegroupgap: 14, grouptitlefont: {size: 11, color: ST.muted}},
     xaxis: Object.assign({}, axis, {range: [-0.5, 0.5]}), yaxis: Object.assign({}, axis, {range: [-0.6, 0.6]}),
-    margin: {l: 12, r: 12, t: 56, b: 40}, shapes: [],
+    margin: {l: 12, r: 12, t: Math.max(56, LEGEND_TOP + LEGEND_ROW * legendRows(L)), b: 40}, shapes: [],
     annotations: [{text: "", xref: "paper", yref: "paper", x: 0, y: 0, xanchor: "left", yanchor: "top", yshift: -4,
                    showarrow: false, font: {size: 11, color: ST.muted}, align: "left", name: "status"}],
     uirevision: "overview", template: TEMPLATE};
@@ -211,6 +223,7 @@ export function memoryLayout(L) {
                   annotations: [], shapes: [], uniformtext: {mode: "hide", minsize: 9}};
   /** @type {Record<string, any>[]} */
   const marks = [];  // after the lanes' titles, which come first (one per lane, in lane order)
+  let widest = 0;  // the longest byte tick label, in characters
   L.arenas.forEach((a, k) => {
     const [x, y] = laneAxes(k), top = 1 - k * (lane + gap), last = k === rows - 1;
     const color = a.dev >= 0 ? L.devices[a.dev].color : "#8C8C8C", over = a.high > a.size;
@@ -230,7 +243,7 @@ export function memoryLayout(L) {
     const ticks = [0, Math.floor(a.size / 2), a.size].concat(over && a.high - a.size > 0.08 * a.high ? [a.high] : []);
     layout[y.replace("y", "yaxis")] = {anchor: x, domain: [Math.max(0, top - lane), top],
       range: [0, Math.max(a.size, a.high, 1) * 1.06], tickvals: ticks, showgrid: true,
-      ticktext: ticks.map((t, q) => (t === a.size && q === 2 ? "end " : "") + bytesText(t)),
+      ticktext: ticks.map((t, q) => { const tt = (t === a.size && q === 2 ? "end " : "") + bytesText(t); widest = Math.max(widest, tt.length); return tt; }),
       gridcolor: "#EEF1F4", zeroline: false, fixedrange: true, linecolor: color, linewidth: 4, showline: true,
       tickfont: {size: 10, color: MUTED}};
     layout.shapes.push({type: "line", xref: x + " domain", yref: y, x0: 0, x1: 1, y0: a.size, y1: a.size, name: "arena end",
@@ -254,7 +267,10 @@ export function memoryLayout(L) {
   });
   layout.annotations.push(...marks);
   return Object.assign(layout, {
-    height: LANE_HEIGHT * rows + LANES_CHROME, barmode: "overlay", bargap: 0, margin: {l: 64, r: 12, t: 58, b: 44},
+    // margins that already hold the byte ticks (~6 px a character at 10 px type), the last instruction tick's half (~4 px a character)
+    // and the axis title: plotly grows a margin too small after the first draw, which is a second whole draw
+    height: LANE_HEIGHT * rows + LANES_CHROME, barmode: "overlay", bargap: 0,
+    margin: {l: Math.max(64, Math.ceil(6 * widest + 11)), r: Math.max(12, 4 * countText(Math.max(n - 1, 0)).length + 6), t: 58, b: 48},
     hovermode: "closest", clickmode: "event", dragmode: "pan", modebar: {remove: ["select2d", "lasso2d", "autoScale2d"]},
     uirevision: "memory", hoverlabel: HOVERLABEL(ST),
     legend: {orientation: "h", x: 0, xanchor: "left", y: 1.0, yanchor: "top", yref: "container", itemclick: false,
