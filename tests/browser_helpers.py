@@ -596,20 +596,3 @@ def assert_overview_shows_its_groups(page, graph, group_trace: int, least: int =
     assert seen["inRange"] >= min(seen["total"], least), f"the view shows {seen['inRange']} of {seen['total']} groups: {seen}"
     assert len(drawn) == seen["inRange"], f"{len(drawn)} group markers drawn in the plot area, {seen['inRange']} in view"
     return seen
-
-
-# the contrast of an element's text against what is behind it (WCAG 2: relative luminance; translucent colours and
-# backgrounds blended over the ancestors' up to the first opaque one, the page's white if none)
-CONTRAST_JS = """(el) => {
-  const parse = (c) => { const m = /rgba?\\(([^)]+)\\)/.exec(c); if (!m) return [0, 0, 0, 0];
-    const p = m[1].split(/[\\s,\\/]+/).filter(Boolean).map(Number); return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1]; };
-  const layers = [];
-  for (let n = el; n; n = n.parentElement) { const c = parse(getComputedStyle(n).backgroundColor);
-    if (c[3] > 0) { layers.push(c); if (c[3] >= 1) break; } }
-  let bg = [255, 255, 255];
-  for (const c of layers.reverse()) bg = bg.map((v, i) => c[i] * c[3] + v * (1 - c[3]));
-  const f0 = parse(getComputedStyle(el).color), fg = [0, 1, 2].map((i) => f0[i] * f0[3] + bg[i] * (1 - f0[3]));
-  const lum = (c) => c.map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); })
-    .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
-  const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
-  return Math.round(100 * (a + 0.05) / (b + 0.05)) / 100; }"""
