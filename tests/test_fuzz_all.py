@@ -21,6 +21,22 @@ def test_a_sample_of_the_campaign_over_every_format_has_no_unexpected_exception(
     assert counts["loaded"] > 20 and counts["format-error"] > 20  # both paths ran, deep and shallow
 
 
+def test_the_memory_budget_counts_the_campaigns_own_peak(monkeypatch):
+    """A test worker that other tests grew past 1 GiB earlier is not a case over budget (the sample failed at case 0
+    in CI: "process peak 1025 MiB" was the worker's history); a case past the budget still is."""
+    grown = bytearray(1100 * 1024 * 1024)
+    grown[::4096] = b"\x01" * len(range(0, len(grown), 4096))  # touched: resident, the process's peak past 1 GiB
+    del grown
+    log: list[str] = []
+    counts, _, _ = fuzz_all.campaign(5, seed=3, payload_every=0, cli_every=0, save=None, report_every=0,
+                                     log=log.append, amplify_rate=0)
+    assert not counts["over-budget-rss"], log
+    monkeypatch.setattr(fuzz_all, "BUDGET_RSS_MIB", 1)  # every case's own peak is past 1 MiB
+    counts, _, _ = fuzz_all.campaign(5, seed=3, payload_every=0, cli_every=0, save=None, report_every=0,
+                                     log=log.append, amplify_rate=0)
+    assert counts["over-budget-rss"] == 1 and "over-budget-rss" in log[-1]
+
+
 def test_a_campaign_reports_an_unexpected_exception(monkeypatch):
     """The oracle can fail: a reader that raises something else is counted and logged as a crash."""
     import explorer
