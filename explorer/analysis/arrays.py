@@ -37,13 +37,7 @@ def unique(ar, return_index: bool = False, return_inverse: bool = False, return_
     uniq = aux[mask]
     if not (return_index or return_inverse or return_counts):
         return uniq
-    out = [uniq]
-    if return_index:
-        out.append(perm[mask])
-    if return_inverse:
-        inverse = np.empty(n, dtype=np.intp)
-        inverse[perm] = np.cumsum(mask) - 1
-        out.append(inverse)
+    out = _index_inverse(uniq, perm, mask, return_index, return_inverse)
     if return_counts:
         starts = np.flatnonzero(mask)
         out.append(np.diff(np.append(starts, n)))
@@ -67,14 +61,20 @@ def unique_rows(ar, return_index: bool = False, return_inverse: bool = False):
     uniq = aux[mask]
     if not (return_index or return_inverse):
         return uniq
+    return tuple(_index_inverse(uniq, perm, mask, return_index, return_inverse))
+
+
+def _index_inverse(uniq, perm, mask, return_index: bool, return_inverse: bool) -> list:
+    """``[uniq]`` and what numpy's ``unique`` returns after it, from the stable sort ``perm`` and the run starts
+    ``mask``: each distinct value's first index, each element's position in ``uniq``."""
     out = [uniq]
     if return_index:
         out.append(perm[mask])
     if return_inverse:
-        inverse = np.empty(n, dtype=np.intp)
+        inverse = np.empty(len(mask), dtype=np.intp)
         inverse[perm] = np.cumsum(mask) - 1
         out.append(inverse)
-    return tuple(out)
+    return out
 
 
 def isin(element, test_elements) -> np.ndarray:
