@@ -153,7 +153,7 @@ import {diffLod} from "DIFF_MODULE";
 STAND_IN_PLOTLY
 const P = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
 const commands = JSON.parse(fs.readFileSync(process.argv[3], "utf8"));
-const fig = () => ({data: [], layout: {}});
+const fig = () => ({data: [], layout: {}, style: {}});  // a div: plotly keeps its figure in it
 const graphs = {a: fig(), b: fig()}, memories = {a: fig(), b: fig()}, painted = {a: null, b: null};
 const overlays = {a: {set: (x) => { painted.a = x; }}, b: {set: (x) => { painted.b = x; }}};
 const quiet = {a: {set: () => {}}, b: {set: () => {}}}, details = {innerHTML: ""};

@@ -388,3 +388,25 @@ def test_twins_whose_b_only_adds_copies_get_no_pairing_warning():
     assert code == 0 and "only in A: 0" in text and "warning" not in text
     code, text = _run("whatif", str(whatif / "chain_cpu_only.pte"), "--move", "delegate:*=cuda:0")
     assert code == 0 and "only in A: 0" in text and "could be paired" not in text
+
+
+def test_analyses_made_already_are_reused_and_the_ones_made_are_handed_back():
+    """diff(analyses=(A's, B's)): a side's analysis the caller has (the widget analysed the original when it opened) is
+    used as it is, a missing one is made and put in, so the views made next analyse neither side again; the diff is
+    the same as without them."""
+    from explorer.analysis.pipeline import LazyAnalysis
+    from explorer.views.payload.diff import diff_views
+
+    a, b = explorer.load(FIXTURES / "diff" / "cpu_only.pte"), explorer.load(FIXTURES / "diff" / "device_cuda0.pte")
+    mine = {p.name: LazyAnalysis(p, a) for p in a.plans}
+    made: dict = {}
+    result = diff(a, b, analyses=(dict(mine), made))
+    assert result.to_json() == diff(a, b).to_json()
+    assert set(made) == set(b.plan_names) and all(isinstance(x, LazyAnalysis) for x in made.values())
+    views = diff_views(result, a, b, analyses=(mine, made))
+    for name, dv in views.items():
+        assert dv.a.analysis is mine[name] and dv.b.analysis is made[name]
+        for side in ("a", "b"):  # every instruction's pair at once, as one at a time gives them
+            each = [(i, dv.instruction_pair(side, i)) for i in range(len(dv.side(side).plan.instructions))]
+            paired = [(i, o) for i, o in each if o is not None]
+            assert paired and dv.instruction_pairs(side) == ([i for i, _ in paired], [o for _, o in paired])

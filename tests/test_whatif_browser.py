@@ -370,3 +370,62 @@ def test_widget_move_with_the_mouse_in_jupyterlab(tmp_path):
         _run_cell(page, 3)
         _outputs_include(page, "refused: [] True")
         assert not [m for m in messages if m.startswith("pageerror")], messages
+
+
+# the widget's front end (the anywidget bundle) in a plain page over a stand-in model whose kernel answers the page's
+# {type: "base"} with the widget's app payload (widget/whatif.py _on_base): no JupyterLab, the widget's own code
+STAND_IN = """<!doctype html><html><head><meta charset="utf-8"><style>CSS</style><script src="PLOTLY"></script></head>
+<body><div id="out" style="width:1180px"></div><script type="module">ESM
+const b64 = (s) => { const b = atob(s), u = new Uint8Array(b.length); for (let k = 0; k < b.length; k++) u[k] = b.charCodeAt(k);
+                     return new DataView(u.buffer); };
+const data = DATA, state = Object.assign({}, data.state, {_payload: b64(data.payloads.first)}), handlers = new Map();
+const fire = (e, ...args) => { for (const cb of (handlers.get(e) || []).slice()) cb(...args); };
+window.__asked = [];
+window.__model = {
+  get: (k) => state[k], set(k, v) { state[k] = v; fire("change:" + k); }, save_changes() {},
+  on(e, cb) { if (!handlers.has(e)) handlers.set(e, []); handlers.get(e).push(cb); },
+  off(e, cb) { handlers.set(e, (handlers.get(e) || []).filter((f) => cb && f !== cb)); },
+  send(msg) { window.__asked.push(msg.type);  // the kernel answers, later, as a comm does
+    if (msg.type === "base") setTimeout(() => fire("msg:custom", {type: "base"}, [b64(data.payloads.base)]), 50); },
+};
+window.__show = (name) => window.__model.set("_payload", b64(data.payloads[name]));
+window.__el = document.getElementById("out");
+globalThis.__dxWidget.render({model: window.__model, el: window.__el});
+</script></body></html>"""
+
+
+def test_a_widget_opened_with_moves_asks_for_its_original_once(tmp_path):
+    """Issue 31: a move's payload refers to the original's tables in the app payload the page decoded when the widget
+    opened. Opened with moves, the page has none: it asks the kernel once ({type: "base"}), draws the diff with A from
+    the answer, and later moves, the original again and another move never ask again (nor decode A again)."""
+    import base64
+    import json
+
+    from explorer import frontend
+
+    ex = explorer.Explorer(FIXTURE, moves=["delegate:*=cuda:0"])
+    state = {k: v for k, v in ex.get_state().items() if k not in ("_esm", "_css") and not isinstance(v, (bytes, memoryview))}
+    payloads = {"first": ex._payload, "base": ex._original_payload}
+    ex.moves = ["@1=cuda:0"]
+    payloads["second"] = ex._payload
+    payloads["original"] = ex._original_payload
+    html = (STAND_IN.replace("CSS", frontend.css())
+            .replace("PLOTLY", (Path(frontend.__file__).parent / "vendor" / "plotly.min.js").as_uri())
+            .replace("DATA", json.dumps({"state": state, "payloads": {k: base64.b64encode(v).decode() for k, v in payloads.items()}}))
+            .replace("ESM", frontend.bundle("widget").replace("export default {render:", "globalThis.__dxWidget = {render:")))
+    (tmp_path / "widget.html").write_text(html, encoding="utf-8")
+    points = """(sel) => { const gd = document.querySelector(sel); return gd && gd.data ? gd.data.reduce((n, t) => n + (t.x || []).length, 0) : 0; }"""
+    with chromium() as (page, messages), screenshot_on_failure(page, "whatif_widget_base_failure.png"):
+        page.goto((tmp_path / "widget.html").as_uri())
+        drawn = 0
+        for step in ("first", "second", "original", "second"):
+            if step != "first":
+                page.evaluate("(name) => window.__show(name)", step)
+            drawn += 1
+            page.wait_for_function("(n) => window.__el.dataset.drawn === String(n)", arg=drawn, timeout=60_000)
+            mode = page.evaluate("() => window.__el.dxApp.mode")
+            assert mode == ("app" if step == "original" else "diff"), step
+            if mode == "diff":
+                assert page.evaluate(points, ".dx-graph-a") > 0 and page.evaluate(points, ".dx-graph-b") > 0, step
+            assert page.evaluate("() => window.__asked.filter((t) => t === 'base').length") == 1, step
+        assert not [m for m in messages if m.startswith(("error", "pageerror"))], messages

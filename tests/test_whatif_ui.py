@@ -25,9 +25,9 @@ from explorer.analysis.facts import Facts
 from explorer.analysis.graph import edges, is_copy
 from explorer.whatif.predict import MoveError, Refusal, select
 from explorer.cli import main
-from explorer.views.payload.embed import page_payload, unpack
+from explorer.views.payload.embed import pack, page_payload, unpack
 from explorer.views.payload.app import app_payload
-from explorer.views.payload.whatif import whatif_payload
+from explorer.views.payload.whatif import resolve_base, whatif_payload
 
 FIX = Path(__file__).parent / "fixtures"
 RESIDUAL = FIX / "whatif" / "residual_cpu_only.pte"
@@ -321,8 +321,9 @@ def test_module_groups_with_an_etrecord_offer_module_paths_only(tmp_path):
 
 def test_whatif_of_an_explorer_with_an_etrecord_keeps_the_originals_modules_on_a():
     ex = explorer.Explorer(FIX / "etrecord" / "net_xnnpack.pte", etrecord=FIX / "etrecord" / "net_xnnpack.etrecord")
+    original = unpack(ex._payload)
     ex.move("delegate:*", "cuda:0")
-    plan = unpack(ex._payload)["plans"][0]
+    plan = resolve_base(unpack(ex._payload), original)["plans"][0]  # A's context: a reference to the original's
     assert plan["contexts"]["b"] is None, "the prediction has no ETRecord of its own"
     a = plan["contexts"]["a"]
     assert len(a["module"]) == len(ex.program.plan("forward").instructions)
@@ -409,3 +410,110 @@ def test_a_diff_of_two_programs_names_each_sides_file_for_move_to():
     sides = unpack(explorer.Diff(RESIDUAL, b)._payload)["whatifSides"]
     assert (sides["a"]["file"], sides["b"]["file"]) == (str(RESIDUAL), str(b))
     assert "whatifSides" not in whatif_payload(explorer.load(RESIDUAL), explorer.what_if(explorer.load(RESIDUAL), ["delegate:*=cuda:0"]))
+
+
+# -- a move sends only what is new (issue 31: a move on a 3k-instruction program drawn in <= 1.5 s) --------------------
+
+def _packed_paths(packed: bytes) -> list[list]:
+    """Where the binary columns of a packed payload sit (its "$bin" table, read without unpacking them)."""
+    import zlib
+
+    raw = zlib.decompress(packed, wbits=31)
+    n = int.from_bytes(raw[4:8], "little")
+    return [row[0] for row in json.loads(raw[8:8 + n].decode("utf-8")).get("$bin", [])]
+
+
+@pytest.mark.parametrize("pte, moves, etrecord", [
+    ("named/transformer3k.pte", ["op:aten::add=cuda:0"], None),
+    ("two_methods.pte", ["@0=cuda:0"], None),
+    ("etrecord/net_xnnpack.pte", ["delegate:*=cuda:0"], "etrecord/net_xnnpack.etrecord"),
+])
+def test_a_widget_move_sends_the_predicted_side_and_refers_to_the_original(pte, moves, etrecord):
+    """The original (A) was analysed and sent when the widget opened: a move's payload holds none of A's tables (no
+    binary column under A's side, each table a reference into the app payload the page holds, listed in "$base"), the
+    kernel reuses A's plan views (analysis and groups) instead of making them again, and the payload with its
+    references resolved is exactly the one that sends A in full (what the page draws is unchanged)."""
+    ex = explorer.Explorer(FIX / pte, etrecord=FIX / etrecord if etrecord else None)
+    original = unpack(ex._payload)
+    ex.moves = moves
+    packed = ex._payload
+    assert not [p for p in _packed_paths(packed) if p[2:4] == ["sides", "a"] or p[2:4] == ["contexts", "a"]], \
+        "no column of A travels with a move"
+    data = unpack(packed)
+    order = ex.program.plan_names
+    slots = []
+    for j, plan in enumerate(data["plans"]):
+        k = order.index(plan["name"])
+        assert plan["sides"]["a"]["lod"] == {"$base": ["plans", k, "lod"]}
+        assert plan["sides"]["a"]["devices"] == {"$base": ["plans", k, "devices"]}
+        slots += [["plans", j, "sides", "a", "devices"], ["plans", j, "sides", "a", "lod"]]
+        if etrecord:
+            assert plan["contexts"]["a"] == {"$base": ["plans", k, "context"]}
+            slots.append(["plans", j, "contexts", "a"])
+        assert ex._whatif_views[plan["name"]].a is ex._views[plan["name"]], "A's view is the widget's own"
+    assert data["$base"] == slots
+    full = whatif_payload(ex.program, ex.predicted, plan=ex.plan, lazy=True)
+    assert resolve_base(data, original) == unpack(pack(full))
+
+
+def test_the_kernel_sends_the_original_payload_when_the_page_asks_for_it():
+    """A page with no app payload decoded (a widget opened with moves, a view of it made later) asks for the one the
+    references point into: the answer is the widget's original packed payload as one binary buffer."""
+    ex = explorer.Explorer(RESIDUAL, moves=["delegate:*=cuda:0"])
+    sent = []
+    ex.send = lambda content, buffers=None: sent.append((content, buffers))
+    ex._on_message(ex, {"type": "base"}, [])
+    assert sent == [({"type": "base"}, [ex._original_payload])]
+    assert "mode" not in unpack(ex._original_payload) and unpack(ex._payload)["$base"]
+
+
+def test_the_pages_resolve_base_gives_what_python_resolves(tmp_path):
+    """host/base.js resolveBase in node, over the packed payloads the widget sends (its app payload, then a move's):
+    the same payload as explorer.views.payload.whatif.resolve_base gives, which is the payload with A in full."""
+    node = shutil.which("node")
+    assert node, "node is needed for the app's tests (CI installs it; see .ci/run)"
+    ex = explorer.Explorer(FIX / "two_methods.pte")
+    (tmp_path / "base.bin").write_bytes(ex._payload)
+    original = unpack(ex._payload)
+    ex.moves = ["@0=cuda:0"]
+    (tmp_path / "move.bin").write_bytes(ex._payload)
+    host = Path(frontend.__file__).parent / "host"
+    script = tmp_path / "resolve.mjs"
+    script.write_text(f"""import fs from "node:fs";
+import {{decodePayload}} from {json.dumps((host / "model.js").as_uri())};
+import {{resolveBase}} from {json.dumps((host / "base.js").as_uri())};
+const read = (name) => decodePayload(new Uint8Array(fs.readFileSync(process.argv[2] + "/" + name)));
+process.stdout.write(JSON.stringify(resolveBase(await read("move.bin"), await read("base.bin"))));""", encoding="utf-8")
+    done = subprocess.run([node, str(script), str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    expected = json.loads(json.dumps(resolve_base(unpack(ex._payload), original)))
+    assert json.loads(done.stdout) == expected
+
+
+def test_a_move_is_predicted_with_the_garbage_collector_paused(monkeypatch):
+    """The collector ran ~270 times in a 3k-instruction move, twice over all the kernel holds: the widget predicts, packs
+    and sends with it off, from Python (moves, move) and from the page alike, and leaves it as it found it (on, or off
+    when the user turned it off); a refused move too."""
+    import gc
+
+    import explorer.widget.whatif as W
+
+    seen = []
+
+    def spy(*args, **kwargs):
+        seen.append(gc.isenabled())
+        return explorer.what_if(*args, **kwargs)
+
+    monkeypatch.setattr(W, "what_if", spy)
+    ex = explorer.Explorer(RESIDUAL)
+    ex.moves = ["delegate:*=cuda:0"]
+    ex.move("@1", "cuda:0")
+    with pytest.raises(MoveError):
+        ex.moves = ["no-such-selector=cuda:0"]
+    assert len(seen) >= 2 and not any(seen) and gc.isenabled()
+    gc.disable()
+    try:
+        ex.moves = ["delegate:0=cuda:1"]
+        assert not gc.isenabled(), "left off, as it was"
+    finally:
+        gc.enable()

@@ -3,6 +3,7 @@
 // widget; the payload is a gzip-compressed binary trait.
 import {mount} from "./app/mount.js";
 import {decodePayload} from "./host/model.js";
+import {basePayload, refersToBase, resolveBase} from "./host/base.js";
 import {bindKeys} from "./host/keys.js";
 
 /** plotly.js, once per page: from the kernel, or the page's own.
@@ -139,6 +140,15 @@ export async function render({model, el}) {
   /** @type {ReturnType<typeof scopedModel> | null} */
   let scope = null;
   let drawing = 0;
+  // the payload as the app draws it: a what-if's references to the original's tables resolved (host/base.js: the
+  // original decoded once, not again with every move)
+  const bases = basePayload(model);
+  /** @param {DataView} packed @returns {Promise<import("./types/payload").Payload>} */
+  const decoded = (packed) => decodePayload(packed).then((data) => {
+    if (refersToBase(data)) return bases.of().then((base) => resolveBase(data, base));
+    bases.keep(data);
+    return data;
+  });
   // the payload -> a fresh app in `el`: the old one's plots purged and its model handlers dropped first
   /** @param {Promise<import("./types/payload").Payload>} decoding */
   async function draw(decoding) {
@@ -154,25 +164,28 @@ export async function render({model, el}) {
       return;
     }
     if (ticket !== drawing) return;  // a newer payload came while this one was decoded
+    performance.mark("dx:data");  // bench/bench_whatif_widget.py reads where a move's time goes
     el.style.minHeight = el.offsetHeight + "px";  // the notebook keeps its scroll while the new app is built
     purge(el);
     if (scope) scope.dispose();
     el.textContent = "";
     scope = scopedModel(model, "mode" in data && data.mode === "diff" && data.whatif ? {selected: "_whatif_selected"} : {});
     const app = mount(el, scope, data);
+    performance.mark("dx:mounted");  // its first stage drawn: a diff's graphs with their marks, what the first view shows
     if ("drawn" in app && app.drawn) await app.drawn();  // every stage of its first view drawn (app/app.js: one task each)
     if (ticket !== drawing) return;  // a newer payload is drawn over it meanwhile
     el.dxApp = app;
+    performance.mark("dx:drawn");
     el.dataset.drawn = String(ticket);  // tests wait for a re-render by it
     requestAnimationFrame(() => { el.style.minHeight = ""; fitHost(el, Number(model.get("height")) || 0); });
   }
-  const first = decodePayload(model.get("_payload"));  // decoded while plotly.js arrives
+  const first = decoded(model.get("_payload"));  // decoded while plotly.js arrives
   await ensurePlotly(model);
   clearTimeout(timer);
   await draw(first);
   const unbindKeys = bindKeys(el);  // the frame's keys (host/keys.js), while the focus is inside this output
   // a new payload (ex.moves changed: the what-if diff, or the original again) is drawn in the same output
-  const onPayload = () => { draw(decodePayload(model.get("_payload"))); };
+  const onPayload = () => { draw(decoded(model.get("_payload"))); };
   model.on("change:_payload", onPayload);
   const gone = () => { markDisconnected(el); };
   model.on("comm_live_update", gone);  // after the first render the comm only ever goes from live to not

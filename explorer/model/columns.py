@@ -68,8 +68,16 @@ class LazySeq(Sequence, Generic[T]):
         return item
 
     def __iter__(self) -> Iterator[T]:
+        # the items list itself, not self[i]: __getitem__'s slice, sign and bounds checks were most of a walk over a
+        # plan's values (a what-if walks the original's ~40k times a move)
+        items, make = self._items, self._make
+        if items is None:
+            items = self._items = [None] * self._len
         for i in range(self._len):
-            yield self[i]
+            item = items[i]
+            if item is None:
+                item = items[i] = make(i)
+            yield item
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, Sequence) or isinstance(other, (str, bytes)):

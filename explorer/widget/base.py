@@ -66,3 +66,5 @@ class AppWidget(anywidget.AnyWidget):
             self.send({"type": "plotly"}, [frontend.plotly_js().encode("utf-8")])
         elif isinstance(content, dict) and content.get("type") == "pair_text" and hasattr(self, "_on_pair_text"):
             self._on_pair_text(content)  # a what-if's changed pair, written on request (widget/whatif.py)
+        elif isinstance(content, dict) and content.get("type") == "base" and hasattr(self, "_on_base"):
+            self._on_base(content)  # the app payload a what-if refers to (widget/whatif.py)

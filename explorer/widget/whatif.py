@@ -21,6 +21,9 @@ A move set from the page that fails is undone and reported in ``whatif_error``; 
 
 from __future__ import annotations
 
+import functools
+import gc
+
 import traitlets
 
 from explorer.whatif.predict import CONSTANTS, MoveError, Refusal, parse_moves, what_if
@@ -33,6 +36,24 @@ __all__ = ["WhatIfWidget", "add_move"]
 _CACHE = 8  # predictions kept (undo and redo of recent moves cost nothing)
 # what_if's keyword arguments the widget has a trait of (the bar's toggles)
 FLAGS = ("skip_h2d_inputs", "skip_d2h_outputs", "alloc_graph_input", "alloc_graph_output", "constants")
+
+
+def _gc_paused(method):
+    """``method`` run with Python's cyclic garbage collector off (as it was, after): a prediction makes a few hundred
+    thousand small objects that live on (the predicted program, both sides' analyses, the diff), so the collector
+    started ~270 times during a 3k-instruction move, twice over everything the kernel holds (a notebook's torch and
+    executorch included): a quarter to a third of the move's time here, more in a bigger kernel. The payload is sent
+    while it is still off; what the move left for it is collected at its next run."""
+    @functools.wraps(method)
+    def paused(*args, **kwargs):
+        was = gc.isenabled()
+        gc.disable()
+        try:
+            return method(*args, **kwargs)
+        finally:
+            if was:
+                gc.enable()
+    return paused
 
 
 def add_move(moves: list[str], move: str) -> list[str]:
@@ -108,6 +129,7 @@ class WhatIfWidget(traitlets.HasTraits):
 
     # -- public API ---------------------------------------------------------------------------------
 
+    @_gc_paused
     def move(self, selector: str, device) -> None:
         """Move what ``selector`` names to ``device`` (``"cuda:0"``, ``"cpu"``, a Device): ``moves`` gains
         ``"SELECTOR=DEVICE"`` and the view shows original vs predicted. Raises MoveError / Refusal (and leaves
@@ -140,7 +162,10 @@ class WhatIfWidget(traitlets.HasTraits):
         parse_moves(moves)  # MoveError for a malformed one, before any work
         predicted = what_if(self.program, list(moves), **flags)
         views: dict = {}  # the changed pairs' texts are written when the page asks (_on_pair_text)
-        got = (predicted, pack(whatif_payload(self.program, predicted, plan=self.plan, views=views, lazy=True)), views)
+        # base: A is the original, analysed when the widget opened and already in the page (its app payload): reused
+        # here, referred to in the payload, so only the predicted side and the pairing are made and sent (_on_base)
+        got = (predicted, pack(whatif_payload(self.program, predicted, plan=self.plan, views=views, lazy=True,
+                                              base=self._views)), views)
         if len(self._predictions) >= _CACHE:
             self._predictions.pop(next(iter(self._predictions)))
         self._predictions[key] = got
@@ -152,6 +177,7 @@ class WhatIfWidget(traitlets.HasTraits):
             raise traitlets.TraitError("nothing to move: this program has no plans (or it is a data file)")
         return [_as_text(m) for m in proposal["value"]]
 
+    @_gc_paused
     def _on_moves(self, change) -> None:
         """``moves`` or one of what_if's flags changed: predict again (a flag alone changes a plan too)."""
         name = change["name"]
@@ -180,6 +206,12 @@ class WhatIfWidget(traitlets.HasTraits):
         if not self._reverting:  # (a revert keeps the error that caused it)
             self.whatif_error = ""
         self._payload = packed
+
+    def _on_base(self, _content: dict) -> None:
+        """The page asks for the app payload a what-if's references point into (``views/payload/whatif.py`` base): it
+        has none decoded when the widget opened with moves (its first payload was a diff), or in a view of it made
+        later; the answer carries the packed payload as one binary buffer (``explorer/frontend/host/base.js``)."""
+        self.send({"type": "base"}, [self._original_payload])
 
     def _on_pair_text(self, content: dict) -> None:
         """The page asks for the before -> after text of changed pair ``k`` of ``plan`` (the what-if payload

@@ -171,3 +171,27 @@ test("an overlay only one side has colours that side; picking another forgets th
   assert.deepEqual(W.list(), []);
   assert.equal(W.shown(), "");
 });
+
+test("coloured: whether a graph is drawn coloured now (the picker redraws the graphs only when it was or will be)", () => {
+  const C = overlayColours(graphSets(diffOverlays()), "", () => {});
+  C.plan("forward", {a: T, b: T});
+  C.paint("a", opsTraces([0, 1]));
+  C.paint("b", opsTraces([0, 1]));
+  assert.equal(C.coloured(), false, "device colours: nothing to take back");
+  C.want("gap");
+  C.paint("a", opsTraces([0, 1]));
+  assert.equal(C.coloured(), true);
+  C.want("size");  // a new overlay wanted: what was painted is forgotten until drawn again
+  assert.equal(C.coloured(), false);
+  C.paint("a", opsTraces([0, 1]));  // A has no "size"
+  assert.equal(C.coloured(), false);
+  C.paint("b", [{customdata: [0], hovertext: ["t0"]}, {customdata: []}, {customdata: []}]);
+  assert.equal(C.coloured(), true);
+  // one program's overlays under a what-if's sides: nothing ever coloured, so their arrival redraws nothing
+  const W = overlayColours(graphSets({shown: "lat", plans: {forward: [overlay()]}}), "", () => {});
+  W.plan("forward", {a: T, b: T});
+  W.paint("a", opsTraces([0]));
+  W.sets(graphSets({shown: "lat", plans: {forward: [overlay()]}}));
+  assert.equal(W.coloured(), false);
+  assert.equal(W.shown(), "");
+});

@@ -44,7 +44,7 @@ from explorer.analysis.naming import unnumbered
 from explorer.analysis.diff.match import Matching, instruction_status, match, match_arenas
 from explorer.analysis.requirements import Requirements, requirements
 from explorer.analysis.types import ArenaMap, DeviceTotals, Finding, PlanAnalysis
-from explorer.analysis.pipeline import analyze
+from explorer.analysis.pipeline import LazyAnalysis
 from explorer.format.reader import load
 
 __all__ = ["diff", "plain", "pair_ident", "ProgramDiff", "PlanDiff", "ValueChange", "TensorSide", "ArenaChange", "ArenaSide",
@@ -214,9 +214,15 @@ class ProgramDiff:
                 "plans": [p.to_json() for p in self.plans]}
 
 
-def diff(a, b, *, plan: str | None = None) -> ProgramDiff:
+def diff(a, b, *, plan: str | None = None,
+         analyses: tuple[dict[str, LazyAnalysis], dict[str, LazyAnalysis]] | None = None) -> ProgramDiff:
     """Compare two programs (``Program`` objects, paths or bytes) plan by plan; ``plan`` restricts the
-    comparison to one plan (``KeyError`` when either program lacks it)."""
+    comparison to one plan (``KeyError`` when either program lacks it).
+
+    ``analyses``: (A's, B's) plan name -> :class:`~explorer.analysis.pipeline.LazyAnalysis`, the analyses a caller
+    has made already (the widget analysed the original when it opened: a what-if diff re-analysed it on every
+    move). A plan missing from them is analysed here and put in, so the caller's views reuse it too (a diff view
+    analysed each side again)."""
 
     pa = a if isinstance(a, Program) else load(a)
     pb = b if isinstance(b, Program) else load(b)
@@ -229,8 +235,8 @@ def diff(a, b, *, plan: str | None = None) -> ProgramDiff:
     collecting = gc.isenabled()
     gc.disable()  # many small long-lived records: collections would only cost time (cycles wait till after)
     try:
-        plans = tuple(_plan_diff(pa.plan(n), pb.plan(n), analyze(pa.plan(n), pa), analyze(pb.plan(n), pb))
-                      for n in common)
+        plans = tuple(_plan_diff(pa.plan(n), pb.plan(n), _analysis(pa, n, analyses and analyses[0]).complete(),
+                                 _analysis(pb, n, analyses and analyses[1]).complete()) for n in common)
     finally:
         if collecting:
             gc.enable()
@@ -241,6 +247,17 @@ def diff(a, b, *, plan: str | None = None) -> ProgramDiff:
 
 
 # PRIVATE
+
+def _analysis(program: Program, name: str, made: dict[str, LazyAnalysis] | None) -> LazyAnalysis:
+    """Plan ``name``'s analysis: the one in ``made``, else a new one (put in ``made`` when given). The same as
+    :func:`~explorer.analysis.pipeline.analyze` makes: ``analyze`` is ``LazyAnalysis(...).complete()``."""
+    if made is not None and name in made:
+        return made[name]
+    lazy = LazyAnalysis(program.plan(name), program)
+    if made is not None:
+        made[name] = lazy
+    return lazy
+
 
 def _name(p: Program) -> str | None:
     return os.path.basename(p.source) if p.source else None

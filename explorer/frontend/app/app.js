@@ -4,7 +4,7 @@
 // widget's anywidget model, or a stand-in over the page's embedded data (host/model.js). State that Python can read
 // and set lives in the model: `plan`, `selected`, `devices`, `expanded`. Every plan, whatever its size, is drawn
 // by the same modules from the payload's tables (lod/plan.js): a small plan opens with every group expanded.
-import {arr, h, stages} from "../util/common.js";
+import {STAGED_MIN, arr, h, stages} from "../util/common.js";
 import {boxFit} from "./fit.js";
 import {overlay, revealOutline} from "../panels/rings.js";
 import {labelLayer} from "../panels/labels.js";
@@ -35,11 +35,6 @@ function contextNote(el, context) {
   el.className = "dx-context-note " + (warnings.length ? "dx-sev-warning" : "dx-muted");
   el.title = warnings.length ? "what in the ETRecord does not line up with this program" : "module paths and source lines from the ETRecord";
 }
-
-// a first view of at least this many instructions and values is drawn in stages, a task each (util/common.js stages: a
-// frame waited between them); a smaller one, a few tens of ms of drawing, in one go: it is on screen sooner
-// (bench/bench_view.py, time to first view against Netron) and nothing in it blocks for long
-const STAGED_MIN = 2000;
 
 // the one-program page around the shell's controls row (shell/shell.js): title and summary above; the graph with its
 // minimap, the memory map and the details with the findings in one grid (style.css .dx-main: the memory map beside the

@@ -4,7 +4,7 @@
 // instructions: {a, b}}), as explorer.views.state.diff.DiffSelection.to_json writes it. Each side is drawn by
 // the one-program modules, one per side, with the diff's marks on top (diff/sides.js), at every size; its memory
 // maps are each side's own lanes.
-import {arr, esc} from "../util/common.js";
+import {STAGED_MIN, arr, esc, stages} from "../util/common.js";
 import {markCircles, overlay, revealOutline} from "../panels/rings.js";
 import {profileDiffView} from "../profile/diff.js";
 import {divergenceControl, numericsRows, planNumerics} from "../profile/numerics.js";
@@ -95,6 +95,10 @@ function diffView(ctx, data) {
   let PROF = null;  // two run profiles compared on this plan (profile/diff.js)
   /** @type {Partial<Record<Side, {draw(): void}>>} */
   const labelLayers = {};  // each side's node labels (panels/labels.js)
+  // a big pair's first view in stages, each a task of its own (util/common.js stages, as app/app.js draws one plan): both
+  // graphs with the diff's marks, then each memory map (under them); api.drawn() resolves when all are
+  const Q = stages(ctx.el);
+  let shownOnce = false;
 
   // a what-if (data.whatif: original vs predicted): the shell's bar, and "Move to ▸" under the details
   const MV = ctx.moves;
@@ -135,7 +139,12 @@ function diffView(ctx, data) {
   /** @param {import("../types/payload").DiffPlanPayload} plan */
   function show(plan) {  // the shell switched to `plan` (shell/shell.js)
     if (PROF) { PROF.remove(); PROF = null; }  // puts back what it changed on the previous plan's figures
+    Q.drop();  // what the plan before still had queued
     P = plan;
+    // the first plan of a big pair is drawn in stages; a plan switched to later at once, as before (what reads the
+    // panels right after a switch, tests included, finds them drawn)
+    const staged = !shownOnce && SIDES.some((s) => P.sides[s].lod.m + P.sides[s].lod.n >= STAGED_MIN);
+    shownOnce = true;
     OV.plan(P.name, {a: P.sides.a.lod.trace, b: P.sides.b.lod.trace});  // before its sides are drawn
     NUM.plan(P.name);
     $("dx-header").innerHTML = P.header;  // escaped when built (explorer.views.fragments.review)
@@ -147,6 +156,8 @@ function diffView(ctx, data) {
                   config: CONFIG, details: $("dx-details"), names: {a: data.nameA, b: data.nameB},
                   select: (sel) => select(sel), drawn: (s) => { if (PROF) PROF.sizeOps(s); },
                   room: (s) => graphRoom(G[s], /** @type {HTMLElement} */ (G[s].closest(".dx-app"))),
+                  // a memory map drawn in a later stage: its clicks and zooms wired once plotly has drawn in it
+                  later: staged ? (fn, name) => Q.later(() => { fn(); wire(); }, name) : undefined,
                   paint: (s, traces) => OV.paint(traces, s),
                   askText: (k) => askText(P, k),
                   // a node's details: the overlay's number (overlay/view.js), then this side's run's (profile/numerics.js)
@@ -283,6 +294,7 @@ function diffView(ctx, data) {
   return {state, plots: [G.a, G.b, M.a, M.b], show, holds, apply, selection, find, started: wire,
           clear: () => select({side: "", values: [], instructions: []}),
           api: {select, find, profile: () => PROF, lod: () => D, overlays: () => OV, firstDivergence: () => NUM.click(),
+                drawn: () => Q.idle(),
                 openLink(/** @type {string} */ text) {
                   const node = sideNode(text);
                   if (node) select(/** @type {SideSel} */ (node), SIDES);  // its side is "a" or "b" (host/links.js)

@@ -9,6 +9,7 @@ import {esc} from "../util/common.js";
 import {countText} from "../util/format.js";
 import {lodPlan} from "../lod/plan.js";
 import {search} from "../shell/search.js";
+import {planFigures} from "../lod/figures.js";
 
 /** @typedef {"a" | "b"} Side */
 /** @typedef {import("../types/payload").DiffPlanPayload} DiffPlanPayload */
@@ -154,14 +155,15 @@ export function sideContext(P, s) {
  * plotly config, the details element, where a selection made on a side goes, the sides' names, and (optional) a
  * hook after each draw of a side's graph, the rows a side's node details start with (an overlay's number, a run's
  * numbers), a side's graph traces before they are drawn (an overlay's colours: overlay/view.js), the text of
- * changed pair k when the payload left it out (null until it arrives: diff/diff.js asks the kernel) and the most px
- * a side's graph may be tall (LodHost room).
+ * changed pair k when the payload left it out (null until it arrives: diff/diff.js asks the kernel), the most px
+ * a side's graph may be tall (LodHost room) and where the memory maps' first draw goes (`later`: a stage of the host's
+ * queue, util/common.js stages; none: now).
  * @typedef {{graphs: Sides<PlotDiv>, memories: Sides<PlotDiv>, overlays: Sides<{set(items: object): void}>,
  *            memoryOverlays: Sides<{set(items: object): void}>, config: object, details: HTMLElement,
  *            select(sel: {side: Side, values: number[], instructions: number[]}): void, names: Sides<string>,
  *            drawn?: (s: Side) => void, detailRows?: (s: Side, kind: "value" | "instr" | "group", index: number) => [string, string][],
  *            paint?: (s: Side, traces: Record<string, any>[]) => void, askText?: (k: number) => string | null,
- *            room?: (s: Side) => number}} DiffCtx
+ *            room?: (s: Side) => number, later?: (fn: () => void, name?: string) => void}} DiffCtx
  */
 /** @template T @typedef {import("../types/payload").Sides<T>} Sides */
 /** @typedef {{side: Side | "", values: Sides<number[]>, instructions: Sides<number[]>}} DiffState */
@@ -181,6 +183,8 @@ export function diffLod(P, ctx) {
   /** @param {Side} s */
   const sideOf = (s) => /** @type {DrawnSide} */ (drawnSides[s]);
   const nT = P.statuses.tensor.length, nO = P.statuses.op.length;
+  /** @type {(() => void)[]} each side's memory map, drawn after both graphs */
+  const memories = [];
   /** the diff's marks and the selection, over side s's overview as drawn now @param {Side} s */
   function paint(s) {
     const side = drawnSides[s];
@@ -216,13 +220,25 @@ export function diffLod(P, ctx) {
                                         return st && st.color ? {color: st.color, width: st.width} : null; },
                           noun: "changed"}};
     // the first state as the one-program app draws a plan (app/app.js), each figure in one Plotly.react from its
-    // skeleton (lod/figures.js; not the skeleton and then the plan: that laid out both sides' figures twice)
-    const lod = lodPlan(SP, host);
+    // skeleton (lod/figures.js; not the skeleton and then the plan: that laid out both sides' figures twice): the
+    // graph with the diff's marks now, the memory map (under the graphs: only its title is in the first view) after,
+    // in a stage of its own when the host queues it (diff/diff.js: a big pair's first view); its box keeps its height
+    // meanwhile, so nothing under it moves
+    ctx.memories[s].style.minHeight = planFigures(L).memory.layout.height + "px";
+    const lod = lodPlan(SP, host, {draw: false});
+    lod.drawFirst();
     drawnSides[s] = {SP, L, lod, st, sel: box, labels: lod.labels(),
                      gc: groupChanges(L.groups, L.m, L.tensors, P.marks[s], nT, nO)};
     lod.highlight([], []);
     paint(s);
+    memories.push(() => {
+      lod.drawLanes();
+      ctx.memories[s].style.minHeight = "";
+    });
   }
+  // both graphs first (what the first view shows), then both memory maps
+  const later = ctx.later || ((/** @type {() => void} */ fn) => fn());
+  later(() => { memories.forEach((draw) => draw()); }, "memory");
 
   /** the other side's value / instruction, or undefined @param {Side} s @param {"v" | "i"} kind @param {number} x */
   function counterpart(s, kind, x) {

@@ -34,7 +34,7 @@ export function lodPlan(P, host, opts) {
   const home = () => { if (S.draws) graph.draw(null, true); };
   return {expand: graph.expand, collapse: graph.collapse, reveal: graph.reveal, highlight,
           devices: graph.devices, labels: graph.labels, clickGraph: graph.clickGraph, setExpanded: graph.setExpanded,
-          redraw, home, layout: graph.layoutState, drawFirst, drawMemory: memory.drawMemory,
+          redraw, home, layout: graph.layoutState, drawFirst, drawMemory: memory.drawMemory, drawLanes: memory.drawLanes,
           valueDetails: panels.valueDetails, instrDetails: panels.instrDetails, groupDetails: panels.groupDetails,
           clickMemory: memory.clickMemory, onRelayout: memory.onRelayout, lane: memory.lane, laneProfiles: memory.laneProfiles,
           setAxis: memory.setAxis, axis: memory.axisMap, lanes: () => P.lod.arenas.length,

@@ -134,6 +134,8 @@ export function overlayColours(sets, wanted, redraw) {
     has: (g) => planOverlays(sets[g] || null, planName).length > 0,
     /** the name drawn on some graph of this plan, else "" */
     shown: () => (graphs().some((g) => current(g)) ? wanted : ""),
+    /** some graph is drawn coloured by an overlay now (painted with one since the last plan, sets or want) */
+    coloured: () => Object.keys(used).length > 0,
     /** what the legend shows: the first graph's overlay drawn and the span every graph is painted over, or null */
     legend() {
       for (const g of graphs()) {
@@ -227,10 +229,12 @@ export function overlayView(opts) {
       el.innerHTML = got[1];
     }
   }
-  function show(/** @type {string} */ name) {
+  // the graphs are drawn again when what colours them changes, not when none was coloured and none is now (the
+  // widget's overlays, decoded after the first draw with none shown, drew a what-if diff's two graphs once more)
+  function show(/** @type {string} */ name, was = state.coloured()) {
     state.want(name);
     picker.value = state.shown();
-    for (const g of state.graphs()) opts.redraw(g);
+    if (was || state.shown()) for (const g of state.graphs()) opts.redraw(g);
     legendNow();
     refreshRows();
   }
@@ -243,23 +247,20 @@ export function overlayView(opts) {
     const name = model.get("shown_overlay") || "";
     if (name !== state.wanted()) show(name);
   });
-  /** @param {any} got the widget's overlays, decoded */
-  function replaced(got) {
+  /** the widget's overlays (decoded) replace those before; then overlay `name` is shown (null: the one they open with)
+   * @param {any} got @param {?string} name */
+  function replaced(got, name) {
+    const was = state.coloured();
     opening = (got && got.shown) || null;
     state.sets(graphSets(got));
     fill();
+    show(name === null ? initialWanted() : name, was);
   }
   model.on("change:_overlay_data", async () => {  // the Explorer widget: Python added, replaced or removed an overlay
-    replaced(await decodePayload(model.get("_overlay_data")));
-    show(model.get("shown_overlay") || "");
+    replaced(await decodePayload(model.get("_overlay_data")), model.get("shown_overlay") || "");
   });
   const packed = model.get("_overlay_data");  // the widget's overlays as they were when the page opened
-  if (!opts.overlays && packed && (packed.byteLength || packed.length)) {
-    decodePayload(packed).then((got) => {
-      replaced(got);
-      show(initialWanted());
-    });
-  }
+  if (!opts.overlays && packed && (packed.byteLength || packed.length)) decodePayload(packed).then((got) => { replaced(got, null); });
 
   return {
     /** a plan is shown: its overlays in the picker (called before its graphs are drawn)

@@ -81,6 +81,10 @@ export function h(tag, cls, text) {
 // (the app's element) carries data-stages="drawing": tests' `settled` (tests/browser_helpers.py) waits for it to go.
 /** @typedef {{later: (fn: () => void, name?: string) => void, drop: () => void, idle: () => Promise<void>, pending: () => number}} Stages */
 const FRAME_WAIT_MS = 100;
+// a first view of at least this many instructions and values (the app's plan; a diff's side) is drawn in stages, a
+// task each; a smaller one, a few tens of ms of drawing, in one go: it is on screen sooner (bench/bench_view.py, time
+// to first view against Netron) and nothing in it blocks for long
+export const STAGED_MIN = 2000;
 /** @param {HTMLElement} [flag] @returns {Stages} */
 export function stages(flag) {
   /** @type {[() => void, string][]} */

@@ -25,7 +25,8 @@ from explorer.views.state.overview import TRACE
 from explorer.views.state.plan import PlanView, default_plan, plan_view, program_summary, totals_view
 from explorer.views.state.selection import Selection
 
-__all__ = ["app_payload", "drawn_plans", "not_drawn_text", "PLANS_DRAWN", "plan_entry", "selection_json", "source_block", "program_source", "flag_words", "flag_block"]
+__all__ = ["app_payload", "drawn_plans", "not_drawn_text", "PLANS_DRAWN", "plan_entry", "TABLE_KEYS", "selection_json",
+           "source_block", "program_source", "flag_words", "flag_block"]
 
 # (Prediction field, CLI option): the flags what_if takes, as the CLI spells them
 _FLAGS = (("skip_h2d_inputs", "--skip-h2d-inputs"), ("skip_d2h_outputs", "--skip-d2h-outputs"),
@@ -99,12 +100,18 @@ def source_block(program: Program) -> dict:
     return {**program_source(program), **NO_FLAGS, "moves": [], "cli": [], "py": [], "origins": {}}
 
 
+# the keys of a plan entry holding its tables (:func:`plan_entry`): what a widget's what-if diff takes from the app
+# payload the page holds already instead of sending them again (views/payload/whatif.py, base=)
+TABLE_KEYS = ("devices", "lod")
+
+
 def plan_entry(view: PlanView, findings: list[Finding], all_findings: list[Finding], *,
-               index_of: dict | None = None) -> dict:
+               index_of: dict | None = None, tables: bool = True) -> dict:
     """One plan at any size: the column tables the app builds its figures from (``frontend/lod/figures.js``) and
     folds, lays out, draws and describes it with (:mod:`.plan`); no figure, no HTML per tensor or instruction.
     ``index_of``: each finding's first position in ``all_findings`` (:func:`first_index`), so that many plans with
-    many findings do not search the list once per finding."""
+    many findings do not search the list once per finding. ``tables=False``: the tables (``TABLE_KEYS``) left
+    ``None``, for a page that has them already (they are most of the entry's size and of its time)."""
     plan = view.plan
     return {
         "name": plan.name,
@@ -113,12 +120,12 @@ def plan_entry(view: PlanView, findings: list[Finding], all_findings: list[Findi
         # a million declared arenas with no tensor: one line under the memory map, never a lane each (issue 30)
         "emptyArenas": visible(empty.text()) if (empty := view.analysis.empty_arenas) is not None else None,
         "totals": device_table(plan, totals_view(view)) + runtime_needs_html(view),
-        "devices": lod_devices(view),
+        "devices": lod_devices(view) if tables else None,
         "nInstructions": len(plan.instructions),
         "nValues": len(plan.values),
         "findingDetails": {str(index_of[f] if index_of is not None else all_findings.index(f)): finding_details(plan, f)
                            for f in findings},
-        "lod": lod_payload(view),
+        "lod": lod_payload(view) if tables else None,
     }
 
 

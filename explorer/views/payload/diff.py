@@ -11,6 +11,7 @@ runs' numbers compared, each side also carries its built-in overlays (:func:`dif
 from __future__ import annotations
 
 from explorer.analysis.diff.compare import STATUSES, ProgramDiff
+from explorer.analysis.pipeline import LazyAnalysis
 from explorer.model.program import Program
 from explorer.views.diff_style import OP_STATUS_STYLES, STATUS_STYLES, status_badge
 from explorer.views.escape import visible
@@ -23,13 +24,14 @@ from explorer.views.payload.context import context_columns
 from explorer.views.payload.profile import attach_profile_pair
 from explorer.views.state.diff import SIDES, DiffPlanView, DiffSelection, default_diff_plan, diff_plan_view
 from explorer.views.state.overview import TRACE
+from explorer.views.state.plan import PlanView
 
 __all__ = ["plan_payload", "lod_plan_payload", "diff_marks", "diff_payload", "diff_views", "diff_overlays",
            "pair_keys", "pair_text"]
 
-def plan_payload(dv: DiffPlanView, *, lazy: bool = False) -> dict:
+def plan_payload(dv: DiffPlanView, *, lazy: bool = False, base: bool = False) -> dict:
     """Everything the page script needs for one plan (see the module docstring)."""
-    return lod_plan_payload(dv, lazy=lazy)
+    return lod_plan_payload(dv, lazy=lazy, base=base)
 
 
 def pair_keys(dv: DiffPlanView) -> tuple[list[tuple[str, int]], dict[str, dict[str, list[int]]]]:
@@ -64,21 +66,23 @@ def pair_text(dv: DiffPlanView, k: int) -> str:
     return pair_details(dv, *keys[k])
 
 
-def lod_plan_payload(dv: DiffPlanView, *, lazy: bool = False) -> dict:
+def lod_plan_payload(dv: DiffPlanView, *, lazy: bool = False, base: bool = False) -> dict:
     """A pair, at any size: each side exactly as the one-program report sends a plan (the column tables the
     app folds, lays out and describes in the browser), plus the diff as columns (:func:`diff_marks`) and the
     before → after table of every *changed* tensor pair. Unchanged pairs and instructions are described in the
     browser from the two sides' tables, so the page grows with what changed, not with the programs.
     ``lazy`` (a widget, which a kernel answers): every text is ``None`` and the page asks for text ``k`` when a
     pair is selected (``{"type": "pair_text", "plan", "k"}``, :func:`pair_text`): writing all of them (5,499 on a
-    what-if of a 3k-instruction transformer) cost about half the diff payload."""
+    what-if of a 3k-instruction transformer) cost about half the diff payload. ``base`` (a widget's what-if): A's
+    tables are left ``None`` (``plan_entry(tables=False)``): the page has them in the app payload it drew A from
+    (:func:`explorer.views.payload.whatif.whatif_payload` says where)."""
     keys, vd = pair_keys(dv)
     texts = [None] * len(keys) if lazy else [pair_details(dv, side, v) for side, v in keys]
     return {
         "name": dv.diff.plan, "label": visible(dv.diff.plan), "header": summary_html(dv),
         "requirements": requirements_diff_html(dv.diff.requirements_a, dv.diff.requirements_b, dv.name_a, dv.name_b),
         "lod": True,
-        "sides": {s: plan_entry(dv.side(s), [], []) for s in SIDES},
+        "sides": {s: plan_entry(dv.side(s), [], [], tables=not (base and s == "a")) for s in SIDES},
         **diff_marks(dv),
         "texts": texts, "vd": vd,
     }
@@ -100,9 +104,8 @@ def diff_marks(dv: DiffPlanView) -> dict:
     pairs = sorted(dv.diff.pairs.items())
     ipairs = {}
     for side in SIDES:
-        mine = [(i, dv.instruction_pair(side, i)) for i in range(len(dv.side(side).plan.instructions))]
-        mine = [(i, o) for i, o in mine if o is not None]
-        ipairs[side] = {"i": [i for i, _ in mine], "o": [o for _, o in mine]}
+        got_i, got_o = dv.instruction_pairs(side)
+        ipairs[side] = {"i": got_i, "o": got_o}
 
     def style(table, name):
         st = table.get(name)
@@ -123,7 +126,7 @@ def diff_marks(dv: DiffPlanView) -> dict:
 def diff_payload(result: ProgramDiff, views: dict[str, DiffPlanView], *, plan: str | None = None,
                  selected: DiffSelection | None = None, title: str | None = None, profiles=None,
                  programs: tuple[Program, Program] | None = None, numerics=None,
-                 shown_overlay: str | None = None, lazy: bool = False) -> dict:
+                 shown_overlay: str | None = None, lazy: bool = False, base: bool = False) -> dict:
     """Everything the app's diff mode draws: every common plan, both names, the first selection.
     The Diff widget sends the same payload as the page embeds. ``profiles``: (profile of A, profile of B),
     joined run profiles compared per paired instruction and per device (docs/profiles.md). ``programs``: when
@@ -132,14 +135,15 @@ def diff_payload(result: ProgramDiff, views: dict[str, DiffPlanView], *, plan: s
     (``payload["numerics"]``, :mod:`.numerics`: each side's outputs and the gap in its details, the first
     divergence) and each side's built-in overlays (``payload["overlays"]``, :func:`diff_overlays`), drawn first
     ``shown_overlay`` (None: ``gap``, else ``output_range``, as a numbers report opens; ``""``: the device colours).
-    ``lazy``: the changed pairs' texts are left for the page to ask for (:func:`lod_plan_payload`)."""
+    ``lazy``: the changed pairs' texts are left for the page to ask for; ``base``: A's tables are left out, the page
+    has them (:func:`lod_plan_payload`)."""
     shown = views[result.plans[0].plan]
     only = [f"plans only in A: {', '.join(result.plans_only_a)}"] if result.plans_only_a else []
     only += [f"plans only in B: {', '.join(result.plans_only_b)}"] if result.plans_only_b else []
     out = {"mode": "diff", "title": visible(title or f"{shown.name_a} → {shown.name_b}"),
             "nameA": visible(shown.name_a), "nameB": visible(shown.name_b), "only": visible(" · ".join(only)),
             "trace": TRACE, "plan": plan or default_diff_plan(result), "empty": EMPTY_DETAILS,
-            "plans": [plan_payload(views[p.plan], lazy=lazy) for p in result.plans],
+            "plans": [plan_payload(views[p.plan], lazy=lazy, base=base) for p in result.plans],
             "selected": selected.to_json() if selected else None}
     if profiles is not None:
         attach_profile_pair(out, views, profiles)
@@ -180,10 +184,14 @@ def diff_overlays(views: dict[str, DiffPlanView], numerics, profiles: dict, show
 
 
 def diff_views(result: ProgramDiff, pa: Program, pb: Program,
-               views: dict[str, DiffPlanView] | None = None) -> dict[str, DiffPlanView]:
-    """A view per common plan, reusing ``views`` made already."""
+               views: dict[str, DiffPlanView] | None = None, *,
+               analyses: tuple[dict[str, LazyAnalysis], dict[str, LazyAnalysis]] | None = None,
+               sides_a: dict[str, PlanView] | None = None) -> dict[str, DiffPlanView]:
+    """A view per common plan, reusing ``views`` made already, the ``analyses`` (A's, B's) the diff made or reused
+    and A's plan views ``sides_a`` (:func:`~explorer.views.state.diff.diff_plan_view`)."""
     views = dict(views or {})
     for p in result.plans:
         if p.plan not in views:
-            views[p.plan] = diff_plan_view(result, pa, pb, p.plan)
+            views[p.plan] = diff_plan_view(result, pa, pb, p.plan, analyses=analyses,
+                                           side_a=(sides_a or {}).get(p.plan))
     return views

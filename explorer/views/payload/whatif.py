@@ -13,15 +13,21 @@ moves a user adds in the browser as a pending list with the command that predict
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from explorer.model.program import Program
-from explorer.views.payload.app import flag_block, flag_words, program_source
+from explorer.views.payload.app import TABLE_KEYS, flag_block, flag_words, program_source
 from explorer.views.payload.context import context_columns
 from explorer.views.payload.diff import diff_payload, diff_views
 from explorer.views.state.diff import open_diff
+from explorer.views.state.plan import PlanView
 
-__all__ = ["whatif_block", "whatif_payload"]
+__all__ = ["whatif_block", "whatif_payload", "resolve_base", "BASE"]
+
+# the key of a reference into the widget's app payload, and of the list of where they are (whatif_payload base=)
+BASE = "$base"
 
 
 def whatif_block(original: Program, predicted: Program) -> dict:
@@ -46,21 +52,62 @@ def whatif_block(original: Program, predicted: Program) -> dict:
 
 
 def whatif_payload(original: Program, predicted: Program, *, plan: str | None = None, result=None,
-                   views: dict | None = None, lazy: bool = False) -> dict:
+                   views: dict | None = None, lazy: bool = False, base: dict[str, PlanView] | None = None) -> dict:
     """The app's diff mode over original (A) and predicted (B), with ``"whatif"``. ``result``: their
     :class:`~explorer.analysis.diff.compare.ProgramDiff` if already made (the CLI's review has one); ``views``:
     a dict the plans' :class:`~explorer.views.state.diff.DiffPlanView` are put in (the widget answers the page's
-    requests from them); ``lazy``: the changed pairs' texts are sent on request (``diff.lod_plan_payload``)."""
+    requests from them); ``lazy``: the changed pairs' texts are sent on request (``diff.lod_plan_payload``).
+
+    ``base`` (the widget): the original's plan views, those its app payload (:func:`.app.app_payload`, which the page
+    has decoded and drawn already) was made from. A reuses them, analysis included, and A's tables (``TABLE_KEYS``,
+    and with an ETRecord its context) are not sent again: each is a reference ``{"$base": path}`` into that
+    payload, and ``payload["$base"]`` lists where they are (:func:`resolve_base`; the page: ``host/base.js``). Only
+    the predicted side and the pairing are made anew on a move."""
+    analyses: tuple[dict, dict] = ({name: v.analysis for name, v in base.items()} if base else {}, {})
     if result is None:
-        _pa, _pb, result = open_diff(original, predicted)
+        _pa, _pb, result = open_diff(original, predicted, analyses=analyses)
     if plan is not None and plan not in {p.plan for p in result.plans}:
         plan = None
-    made = diff_views(result, original, predicted)
+    made = diff_views(result, original, predicted, analyses=analyses, sides_a=base)
     if views is not None:
         views.update(made)
-    payload = diff_payload(result, made, plan=plan, lazy=lazy)
+    payload = diff_payload(result, made, plan=plan, lazy=lazy, base=base is not None)
     payload["whatif"] = whatif_block(original, predicted)
     if original.etrecord is not None:  # the original's modules and source lines on A (the prediction has none of its own)
         for p in payload["plans"]:
-            p["contexts"] = {"a": context_columns(original, original.plan(p["name"])), "b": None}
+            p["contexts"] = {"a": None if base is not None else context_columns(original, original.plan(p["name"])),
+                             "b": None}
+    if base is not None:
+        _refer(payload, original)
+    return payload
+
+
+def _refer(payload: dict, original: Program) -> None:
+    """A's tables (left ``None``) as references into the original's app payload, whose plans are the program's in
+    its order (:func:`.app.app_payload`), and the list of where they are."""
+    order = {name: k for k, name in enumerate(original.plan_names)}
+    slots: list[list] = []
+    for j, p in enumerate(payload["plans"]):
+        k = order[p["name"]]
+        for key in TABLE_KEYS:
+            p["sides"]["a"][key] = {BASE: ["plans", k, key]}
+            slots.append(["plans", j, "sides", "a", key])
+        if "contexts" in p:
+            p["contexts"]["a"] = {BASE: ["plans", k, "context"]}  # app_payload's plans[k].context (absent: None)
+            slots.append(["plans", j, "contexts", "a"])
+    payload[BASE] = slots
+
+
+def resolve_base(payload: dict, original: dict) -> dict:
+    """``payload`` (a widget's what-if, unpacked) as the page draws it: each reference ``payload["$base"]`` lists
+    replaced by what it names in ``original`` (the widget's app payload, unpacked; a key it lacks gives ``None``),
+    in place; returned. What the page's ``resolveBase`` (``explorer/frontend/host/base.js``) does."""
+    for slot in payload.pop(BASE, []):
+        parent = payload
+        for key in slot[:-1]:
+            parent = parent[key]
+        target: Any = original
+        for key in parent[slot[-1]][BASE]:
+            target = None if target is None else target.get(key) if isinstance(target, dict) else target[key]
+        parent[slot[-1]] = target
     return payload
