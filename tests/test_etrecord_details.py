@@ -45,7 +45,7 @@ STAND_IN_PLOTLY
 const input = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
 const clone = (o) => JSON.parse(JSON.stringify(o));
 if (input.diff) {  // the diff's own path: diffLod runs a lodPlan per side
-  const P = input.plan, fig = () => ({data: [], layout: {}}), mem = fig;  // diffLod draws each side's skeletons
+  const P = input.plan, fig = () => ({data: [], layout: {}, style: {}}), mem = fig;  // diffLod draws each side's skeletons
   const none = {set: () => {}};
   const D = diffLod(P, {graphs: {a: fig("a"), b: fig("b")}, memories: {a: mem("a"), b: mem("b")}, overlays: {a: none, b: none},
                         memoryOverlays: {a: none, b: none}, config: {}, select: () => {}, details: {innerHTML: ""},

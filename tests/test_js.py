@@ -43,10 +43,12 @@ def test_python_packed_payload_decodes_in_node_as_unpack_reads_it(tmp_path):
 
     import numpy as np
 
-    from explorer.views.payload.embed import BINARY_MIN, pack, unpack
+    from explorer.views.payload.embed import BINARY_MIN, NAMED_LABELS, pack, unpack
 
-    payload = {"plans": [{"lod": {"tensors": {"first": np.arange(-1, 300, dtype=np.int64), "label": ["a<b", "é"],
-                                              "named": np.ones(BINARY_MIN, dtype=bool)},
+    named = np.zeros(BINARY_MIN, dtype=bool)
+    named[[1, 5]] = True  # the other rows' labels are made by the decoders: "%" and the value index
+    payload = {"plans": [{"lod": {"tensors": {"first": np.arange(-1, 300, dtype=np.int64), NAMED_LABELS: ["a<b", "é"],
+                                              "index": np.arange(BINARY_MIN) + 10, "named": named},
                                   "arenas": [{"rows": np.arange(5), "size": 2**40}]}}],
                "huge": np.array([2**40] * BINARY_MIN, dtype=np.int64), "short": np.arange(3)}
     packed = pack(payload)
@@ -62,7 +64,10 @@ process.stdout.write(JSON.stringify(out));""", encoding="utf-8")
     got, expected = json.loads(done.stdout), unpack(packed)
     assert got == expected
     assert got["plans"][0]["lod"]["tensors"]["first"] == list(range(-1, 300)) and got["huge"][0] == 2**40
-    assert got["plans"][0]["lod"]["tensors"]["named"] == [1] * BINARY_MIN and got["short"] == [0, 1, 2]
+    assert got["plans"][0]["lod"]["tensors"]["named"] == named.astype(int).tolist() and got["short"] == [0, 1, 2]
+    label = got["plans"][0]["lod"]["tensors"]["label"]
+    assert label[:7] == ["%10", "a<b", "%12", "%13", "%14", "é", "%16"] and len(label) == BINARY_MIN
+    assert NAMED_LABELS not in got["plans"][0]["lod"]["tensors"]
 
 
 def test_payload_version_is_one_number_on_both_ends():

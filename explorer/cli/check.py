@@ -21,10 +21,10 @@ each starting with ``[code] plan 'name':`` (see :func:`explorer.describe.program
 from __future__ import annotations
 
 import argparse
-import json
 import os
 from typing import TextIO
 
+from explorer.jsonform.text import write_json
 from explorer.analysis.pipeline import check
 from explorer.analysis.checks.placement import DEFAULT_LIMIT
 from explorer.describe.program import SEVERITIES, finding_lines
@@ -70,8 +70,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         doc = {"format": JSON_FORMAT, "file": name,
                "counts": {s: sum(1 for f in findings if f.severity == s) for s in SEVERITIES},
                "findings": [_with_context(f.to_json(), program) for f in findings]}
-        json.dump(doc, out, indent=1)
-        out.write("\n")
+        write_json(doc, out)
     else:
         for line in finding_lines(findings, file=name):
             print(line, file=out)

@@ -13,10 +13,10 @@ be read or ``--plan`` names a plan one of them lacks (``main`` maps those errors
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import TextIO
 
+from explorer.jsonform.text import write_json
 from explorer.describe.diff import diff_lines
 from explorer.analysis.diff.compare import diff
 from explorer.cli.data_option import add_data_option, load_program
@@ -82,8 +82,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             doc["profile"] = [d.to_json() for d in profile_diffs(a, b, result, *profiles)]
         if numerics is not None:
             doc["numerics"] = numerics_json(numerics, args.plan)
-        json.dump(doc, out, indent=1, sort_keys=True)
-        out.write("\n")
+        write_json(doc, out, sort_keys=True)
         return 0
     for line in diff_lines(result, limit=max(args.limit, 1)):
         print(line, file=out)

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 from collections import defaultdict
 from typing import TextIO
 
 import numpy as np
 
+from explorer.jsonform.text import write_json
 from explorer.analysis.arrays import unique
 from explorer.analysis.pipeline import LazyAnalysis
 from explorer.units import count, nbytes_text
@@ -62,8 +62,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         if profile is not None:
             profile_json(doc, profile, os.path.basename(args.profile))
             add_profile_context(doc, program)  # delegate events -> original nodes, as Inspector joins them
-        json.dump(doc, out, indent=1)
-        out.write("\n")
+        write_json(doc, out)
         return 0
     for line in summary_lines(program, os.path.basename(args.file), only=args.plan):
         print(line, file=out)
@@ -255,8 +254,7 @@ def _refs(indices) -> str:
 def _data_file(data_file: DataFile, args: argparse.Namespace, out: TextIO) -> int:
     name = os.path.basename(args.file)
     if args.json:
-        json.dump({"format": FORMAT, "file": name, "data_file": data_file_json(data_file, name)}, out, indent=1)
-        out.write("\n")
+        write_json({"format": FORMAT, "file": name, "data_file": data_file_json(data_file, name)}, out)
         return 0
     for line in data_file_lines(data_file, name, limit=None):
         print(line, file=out)

@@ -16,11 +16,11 @@ is printed), 2 for a move that cannot be honoured or a file that cannot be read.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from typing import TextIO
 
+from explorer.jsonform.text import write_json
 from explorer.whatif.predict import CONSTANTS, MoveError, Refusal, what_if
 from explorer.cli.data_option import add_data_option, load_program
 from explorer.cli.etrecord_opts import add_etrecord_option, with_etrecord
@@ -110,8 +110,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         doc.update(rev.to_json())
         if estimates:
             doc["estimate"] = [e.to_json() for e in estimates]
-        json.dump(doc, out, indent=1)
-        out.write("\n")
+        write_json(doc, out)
         return 0
     for line in review_lines(rev, name):
         print(line, file=out)

@@ -11,12 +11,15 @@ from __future__ import annotations
 import math
 import os
 
+import numpy as np
+
+from explorer.model.columns import value_columns
 from explorer.model.program import Instruction, Plan, Program, Tensor, Value
 from explorer.analysis.requirements import requirements
 from explorer.jsonform.companions import add_companions
 from explorer.jsonform.etrecord import add_etrecord
 
-__all__ = ["FORMAT", "program_json", "plan_json", "value_json", "instruction_json"]
+__all__ = ["FORMAT", "program_json", "plan_json", "value_json", "instruction_json", "listed_values"]
 
 FORMAT = "device-explorer/1"
 
@@ -49,7 +52,7 @@ def plan_json(plan: Plan) -> dict:
         "inputs": list(plan.inputs),
         "outputs": list(plan.outputs),
         "buffers": [{"memory_id": b.memory_id, "size": b.size, "device": str(b.device)} for b in plan.buffers],
-        "values": [value_json(v) for v in plan.values],
+        "values": listed_values(plan),
         "instructions": [instruction_json(i) for i in plan.instructions],
         "delegates": [{
             "id": d.id,
@@ -61,6 +64,31 @@ def plan_json(plan: Plan) -> dict:
         } for d in plan.delegates],
         "requirements": requirements(plan).to_json(),
     }
+
+
+def listed_values(plan: Plan) -> list[dict]:
+    """The plan's values, each as :func:`value_json`; a table the file lists at several value indices is written once,
+    at its first, with ``"listed_at"``: every index that lists it. An executorch export writes a table per value, so
+    its JSON is one entry per value; a 9.6 MB file listing one tensor table 2.4M times would be 2.4M dicts, ~600 MB of
+    text and minutes (issue 30: work linear in what the file holds)."""
+    table = value_columns(plan).table
+    n = len(plan.values)
+    if table is None or n < 2:
+        return [value_json(v) for v in plan.values]
+    _, first, inverse = np.unique(table, return_index=True, return_inverse=True)
+    inverse = inverse.ravel()
+    if len(first) == n:
+        return [value_json(v) for v in plan.values]
+    counts = np.bincount(inverse, minlength=len(first))
+    order = np.argsort(inverse, kind="stable")  # each table's value indices, ascending, one run per table
+    starts = np.concatenate(([0], np.cumsum(counts)))
+    out = []
+    for k in np.argsort(first, kind="stable").tolist():  # the tables in the order the file first lists them
+        entry = value_json(plan.values[int(first[k])])
+        if counts[k] > 1:
+            entry["listed_at"] = order[starts[k]:starts[k + 1]].tolist()
+        out.append(entry)
+    return out
 
 
 def _plain(x):

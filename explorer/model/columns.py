@@ -108,6 +108,9 @@ class ValueColumns:
     text: Callable[[np.ndarray], tuple[list, list]] | None = None
     # (tensor value indices) -> tensor_layout's answer: the details' layout rows, also without objects
     layout: Callable[[np.ndarray], tuple] | None = None
+    # int64 byte position of each value's EValue table (the decoder's; None for hand-built plans): equal positions
+    # are one table the file lists again, written once by the JSON form (jsonform/program.py listed_values)
+    table: np.ndarray | None = None
 
     @property
     def is_tensor(self) -> np.ndarray:

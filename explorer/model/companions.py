@@ -15,8 +15,21 @@ from functools import cached_property
 
 from explorer.model.dtypes import dtype_itemsize, dtype_name
 
-__all__ = ["DataHeader", "DataEntry", "DataFile", "TestValue", "TestCase", "MethodTestSuite", "Bundle",
-           "GraphValue", "GraphNode", "DelegateGraph", "Payload"]
+__all__ = ["listed_once", "DataHeader", "DataEntry", "DataFile", "TestValue", "TestCase", "MethodTestSuite",
+           "Bundle", "GraphValue", "GraphNode", "DelegateGraph", "Payload"]
+
+
+def listed_once(items) -> tuple[tuple[object, int], ...]:
+    """Each item once, in first-listed order, with how many times ``items`` holds it: the readers share the object of
+    a table the file lists again (``FlatReader.once``), so identity is the table. Real files list each table once."""
+    out: dict[int, list] = {}
+    for item in items:
+        got = out.get(id(item))
+        if got is None:
+            out[id(item)] = [item, 1]
+        else:
+            got[1] += 1
+    return tuple((item, n) for item, n in out.values())
 
 
 @dataclass(frozen=True)
@@ -92,14 +105,7 @@ class DataFile:
         """Each entry once, in the file's order, with how many times the file lists it. The reader shares the
         entry of a table listed again (``FlatReader.once``), so a 10 MB file listing one entry 2.4M times is
         one line of a summary, not 2.4M; entries of distinct tables are listed each (as many as the bytes hold)."""
-        out: dict[int, list] = {}
-        for e in self.entries:
-            got = out.get(id(e))
-            if got is None:
-                out[id(e)] = [e, 1]
-            else:
-                got[1] += 1
-        return tuple((e, n) for e, n in out.values())
+        return listed_once(self.entries)
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@ import test from "node:test";
 import assert from "node:assert/strict";
 import {gzipSync} from "node:zlib";
 import {PAYLOAD_VERSION, decodePayload, localModel} from "../../explorer/frontend/host/model.js";
+import {fillLabels} from "../../explorer/frontend/util/common.js";
 
 test("the stand-in model has the widget model's get / set / on surface", () => {
   const m = localModel({plan: "forward", selected: null});
@@ -56,8 +57,21 @@ test("big integer columns come back in place as plain arrays (int32 and float64)
 
 test("a payload of another version is refused with a message that says what to do", async () => {
   await assert.rejects(decodePayload(packLike({title: "t"}, [], PAYLOAD_VERSION + 1)),
-                       /another version of device-explorer \(payload version 2, this app reads version 1\): make it again/);
+                       new RegExp(`another version of device-explorer \\(payload version ${PAYLOAD_VERSION + 1}, ` +
+                                  `this app reads version ${PAYLOAD_VERSION}\\): make it again`));
   assert.equal((await decodePayload(packLike({title: "t"}, []))).$v, undefined);  // the version is the packing's, not the app's
+});
+
+test("a tensor table's labels: the named rows' as sent, every other row's made from its value index", async () => {
+  const tensors = {index: [3, 7, 9, 12], named: [0, 1, 0, 1], namedLabels: ["x.weight", "<b>"]};
+  const out = await decodePayload(packLike({plans: [{lod: {tensors}}], sides: {a: {lod: {tensors: {index: [0], named: [0],
+                                                                                                     namedLabels: []}}}}}, []));
+  assert.deepEqual(out.plans[0].lod.tensors.label, ["%3", "x.weight", "%9", "<b>"]);
+  assert.equal(out.plans[0].lod.tensors.namedLabels, undefined);
+  assert.deepEqual(out.sides.a.lod.tensors.label, ["%0"]);  // every table, wherever it sits (a diff's sides)
+  const sent = {index: [1], named: [1], label: ["kept"]};
+  fillLabels(sent);  // a table with its labels is left as it is (lod/base.js runs it again)
+  assert.deepEqual(sent.label, ["kept"]);
 });
 
 test("bytes that are not a payload are refused", async () => {

@@ -94,20 +94,41 @@ def decode_values_many(g: Gather, vecs: list, path: str = "values[{}]") -> tuple
     out = []
     for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
         if n_plans == 1:
-            cols = ValueColumns(tag, *columns, text=text, layout=layout)
+            cols = ValueColumns(tag, *columns, text=text, layout=layout, table=pos)
         else:
             cols = ValueColumns(tag[lo:hi], *(c[lo:hi] for c in columns), text=_shifted(text, lo),
-                                layout=_shifted(layout, lo))
+                                layout=_shifted(layout, lo), table=pos[lo:hi])
         out.append((LazySeq(hi - lo, _value_maker(lo, (tag, tensor_row), lists, make_tensor, make_scalar)), cols))
     return out, owe.ledger
 
 
+# Objects made before a plan's columns become lists: those reading a few values (one value's details, the JSON of a
+# table listed again) read the arrays item by item, so a 2.4M-value plan makes no 2.4M-item lists for them
+FEW_OBJECTS = 64
+
+
+class _Items:
+    """A column read item by item as Python numbers (``Sequence``-like: ``[k]`` only)."""
+
+    __slots__ = ("column",)
+
+    def __init__(self, column: np.ndarray) -> None:
+        self.column = column
+
+    def __getitem__(self, k: int):
+        return self.column[k].item()
+
+
 def _value_maker(lo: int, columns: tuple, lists: list, make_tensor, make_scalar):
     """Value ``i`` of a plan whose first value is row ``lo`` of the shared columns (its object says ``i``)."""
+    at, made = tuple(_Items(c) for c in columns), [0]
+
     def make(i: int):
         if not lists:
-            lists.extend(c.tolist() for c in columns)
-        tag_list, row_list = lists
+            made[0] += 1
+            if made[0] > FEW_OBJECTS:
+                lists.extend(c.tolist() for c in columns)
+        tag_list, row_list = lists or at
         j = lo + i
         t = tag_list[j]
         if t == 5:
@@ -294,6 +315,8 @@ def _tensor_maker(sizes_flat: np.ndarray, sizes_starts: np.ndarray, dims_flat: n
     3,500 small plans make ~60k objects for their summaries)."""
     shared: dict = {}  # (vector, ragged row) -> its tuple: tensors sharing one sizes vector share one tuple
     rows: list = []
+    every = (*columns, sizes_starts, dims_starts)
+    at, made = tuple(_Items(c) for c in every), [0]  # the first few objects read the arrays: no lists
 
     def shape_of(flat: np.ndarray, starts: list, r: int) -> tuple:
         key = (flat is sizes_flat, r)
@@ -304,9 +327,11 @@ def _tensor_maker(sizes_flat: np.ndarray, sizes_starts: np.ndarray, dims_flat: n
 
     def make(i: int, row: int) -> Tensor:
         if not rows:
-            rows.extend(c.tolist() for c in (*columns, sizes_starts, dims_starts))
+            made[0] += 1
+            if made[0] > FEW_OBJECTS:
+                rows.extend(c.tolist() for c in every)
         (mem_l, off_l, name_l, mut_l, dyn_l, st_l, srow_l, drow_l, dt_l, di_l, storage_l, dbi_l, grad_l, so_l,
-         layout_l, extra_l, sstarts_l, dstarts_l) = rows
+         layout_l, extra_l, sstarts_l, dstarts_l) = rows or at
         mem = mem_l[row]
         off = giant_offsets.get(row, off_l[row])
         nm, mut = name_l[row], mut_l[row]

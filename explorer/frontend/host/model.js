@@ -1,3 +1,5 @@
+import {fillLabels} from "../util/common.js";
+
 // The page's stand-in for the widget model: the same get / set / on / save_changes surface over plain state,
 // so the exported report runs the app exactly as the notebook widget does (only nobody listens in Python).
 /** @param {Record<string, unknown>} initial @returns {import("../types/payload").WidgetModel} */
@@ -45,7 +47,7 @@ export async function decodePayload(packed) {
 
 // The payload contract this app reads (explorer.views.payload.embed.PAYLOAD_VERSION, written as "$v"): a payload of another
 // version would be misread, so it is refused with a message saying so
-export const PAYLOAD_VERSION = 1;
+export const PAYLOAD_VERSION = 2;
 
 /** @type {Record<string, Int32ArrayConstructor | Float64ArrayConstructor>} */
 const ARRAYS = {i4: Int32Array, f8: Float64Array};
@@ -77,5 +79,6 @@ export function unpackPayload(buf) {
     target[path[path.length - 1]] = plain(new ARRAYS[dtype](buf, base + offset, count));
   }
   delete obj.$bin;
+  fillLabels(obj);
   return obj;
 }

@@ -2,6 +2,7 @@ import {planText} from "./text.js";
 import {groupTree} from "./tree.js";
 import {folder} from "./fold.js";
 import {groupSums} from "./summary.js";
+import {fillLabels} from "../util/common.js";
 
 // A plan drawn at its level of detail (lod/plan.js), part 1: the plan's tables and what is computed once from them
 // (indices: planTables; hover texts: lod/text.js; the group tree: lod/tree.js; what each group holds:
@@ -78,6 +79,7 @@ export function currentFold(B, S) {
 export function planTables(P) {
   const L = P.lod, T = L.trace, m = L.m, n = L.n, DEV = L.devices, ST = L.style;
   const G = L.groups, nG = G.start.length, gbase = m + n, span = gbase + nG;
+  fillLabels(L.tensors);  // done by the decoder; a payload handed over in a test has its named labels only
   const TT = L.tensors, F = L.flow, OPS = L.ops;
   const rowOf = new Int32Array(n).fill(-1), written = new Uint8Array(n), home = new Int32Array(n).fill(-1);
   TT.index.forEach((v, r) => { rowOf[v] = r; home[v] = TT.home[r]; });

@@ -55,6 +55,7 @@ export interface LodOps {
 }
 
 export interface LodTensors {
+  /** `label`: filled in by the decoder (host/model.js fillLabels) from the named rows' labels the payload carries */
   index: Column; label: Text[]; named: Column;
   dtype: Column; shape: Column; shapes: string[]; dev: Column;
   dyn: Column; dyns: string[]; dimOrder: Column; dimOrders: string[]; storage: Column; storages: string[];

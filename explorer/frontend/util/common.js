@@ -135,3 +135,27 @@ export function stages(flag) {
     pending: () => queue.length,
   };
 }
+
+// a tensor table's labels of its named rows only, in row order (explorer.views.payload.embed.NAMED_LABELS)
+const NAMED_LABELS = "namedLabels";
+
+// Every tensor table gets its `label` column, in place: the payload carries only the named rows' labels, every other
+// row is "%" and its value index (embed.py fill_labels does the same in Python). A plan of millions of unnamed
+// tensors would otherwise carry millions of "%N" strings. Run by the decoder (host/model.js) and again, at no cost
+// when done, by lod/base.js for a plan payload handed over without it (the node tests).
+/** @param {any} obj */
+export function fillLabels(obj) {
+  if (!obj || typeof obj !== "object") return;
+  if (Array.isArray(obj)) {
+    if (obj.length && obj[0] && typeof obj[0] === "object") for (const item of obj) fillLabels(item);
+    return;
+  }
+  if (Array.isArray(obj[NAMED_LABELS]) && !("label" in obj)) {
+    const names = obj[NAMED_LABELS], index = obj.index, named = obj.named, label = new Array(index.length);
+    for (let r = 0, k = 0; r < index.length; r++) label[r] = named[r] ? names[k++] : "%" + index[r];
+    obj.label = label;
+    delete obj[NAMED_LABELS];
+    return;
+  }
+  for (const key of Object.keys(obj)) fillLabels(obj[key]);
+}

@@ -17,7 +17,6 @@ page's data element, whatever it holds; the app shows strings from the file only
 from __future__ import annotations
 
 import base64
-import gzip
 import json
 import math
 import re
@@ -26,7 +25,8 @@ import zlib
 import numpy as np
 
 from explorer.errors import PayloadVersionError
-__all__ = ["to_json", "pack", "unpack", "data_element", "page_payload", "DATA_TYPE", "BINARY_MIN", "PAYLOAD_VERSION",
+__all__ = ["to_json", "pack", "unpack", "fill_labels", "NAMED_LABELS", "data_element", "page_payload", "DATA_TYPE",
+           "BINARY_MIN", "PAYLOAD_VERSION",
            "PayloadVersionError"]
 
 DATA_TYPE = "application/x-dx-gzip-base64"  # inert for the browser: never run, read by the page's module
@@ -35,7 +35,9 @@ BINARY_MIN = 64  # shorter arrays stay JSON: a path and an offset would cost mor
 # The payload's contract (its tables, their meaning: frontend/types/payload.d.ts). Raised when a table's meaning changes
 # so that a page or widget front end cannot draw a payload it would misread; written as "$v" beside "$bin" and
 # checked by model.js (PAYLOAD_VERSION there must be the same number: test_embed checks it).
-PAYLOAD_VERSION = 1
+PAYLOAD_VERSION = 2
+# a tensor table's labels of its named rows only; the decoders fill in "label" (fill_labels; model.js fillLabels)
+NAMED_LABELS = "namedLabels"
 
 
 def _plain(obj):
@@ -56,17 +58,20 @@ def to_json(payload: dict) -> str:
     return json.dumps(payload, default=_plain, separators=(",", ":"), allow_nan=False, ensure_ascii=False)
 
 
-def _lift(payload: dict) -> tuple[dict, list[tuple[list, np.ndarray]]]:
+def _lift(payload: dict) -> tuple[dict, list[tuple[list, np.ndarray, str]]]:
     """``payload`` with its big integer arrays taken out (the dicts and lists on the way copied, the rest
-    shared), and those arrays with their paths, as int32 or float64 copies: JavaScript numbers hold every
-    int32, and every integer to 2**53 as float64 (past that, plans do not go: byte sizes and offsets)."""
-    found: list[tuple[list, np.ndarray]] = []
+    shared), and those arrays with their paths and wire types: ``<i4`` where every item fits (JavaScript numbers hold
+    every int32), else ``<f8`` (every integer to 2**53: past that, plans do not go: byte sizes and offsets). The
+    arrays are not converted here: :func:`pack` converts one at a time as it compresses, so a 2.4M-tensor plan's
+    columns are never all copied at once."""
+    found: list[tuple[list, np.ndarray, str]] = []
 
     def walk(obj, path):
         if isinstance(obj, np.ndarray):
             if obj.ndim == 1 and obj.size >= BINARY_MIN and obj.dtype.kind in "iub":
-                small = int(obj.min()) >= -2**31 and int(obj.max()) < 2**31
-                found.append((path, obj.astype("<i4" if small else "<f8")))
+                small = obj.dtype.itemsize < 4 or obj.dtype == np.int32 or (
+                    int(obj.min()) >= -2**31 and int(obj.max()) < 2**31)
+                found.append((path, obj, "<i4" if small else "<f8"))
                 return None
             return obj
         if isinstance(obj, dict):
@@ -78,22 +83,45 @@ def _lift(payload: dict) -> tuple[dict, list[tuple[list, np.ndarray]]]:
     return walk(payload, []), found
 
 
+def _gzip_header() -> bytes:
+    """The header zlib writes for gzip (``gzip.compress(..., mtime=0)`` on Python 3.11): no name, no timestamp, Unix."""
+    return b"\x1f\x8b\x08\x00" + b"\0\0\0\0" + b"\x00\x03"
+
+
 def pack(payload: dict) -> bytes:
     """``payload`` as gzip-compressed bytes: JSON, then its big integer arrays as binary (module docstring);
-    reproducible (no timestamp)."""
+    reproducible (no timestamp). Compressed as it goes, an array at a time: the whole uncompressed block is never
+    held (a 2.4M-tensor plan's is ~130 MB, and joining it took three copies of it)."""
     body, arrays = _lift(payload)
-    table, blobs, at = [], [], 0
-    for path, a in arrays:
-        table.append([path, "i4" if a.dtype.kind == "i" else "f8", at, int(a.size)])
-        raw = a.tobytes()
-        blobs.append(raw + b"\0" * (-len(raw) % 8))
-        at += len(blobs[-1])
+    table, at = [], 0
+    for path, a, wire in arrays:
+        size = a.size * (4 if wire == "<i4" else 8)
+        table.append([path, wire[1:], at, int(a.size)])
+        at += size + (-size % 8)
     body["$v"] = PAYLOAD_VERSION
     if table:
         body["$bin"] = table
     text = to_json(body).encode("utf-8")
     head = MAGIC + len(text).to_bytes(4, "little") + text
-    return gzip.compress(head + b"\0" * (-len(head) % 8) + b"".join(blobs), compresslevel=3, mtime=0)
+    deflate = zlib.compressobj(3, zlib.DEFLATED, -zlib.MAX_WBITS)
+    crc, total, out = 0, 0, [_gzip_header()]
+
+    def feed(chunk) -> None:
+        nonlocal crc, total
+        crc = zlib.crc32(chunk, crc)
+        total += len(chunk)
+        out.append(deflate.compress(chunk))
+
+    feed(head + b"\0" * (-len(head) % 8))
+    for _, a, wire in arrays:
+        raw = memoryview(np.ascontiguousarray(a.astype(wire, copy=False))).cast("B")
+        feed(raw)
+        if len(raw) % 8:
+            feed(b"\0" * (-len(raw) % 8))
+        del raw
+    out.append(deflate.flush())
+    out.append(crc.to_bytes(4, "little") + (total & 0xFFFFFFFF).to_bytes(4, "little"))
+    return b"".join(out)
 
 
 def unpack(data: bytes) -> dict:
@@ -113,7 +141,28 @@ def unpack(data: bytes) -> dict:
         for key in path[:-1]:
             target = target[key]
         target[path[-1]] = values.astype(np.int64).tolist() if dtype == "i4" else [int(x) for x in values.tolist()]
+    fill_labels(obj)
     return obj
+
+
+def fill_labels(obj) -> None:
+    """Give every tensor table its ``label`` column, in place: the payload carries only its named rows' labels
+    (``NAMED_LABELS``, in row order); every other row is labelled ``%`` and its value index. What the page's
+    decoder (``frontend/host/model.js`` fillLabels) does, so that the tests read the payload the app draws. A plan
+    of 2.4M values pointing at one tensor table held 150 MB of ``"%N"`` strings in Python, then in the JSON."""
+    if isinstance(obj, list):
+        if obj and isinstance(obj[0], (dict, list)):
+            for item in obj:
+                fill_labels(item)
+        return
+    if not isinstance(obj, dict):
+        return
+    if NAMED_LABELS in obj and "label" not in obj:
+        names = iter(obj.pop(NAMED_LABELS))
+        obj["label"] = [next(names) if named else f"%{v}" for v, named in zip(obj["index"], obj["named"])]
+        return
+    for value in obj.values():
+        fill_labels(value)
 
 
 def data_element(payload: dict) -> str:

@@ -22,6 +22,7 @@ from explorer.analysis.groups import OP_KINDS
 from explorer.model.columns import instruction_traces, tensor_layout, tensor_text
 from explorer.model.program import dtype_name
 from explorer.views.escape import visible
+from explorer.views.payload.embed import NAMED_LABELS
 from explorer.views.state.memory import BINS, BLOCK_LIMIT
 from explorer.views.state.overview import (FOCUS_LAYERS, GROUP_SYMBOLS, OVERVIEW_TRACE, VISIBLE_LIMIT, _GROUP_LABELS,
     _LABELS)
@@ -86,7 +87,8 @@ def lod_payload(view: PlanView) -> dict:
                 "argStart": f.ic.starts, "args": f.ic.args, **_stacks(instruction_traces(plan))},
         "valueKind": f.kind.astype(np.int8), "valueKinds": list(_VALUE_KINDS),
         "tensors": {"index": tensors,
-                    "label": [visible(nm) if nm else f"%{v}" for nm, v in zip(names, tensors.tolist())],
+                    # the labels of the named rows only: the decoder makes "label", "%N" for the rest (embed.py)
+                    NAMED_LABELS: [visible(nm) for nm in names if nm],
                     "named": np.fromiter((bool(nm) for nm in names), dtype=np.int8, count=len(names)),
                     "dtype": st_index.ravel(),
                     **_shapes(sizes),
