@@ -1,9 +1,11 @@
 """The budget as a contract: any input of at most 10 MB is answered by inspect, check and show within 10 s and 1 GiB.
 
-    python bench/bench_budget.py [--scale 1.0] [--cases arenas plans ...] [--repeat 1]
+    python bench/bench_budget.py [--scale 1.0] [--cases arenas plans ...] [--repeat 1] [--commands inspect ... json]
 
+``json`` is ``inspect --json``.
 Every crafted case of ``writers/amplify.py`` (a million arenas, thousands of plans / delegates / chains, hundreds
-of thousands of values, 4 KB names, an ETDump of hundreds of thousands of events, an ETRecord with a huge graph)
+of thousands of values, 4 KB names, an ETDump of hundreds of thousands of events, an ETRecord with a huge graph,
+tables listed again millions of times)
 is written to a temp folder and each command runs on it in a fresh process (``python -m explorer.cli``), its CPU
 time (user + system; the wall time is printed too) and peak memory read from the child's own rusage
 (``os.wait4``): the machines are shared, and CPU time is what the command itself costs. A run over budget, or one that
@@ -32,10 +34,12 @@ BUDGET_S = 10.0
 BUDGET_MIB = 1024.0
 MAX_BYTES = 10 * 1000 * 1000
 COMMANDS = ("inspect", "check", "show")
+JSON = "json"  # inspect --json: the full run measures it too (--commands)
 
 
 def command_line(case: Case, command: str, folder: Path) -> list[str]:
-    argv = [sys.executable, "-m", "explorer.cli", command, str(folder / case.program)]
+    argv = [sys.executable, "-m", "explorer.cli", *(("inspect", "--json") if command == JSON else (command,)),
+            str(folder / case.program)]
     for word in case.options:
         argv.append(str(folder / word) if word in case.files else word)
     if command == "show":
@@ -115,25 +119,26 @@ def main(argv=None) -> int:
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--cases", nargs="+", default=list(CASES))
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--commands", nargs="+", default=[*COMMANDS, JSON], choices=[*COMMANDS, JSON])
     args = ap.parse_args(argv)
     bad = 0
-    print(f"{'case':>10} {'bytes':>11} {'command':>8} {'CPU s':>7} {'wall s':>7} {'peak MiB':>9} {'exit':>5} "
+    print(f"{'case':>14} {'bytes':>11} {'command':>8} {'CPU s':>7} {'wall s':>7} {'peak MiB':>9} {'exit':>5} "
           f"{'load s':>7} {'cmd/load':>8}")
     with tempfile.TemporaryDirectory(prefix="dex-budget-") as tmp:
         folder = Path(tmp)
         for name in args.cases:
             case = make(name, args.scale)
             if case.size > MAX_BYTES:
-                print(f"{name:>10} {case.size:>11,} is over 10 MB: not a budget case (lower its size)")
+                print(f"{name:>14} {case.size:>11,} is over 10 MB: not a budget case (lower its size)")
                 bad += 1
                 continue
             write_case(case, folder)
             load_s, _ = peer(case, folder)
-            for command in COMMANDS:
+            for command in args.commands:
                 r = measure(case, command, folder, args.repeat)
                 flag = " OVER" if r["over"] else (" CRASH " + r["stderr"] if r["crash"] else "")
                 bad += bool(r["over"] or r["crash"])
-                print(f"{name:>10} {case.size:>11,} {command:>8} {r['seconds']:>7.2f} {r['wall']:>7.2f} {r['peak_mib']:>9.0f} "
+                print(f"{name:>14} {case.size:>11,} {command:>8} {r['seconds']:>7.2f} {r['wall']:>7.2f} {r['peak_mib']:>9.0f} "
                       f"{r['code']:>5} {load_s:>7.2f} {r['seconds'] / load_s:>8.1f}x{flag}", flush=True)
             for p in folder.iterdir():
                 p.unlink()

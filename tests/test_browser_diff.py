@@ -198,6 +198,16 @@ def test_diff_report_links_both_sides(tmp_path, expected):
         assert "moved device" in details and f"%{a_value}" in details and f"%{b_value}" in details
         assert "aten::add.out" in details and "BackendWithCompilerDemo" in details and "cuda:0" in details
         page.screenshot(path=str(ARTIFACTS / "diff_report_clicked.png"), full_page=True)
+        # side by side at 1280 px too, both memory maps start at one height: each heading is one line, cut, whole in
+        # its title (B's longer summary wrapped and moved its lanes down)
+        page.set_viewport_size({"width": 1280, "height": 1000})
+        page.wait_for_timeout(200)
+        tops = page.evaluate("""() => ['a', 'b'].map(s => { const m = document.querySelector('.dx-memory-' + s),
+            h = m.parentElement.querySelector('h3'); return [m.getBoundingClientRect().top, m.getBoundingClientRect().left,
+            h.getBoundingClientRect().height, h.title]; })""")
+        assert tops[1][1] > tops[0][1] and abs(tops[0][0] - tops[1][0]) < 1, tops  # side by side, level
+        assert max(t[2] for t in tops) < 24 and all("memory map" in t[3] for t in tops), tops  # one line each
+        page.set_viewport_size({"width": 1400, "height": 1000})
         # the search box: each side's own matches, ringed on both graphs
         page.fill(".dx-search", "add")
         page.wait_for_function("() => ['a', 'b'].every(s => window.dxDiff.state.instructions[s].length > 0)",

@@ -16,10 +16,11 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import bench_budget  # noqa: E402
-from writers.amplify import CASES, make  # noqa: E402
+from writers.amplify import CASES, LISTED, make  # noqa: E402
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+# a table listed again: tests/test_bounded_readers.py runs those at half size with tighter bounds
+@pytest.mark.parametrize("name", sorted(set(CASES) - set(LISTED)))
 def test_a_crafted_input_is_answered_within_the_budget(tmp_path, name):
     case = make(name, 0.02)
     assert 0 < case.size <= bench_budget.MAX_BYTES

@@ -23,7 +23,7 @@ from writers.etdump import SynthRun, write_etdump
 from writers.pte import write
 from writers.synth import synthetic_program
 
-__all__ = ["CASES", "Case", "make"]
+__all__ = ["CASES", "LISTED", "Case", "make"]
 
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures"
 
@@ -145,10 +145,35 @@ def _graph_of(doc: dict) -> dict:
     raise ValueError("no graph with nodes in this ExportedProgram JSON")
 
 
+def _listed_values(scale: float) -> Case:
+    """A plan whose 2.4M values are one tensor table listed again (writers/listed_again.py)."""
+    from writers.listed_again import pte_one_value
+
+    return Case("listed_values", {"values.pte": pte_one_value(max(2, int(2_400_000 * scale)))}, "values.pte")
+
+
+def _listed_entries(scale: float) -> Case:
+    """A ``.ptd`` whose 2.4M entries are one table listed again."""
+    from writers.listed_again import ptd_one_entry
+
+    return Case("listed_entries", {"one.ptd": ptd_one_entry(max(2, int(2_400_000 * scale)))}, "one.ptd")
+
+
+def _listed_cases(scale: float) -> Case:
+    """A bundled program (mlp.pte) whose one suite lists one test case 2.3M times."""
+    from writers.listed_again import bpte_one_case
+
+    program = (FIXTURES / "mlp.pte").read_bytes()
+    return Case("listed_cases", {"one.bpte": bpte_one_case(program, max(2, int(2_300_000 * scale)))}, "one.bpte")
+
+
 CASES: dict[str, Callable[[float], Case]] = {
     "arenas": _arenas, "plans": _plans, "values": _values, "delegates": _delegates, "chains": _chains,
     "names": _names, "etdump": _etdump, "etrecord": _etrecord,
+    "listed_values": _listed_values, "listed_entries": _listed_entries, "listed_cases": _listed_cases,
 }
+# the cases of a table listed again: tests/test_bounded_readers.py holds them to tighter bounds, at half size
+LISTED = ("listed_values", "listed_entries", "listed_cases")
 
 
 def make(name: str, scale: float = 1.0) -> Case:

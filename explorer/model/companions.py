@@ -12,6 +12,7 @@ import math
 import os
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Iterable, TypeVar
 
 from explorer.model.dtypes import dtype_itemsize, dtype_name
 
@@ -19,7 +20,10 @@ __all__ = ["listed_once", "DataHeader", "DataEntry", "DataFile", "TestValue", "T
            "Bundle", "GraphValue", "GraphNode", "DelegateGraph", "Payload"]
 
 
-def listed_once(items) -> tuple[tuple[object, int], ...]:
+T = TypeVar("T")
+
+
+def listed_once(items: Iterable[T]) -> tuple[tuple[T, int], ...]:
     """Each item once, in first-listed order, with how many times ``items`` holds it: the readers share the object of
     a table the file lists again (``FlatReader.once``), so identity is the table. Real files list each table once."""
     out: dict[int, list] = {}

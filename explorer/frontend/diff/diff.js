@@ -150,7 +150,11 @@ function diffView(ctx, data) {
     $("dx-header").innerHTML = P.header;  // escaped when built (explorer.views.fragments.review)
     $("dx-req").innerHTML = P.requirements;
     if (!over) over = {a: overlay(G.a), b: overlay(G.b), ma: overlay(M.a), mb: overlay(M.b)};
-    for (const s of SIDES) $("dx-sum-" + s).textContent = "\u00b7 " + P.sides[s].summary;
+    for (const s of SIDES) {
+      const sum = $("dx-sum-" + s), heading = /** @type {HTMLElement} */ (sum.parentElement);
+      sum.textContent = "\u00b7 " + P.sides[s].summary;
+      heading.title = heading.textContent || "";  // the whole line where the card cuts it (style.css .dx-pair-m*)
+    }
     /** @type {import("./sides.js").DiffCtx} */
     const host = {graphs: G, memories: M, overlays: {a: over.a, b: over.b}, memoryOverlays: {a: over.ma, b: over.mb},
                   config: CONFIG, details: $("dx-details"), names: {a: data.nameA, b: data.nameB},

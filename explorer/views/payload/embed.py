@@ -114,7 +114,7 @@ def pack(payload: dict) -> bytes:
 
     feed(head + b"\0" * (-len(head) % 8))
     for _, a, wire in arrays:
-        raw = memoryview(np.ascontiguousarray(a.astype(wire, copy=False))).cast("B")
+        raw = np.ascontiguousarray(a.astype(wire, copy=False)).data.cast("B")
         feed(raw)
         if len(raw) % 8:
             feed(b"\0" * (-len(raw) % 8))
