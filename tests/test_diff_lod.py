@@ -84,6 +84,7 @@ def test_pairing_columns(big):
 def test_header_explains_the_overview_marks(big):
     header = big["P"]["header"]
     assert "dx-delta" in header and "cuda:1" in header and "moved between devices" in header
+    assert "a folded group holding 12 changes" in header  # the big pair opens folded: the badge is explained
 
 
 def test_a_small_pair_is_the_same_payload_with_every_group_open():
@@ -96,6 +97,8 @@ def test_a_small_pair_is_the_same_payload_with_every_group_open():
         assert P["sides"][s]["lod"]["expanded"] == list(range(1, len(groups.groups)))
     moved = [v for v, s in dv.status("b").items() if s == "device"]
     assert sorted(v for v, c in zip(P["marks"]["b"]["v"], P["marks"]["b"]["vs"]) if STATUSES[c] == "device") == sorted(moved)
+    # nothing is folded, so the header does not explain the folded groups' badge (it did: "Δ12 a folded group...")
+    assert "dx-delta" not in P["header"] and "folded group" not in P["header"]
 
 
 def test_the_widget_sends_the_same_lod_payload_and_selects_across(tmp_path):

@@ -45,10 +45,11 @@ const LAYOUT = {
 </div>`,
 };
 
-// px under a graph the first view keeps for its memory map: the gap and the card's heading (67 px), the lanes' legend
-// (40; their first title and lane follow: a click on a node scrolls its block into view). More would cut the graph of
-// a small device program (33 layers of tests/fixtures/diff) at 1400 x 1000, which shows whole with this.
-const MEMORY_SHOWN = 107;
+// px under a graph the first view keeps for its memory map: the graph's two caption lines, the gap and the card's
+// heading (85 px), the lanes' legend (40; their first title and lane follow: a click on a node scrolls its block into
+// view). A small plan keeps its whole height anyway (lod/graph.js SMALL_NODES). 107 left 39.7 px of the legend in
+// the what-if of a 128-layer program at 1600 x 1000, once its header was one line shorter.
+const MEMORY_SHOWN = 125;
 // the least px a graph is tall (lod/graph.js)
 const GRAPH_MIN = 380;
 

@@ -210,7 +210,7 @@ export function diffLod(P, ctx) {
                   drawn: () => { if (ctx.drawn) ctx.drawn(s); },  // after each draw of this side's graph
                   // this side's traces before each draw: coloured by the overlay picked (overlay/view.js)
                   paint: (/** @type {Record<string, any>[]} */ traces) => { if (ctx.paint) ctx.paint(s, traces); },
-                  room: () => ctx.room ? ctx.room(s) : 720,
+                  room: () => ctx.room ? ctx.room(s) : 720, keepSmall: true,
                   // first in a node's details: this side's numbers (profile/numerics.js), when the diff carries runs
                   detailRows: (/** @type {"value" | "instr" | "group"} */ kind, /** @type {number} */ index) =>
                     ctx.detailRows ? ctx.detailRows(s, kind, index) : [],

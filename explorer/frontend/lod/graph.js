@@ -36,6 +36,10 @@ export const DRAW_MAX = 500;
 
 // the least px a host's room makes the graph (a compact app in a short box: app/fit.js; the diff asks for 380 or more)
 const ROOM_MIN = 240;
+// a fold of at most this many nodes keeps its whole height where the host says so (LodHost keepSmall: the diff): cut
+// to the room, a small plan opened on its top rows and dropped the labels of the rest (what-if of a 34-node plan at
+// 1280 x 800: 20 labels), issue 32 item 3
+const SMALL_NODES = 100;
 
 /**
  * One Plotly.react with the view's ranges in it (one redraw, not a react and then a relayout): every trace rebuilt
@@ -50,7 +54,8 @@ function drawGraph(B, S, host, baseData, windowMin, view, reset) {
   // graph._layout: its layers' height (views.js figureHeight: an overview that fits whole may grow to 1,200 px), within
   // the room the host leaves it (the diff: its memory maps' top in the first view)
   const layers = figureHeight(B.G, f, B.L.limits.focus);
-  const height = host.room ? Math.round(Math.max(ROOM_MIN, Math.min(layers, host.room()))) : layers;
+  const whole = host.keepSmall && f.nodes.length <= SMALL_NODES;
+  const height = host.room && !whole ? Math.round(Math.max(ROOM_MIN, Math.min(layers, host.room()))) : layers;
   // a div plotly has not drawn in yet (the diff draws each figure in one Plotly.react, no skeleton first): the
   // skeleton's layout (lod/figures.js), the plot area's size from the div's width and the layout's margins
   const lay = Object.assign({}, gd.layout || fresh(planFigures(B.L).graph.layout)), laidOut = !!gd._fullLayout;

@@ -51,6 +51,8 @@ export interface LodHost {
    * no limit): the diff leaves its memory maps' top in the first view (diff/diff.js graphRoom), a compact app fits its box
    * (app/fit.js) */
   room?(): number;
+  /** a fold of at most 100 nodes keeps its whole height, whatever the room (the diff: every label of a small plan) */
+  keepSmall?: boolean;
   /** after every draw of the graph: what the host draws over a fresh figure (open delegates, a profile's op sizes) */
   drawn?(): void;
   /** where a point of the graph as drawn is with the open delegates (panels/delegate.js place) */

@@ -90,7 +90,10 @@ def summary_html(dv: DiffPlanView) -> str:
 
 
 def _overview_note(dv: DiffPlanView) -> str:
-    """Say how a folded group shows the changes it holds (a small pair opens with every group expanded)."""
+    """Say how a folded group shows the changes it holds; nothing when both sides open with every group expanded (a
+    small pair): there is no folded group to speak of."""
+    if not any(dv.side(s).overview.opens_folded for s in ("a", "b")):
+        return ""
     return ("<div class='dx-legend dx-muted'><span><span class='dx-delta'>Δ12</span> a folded group holding 12 "
             "changes (ringed in the colour of its weightiest change, in the order above) — click it to expand (its "
             "counterpart on the other side opens with it); a click on a tensor or op selects its counterpart on the "

@@ -87,6 +87,11 @@ class Overview:
             level = [c for g in level for c in self.groups.children(g) if self.groups.children(c)]
         return opened
 
+    @property
+    def opens_folded(self) -> bool:
+        """Whether the first view folds some group (the plan does not fit whole: :meth:`initial`)."""
+        return self.groups.nodes(0) > LOD_NODES
+
     # -- state (the same rules as the app's lod/expand.js: open, collapse, reveal) ---------------------
 
     def expand(self, gid: int) -> None:
