@@ -48,6 +48,8 @@ class _TerminalText:
         self._stream = stream
 
     def write(self, text: str) -> int:
+        if text.isascii() and text.replace("\n", "").isprintable():  # the JSON forms, whole blocks: checked in C
+            return self._stream.write(text)
         return self._stream.write("\n".join(visible(line) for line in text.split("\n")))
 
     def __getattr__(self, name: str):
