@@ -95,8 +95,13 @@ app = marimo.App(width="medium")
 if __name__ == "__main__":
     app.run()
 '''
-# marimo's editor (light): the same cells, a widget given its own height, and the big program (its cell run again)
-MARIMO_EDIT_APP = '''import marimo
+# marimo's editor: the same cells, a widget given its own height, and the big program (its cell run again); its theme
+# the system's (the page's prefers-color-scheme: light, then dark in the test)
+MARIMO_EDIT_APP = '''# /// script
+# [tool.marimo.display]
+# theme = "system"
+# ///
+import marimo
 app = marimo.App(width="medium")
 ''' + MARIMO_CELLS + '''
 
@@ -389,7 +394,7 @@ def test_marimo_edit_fits_its_box_reruns_and_is_reactive(hosts, notebook_dir, sa
     (app/fit.js): the controls row on one line, the graph and the memory map side by side, all three inside the box with
     no scroll; ``Explorer(height=420)`` gets a box of its own, laid out the same. A click re-runs the cell reading the
     widget's value (marimo 0.25 does in the editor too). The cell showing a big program, run again, draws every group
-    of its overview (issue 32 item 11)."""
+    of its overview (issue 32 item 11). Then the system's theme turns dark: the editor and the widgets follow it."""
     url = host_url(hosts, "marimo_edit")
     with chromium((1280, 1000)) as (page, messages), \
             screenshot_on_failure(page, "hosts_marimo_edit_failure.png", notebook_dir / "marimo_edit.log"):
@@ -420,6 +425,13 @@ def test_marimo_edit_fits_its_box_reruns_and_is_reactive(hosts, notebook_dir, sa
         assert page.locator(".dx-explorer").count() == 3, "the re-run cell shows one widget, not two"
         graph.scroll_into_view_if_needed()
         page.screenshot(path=str(ARTIFACTS / "hosts_marimo_edit_rerun.png"))
+        # the system turns dark: marimo's editor follows it, and so do the widgets (marimo's own colours)
+        assert not page.evaluate("() => document.body.classList.contains('dark')"), "the editor opened light"
+        page.emulate_media(color_scheme="dark")
+        page.wait_for_function("() => document.body.classList.contains('dark')", timeout=10_000)
+        times["dark"] = assert_dark(page)
+        first.scroll_into_view_if_needed()
+        page.screenshot(path=str(ARTIFACTS / "hosts_marimo_edit_dark.png"))
         TIMINGS["marimo_edit"] = times
         assert not [m for m in messages if m.startswith("pageerror")]
 
