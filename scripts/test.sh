@@ -40,11 +40,11 @@ if ! python -m uv pip install -q --compile-bytecode --python "$VENV/bin/python" 
     python -m pip install -q -e ".[test,interop]"
 fi
 
-# Bytecode cached, under the environment (not in the clone), even where the machine sets PYTHONDONTWRITEBYTECODE: the
-# suite starts a Python process for each CLI run, kernel and campaign sample, and each compiled the package from source
-# again (0.55 -> 0.32 s a start), and each worker rewrote every test module's asserts (~4 s).
+# Bytecode cached even where the machine sets PYTHONDONTWRITEBYTECODE: the suite starts a Python process for each CLI
+# run, kernel and campaign sample, and each compiled the package from source again (0.55 -> 0.32 s a start), and each
+# worker rewrote every test module's asserts (~4 s). Next to the sources (__pycache__, ignored by git), where the
+# installed packages' bytecode already is: a PYTHONPYCACHEPREFIX would hide that and compile torch again (6 -> 14 s).
 unset PYTHONDONTWRITEBYTECODE
-export PYTHONPYCACHEPREFIX="$VENV/pycache"
 python -m compileall -q -j 2 explorer writers tests bench scripts > /dev/null
 
 # Two workers (2 cores); a test file stays on one worker, so its module-scoped pages and servers start once.

@@ -102,7 +102,8 @@ def test_widget_in_jupyterlab(tmp_path, expected):
                               # a plan with groups (the sample has none): 277 instructions, two groups open
                               "from writers.synth import synthetic_program\ngrouped = explorer.Explorer(synthetic_program(values=400))\n"
                               "grouped",
-                              "print('group:', grouped.selected.group)"])
+                              "print('group:', grouped.selected.group)",
+                              "ex.height = 420", "ex.height = 0"])  # run again by check_height_set_and_reset
     timings = {}
     with jupyter_lab(tmp_path) as (base, token), lab_browser((1280, 1000)) as (page, messages), \
             screenshot_on_failure(page, "lab_failure.png", tmp_path / "jupyter.log"):
@@ -152,6 +153,7 @@ def test_widget_in_jupyterlab(tmp_path, expected):
         page.locator(memory).first.scroll_into_view_if_needed()
         page.screenshot(path=str(ARTIFACTS / "lab_memory_map.png"))
         check_group_click_reaches_python(page, page.locator(".jp-Notebook .jp-Cell").nth(3))
+        check_height_set_and_reset(page)
         check_themes_and_restart(page)
         errors = [m for m in messages if m.startswith("pageerror")]
         assert not errors, errors
@@ -178,6 +180,30 @@ def check_group_click_reaches_python(page, cell) -> None:
     page.wait_for_function(
         "([sel, text]) => Array.from(document.querySelectorAll(sel)).some(o => o.textContent.includes(text))",
         arg=[".jp-Notebook .jp-Cell .jp-OutputArea-output", f"group: {header['id']}"], timeout=15_000)
+
+
+# the first widget's box: its cap, whether the compact layout is on, the memory figure's height
+BOX_JS = """() => { const el = document.querySelector('.dx-explorer'), m = el.querySelector('.dx-memory');
+  return {fit: el.classList.contains('dx-fit'), max: el.style.maxHeight, compact: !!el.querySelector('.dx-app.dx-compact'),
+          memory: m._fullLayout.height, h: el.getBoundingClientRect().height}; }"""
+
+
+def check_height_set_and_reset(page) -> None:
+    """``ex.height = 420`` puts the app in a 420 px box, compact (app/fit.js); ``ex.height = 0`` gives it back its own
+    height: no box, no compact layout, the memory map as tall as before."""
+    before = page.evaluate(BOX_JS)
+    assert not before["fit"] and not before["compact"] and before["h"] > 440, before
+    for k, (wanted, fit) in enumerate((("420px", True), ("", False))):
+        cell = page.locator(".jp-Notebook .jp-Cell").nth(4 + k)
+        cell.locator(".jp-InputArea-editor").click()
+        page.keyboard.press("Shift+Enter")
+        page.wait_for_function(f"() => ({BOX_JS})().max === {json.dumps(wanted)}", timeout=15_000)
+        got = page.evaluate(BOX_JS)
+        assert got["fit"] is fit and got["compact"] is fit, got
+        if fit:
+            assert got["h"] <= 421, got
+        else:
+            assert got["memory"] == before["memory"] and abs(got["h"] - before["h"]) < 2, (before, got)
 
 
 def check_themes_and_restart(page) -> None:
