@@ -211,3 +211,27 @@ def test_fuzz_numerics_sample(capsys):
     assert mod.main(["--cases", "80", "--seed", "5", "--mem-every", "4"]) == 0
     out = capsys.readouterr().out
     assert "80 cases" in out and "unexpected (crash/hang/memory): 0" in out
+
+
+def test_a_tensor_entry_listed_in_many_events_is_read_once(monkeypatch):
+    """A dump may list one debug entry in many events (a flatbuffer table listed again: four bytes an event). Each
+    distinct logged tensor is read and summed once (issue 30): 20,000 copies of a run's events made 20,000 reads of
+    each tensor; the join now reads what the distinct tensors hold, and gives each event its stats."""
+    import explorer.analysis.numerics.join as J
+    from explorer.format.companions.etdump import load_etdump
+
+    program = explorer.load(FIX / "mlp_portable.pte")
+    dump = load_etdump(FIX / "mlp_portable.etdp")
+    run = next(r for r in dump.runs if r.debug_events)
+    events = run.debug_events * 2000
+    big = dataclasses.replace(dump, runs=tuple(dataclasses.replace(r, debug_events=events) if r is run else r
+                                               for r in dump.runs))
+    calls = []
+    monkeypatch.setattr(J, "read_tensor", lambda *a: calls.append(a[1]) or read_tensor(*a))
+    numerics = J.join_numerics(program, big, FIX / "mlp_portable.bin")
+    distinct = {t for ev in run.debug_events if ev.entry is not None for t in ev.entry.tensors}
+    assert 0 < len(calls) == len(distinct), (len(calls), len(distinct))
+    once = J.join_numerics(program, dump, FIX / "mlp_portable.bin")
+    def stats(n):  # every logged output's stats, as text
+        return {repr(o.stats) for p in n.plans.values() for i in p.instructions for o in i.outputs}
+    assert stats(numerics) == stats(once) != set()

@@ -93,14 +93,15 @@ def _plan_numerics(program: Program, plan: Plan, events: tuple[DebugEvent, ...],
     per: dict[int, list[tuple[int, Any, Any]]] = {}  # instruction -> [(event index, LoggedTensor | None, entry)]
     program_out: list[LoggedOutput] = []
     findings: list[Finding] = []
+    read = _reader(data, run)
     for k, ev in enumerate(events):
         entry = ev.entry
         if entry is None:
             continue
         if entry.output or ev.chain_index == OUTPUT_CHAIN:
             for t in entry.tensors:
-                arr = read_tensor(data, t, _where(run, k))
-                program_out.append(LoggedOutput(tensor_stats(t, arr), None, "cpu", k, arr))
+                stats, arr = read(t, k)
+                program_out.append(LoggedOutput(stats, None, "cpu", k, arr))
             continue
         if ev.chain_index >= len(chains) or not 0 <= ev.instruction_id < chains[ev.chain_index].stop - \
                 chains[ev.chain_index].start:
@@ -147,8 +148,8 @@ def _plan_numerics(program: Program, plan: Plan, events: tuple[DebugEvent, ...],
             o_items = [(k, t, v) for (k, t), v in zip(tensor_entries, vals)]
             i_items = []
             name = ins.op
-        outputs = tuple(_logged(data, run, k, t, v, f, dev) for k, t, v in o_items)
-        inputs = tuple(_logged(data, run, k, t, v, f, dev) for k, t, v in i_items)
+        outputs = tuple(_logged(read, k, t, v, f, dev) for k, t, v in o_items)
+        inputs = tuple(_logged(read, k, t, v, f, dev) for k, t, v in i_items)
         out.append(InstructionNumerics(i, outputs, inputs, name))
     findings.extend(_nonfinite(plan, out, e))
     return PlanNumerics(plan.name, run, runs, tuple(out), tuple(program_out)), findings
@@ -161,10 +162,26 @@ def _writes(e, f: Facts, m: int) -> list[list[int]]:
     return [vals[a:b] for a, b in zip(cuts, cuts[1:])]
 
 
-def _logged(data: memoryview, run: int, k: int, t, v: int | None, f: Facts, dev: str) -> LoggedOutput:
-    arr = read_tensor(data, t, _where(run, k))
+def _reader(data: memoryview, run: int):
+    """``read(t, k)``: the stats and elements of logged tensor ``t`` (event ``k``), each distinct tensor read and
+    summed once. A dump may list one tensor entry in many events (a flatbuffer table listed again): read each time,
+    2.4M events naming one 1 MB tensor would scan 2.4 TB (issue 30: work linear in what the file holds)."""
+    seen: dict[Any, tuple[Any, Any]] = {}
+
+    def read(t, k: int):
+        got = seen.get(t)
+        if got is None:
+            arr = read_tensor(data, t, _where(run, k))
+            got = seen[t] = (tensor_stats(t, arr), arr)
+        return got
+
+    return read
+
+
+def _logged(read, k: int, t, v: int | None, f: Facts, dev: str) -> LoggedOutput:
+    stats, arr = read(t, k)
     device = str(f.value_device(v)) if v is not None and 0 <= v < f.n else dev
-    return LoggedOutput(tensor_stats(t, arr), v, device, k, arr)
+    return LoggedOutput(stats, v, device, k, arr)
 
 
 def _kinds(o: LoggedOutput) -> set[str]:
