@@ -35,17 +35,15 @@ python -m pip install -q uv
 set -a
 eval "$(python scripts/pip_to_uv.py)"
 set +a
-# No --compile-bytecode: compiling every installed module (torch's thousands) took 15-30 s of the run; with bytecode
-# written (below), the modules the tests import are compiled once, at their first import (4 s to install, not 36).
-if ! python -m uv pip install -q --python "$VENV/bin/python" -e ".[test,interop]"; then
+if ! python -m uv pip install -q --compile-bytecode --python "$VENV/bin/python" -e ".[test,interop]"; then
     echo "scripts/test.sh: uv could not install the test environment; pip installs it" >&2
     python -m pip install -q -e ".[test,interop]"
 fi
 
 # Bytecode cached even where the machine sets PYTHONDONTWRITEBYTECODE: the suite starts a Python process for each CLI
 # run, kernel and campaign sample, and each compiled the package from source again (0.55 -> 0.32 s a start), and each
-# worker rewrote every test module's asserts (~4 s). Next to the sources (__pycache__, ignored by git), where Python
-# looks first: a PYTHONPYCACHEPREFIX hid bytecode already there and compiled torch again (a cold import 6 -> 14 s).
+# worker rewrote every test module's asserts (~4 s). Next to the sources (__pycache__, ignored by git), where the
+# installed packages' bytecode already is: a PYTHONPYCACHEPREFIX would hide that and compile torch again (6 -> 14 s).
 unset PYTHONDONTWRITEBYTECODE
 python -m compileall -q -j 2 explorer writers tests bench scripts > /dev/null
 
