@@ -35,6 +35,8 @@ python -m pip install -q uv
 set -a
 eval "$(python scripts/pip_to_uv.py)"
 set +a
+# --compile-bytecode: without it the install takes 4 s, not ~30, but the first imports compile the same modules during
+# the run, beside the tests: measured on a fresh clone, 388 s in all with it, 391 s without.
 if ! python -m uv pip install -q --compile-bytecode --python "$VENV/bin/python" -e ".[test,interop]"; then
     echo "scripts/test.sh: uv could not install the test environment; pip installs it" >&2
     python -m pip install -q -e ".[test,interop]"
