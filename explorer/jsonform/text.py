@@ -31,6 +31,11 @@ def _is_record(obj) -> bool:
     return all(set(map(type, item)) <= _SCALARS for item in items if type(item) is list)
 
 
+def _inline(obj) -> bool:
+    """Written on one line: a scalar, an empty dict or list, or a record."""
+    return not isinstance(obj, (dict, list)) or not obj or _is_record(obj)
+
+
 def json_text(doc, *, sort_keys: bool = False) -> str:
     """``doc`` as indented JSON text, its records one per line (module docstring), ending with a newline."""
     return "".join(_pieces(doc, sort_keys))
@@ -64,7 +69,7 @@ def _pieces(doc, sort_keys: bool) -> Iterator[str]:
     one_line = _one_line(sort_keys)
 
     def put(obj, depth: int) -> Iterator[str]:
-        if not isinstance(obj, (dict, list)) or not obj or _is_record(obj):
+        if _inline(obj):
             yield one_line(obj)
             return
         pad, inner = "\n" + " " * depth, "\n" + " " * (depth + 1)
@@ -79,11 +84,11 @@ def _pieces(doc, sort_keys: bool) -> Iterator[str]:
             yield "["
             sep = inner
             for item in obj:  # a list of records (values, instructions, arenas) without a generator per item
-                if isinstance(item, (dict, list)) and item and not _is_record(item):
+                if _inline(item):
+                    yield sep + one_line(item)
+                else:
                     yield sep
                     yield from put(item, depth + 1)
-                else:
-                    yield sep + one_line(item)
                 sep = "," + inner
             yield pad + "]"
 

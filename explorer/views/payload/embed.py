@@ -83,9 +83,8 @@ def _lift(payload: dict) -> tuple[dict, list[tuple[list, np.ndarray, str]]]:
     return walk(payload, []), found
 
 
-def _gzip_header() -> bytes:
-    """The header zlib writes for gzip (``gzip.compress(..., mtime=0)`` on Python 3.11): no name, no timestamp, Unix."""
-    return b"\x1f\x8b\x08\x00" + b"\0\0\0\0" + b"\x00\x03"
+# the header zlib writes for gzip (``gzip.compress(..., mtime=0)`` on Python 3.11): no name, no timestamp, Unix
+_GZIP_HEADER = b"\x1f\x8b\x08\x00" + b"\0\0\0\0" + b"\x00\x03"
 
 
 def pack(payload: dict) -> bytes:
@@ -104,7 +103,7 @@ def pack(payload: dict) -> bytes:
     text = to_json(body).encode("utf-8")
     head = MAGIC + len(text).to_bytes(4, "little") + text
     deflate = zlib.compressobj(3, zlib.DEFLATED, -zlib.MAX_WBITS)
-    crc, total, out = 0, 0, [_gzip_header()]
+    crc, total, out = 0, 0, [_GZIP_HEADER]
 
     def feed(chunk) -> None:
         nonlocal crc, total
