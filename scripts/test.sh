@@ -35,21 +35,22 @@ python -m pip install -q uv
 set -a
 eval "$(python scripts/pip_to_uv.py)"
 set +a
-# --compile-bytecode: without it the install takes 4 s, not ~30, but the first imports compile the same modules during
-# the run, beside the tests: measured on a fresh clone, 388 s in all with it, 391 s without.
-if ! python -m uv pip install -q --compile-bytecode --python "$VENV/bin/python" -e ".[test,interop]"; then
+# No --compile-bytecode: that compiles all ~21,000 modules of the environment (torch, executorch, marimo...; 32 s of
+# the two cores), where the suite imports ~6,000 of them (13 CPU-s to compile, once, as they are first imported).
+if ! python -m uv pip install -q --python "$VENV/bin/python" -e ".[test,interop]"; then
     echo "scripts/test.sh: uv could not install the test environment; pip installs it" >&2
     python -m pip install -q -e ".[test,interop]"
 fi
 
 # Bytecode cached even where the machine sets PYTHONDONTWRITEBYTECODE: the suite starts a Python process for each CLI
-# run, kernel and campaign sample, and each compiled the package from source again (0.55 -> 0.32 s a start), and each
-# worker rewrote every test module's asserts (~4 s). Next to the sources (__pycache__, ignored by git), where the
-# installed packages' bytecode already is: a PYTHONPYCACHEPREFIX would hide that and compile torch again (6 -> 14 s).
+# run, kernel and campaign sample, and each compiled the package (and torch...) from source again (0.55 -> 0.32 s a
+# start), and each worker rewrote every test module's asserts (~4 s). In __pycache__ next to each source (ignored by
+# git): a PYTHONPYCACHEPREFIX was measured slower (a cold torch import 6 -> 14 s).
 unset PYTHONDONTWRITEBYTECODE
 python -m compileall -q -j 2 explorer writers tests bench scripts > /dev/null
 
-# Two workers (2 cores); a test file stays on one worker, so its module-scoped pages and servers start once.
+# Two workers (2 cores); a test file stays on one worker, so its module-scoped pages and servers start once. The
+# files go out in tests/conftest.py's order (the long browser files first), not xdist's (most tests first).
 # A browser wait that timed out (Playwright's TimeoutError: a page on two busy cores) runs once more, shown as R;
-# an assertion, or any other error, fails at once (docs/testing.md).
-python -m pytest -q -n 2 --dist loadfile --reruns 1 --only-rerun "TimeoutError: \w+\.\w+: Timeout" "$@"
+# an assertion, or any other error, fails at once: tests/conftest.py marks the browser tests so (docs/testing.md).
+python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder "$@"
