@@ -5,9 +5,13 @@
   loopback port, with its own root, workspace and settings folders; each test's folder is linked under that root,
   opened in a workspace of its own (so no other test's tabs reopen; the news toast stays away), and its kernels
   are shut down when the test leaves. The server stops with the process, through its own handle.
-* Chromium is launched once per test process too; each test gets a fresh browser context (no cookies, storage or
-  pages of another test), except the JupyterLab tests: they share the process's one Lab page (``lab_browser``,
-  ``open_notebook``), since booting Lab's front end costs more CPU than most of them spend on their own checks.
+* Chromium is launched once per test process too. Each report test (``chromium``) gets a new page of the
+  process's one report context: the page's listeners, routes, scripts, clock and emulated media are its own, and
+  the report pages keep no cookies or storage. A test that visits a server's page (http), or fails, drops that
+  context: the next test gets a new one. Why not a context per test: a new context starts a new renderer and
+  compiles the app and plotly.js again, ~2 CPU-s a page; a page of the kept context costs ~0.75 (docs/testing.md).
+  The JupyterLab tests share the process's one Lab page (``lab_browser``, ``open_notebook``), since booting Lab's
+  front end costs more CPU than most of them spend on their own checks.
 """
 
 from __future__ import annotations
@@ -29,8 +33,11 @@ from pathlib import Path
 import pytest
 
 CHROMIUM = "/usr/bin/chromium"
+# --process-per-site: the report pages of a context (file: pages, one site) share one renderer, kept alive between
+# tests by the context's keeper page, so each new page reuses the code V8 compiled for the last one
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--process-per-site"]
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
 
 
@@ -291,17 +298,57 @@ def _close_browser() -> None:
 
 @contextlib.contextmanager
 def chromium(viewport=(1280, 1000), **context_options):
-    """A Playwright page in a fresh context of the process's headless Chromium (Debian's); yields
-    ``(page, console_messages)``. ``context_options`` go to ``new_context`` (e.g. ``color_scheme="dark"``)."""
-    context = _browser().new_context(viewport={"width": viewport[0], "height": viewport[1]}, **context_options)
+    """A new Playwright page of the process's headless Chromium (Debian's), sized ``viewport``; yields
+    ``(page, console_messages)``. The page belongs to the process's report context (the module's docstring says
+    why); ``context_options`` (e.g. ``color_scheme="dark"``) give it a context of its own instead."""
+    own = bool(context_options)
+    context = _browser().new_context(**context_options) if own else _report_context()
+    page = context.new_page()
+    visited: set[str] = set()
+    page.on("framenavigated", lambda f: visited.add(f.url.split(":", 1)[0]) if f.parent_frame is None else None)
+    page.set_viewport_size({"width": viewport[0], "height": viewport[1]})
+    messages: list[str] = []
+    page.on("console", lambda m: messages.append(f"{m.type}: {m.text}"))
+    page.on("pageerror", lambda e: messages.append(f"pageerror: {e}"))
+    passed = False
     try:
-        page = context.new_page()
-        messages: list[str] = []
-        page.on("console", lambda m: messages.append(f"{m.type}: {m.text}"))
-        page.on("pageerror", lambda e: messages.append(f"pageerror: {e}"))
         yield page, messages
+        passed = True
     finally:
-        context.close()
+        if own:
+            context.close()
+        elif not passed or visited & {"http", "https"}:
+            _drop_report_context()  # a server's cookies and storage, or whatever a failure left, go with it
+        else:
+            for other in context.pages:  # the test's page and any popup it opened; the keeper stays
+                if other is not _REPORT.get("keeper"):
+                    other.close()
+
+
+_REPORT: dict = {}  # the process's report context and its keeper page
+_KEEPER_HTML = "<!doctype html><meta charset=utf-8><title>keeper</title>"
+
+
+def _report_context():
+    """The process's report context, with its keeper: a file: page that stays open, so the file: renderer (and the
+    code it compiled) outlives each test's page."""
+    browser, keeper = _browser(), _REPORT.get("keeper")
+    if keeper is None or keeper.is_closed() or _REPORT["context"].browser is not browser:
+        _drop_report_context()
+        folder = Path(tempfile.mkdtemp(prefix="dex-keeper-"))
+        (folder / "keeper.html").write_text(_KEEPER_HTML)
+        context = browser.new_context()
+        keeper = context.new_page()
+        keeper.goto((folder / "keeper.html").as_uri())
+        _REPORT.update(context=context, keeper=keeper)
+    return _REPORT["context"]
+
+
+def _drop_report_context() -> None:
+    if _REPORT:
+        with contextlib.suppress(Exception):  # the browser may be gone already; either way a new one comes next
+            _REPORT["context"].close()
+        _REPORT.clear()
 
 
 @contextlib.contextmanager
@@ -334,9 +381,16 @@ def wait_kernel_idle(page, timeout_ms: int = 60_000) -> None:
         " return s && /\\|\\s*Idle/.test(s.textContent) }", timeout=timeout_ms)
 
 
-def run_all(page) -> None:
+def run_all(page, timeout_ms: int = 180_000) -> None:
+    """Run every cell (Run > Run All Cells) and wait until they have all run: the first cell's prompt counted and
+    none queued or running (``[*]``). A test that clicks before then races the cells still to come: a later cell
+    that selects from Python, run under load after the click, undid it (seen in CI)."""
     page.locator('.lm-MenuBar-itemLabel:text-is("Run")').click()
     page.locator('li[data-command="runmenu:run-all"]').click()
+    page.wait_for_function(
+        "() => { const p = Array.from(document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt'))"
+        ".map((e) => e.textContent); return p.length > 0 && /\\[\\d+\\]/.test(p[0]) && !p.some((t) => t.includes('*')) }",
+        timeout=timeout_ms)
 
 
 # the contrast of an element's text against what is behind it (WCAG 2: relative luminance; translucent colours and
