@@ -63,3 +63,30 @@ def test_the_test_command_gives_no_rerun_to_every_test(argument):
     """A global ``--reruns`` would bring back the ~40 ms a test (conftest.py says why)."""
     script = (CONFTEST.parent.parent / "scripts" / "test.sh").read_text()
     assert argument not in script
+
+
+class _Config:
+    """What xdist's file scheduler reads of pytest's config, for a run of ``-n 2 --dist DIST``."""
+
+    def __init__(self, dist: str):
+        self.rootpath = CONFTEST.parent.parent
+        self._values = {"dist": dist, "tx": ["2*popen"]}
+
+    def getvalue(self, name: str):
+        return self._values[name]
+
+
+def test_the_jupyterlab_files_are_one_unit_and_the_others_one_each():
+    import conftest
+
+    lab = conftest.lab_files(CONFTEST.parent.parent)
+    assert {"tests/test_browser.py", "tests/test_whatif_browser.py"} <= lab
+    assert "tests/test_hosts.py" not in lab and "tests/test_suite_rules.py" not in lab
+    for name in lab:
+        assert "lab_browser(" in (CONFTEST.parent.parent / name).read_text()
+    assert len(lab) >= 10
+    scheduler = conftest.pytest_xdist_make_scheduler(_Config("loadfile"), None)
+    units = {scheduler._split_scope(f"{name}::test_x[1]") for name in lab}
+    assert units == {conftest.LAB_UNIT}
+    assert scheduler._split_scope("tests/test_hosts.py::test_notebook7") == "tests/test_hosts.py"
+    assert conftest.pytest_xdist_make_scheduler(_Config("load"), None) is None, "another --dist is xdist's own"
