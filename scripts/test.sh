@@ -51,6 +51,7 @@ python -m compileall -q -j 2 explorer writers tests bench scripts > /dev/null
 
 # Two workers (2 cores); a test file stays on one worker, so its module-scoped pages and servers start once. The
 # files go out in tests/conftest.py's order (the long browser files first), not xdist's (most tests first).
-# A browser wait that timed out (Playwright's TimeoutError: a page on two busy cores) runs once more, shown as R;
-# an assertion, or any other error, fails at once: tests/conftest.py marks the browser tests so (docs/testing.md).
-python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder "$@"
+# A browser wait that timed out (Playwright's TimeoutError: a page on two busy cores) runs once more, shown as R and
+# named in the summary (-rR); an assertion, or any other error, fails at once: tests/conftest.py marks the browser
+# tests so (docs/testing.md).
+python -m pytest -q -rfER -n 2 --dist loadfile --no-loadscope-reorder "$@"
