@@ -1,4 +1,4 @@
-"""The suite's three collection rules, both for its 6 minutes on two cores (docs/testing.md, "Suite time").
+"""The suite's three collection rules, all for its 6 minutes on two cores (docs/testing.md, "Suite time").
 
 1. The files with browser tests run first, then those with interop tests (torch and executorch: a few seconds a
    test), then the rest. Two workers take whole files (``--dist loadfile``) in collection order
@@ -56,6 +56,7 @@ def lab_files(rootpath: Path) -> set[str]:
 _IMPORTS_LAB = re.compile(r"^\s*from browser_helpers import \(?[\w\s,]*\blab_browser\b", re.MULTILINE)
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist (the test extra): a run with -p no:xdist still loads
 def pytest_xdist_make_scheduler(config: pytest.Config, log):
     """``--dist loadfile`` with the JupyterLab files as one unit (rule 2); any other ``--dist`` is xdist's own."""
     if config.getvalue("dist") != "loadfile":
