@@ -285,8 +285,11 @@ def test_widget_move_with_the_mouse_in_jupyterlab(tmp_path):
             screenshot_on_failure(page, "whatif_lab_failure.png", tmp_path / "jupyter.log"):
         open_notebook(page, base, token, notebook)
         run_all(page)
-        page.wait_for_function("() => document.querySelectorAll('.dx-explorer .dx-graph .point').length > 0 &&"
-                               " document.querySelectorAll('.dx-explorer').length === 2", timeout=90_000)
+        # both explorers drawn in full (index.js data-drawn: every stage of the first view, and the box fitted after
+        # it): a click while a later stage still lays the app out can miss (seen under load in CI)
+        page.wait_for_function("() => { const w = document.querySelectorAll('.dx-explorer');"
+                               " return w.length === 2 && Array.from(w).every((e) => e.dataset.drawn) &&"
+                               " document.querySelectorAll('.dx-explorer .dx-graph .point').length > 0 }", timeout=90_000)
         page.evaluate("() => document.querySelectorAll('.dx-explorer').forEach((e, k) => { e.id = 'w' + (k + 1); })")
         page.locator("#w1").scroll_into_view_if_needed()
         settled(page, "#w1 .dx-graph")
