@@ -569,10 +569,13 @@ SINGLE_CLICK_JS = """
 
 def click_point(page, graph: str, point: dict, trace: int | None = None) -> None:
     """Click a drawn node as a person does: onto it, plotly's hover on it, then a click plotly takes for a single
-    one (not the second half of a double click with the previous click, which would reset the axes)."""
+    one (not the second half of a double click with the previous click, which would reset the axes). The button goes
+    down and up where the mouse is, with no move between: plotly clicks what it hovers, and a move would hover again
+    at the same spot, which a notebook scrolling meanwhile had put on the next node (seen in CI)."""
     hover_point(page, graph, point, trace)
     page.wait_for_function(SINGLE_CLICK_JS, arg=graph, timeout=10_000)
-    page.mouse.click(point["x"], point["y"])
+    page.mouse.down()
+    page.mouse.up()
 
 
 def follows_width(page, selector: str, timeout_ms: int = 60_000) -> None:
