@@ -36,7 +36,8 @@ set -a
 eval "$(python scripts/pip_to_uv.py)"
 set +a
 # No --compile-bytecode: that compiles all ~21,000 modules of the environment (torch, executorch, marimo...; 32 s of
-# the two cores), where the suite imports ~6,000 of them (13 CPU-s to compile, once, as they are first imported).
+# the two cores), where the suite imports ~5,800 of them, compiled as they are first imported: 20 CPU-s in all, counted
+# in every process of one run (docs/testing.md).
 if ! python -m uv pip install -q --python "$VENV/bin/python" -e ".[test,interop]"; then
     echo "scripts/test.sh: uv could not install the test environment; pip installs it" >&2
     python -m pip install -q -e ".[test,interop]"

@@ -200,6 +200,27 @@ async () => {
 _LAB_PAGE: dict = {}  # the process's one JupyterLab page: its browser context and page
 
 
+def _listen(page):
+    """The page's console messages and uncaught errors, as lines (``"error: ..."``, ``"pageerror: ..."``), from now
+    on; returns ``(messages, stop)``, ``stop()`` removing the listeners (a page shared with the next test)."""
+    messages: list[str] = []
+
+    def on_console(m):
+        messages.append(f"{m.type}: {m.text}")
+
+    def on_error(e):
+        messages.append(f"pageerror: {e}")
+
+    page.on("console", on_console)
+    page.on("pageerror", on_error)
+
+    def stop() -> None:
+        page.remove_listener("console", on_console)
+        page.remove_listener("pageerror", on_error)
+
+    return messages, stop
+
+
 @contextlib.contextmanager
 def lab_browser(viewport=(1280, 1000)):
     """The process's one JupyterLab page, sized ``viewport``: yields ``(page, console_messages)`` like ``chromium``;
@@ -216,23 +237,13 @@ def lab_browser(viewport=(1280, 1000)):
         _LAB_PAGE.update(context=context, page=context.new_page())
     page = _LAB_PAGE["page"]
     page.set_viewport_size({"width": viewport[0], "height": viewport[1]})
-    messages: list[str] = []
-
-    def on_console(m):
-        messages.append(f"{m.type}: {m.text}")
-
-    def on_error(e):
-        messages.append(f"pageerror: {e}")
-
-    page.on("console", on_console)
-    page.on("pageerror", on_error)
+    messages, stop_listening = _listen(page)
     passed = False
     try:
         yield page, messages
         passed = True
     finally:
-        page.remove_listener("console", on_console)
-        page.remove_listener("pageerror", on_error)
+        stop_listening()
         kept = False
         if passed:
             from playwright.sync_api import Error as PlaywrightError
@@ -307,9 +318,7 @@ def chromium(viewport=(1280, 1000), **context_options):
     visited: set[str] = set()
     page.on("framenavigated", lambda f: visited.add(f.url.split(":", 1)[0]) if f.parent_frame is None else None)
     page.set_viewport_size({"width": viewport[0], "height": viewport[1]})
-    messages: list[str] = []
-    page.on("console", lambda m: messages.append(f"{m.type}: {m.text}"))
-    page.on("pageerror", lambda e: messages.append(f"pageerror: {e}"))
+    messages, _ = _listen(page)  # the page closes with the test: its listeners go with it
     passed = False
     try:
         yield page, messages
@@ -384,7 +393,7 @@ def wait_kernel_idle(page, timeout_ms: int = 60_000) -> None:
 def run_all(page, timeout_ms: int = 180_000) -> None:
     """Run every cell (Run > Run All Cells) and wait until they have all run: the first cell's prompt counted and
     none queued or running (``[*]``). A test that clicks before then races the cells still to come: a later cell
-    that selects from Python, run under load after the click, undid it (seen in CI)."""
+    that selects from Python, run under load after the click, would undo it."""
     page.locator('.lm-MenuBar-itemLabel:text-is("Run")').click()
     page.locator('li[data-command="runmenu:run-all"]').click()
     page.wait_for_function(
@@ -570,8 +579,9 @@ SINGLE_CLICK_JS = """
 def click_point(page, graph: str, point: dict, trace: int | None = None) -> None:
     """Click a drawn node as a person does: onto it, plotly's hover on it, then a click plotly takes for a single
     one (not the second half of a double click with the previous click, which would reset the axes). The button goes
-    down and up where the mouse is, with no move between: plotly clicks what it hovers, and a move would hover again
-    at the same spot, which a notebook scrolling meanwhile had put on the next node (seen in CI)."""
+    down and up where the mouse is, with no move between: plotly clicks what it hovers, and a move hovers again. In
+    CI a click on a delegate so selected the value drawn 20 px below it, its hover label still on the delegate (the
+    page had most likely moved meanwhile: a notebook still scrolling)."""
     hover_point(page, graph, point, trace)
     page.wait_for_function(SINGLE_CLICK_JS, arg=graph, timeout=10_000)
     page.mouse.down()

@@ -286,7 +286,7 @@ def test_widget_move_with_the_mouse_in_jupyterlab(tmp_path):
         open_notebook(page, base, token, notebook)
         run_all(page)
         # both explorers drawn in full (index.js data-drawn: every stage of the first view, and the box fitted after
-        # it): a click while a later stage still lays the app out can miss (seen under load in CI)
+        # it): the page is still before the first click
         page.wait_for_function("() => { const w = document.querySelectorAll('.dx-explorer');"
                                " return w.length === 2 && Array.from(w).every((e) => e.dataset.drawn) &&"
                                " document.querySelectorAll('.dx-explorer .dx-graph .point').length > 0 }", timeout=90_000)
